@@ -1,0 +1,80 @@
+// swift-tools-version:6.0
+// SnapStation: one binary that drives a camera station. The targets follow docs/architecture.md.
+import PackageDescription
+
+let package = Package(
+    name: "SnapStation",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "snapstation", targets: ["snapstation"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // MARK: C libraries, bound through pkg-config or tiny shims
+        .systemLibrary(
+            name: "CTurboJPEG", path: "Sources/CSystem/CTurboJPEG", pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(
+            name: "CPangoCairo", path: "Sources/CSystem/CPangoCairo", pkgConfig: "pangocairo",
+            providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
+        .target(
+            name: "CSnapTOML",
+            path: "Sources/CSystem/CSnapTOML",
+            cxxSettings: [.define("TOML_HEADER_ONLY", to: "0"), .define("TOML_SHARED_LIB", to: "1")],
+            linkerSettings: [.linkedLibrary("tomlplusplus")]),
+
+        // MARK: The station
+        .target(name: "SnapCore"),
+        .target(name: "SnapConfig", dependencies: ["SnapCore", "CSnapTOML"]),
+        .target(
+            name: "SnapStore",
+            dependencies: ["SnapCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "SnapImaging", dependencies: ["SnapCore", "CTurboJPEG"]),
+        .target(name: "SnapScreens", dependencies: ["SnapCore", "SnapImaging", "CPangoCairo"]),
+        .target(
+            name: "SnapDevices",
+            dependencies: [
+                "SnapCore", "SnapImaging", "SnapScreens", .product(name: "Logging", package: "swift-log"),
+            ]),
+        .target(
+            name: "SnapServices",
+            dependencies: ["SnapCore", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "SnapApp",
+            dependencies: [
+                "SnapCore", "SnapConfig", "SnapStore", "SnapImaging", "SnapScreens", "SnapDevices", "SnapServices",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+        .executableTarget(
+            name: "snapstation",
+            dependencies: [
+                "SnapApp", "SnapConfig", "SnapStore", "SnapScreens", "SnapCore", "SnapImaging",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .target(
+            name: "SnapTestSupport",
+            dependencies: ["SnapCore", "SnapImaging"],
+            path: "Tests/SnapTestSupport"),
+
+        // MARK: Tests mirror Sources
+        .testTarget(name: "SnapCoreTests", dependencies: ["SnapCore", "SnapTestSupport"]),
+        .testTarget(name: "SnapConfigTests", dependencies: ["SnapConfig", "SnapTestSupport"]),
+        .testTarget(name: "SnapStoreTests", dependencies: ["SnapStore", "SnapTestSupport"]),
+        .testTarget(name: "SnapImagingTests", dependencies: ["SnapImaging", "SnapTestSupport"]),
+        .testTarget(name: "SnapScreensTests", dependencies: ["SnapScreens", "SnapTestSupport"]),
+        .testTarget(name: "SnapDevicesTests", dependencies: ["SnapDevices", "SnapTestSupport"]),
+        .testTarget(name: "SnapServicesTests", dependencies: ["SnapServices", "SnapTestSupport"]),
+        .testTarget(
+            name: "SnapAppTests",
+            dependencies: ["SnapApp", "SnapTestSupport", "SnapStore", "SnapConfig", "SnapDevices"]),
+    ],
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
+)

@@ -1,0 +1,45 @@
+/// Everything that can happen to the station. The shell turns device callbacks, timer expiries and
+/// service results into events; the state machine answers with actions.
+public enum Event: Sendable, Hashable {
+    case button(ButtonGesture)
+    case timerFired(TimerID)
+    /// The camera took the still; the pipeline can start.
+    case captured(PhotoID)
+    case captureFailed(String)
+    case processed(ProcessedPhoto)
+    case processingFailed(PhotoID, String)
+    case analysed(PhotoID, MealAnalysis)
+    case analysisFailed(PhotoID, AIFailure)
+    case uploadProgress(PhotoID, Double)
+    case uploaded(PhotoID)
+    case uploadFailed(PhotoID, UploadFailure)
+    case storageFailed(StorageFailure)
+    case device(DeviceKind, DeviceStatus)
+}
+
+/// What the station asks the shell to do. Actions are data: the state machine performs none of them.
+public enum Action: Sendable, Hashable {
+    case show(Screen)
+    /// Fire `.timerFired(id)` when the uptime reaches `deadline`, replacing any pending deadline of `id`.
+    case startTimer(TimerID, deadline: Duration)
+    case cancelTimer(TimerID)
+    case setFlash(on: Bool)
+    /// Take the still from the running camera.
+    case capture
+    /// Run the on-device pipeline on the still and store the result atomically.
+    case process(PhotoID)
+    case analyse(ProcessedPhoto)
+    case cancelAnalysis(PhotoID)
+    case saveMeal(Meal)
+    case recordAIUse(LocalDay)
+    /// Claim `day` for `group` in the store and queue the photo for upload, in one transaction.
+    case share(ProcessedPhoto, group: String, day: LocalDay)
+    /// Give `day` back after the server refused the photo for good, so the person can try again.
+    case releaseGroupDay(LocalDay)
+    case log(LogLevel, String)
+}
+
+/// The severity of a log line the state machine asks for.
+public enum LogLevel: String, Sendable, Hashable {
+    case info, notice, warning, error
+}

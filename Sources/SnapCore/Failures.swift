@@ -1,0 +1,64 @@
+import Foundation
+
+/// Why an AI analysis failed, one case per thing the person or installer can act on.
+public enum AIFailure: Sendable, Hashable, Error {
+    /// No key or no base URL in the config.
+    case notConfigured
+    /// The service refused the key (HTTP 401/403).
+    case unauthorized
+    /// Too many requests (HTTP 429); `retryAfter` is the service's `Retry-After`, when it sent one.
+    case rateLimited(retryAfter: Duration?)
+    /// The service failed (HTTP 5xx).
+    case serverError(status: Int)
+    /// No answer in time.
+    case timedOut
+    /// The network or the host is unreachable.
+    case offline
+    /// The model refused to analyse the photo.
+    case refused(String)
+    /// The answer was not the JSON the schema asks for, or failed validation.
+    case malformedAnswer(String)
+
+    /// A short sentence for the screen; never contains a key or a URL.
+    public var message: String {
+        switch self {
+        case .notConfigured: "AI service not configured"
+        case .unauthorized: "The AI service rejected the API key"
+        case .rateLimited(let after):
+            after.map { "The AI service is busy — try again in \(Int($0.seconds.rounded(.up))) s" }
+                ?? "The AI service is busy — try again shortly"
+        case .serverError(let status): "The AI service failed (HTTP \(status))"
+        case .timedOut: "The AI service did not answer in time"
+        case .offline: "No network — the AI service cannot be reached"
+        case .refused(let reason): "The AI declined: \(reason)"
+        case .malformedAnswer: "The AI answer could not be read"
+        }
+    }
+}
+
+/// Why an upload to the group did not go through.
+public enum UploadFailure: Sendable, Hashable, Error {
+    /// No network; the capture stays queued and is sent when the network returns.
+    case offline
+    /// The server already has today's photo for this group.
+    case alreadySentToday
+    /// The server refused the upload for a reason that retrying will not heal.
+    case rejected(String)
+}
+
+/// Why storing a capture or a meal failed.
+public enum StorageFailure: Sendable, Hashable, Error {
+    case full
+    case failed(String)
+}
+
+/// A part of the station that can be missing.
+public enum DeviceKind: String, Sendable, Hashable, CaseIterable {
+    case camera, buttons, flash, display
+}
+
+/// Whether a device is usable.
+public enum DeviceStatus: Sendable, Hashable {
+    case available
+    case missing(String)
+}

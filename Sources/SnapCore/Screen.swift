@@ -1,0 +1,181 @@
+import Foundation
+
+/// Everything a display needs to draw one screen: plain values, no devices, no images in memory.
+public enum Screen: Sendable, Hashable {
+    case ready(ReadyScreen)
+    case countdown(CountdownScreen)
+    case capturing(mode: StationMode)
+    case processing(ProcessingScreen)
+    case mealResult(MealResultScreen)
+    case groupReview(GroupReviewScreen)
+    case uploading(UploadingScreen)
+    case sent(group: String)
+    case locked(LockScreen)
+    case problem(ProblemScreen)
+
+    /// Whether the live camera preview runs under this screen's overlay.
+    public var showsLivePreview: Bool {
+        switch self {
+        case .ready, .countdown: true
+        default: false
+        }
+    }
+
+    /// A short name for logs, the systemd status line and file names.
+    public var name: String {
+        switch self {
+        case .ready: "ready"
+        case .countdown: "countdown"
+        case .capturing: "capturing"
+        case .processing(let screen): screen.stage == .analysing ? "analysing" : "processing"
+        case .mealResult: "meal-result"
+        case .groupReview: "group-review"
+        case .uploading: "uploading"
+        case .sent: "sent"
+        case .locked(let screen): screen.reason == .aiLimit ? "ai-limit" : "group-lock"
+        case .problem(let screen): "error-\(screen.kind.name)"
+        }
+    }
+}
+
+/// Ready: the live preview, the mode, today's totals and meals.
+public struct ReadyScreen: Sendable, Hashable {
+    public var mode: StationMode
+    public var groupName: String?
+    public var totals: Macros
+    public var mealThumbnails: [String]
+    /// In group mode: whether today's photo is still to be taken.
+    public var groupPhotoAvailable: Bool
+    /// In meal mode: analyses left today.
+    public var analysesLeft: Int
+    /// Devices that are missing, shown as a small notice.
+    public var missingDevices: [DeviceKind]
+
+    public init(
+        mode: StationMode, groupName: String?, totals: Macros, mealThumbnails: [String],
+        groupPhotoAvailable: Bool, analysesLeft: Int, missingDevices: [DeviceKind]
+    ) {
+        self.mode = mode
+        self.groupName = groupName
+        self.totals = totals
+        self.mealThumbnails = mealThumbnails
+        self.groupPhotoAvailable = groupPhotoAvailable
+        self.analysesLeft = analysesLeft
+        self.missingDevices = missingDevices
+    }
+}
+
+/// The 3-2-1 over the live preview.
+public struct CountdownScreen: Sendable, Hashable {
+    public var secondsLeft: Int
+    public var mode: StationMode
+    public init(secondsLeft: Int, mode: StationMode) {
+        self.secondsLeft = secondsLeft
+        self.mode = mode
+    }
+}
+
+/// The captured photo with a spinner while the pipeline or the AI works.
+public struct ProcessingScreen: Sendable, Hashable {
+    public enum Stage: Sendable, Hashable { case processing, analysing }
+    public var photo: PhotoID
+    public var stage: Stage
+    public init(photo: PhotoID, stage: Stage) {
+        self.photo = photo
+        self.stage = stage
+    }
+}
+
+/// The meal's analysis, like a confirmation sheet.
+public struct MealResultScreen: Sendable, Hashable {
+    public var photo: ProcessedPhoto
+    public var analysis: MealAnalysis
+    /// For each item (same order as `analysis.items`), the preferences it clashes with.
+    public var clashes: [[DietaryPreference]]
+    public var autoSaveIn: Int
+    public init(photo: ProcessedPhoto, analysis: MealAnalysis, clashes: [[DietaryPreference]], autoSaveIn: Int) {
+        self.photo = photo
+        self.analysis = analysis
+        self.clashes = clashes
+        self.autoSaveIn = autoSaveIn
+    }
+}
+
+/// "Sending to {group} in 3…" over the photo.
+public struct GroupReviewScreen: Sendable, Hashable {
+    public var photo: ProcessedPhoto
+    public var group: String
+    public var secondsLeft: Int
+    public init(photo: ProcessedPhoto, group: String, secondsLeft: Int) {
+        self.photo = photo
+        self.group = group
+        self.secondsLeft = secondsLeft
+    }
+}
+
+/// The upload progress bar.
+public struct UploadingScreen: Sendable, Hashable {
+    public var photo: ProcessedPhoto
+    public var group: String
+    /// 0…1.
+    public var progress: Double
+    public init(photo: ProcessedPhoto, group: String, progress: Double) {
+        self.photo = photo
+        self.group = group
+        self.progress = progress
+    }
+}
+
+/// The daily-limit lock screen, counting down to local midnight.
+public struct LockScreen: Sendable, Hashable {
+    public enum Reason: Sendable, Hashable {
+        case group(String)
+        case aiLimit
+    }
+    public var reason: Reason
+    /// The daily limit, for the AI wording.
+    public var limit: Int
+    /// Time until the next local midnight; nil while the clock is not trustworthy (far behind the last
+    /// day the station saw, as on a Pi without a real-time clock before NTP).
+    public var remaining: Duration?
+    public init(reason: Reason, limit: Int, remaining: Duration?) {
+        self.reason = reason
+        self.limit = limit
+        self.remaining = remaining
+    }
+}
+
+/// An error screen: what went wrong, and what a press or a hold does now.
+public struct ProblemScreen: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        case cameraMissing(String)
+        case captureFailed(String)
+        case processingFailed(String)
+        case aiFailed(AIFailure)
+        case networkDown(group: String)
+        case uploadRejected(String)
+        case storageFull
+        case storageFailed(String)
+
+        public var name: String {
+            switch self {
+            case .cameraMissing: "camera-missing"
+            case .captureFailed: "capture-failed"
+            case .processingFailed: "processing-failed"
+            case .aiFailed(.notConfigured): "ai-not-configured"
+            case .aiFailed: "ai-failed"
+            case .networkDown: "network-down"
+            case .uploadRejected: "upload-rejected"
+            case .storageFull: "storage-full"
+            case .storageFailed: "storage-failed"
+            }
+        }
+    }
+    public var kind: Kind
+    /// The photo the problem concerns, kept on disk whatever happens.
+    public var photo: ProcessedPhoto?
+    public init(kind: Kind, photo: ProcessedPhoto?) {
+        self.kind = kind
+        self.photo = photo
+    }
+}

@@ -1,0 +1,94 @@
+extension StationMachine {
+    /// Results of the work the shell did for an action: capture, pipeline, analysis, upload, storage.
+    mutating func handleResult(_ event: Event, now: Instant) -> [Action] {
+        switch (event, phase) {
+        case (.captured(let id), .capturing):
+            return transition(to: .processing(id), now: now, also: [.process(id)])
+        case (.captureFailed(let reason), .capturing):
+            return transition(
+                to: .problem(.captureFailed(reason), photo: nil), now: now,
+                also: [.log(.error, "capture failed: \(reason)")])
+        case (.processed(let photo), .processing(let id)) where photo.id == id:
+            switch mode {
+            case .meal:
+                return transition(to: .analysing(photo), now: now, also: [.analyse(photo)])
+            case .group:
+                return transition(to: .groupReview(photo, secondsLeft: max(1, settings.groupReviewSeconds)), now: now)
+            }
+        case (.processingFailed(let id, let reason), .processing(let current)) where id == current:
+            return transition(
+                to: .problem(.processingFailed(reason), photo: nil), now: now,
+                also: [.log(.error, "processing \(id) failed: \(reason)")])
+        case (.analysed(let id, let analysis), .analysing(let photo)) where photo.id == id:
+            let day = today(now)
+            aiUses[day, default: 0] += 1
+            record(day)
+            let seconds = max(1, settings.mealAutoSaveSeconds)
+            return transition(
+                to: .mealResult(photo, analysis, secondsLeft: seconds), now: now, also: [.recordAIUse(day)])
+        case (.analysisFailed(let id, let failure), .analysing(let photo)) where photo.id == id:
+            return transition(
+                to: .problem(.aiFailed(failure), photo: photo), now: now,
+                also: [.log(.warning, "analysis of \(id) failed: \(failure.message)")])
+        case (.uploadProgress(let id, let progress), .uploading(let photo, _)) where photo.id == id:
+            return transition(to: .uploading(photo, progress: min(1, max(0, progress))), now: now)
+        case (.uploaded(let id), .uploading(let photo, _)) where photo.id == id:
+            return transition(to: .sent, now: now)
+        case (.uploadFailed(let id, let failure), .uploading(let photo, _)) where photo.id == id:
+            return uploadFailed(photo, failure, now: now)
+        case (.storageFailed(let failure), _):
+            let kind: ProblemScreen.Kind =
+                switch failure {
+                case .full: .storageFull
+                case .failed(let reason): .storageFailed(reason)
+                }
+            return transition(
+                to: .problem(kind, photo: nil), now: now, also: [.log(.error, "storage failed: \(failure)")])
+        case (.uploaded(let id), _):
+            return [.log(.info, "queued photo \(id) delivered")]
+        case (.uploadFailed(let id, let failure), _):
+            return [.log(.warning, "queued photo \(id) not delivered: \(failure)")]
+        default:
+            return []
+        }
+    }
+
+    private mutating func uploadFailed(_ photo: ProcessedPhoto, _ failure: UploadFailure, now: Instant) -> [Action] {
+        let group = settings.groupName ?? ""
+        switch failure {
+        case .offline:
+            return transition(
+                to: .problem(.networkDown(group: group), photo: photo), now: now,
+                also: [.log(.warning, "offline: \(photo.id) saved and queued for \(group)")])
+        case .alreadySentToday:
+            return enterIdle(now: now, also: [.log(.notice, "the server already has today's photo for \(group)")])
+        case .rejected(let reason):
+            let day = today(now)
+            groupSendDays.remove(day)
+            return transition(
+                to: .problem(.uploadRejected(reason), photo: photo), now: now,
+                also: [.releaseGroupDay(day), .log(.error, "upload of \(photo.id) rejected: \(reason)")])
+        }
+    }
+
+    mutating func deviceChanged(_ kind: DeviceKind, _ status: DeviceStatus, now: Instant) -> [Action] {
+        let log: Action
+        switch status {
+        case .available:
+            guard missingDevices.removeValue(forKey: kind) != nil else { return [] }
+            log = .log(.notice, "\(kind.rawValue) is back")
+        case .missing(let detail):
+            guard missingDevices[kind] != detail else { return [] }
+            missingDevices[kind] = detail
+            log = .log(.error, "\(kind.rawValue) missing: \(detail)")
+        }
+        switch phase {
+        case .ready, .countdown, .locked, .problem(.cameraMissing, _):
+            return enterIdle(now: now, also: [log])
+        case .capturing where kind == .camera:
+            return transition(to: .problem(.cameraMissing(missingDevices[.camera] ?? ""), photo: nil), now: now, also: [log])
+        default:
+            return [log]
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// The station's behaviour: one state machine over every screen in the spec.
+///
+/// It does no I/O and never sleeps. The shell feeds it events with the moment they happened and carries
+/// out the actions it returns; timers are actions too. Tests drive it with a manual clock.
+public struct StationMachine: Sendable {
+    /// Where the station is in its flow; each case maps to one screen.
+    public enum Phase: Sendable, Hashable {
+        case ready
+        case countdown(secondsLeft: Int)
+        case capturing
+        case processing(PhotoID)
+        case analysing(ProcessedPhoto)
+        case mealResult(ProcessedPhoto, MealAnalysis, secondsLeft: Int)
+        case groupReview(ProcessedPhoto, secondsLeft: Int)
+        case uploading(ProcessedPhoto, progress: Double)
+        case sent
+        case locked(LockScreen.Reason)
+        case problem(ProblemScreen.Kind, photo: ProcessedPhoto?)
+    }
+
+    public let settings: StationSettings
+    public internal(set) var mode: StationMode
+    public internal(set) var phase: Phase = .ready
+    var meals: [Meal]
+    var aiUses: [LocalDay: Int]
+    var groupSendDays: Set<LocalDay>
+    /// The latest day anything was recorded for: "today" never goes back before it.
+    var recordedDay: LocalDay?
+    var missingDevices: [DeviceKind: String] = [:]
+    var pendingTimers: [TimerID: Duration] = [:]
+    var flashOn = false
+
+    public init(settings: StationSettings, snapshot: StationSnapshot = StationSnapshot()) {
+        self.settings = settings
+        self.mode = settings.groupName == nil ? .meal : settings.defaultMode
+        self.meals = snapshot.meals
+        self.aiUses = snapshot.aiUses
+        self.groupSendDays = snapshot.groupSendDays
+        self.recordedDay = snapshot.latestDay
+    }
+
+    /// Shows the first screen. Call once, before any event.
+    public mutating func start(now: Instant) -> [Action] {
+        enterIdle(now: now)
+    }
+
+    /// Handles one event that happened at `now` and returns what the shell must do.
+    public mutating func handle(_ event: Event, now: Instant) -> [Action] {
+        switch event {
+        case .button(let gesture):
+            return handle(gesture, now: now)
+        case .timerFired(let id):
+            guard let deadline = pendingTimers[id], now.uptime >= deadline else { return [] }
+            pendingTimers[id] = nil
+            return timerFired(id, now: now)
+        case .device(let kind, let status):
+            return deviceChanged(kind, status, now: now)
+        default:
+            return handleResult(event, now: now)
+        }
+    }
+
+    /// Moves to `next`: cancels the timers the old phase left, sets the flash LED, shows the new screen
+    /// and starts the new phase's timer.
+    mutating func transition(to next: Phase, now: Instant, also extra: [Action] = []) -> [Action] {
+        phase = next
+        var actions = extra
+        let timer = timer(for: next, now: now)
+        for id in pendingTimers.keys.sorted(by: { $0.rawValue < $1.rawValue }) where id != timer?.id {
+            actions.append(.cancelTimer(id))
+            pendingTimers[id] = nil
+        }
+        let wantFlash = settings.flash && phase.wantsFlash
+        if wantFlash != flashOn {
+            flashOn = wantFlash
+            actions.append(.setFlash(on: wantFlash))
+        }
+        actions.append(.show(screen(now: now)))
+        if let timer {
+            let deadline = now.uptime + timer.after
+            pendingTimers[timer.id] = deadline
+            actions.append(.startTimer(timer.id, deadline: deadline))
+        }
+        if case .capturing = next { actions.append(.capture) }
+        return actions
+    }
+
+    private func timer(for phase: Phase, now: Instant) -> (id: TimerID, after: Duration)? {
+        switch phase {
+        case .countdown: (.countdown, .seconds(1))
+        case .groupReview: (.groupReview, .seconds(1))
+        case .mealResult: (.mealAutoSave, .seconds(1))
+        case .sent: (.sentLinger, settings.sentLinger)
+        case .locked: (.lockTick, .seconds(1))
+        case .problem(.networkDown, _): (.problemDismiss, settings.problemDismiss)
+        case .ready: (.midnight, untilMidnight(now: now))
+        default: nil
+        }
+    }
+}
+
+extension StationMachine.Phase {
+    /// The LED lights for the last second of the countdown so exposure can settle, and for the shot.
+    var wantsFlash: Bool {
+        switch self {
+        case .countdown(let secondsLeft): secondsLeft <= 1
+        case .capturing: true
+        default: false
+        }
+    }
+}

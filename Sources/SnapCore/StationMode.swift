@@ -1,0 +1,17 @@
+/// What a capture is for.
+public enum StationMode: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Analyse the meal with the AI service and keep it in today's log.
+    case meal
+    /// Share the photo with the configured group, once per local day.
+    case group
+}
+
+/// What a person did with the buttons, after debouncing and timing.
+public enum ButtonGesture: String, Sendable, Hashable, CaseIterable {
+    /// The shutter button pressed and released before the long-press time.
+    case press
+    /// The shutter button held for the long-press time.
+    case hold
+    /// The optional mode button pressed.
+    case mode
+}

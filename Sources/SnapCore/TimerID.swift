@@ -1,0 +1,17 @@
+/// The station's timers. Each has at most one pending deadline; starting one replaces the old deadline.
+public enum TimerID: String, Sendable, Hashable, CaseIterable {
+    /// One tick per second of the 3-2-1.
+    case countdown
+    /// One tick per second of "Sending to {group} in 3…".
+    case groupReview
+    /// One tick per second of the meal result's auto-save count.
+    case mealAutoSave
+    /// How long "Sent" stays before the lock screen.
+    case sentLinger
+    /// Redraws the lock screen's countdown and releases the lock at midnight.
+    case lockTick
+    /// Leaves an error screen that needs no answer (network down: the capture is queued).
+    case problemDismiss
+    /// Local midnight while the ready screen shows: today's totals start again.
+    case midnight
+}
