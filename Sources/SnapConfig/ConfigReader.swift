@@ -1,0 +1,195 @@
+/// Reads typed values out of a `TOMLDocument` by dotted path, collecting every problem instead of
+/// stopping at the first.
+///
+/// Every path a reader is asked for becomes a known key, so the schema is just the code that reads the
+/// config: the unknown-key check and its "did you mean" suggestions cannot drift from it.
+struct ConfigReader {
+    private var nodes: [String: TOMLDocument.Node] = [:]
+    private var tables: [String: Int] = [:]
+    private(set) var knownKeys: [String] = []
+    private(set) var problems: [ConfigProblem] = []
+
+    init(_ document: TOMLDocument) {
+        flatten(document.root, prefix: "")
+    }
+
+    private mutating func flatten(_ entries: [(key: String, node: TOMLDocument.Node)], prefix: String) {
+        for (key, node) in entries {
+            let path = prefix + key
+            if case .table(let children) = node.value {
+                tables[path] = node.line
+                flatten(children, prefix: path + ".")
+            } else {
+                nodes[path] = node
+            }
+        }
+    }
+
+    /// The line a problem about `path` points at: the value's line, else its table's, else 1.
+    func line(of path: String) -> Int {
+        if let node = nodes[path] { return node.line }
+        var parts = path.split(separator: ".").map(String.init)
+        while !parts.isEmpty {
+            parts.removeLast()
+            if let line = tables[parts.joined(separator: ".")] { return line }
+        }
+        return 1
+    }
+
+    func isSet(_ path: String) -> Bool { nodes[path] != nil }
+
+    mutating func report(_ path: String, _ message: String, expected: String) {
+        problems.append(ConfigProblem(line: line(of: path), key: path, message: message, expected: expected))
+    }
+
+    /// The raw node at `path`, marking the path as known.
+    private mutating func node(_ path: String) -> TOMLDocument.Node? {
+        knownKeys.append(path)
+        return nodes[path]
+    }
+
+    private mutating func wrongType(_ path: String, _ node: TOMLDocument.Node, expected: String) {
+        report(path, "wrong type: found \(node.value.typeName)", expected: expected)
+    }
+
+    mutating func string(_ path: String, default value: String) -> String {
+        guard let node = node(path) else { return value }
+        guard case .string(let text) = node.value else {
+            wrongType(path, node, expected: "a string in quotes")
+            return value
+        }
+        return text
+    }
+
+    mutating func bool(_ path: String, default value: Bool) -> Bool {
+        guard let node = node(path) else { return value }
+        guard case .boolean(let flag) = node.value else {
+            wrongType(path, node, expected: "true or false")
+            return value
+        }
+        return flag
+    }
+
+    mutating func int(_ path: String, default value: Int, in range: ClosedRange<Int>) -> Int {
+        let expected = "an integer from \(range.lowerBound) to \(range.upperBound)"
+        guard let node = node(path) else { return value }
+        guard case .integer(let number) = node.value else {
+            wrongType(path, node, expected: expected)
+            return value
+        }
+        guard range.contains(Int(number)) else {
+            report(path, "\(number) is out of range", expected: expected)
+            return value
+        }
+        return Int(number)
+    }
+
+    mutating func double(_ path: String, default value: Double, in range: ClosedRange<Double>) -> Double {
+        let expected = "a number from \(range.lowerBound.formatted) to \(range.upperBound.formatted)"
+        guard let node = node(path) else { return value }
+        let number: Double
+        switch node.value {
+        case .float(let float): number = float
+        case .integer(let integer): number = Double(integer)
+        default:
+            wrongType(path, node, expected: expected)
+            return value
+        }
+        guard range.contains(number) else {
+            report(path, "\(number.formatted) is out of range", expected: expected)
+            return value
+        }
+        return number
+    }
+
+    /// One of a fixed set of words, such as a backend name.
+    mutating func choice<Choice: RawRepresentable & CaseIterable>(_ path: String, default value: Choice) -> Choice
+    where Choice.RawValue == String {
+        let words = Choice.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        let text = string(path, default: value.rawValue)
+        guard let choice = Choice(rawValue: text) else {
+            let hint = Suggestions.closest(to: text, among: Choice.allCases.map(\.rawValue)).map { "; did you mean \"\($0)\"?" } ?? ""
+            report(path, "\"\(text)\" is not allowed\(hint)", expected: "one of \(words)")
+            return value
+        }
+        return choice
+    }
+
+    /// A list of strings, each optionally from a fixed set, with at most `maxCount` entries.
+    mutating func strings(
+        _ path: String, default value: [String], allowed: [String]? = nil, maxCount: Int = .max
+    ) -> [String] {
+        var expected = allowed.map { "a list of " + $0.map { "\"\($0)\"" }.joined(separator: ", ") } ?? "a list of strings"
+        if maxCount != .max { expected += ", at most \(maxCount)" }
+        guard let node = node(path) else { return value }
+        guard case .array(let elements) = node.value else {
+            wrongType(path, node, expected: expected)
+            return value
+        }
+        var result: [String] = []
+        for (index, element) in elements.enumerated() {
+            guard case .string(let text) = element.value else {
+                report(path, "entry \(index + 1) is \(element.value.typeName)", expected: expected)
+                return value
+            }
+            if let allowed, !allowed.contains(text) {
+                let hint = Suggestions.closest(to: text, among: allowed).map { "; did you mean \"\($0)\"?" } ?? ""
+                report(path, "\"\(text)\" is not allowed\(hint)", expected: expected)
+                return value
+            }
+            result.append(text)
+        }
+        guard result.count <= maxCount else {
+            report(path, "\(result.count) entries are too many", expected: expected)
+            return value
+        }
+        return result
+    }
+
+    /// A GPIO line: an offset on the chip, or a line name such as `GPIO17`; "" or -1 means none.
+    mutating func gpioLine(_ path: String, default value: GPIOLine?) -> GPIOLine? {
+        let expected = "a line offset from 0 to 511, a line name such as \"GPIO17\", or \"\" for none"
+        guard let node = node(path) else { return value }
+        switch node.value {
+        case .integer(-1): return nil
+        case .integer(let offset) where (0...511).contains(offset): return .offset(Int(offset))
+        case .integer(let offset):
+            report(path, "\(offset) is out of range", expected: expected)
+        case .string(""): return nil
+        case .string(let name): return .name(name)
+        default: wrongType(path, node, expected: expected)
+        }
+        return value
+    }
+
+    /// Reports every key in the document that no reader asked for, with the closest known key.
+    mutating func reportUnknownKeys() {
+        let known = Set(knownKeys)
+        let knownTables = Set(knownKeys.flatMap { key in
+            let parts = key.split(separator: ".")
+            return (1..<parts.count).map { parts.prefix($0).joined(separator: ".") }
+        })
+        for (path, node) in nodes.sorted(by: { $0.value.line < $1.value.line }) where !known.contains(path) {
+            let table = path.split(separator: ".").dropLast().joined(separator: ".")
+            if !table.isEmpty && !knownTables.contains(table) { continue }  // reported once, as its table
+            let siblings = knownKeys.filter { $0.split(separator: ".").dropLast().joined(separator: ".") == table }
+            let hint = Suggestions.closest(to: path, among: siblings).map { "; did you mean \"\($0)\"?" } ?? ""
+            problems.append(
+                ConfigProblem(line: node.line, key: path, message: "unknown key\(hint)", expected: "a key listed in docs/snapstation.example.toml"))
+        }
+        for (table, line) in tables.sorted(by: { $0.value < $1.value }) where !knownTables.contains(table) {
+            let parent = table.split(separator: ".").dropLast().joined(separator: ".")
+            if !parent.isEmpty && !knownTables.contains(parent) { continue }
+            let hint = Suggestions.closest(to: table, among: Array(knownTables)).map { "; did you mean [\($0)]?" } ?? ""
+            problems.append(
+                ConfigProblem(line: line, key: table, message: "unknown table\(hint)", expected: "one of the tables listed in docs/snapstation.example.toml"))
+        }
+    }
+}
+
+extension Double {
+    /// Whole numbers without ".0", others as Swift prints them.
+    var formatted: String {
+        rounded() == self && abs(self) < 1e15 ? String(Int(self)) : String(self)
+    }
+}

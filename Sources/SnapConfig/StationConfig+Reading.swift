@@ -1,0 +1,159 @@
+import Foundation
+import SnapCore
+
+extension StationConfig {
+    /// The default place of the config file.
+    public static let defaultPath = "/etc/snapstation/snapstation.toml"
+
+    /// Parses and validates a config text; throws every problem found, each with its line and key.
+    public init(parsing text: String, file: String) throws(ConfigError) {
+        let document: TOMLDocument
+        do {
+            document = try TOMLDocument(parsing: text)
+        } catch {
+            throw ConfigError(
+                file: file,
+                problems: [ConfigProblem(line: error.line, key: "syntax", message: error.message, expected: "valid TOML 1.0")])
+        }
+        var reader = ConfigReader(document)
+        self.init(reading: &reader)
+        reader.reportUnknownKeys()
+        guard reader.problems.isEmpty else {
+            throw ConfigError(file: file, problems: reader.problems.sorted { ($0.line, $0.key) < ($1.line, $1.key) })
+        }
+    }
+
+    /// Every key the config understands, as dotted paths in file order.
+    public static var knownKeys: [String] {
+        var reader = ConfigReader(try! TOMLDocument(parsing: ""))
+        _ = StationConfig(reading: &reader)
+        return reader.knownKeys
+    }
+
+    /// Reads a config file; a file that cannot be read is one problem on line 1.
+    public init(contentsOf path: String) throws(ConfigError) {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigError(
+                file: path,
+                problems: [ConfigProblem(line: 1, key: "file", message: "cannot be read", expected: "a readable UTF-8 TOML file")])
+        }
+        try self.init(parsing: text, file: path)
+    }
+
+    private init(reading r: inout ConfigReader) {
+        self.init()
+        let d = StationConfig()
+
+        station.name = r.string("station.name", default: d.station.name)
+        station.defaultMode = r.choice("station.default_mode", default: d.station.defaultMode)
+        station.timeZone = r.string("station.time_zone", default: d.station.timeZone)
+        if !station.timeZone.isEmpty && TimeZone(identifier: station.timeZone) == nil {
+            r.report("station.time_zone", "\"\(station.timeZone)\" is not a known time zone", expected: "an IANA zone such as \"Europe/Berlin\", or \"\" for the system's")
+        }
+
+        camera.backend = r.choice("camera.backend", default: d.camera.backend)
+        camera.id = r.string("camera.id", default: d.camera.id)
+        camera.previewWidth = r.int("camera.preview_width", default: d.camera.previewWidth, in: 160...3840)
+        camera.previewHeight = r.int("camera.preview_height", default: d.camera.previewHeight, in: 120...2160)
+        camera.previewFPS = r.int("camera.preview_fps", default: d.camera.previewFPS, in: 1...60)
+        camera.stillWidth = r.int("camera.still_width", default: d.camera.stillWidth, in: 160...9152)
+        camera.stillHeight = r.int("camera.still_height", default: d.camera.stillHeight, in: 120...6944)
+        camera.rotation = r.rotation("camera.rotation", default: d.camera.rotation)
+        camera.hflip = r.bool("camera.hflip", default: d.camera.hflip)
+        camera.vflip = r.bool("camera.vflip", default: d.camera.vflip)
+        camera.simulatedSource = r.string("camera.simulated_source", default: d.camera.simulatedSource)
+
+        gpio.backend = r.choice("gpio.backend", default: d.gpio.backend)
+        gpio.chip = r.string("gpio.chip", default: d.gpio.chip)
+        gpio.shutterLine = r.gpioLine("gpio.shutter_line", default: d.gpio.shutterLine)
+        gpio.modeLine = r.gpioLine("gpio.mode_line", default: d.gpio.modeLine)
+        gpio.ledLine = r.gpioLine("gpio.led_line", default: d.gpio.ledLine)
+        gpio.activeLow = r.bool("gpio.active_low", default: d.gpio.activeLow)
+        gpio.bias = r.choice("gpio.bias", default: d.gpio.bias)
+        gpio.debounceMS = r.int("gpio.debounce_ms", default: d.gpio.debounceMS, in: 0...1000)
+        gpio.longPressMS = r.int("gpio.long_press_ms", default: d.gpio.longPressMS, in: 200...10000)
+        gpio.script = r.string("gpio.script", default: d.gpio.script)
+        if let problem = ButtonScript.problem(in: gpio.script) {
+            r.report("gpio.script", problem, expected: "steps such as \"2s press, 10s hold, 1s mode\"")
+        }
+
+        display.backend = r.choice("display.backend", default: d.display.backend)
+        display.device = r.string("display.device", default: d.display.device)
+        display.width = r.int("display.width", default: d.display.width, in: 240...3840)
+        display.height = r.int("display.height", default: d.display.height, in: 240...3840)
+        display.rotation = r.rotation("display.rotation", default: d.display.rotation)
+        display.framesDir = r.string("display.frames_dir", default: d.display.framesDir)
+        display.previewPNGFPS = r.double("display.preview_png_fps", default: d.display.previewPNGFPS, in: 0...30)
+
+        countdown.seconds = r.int("countdown.seconds", default: d.countdown.seconds, in: 0...10)
+        countdown.flash = r.bool("countdown.flash", default: d.countdown.flash)
+
+        processing.maxSize = r.int("processing.max_size", default: d.processing.maxSize, in: 256...8192)
+        processing.quality = r.int("processing.quality", default: d.processing.quality, in: 1...100)
+        processing.thumbnailSize = r.int("processing.thumbnail_size", default: d.processing.thumbnailSize, in: 64...1024)
+        processing.filter = r.choice("processing.filter", default: d.processing.filter)
+        processing.intensity = r.double("processing.intensity", default: d.processing.intensity, in: 0...1)
+        processing.sticker = r.bool("processing.sticker", default: d.processing.sticker)
+        processing.stickerOutline = r.int("processing.sticker_outline", default: d.processing.stickerOutline, in: 0...64)
+        processing.qualityGate = r.bool("processing.quality_gate", default: d.processing.qualityGate)
+        processing.minBrightness = r.double("processing.min_brightness", default: d.processing.minBrightness, in: 0...1)
+        processing.minSharpness = r.double("processing.min_sharpness", default: d.processing.minSharpness, in: 0...10000)
+
+        ai.baseURL = r.string("ai.base_url", default: d.ai.baseURL)
+        if URL(string: ai.baseURL)?.scheme.map({ ["http", "https"].contains($0) }) != true {
+            r.report("ai.base_url", "\"\(ai.baseURL)\" is not an http(s) URL", expected: "a URL such as \"https://api.openai.com/v1\"")
+        }
+        ai.model = r.string("ai.model", default: d.ai.model)
+        ai.detail = r.choice("ai.detail", default: d.ai.detail)
+        ai.keySource = r.keySource("ai.key_source", default: d.ai.keySource)
+        ai.dailyLimit = r.int("ai.daily_limit", default: d.ai.dailyLimit, in: 0...1000)
+        ai.dietary = r.strings("ai.dietary", default: [], allowed: DietaryPreference.allCases.map(\.rawValue))
+            .compactMap(DietaryPreference.init(rawValue:))
+        ai.timeoutSeconds = r.int("ai.timeout_seconds", default: d.ai.timeoutSeconds, in: 1...300)
+        ai.autoSaveSeconds = r.int("ai.auto_save_seconds", default: d.ai.autoSaveSeconds, in: 1...600)
+
+        group.name = r.string("group.name", default: d.group.name)
+        group.members = r.strings("group.members", default: d.group.members, maxCount: Self.maxGroupMembers)
+        group.backend = r.choice("group.backend", default: d.group.backend)
+        group.folder = r.string("group.folder", default: d.group.folder)
+        group.url = r.string("group.url", default: d.group.url)
+        group.bucket = r.string("group.bucket", default: d.group.bucket)
+        group.keySource = r.keySource("group.key_source", default: d.group.keySource)
+        group.reviewSeconds = r.int("group.review_seconds", default: d.group.reviewSeconds, in: 1...30)
+        if group.backend == .supabase && URL(string: group.url)?.scheme != "https" {
+            r.report(
+                r.isSet("group.url") ? "group.url" : "group.backend", "the supabase backend needs the project's URL",
+                expected: "group.url = \"https://PROJECT.supabase.co\"")
+        }
+
+        storage.dir = r.string("storage.dir", default: d.storage.dir)
+        if storage.dir.isEmpty {
+            r.report("storage.dir", "is empty", expected: "a folder such as \"/var/lib/snapstation\"")
+        }
+        storage.retentionHours = r.int("storage.retention_hours", default: d.storage.retentionHours, in: 1...8760)
+        storage.minFreeMB = r.int("storage.min_free_mb", default: d.storage.minFreeMB, in: 0...100_000)
+    }
+}
+
+extension ConfigReader {
+    mutating func rotation(_ path: String, default value: Rotation) -> Rotation {
+        let degrees = int(path, default: value.rawValue, in: 0...270)
+        guard let rotation = Rotation(rawValue: degrees) else {
+            report(path, "\(degrees) is not a quarter turn", expected: "0, 90, 180 or 270")
+            return value
+        }
+        return rotation
+    }
+
+    mutating func keySource(_ path: String, default value: KeySource) -> KeySource {
+        let text = string(path, default: value.description)
+        guard let source = KeySource(text) else {
+            report(path, "\"\(text)\" does not say where the key is", expected: "\"env:NAME\", \"file:/path\" or \"credential:NAME\"")
+            return value
+        }
+        return source
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import SnapCore
+
+extension StationConfig {
+    /// The zone the daily limits follow.
+    public var resolvedTimeZone: TimeZone {
+        station.timeZone.isEmpty ? .current : TimeZone(identifier: station.timeZone) ?? .current
+    }
+
+    /// What the state machine needs from the config. `aiConfigured` says whether an API key was found.
+    public func stationSettings(aiConfigured: Bool) -> StationSettings {
+        StationSettings(
+            timeZone: resolvedTimeZone, defaultMode: station.defaultMode,
+            groupName: group.name.isEmpty ? nil : group.name, countdownSeconds: countdown.seconds,
+            flash: countdown.flash && gpio.ledLine != nil, groupReviewSeconds: group.reviewSeconds,
+            mealAutoSaveSeconds: ai.autoSaveSeconds, aiConfigured: aiConfigured, aiDailyLimit: ai.dailyLimit,
+            dietaryPreferences: Set(ai.dietary))
+    }
+
+    /// Where the headless display writes its frames.
+    public var framesDirectory: String {
+        display.framesDir.isEmpty ? storage.dir + "/frames" : display.framesDir
+    }
+
+    /// Where the folder group backend writes.
+    public var outboxDirectory: String {
+        group.folder.isEmpty ? storage.dir + "/outbox" : group.folder
+    }
+}

@@ -1,0 +1,171 @@
+import SnapCore
+
+/// The whole configuration file. Every key has a default; docs/snapstation.example.toml is the reference.
+public struct StationConfig: Sendable, Hashable {
+    public var station = Station()
+    public var camera = Camera()
+    public var gpio = GPIO()
+    public var display = Display()
+    public var countdown = Countdown()
+    public var processing = Processing()
+    public var ai = AI()
+    public var group = Group()
+    public var storage = Storage()
+
+    public init() {}
+
+    public struct Station: Sendable, Hashable {
+        public var name = "SnapStation"
+        public var defaultMode = StationMode.group
+        /// An IANA zone such as "Europe/Berlin"; "" means the system's zone.
+        public var timeZone = ""
+    }
+
+    public struct Camera: Sendable, Hashable {
+        public enum Backend: String, Sendable, Hashable, CaseIterable { case simulated, libcamera, v4l2, none }
+        public var backend = Backend.simulated
+        /// libcamera: a camera id, an index, or "first"; v4l2: a device path.
+        public var id = "first"
+        public var previewWidth = 800
+        public var previewHeight = 480
+        public var previewFPS = 15
+        public var stillWidth = 2028
+        public var stillHeight = 1520
+        public var rotation = Rotation.none
+        public var hflip = false
+        public var vflip = false
+        /// Simulated camera: a folder of JPEG files to show in turn; "" draws a moving test scene.
+        public var simulatedSource = ""
+    }
+
+    public struct GPIO: Sendable, Hashable {
+        public enum Backend: String, Sendable, Hashable, CaseIterable { case simulated, gpiod, none }
+        public enum Bias: String, Sendable, Hashable, CaseIterable {
+            case pullUp = "pull-up", pullDown = "pull-down", disabled, asIs = "as-is"
+        }
+        public var backend = Backend.simulated
+        public var chip = "gpiochip0"
+        public var shutterLine: GPIOLine? = .name("GPIO17")
+        public var modeLine: GPIOLine?
+        public var ledLine: GPIOLine? = .name("GPIO27")
+        public var activeLow = true
+        public var bias = Bias.pullUp
+        public var debounceMS = 30
+        public var longPressMS = 800
+        /// Simulated buttons: a timed script such as "2s press, 10s hold"; "" reads standard input only.
+        public var script = ""
+    }
+
+    public struct Display: Sendable, Hashable {
+        public enum Backend: String, Sendable, Hashable, CaseIterable { case headless, drm, fbdev, none }
+        public var backend = Backend.headless
+        /// drm: a card such as /dev/dri/card1, "" for the first with a connected display; fbdev: /dev/fb0.
+        public var device = ""
+        /// The headless display's size; drm and fbdev take the size of the mode.
+        public var width = 800
+        public var height = 480
+        public var rotation = Rotation.none
+        /// Headless: where PNG frames go; "" means `frames` in the storage folder.
+        public var framesDir = ""
+        /// Headless: at most this many preview frames per second are written (screen changes always are).
+        public var previewPNGFPS = 1.0
+    }
+
+    public struct Countdown: Sendable, Hashable {
+        public var seconds = 3
+        public var flash = true
+    }
+
+    public struct Processing: Sendable, Hashable {
+        public enum Filter: String, Sendable, Hashable, CaseIterable { case sepia, mono, vivid, vignette, sharpen }
+        public var maxSize = 2048
+        public var quality = 80
+        public var thumbnailSize = 320
+        public var filter = Filter.sepia
+        /// 0 leaves the photo as it is; 1 applies the filter fully.
+        public var intensity = 0.0
+        public var sticker = false
+        public var stickerOutline = 12
+        public var qualityGate = true
+        public var minBrightness = 0.12
+        public var minSharpness = 30.0
+    }
+
+    public struct AI: Sendable, Hashable {
+        public enum Detail: String, Sendable, Hashable, CaseIterable { case low, high }
+        public var baseURL = "https://api.openai.com/v1"
+        public var model = "gpt-4o-mini"
+        public var detail = Detail.low
+        public var keySource = KeySource.environment("OPENAI_API_KEY")
+        public var dailyLimit = 10
+        public var dietary: [DietaryPreference] = []
+        public var timeoutSeconds = 30
+        public var autoSaveSeconds = 20
+    }
+
+    public struct Group: Sendable, Hashable {
+        public enum Backend: String, Sendable, Hashable, CaseIterable { case folder, supabase }
+        /// "" turns group mode off.
+        public var name = "Friends"
+        public var members: [String] = []
+        public var backend = Backend.folder
+        /// Folder backend: where photos and their JSON sidecars go; "" means `outbox` in the storage folder.
+        public var folder = ""
+        /// Supabase backend: the project URL.
+        public var url = ""
+        public var bucket = "snapstation"
+        public var keySource = KeySource.environment("SUPABASE_KEY")
+        public var reviewSeconds = 3
+    }
+
+    public struct Storage: Sendable, Hashable {
+        public var dir = "/var/lib/snapstation"
+        public var retentionHours = 48
+        /// Below this much free space the station says "storage full" instead of failing mid-write.
+        public var minFreeMB = 64
+    }
+
+    /// The largest group the station shares with.
+    public static let maxGroupMembers = 12
+}
+
+/// A quarter turn of the camera or the panel.
+public enum Rotation: Int, Sendable, Hashable, CaseIterable {
+    case none = 0, quarter = 90, half = 180, threeQuarters = 270
+}
+
+/// A GPIO line by offset on its chip or by name.
+public enum GPIOLine: Sendable, Hashable {
+    case offset(Int)
+    case name(String)
+}
+
+/// Where a secret comes from. Secrets are never written in the config itself.
+public enum KeySource: Sendable, Hashable, CustomStringConvertible {
+    /// An environment variable.
+    case environment(String)
+    /// A file holding only the key.
+    case file(String)
+    /// A systemd credential, read from `$CREDENTIALS_DIRECTORY/NAME`.
+    case credential(String)
+
+    /// Parses `env:NAME`, `file:/path` or `credential:NAME`.
+    public init?(_ text: String) {
+        let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+        guard parts.count == 2, !parts[1].isEmpty else { return nil }
+        switch parts[0] {
+        case "env": self = .environment(parts[1])
+        case "file": self = .file(parts[1])
+        case "credential": self = .credential(parts[1])
+        default: return nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .environment(let name): "env:\(name)"
+        case .file(let path): "file:\(path)"
+        case .credential(let name): "credential:\(name)"
+        }
+    }
+}

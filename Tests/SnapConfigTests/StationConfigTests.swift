@@ -1,0 +1,165 @@
+import Foundation
+import SnapConfig
+import SnapCore
+import Testing
+
+@Suite("StationConfig")
+struct StationConfigTests {
+    static let examplePath = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("docs/snapstation.example.toml").path
+
+    private func problems(_ text: String) -> [String] {
+        do {
+            _ = try StationConfig(parsing: text, file: "t.toml")
+            return []
+        } catch {
+            return error.lines
+        }
+    }
+
+    @Test("should read the reference example as exactly the defaults")
+    func exampleIsDefaults() throws {
+        let config = try StationConfig(contentsOf: Self.examplePath)
+        #expect(config == StationConfig())
+    }
+
+    @Test("should document every key the station reads in the reference example")
+    func exampleListsEveryKey() throws {
+        let text = try String(contentsOfFile: Self.examplePath, encoding: .utf8)
+        var table = ""
+        var documented: [String] = []
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            if line.hasPrefix("[") {
+                table = String(line.dropFirst().dropLast())
+            } else if let key = line.split(separator: "=").first {
+                documented.append(table + "." + key.trimmingCharacters(in: .whitespaces))
+            }
+        }
+        #expect(documented == StationConfig.knownKeys)
+    }
+
+    @Test("should accept an empty file as all defaults")
+    func emptyFile() throws {
+        #expect(try StationConfig(parsing: "", file: "t.toml") == StationConfig())
+    }
+
+    @Test("should read the values it is given")
+    func values() throws {
+        let config = try StationConfig(
+            parsing: """
+                [station]
+                time_zone = "Europe/Berlin"
+                default_mode = "meal"
+                [gpio]
+                shutter_line = 5
+                led_line = ""
+                [processing]
+                intensity = 1
+                [ai]
+                dietary = ["vegan", "gluten-free"]
+                key_source = "credential:openai"
+                [group]
+                members = ["Ana", "Ben"]
+                """, file: "t.toml")
+        #expect(config.station.defaultMode == .meal)
+        #expect(config.resolvedTimeZone.identifier == "Europe/Berlin")
+        #expect(config.gpio.shutterLine == .offset(5))
+        #expect(config.gpio.ledLine == nil)
+        #expect(config.processing.intensity == 1.0)
+        #expect(config.ai.dietary == [.vegan, .glutenFree])
+        #expect(config.ai.keySource == .credential("openai"))
+        #expect(config.group.members == ["Ana", "Ben"])
+        #expect(!config.stationSettings(aiConfigured: true).flash, "no LED line, no flash")
+    }
+
+    @Test("should report a syntax error with its line")
+    func syntaxError() {
+        let lines = problems("[station]\nname = \"a\"\nmode meal\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix("t.toml:3: syntax: ") == true)
+        #expect(lines.first?.hasSuffix("(valid TOML 1.0)") == true)
+    }
+
+    @Test("should name an unknown key and suggest the one meant")
+    func unknownKey() {
+        #expect(
+            problems("[processing]\nqualty = 80\n") == [
+                "t.toml:2: processing.qualty: unknown key; did you mean \"processing.quality\"? (a key listed in docs/snapstation.example.toml)"
+            ])
+    }
+
+    @Test("should name an unknown table once, not each of its keys")
+    func unknownTable() {
+        #expect(
+            problems("[camra]\nbackend = \"none\"\nid = \"x\"\n") == [
+                "t.toml:1: camra: unknown table; did you mean [camera]? (one of the tables listed in docs/snapstation.example.toml)"
+            ])
+    }
+
+    @Test("should report a wrong type with what is expected")
+    func wrongType() {
+        #expect(
+            problems("[countdown]\nseconds = \"three\"\n") == [
+                "t.toml:2: countdown.seconds: wrong type: found a string (an integer from 0 to 10)"
+            ])
+    }
+
+    @Test("should refuse a JPEG quality outside 1…100")
+    func qualityRange() {
+        #expect(
+            problems("[processing]\nquality = 0\n") == [
+                "t.toml:2: processing.quality: 0 is out of range (an integer from 1 to 100)"
+            ])
+        #expect(problems("[processing]\nquality = 101\n").count == 1)
+        #expect(problems("[processing]\nquality = 100\n").isEmpty)
+    }
+
+    @Test("should refuse a group of more than 12 members")
+    func groupSize() {
+        let thirteen = (1...13).map { "\"m\($0)\"" }.joined(separator: ", ")
+        #expect(
+            problems("[group]\nmembers = [\(thirteen)]\n") == [
+                "t.toml:2: group.members: 13 entries are too many (a list of strings, at most 12)"
+            ])
+    }
+
+    @Test("should report every problem in one pass, in line order")
+    func manyProblems() {
+        let lines = problems(
+            """
+            [station]
+            time_zone = "Mars/Olympus"
+            default_mode = "meals"
+            [camera]
+            rotation = 45
+            [ai]
+            dietary = ["vegam"]
+            key_source = "sk-abc123"
+            [group]
+            backend = "supabase"
+            """)
+        #expect(
+            lines == [
+                "t.toml:2: station.time_zone: \"Mars/Olympus\" is not a known time zone (an IANA zone such as \"Europe/Berlin\", or \"\" for the system's)",
+                "t.toml:3: station.default_mode: \"meals\" is not allowed; did you mean \"meal\"? (one of \"meal\", \"group\")",
+                "t.toml:5: camera.rotation: 45 is not a quarter turn (0, 90, 180 or 270)",
+                "t.toml:7: ai.dietary: \"vegam\" is not allowed; did you mean \"vegan\"? (a list of \"gluten-free\", \"lactose-free\", \"vegan\", \"vegetarian\")",
+                "t.toml:8: ai.key_source: \"sk-abc123\" does not say where the key is (\"env:NAME\", \"file:/path\" or \"credential:NAME\")",
+                "t.toml:10: group.backend: the supabase backend needs the project's URL (group.url = \"https://PROJECT.supabase.co\")",
+            ])
+    }
+
+    @Test("should check the simulated buttons' script")
+    func badScript() {
+        #expect(
+            problems("[gpio]\nscript = \"2s press, soon hold\"\n") == [
+                "t.toml:2: gpio.script: \"soon\" is not a delay in seconds such as \"2s\" (steps such as \"2s press, 10s hold, 1s mode\")"
+            ])
+    }
+
+    @Test("should say a missing file cannot be read")
+    func missingFile() {
+        #expect(throws: ConfigError.self) { try StationConfig(contentsOf: "/nonexistent/snap.toml") }
+    }
+}
