@@ -1,0 +1,82 @@
+import Foundation
+import Glibc
+
+/// Writes files so that a reader, or a power cut, sees either the old state or the whole new file.
+///
+/// The bytes go to a hidden temporary file beside the target, which is fsynced, renamed over the target,
+/// and then the folder is fsynced so the rename itself is durable. A crash leaves at most a hidden
+/// temporary file, which `removeLeftovers(in:)` clears at the next start.
+public enum AtomicFile {
+    /// The prefix of temporary files; names starting with it are never a finished file.
+    public static let temporaryPrefix = ".tmp-"
+
+    /// Writes `bytes` to `path` atomically and durably, creating the folder if needed.
+    public static func write(_ bytes: some ContiguousBytes, to path: String) throws(FileError) {
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        try createFolder(folder)
+        let temporary = "\(folder)/\(temporaryPrefix)\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
+        let descriptor = try open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
+        let failure: FileError? = bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let (written, error) = retryingInterrupts {
+                    Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                }
+                if written < 0 { return FileError(call: "write", path: temporary, errno: error) }
+                offset += written
+            }
+            let (synced, error) = retryingInterrupts { Int(fsync(descriptor)) }
+            return synced < 0 ? FileError(call: "fsync", path: temporary, errno: error) : nil
+        }
+        Glibc.close(descriptor)
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+        if rename(temporary, path) != 0 {
+            let error = errno
+            unlink(temporary)
+            throw FileError(call: "rename", path: path, errno: error)
+        }
+        try syncFolder(folder)
+    }
+
+    /// Creates `folder` and its parents, and fsyncs the parent of each folder it made.
+    public static func createFolder(_ folder: String) throws(FileError) {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue { return }
+        let parent = URL(fileURLWithPath: folder).deletingLastPathComponent().path
+        if parent != folder { try createFolder(parent) }
+        if mkdir(folder, 0o755) != 0 && errno != EEXIST {
+            throw FileError(call: "mkdir", path: folder, errno: errno)
+        }
+        try syncFolder(parent)
+    }
+
+    /// Deletes temporary files a crash left in `folder` and its subfolders.
+    public static func removeLeftovers(in folder: String) {
+        guard let walker = FileManager.default.enumerator(atPath: folder) else { return }
+        for case let relative as String in walker
+        where URL(fileURLWithPath: relative).lastPathComponent.hasPrefix(temporaryPrefix) {
+            unlink(folder + "/" + relative)
+        }
+    }
+
+    static func syncFolder(_ folder: String) throws(FileError) {
+        let descriptor = try open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
+        defer { Glibc.close(descriptor) }
+        try sync(descriptor, path: folder)
+    }
+
+    private static func open(_ path: String, _ flags: Int32, mode: mode_t) throws(FileError) -> Int32 {
+        let (descriptor, error) = retryingInterrupts { Int(Glibc.open(path, flags, mode)) }
+        if descriptor < 0 { throw FileError(call: "open", path: path, errno: error) }
+        return Int32(descriptor)
+    }
+
+    private static func sync(_ descriptor: Int32, path: String) throws(FileError) {
+        let (result, error) = retryingInterrupts { Int(fsync(descriptor)) }
+        if result < 0 { throw FileError(call: "fsync", path: path, errno: error) }
+    }
+}

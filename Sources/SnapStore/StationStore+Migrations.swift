@@ -1,0 +1,58 @@
+internal import GRDB
+
+extension StationStore {
+    /// The schema, one migration per change; applied in order at open, never edited once shipped.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE photos (
+                        id TEXT PRIMARY KEY,
+                        taken_at REAL NOT NULL,
+                        photo_path TEXT NOT NULL,
+                        thumbnail_path TEXT NOT NULL
+                    );
+                    CREATE INDEX photos_by_time ON photos (taken_at);
+                    CREATE TABLE meals (
+                        id TEXT PRIMARY KEY,
+                        day TEXT NOT NULL,
+                        taken_at REAL NOT NULL,
+                        title TEXT NOT NULL,
+                        calories INTEGER NOT NULL,
+                        protein INTEGER NOT NULL,
+                        carbs INTEGER NOT NULL,
+                        fats INTEGER NOT NULL,
+                        items_json TEXT NOT NULL,
+                        photo_path TEXT NOT NULL,
+                        thumbnail_path TEXT NOT NULL
+                    );
+                    CREATE INDEX meals_by_day ON meals (day);
+                    CREATE TABLE ai_uses (
+                        day TEXT PRIMARY KEY,
+                        count INTEGER NOT NULL
+                    );
+                    CREATE TABLE group_sends (
+                        group_name TEXT NOT NULL,
+                        day TEXT NOT NULL,
+                        photo_id TEXT NOT NULL,
+                        PRIMARY KEY (group_name, day)
+                    );
+                    CREATE TABLE upload_jobs (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        photo_id TEXT NOT NULL UNIQUE,
+                        group_name TEXT NOT NULL,
+                        day TEXT NOT NULL,
+                        photo_path TEXT NOT NULL,
+                        taken_at REAL NOT NULL,
+                        state TEXT NOT NULL,
+                        attempts INTEGER NOT NULL,
+                        next_attempt REAL NOT NULL,
+                        last_error TEXT
+                    );
+                    CREATE INDEX upload_jobs_due ON upload_jobs (state, next_attempt);
+                    """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+internal import GRDB
+import SnapCore
+
+/// The station's durable state: SQLite in WAL mode plus image files in the state folder.
+///
+/// `synchronous = FULL` makes every committed transaction survive a power cut; image files are written
+/// with `AtomicFile` before the rows that name them, so a row never points at a half-written file.
+public final class StationStore: Sendable {
+    /// The state folder.
+    public let directory: String
+    let database: DatabasePool
+
+    /// Opens (creating if needed) the store in `directory`, migrating it to the current schema.
+    public init(directory: String) throws(StoreError) {
+        self.directory = directory
+        do {
+            try AtomicFile.createFolder(directory + "/photos")
+            AtomicFile.removeLeftovers(in: directory + "/photos")
+            var configuration = Configuration()
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+            }
+            configuration.busyMode = .timeout(5)
+            database = try DatabasePool(path: directory + "/snapstation.sqlite", configuration: configuration)
+            try Self.migrator.migrate(database)
+        } catch {
+            throw StoreError("open store in \(directory)", error)
+        }
+    }
+
+    /// Where the photo and thumbnail of `id` taken on `day` live.
+    public func paths(for id: PhotoID, day: LocalDay) -> (photo: String, thumbnail: String) {
+        let folder = "\(directory)/photos/\(day)"
+        return ("\(folder)/\(id).jpg", "\(folder)/\(id)-thumb.jpg")
+    }
+
+    /// Writes a processed photo and its thumbnail atomically, then records them.
+    public func storePhoto(_ photo: ProcessedPhoto, jpeg: [UInt8], thumbnail: [UInt8]) throws(StoreError) {
+        do {
+            try AtomicFile.write(jpeg, to: photo.photoPath)
+            try AtomicFile.write(thumbnail, to: photo.thumbnailPath)
+            try database.write { db in
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO photos (id, taken_at, photo_path, thumbnail_path) VALUES (?, ?, ?, ?)",
+                    arguments: [photo.id.rawValue, photo.takenAt.timeIntervalSince1970, photo.photoPath, photo.thumbnailPath])
+            }
+        } catch {
+            throw StoreError("store photo \(photo.id)", error)
+        }
+    }
+
+    public func saveMeal(_ meal: Meal) throws(StoreError) {
+        do {
+            let items = String(decoding: try JSONEncoder().encode(meal.analysis.items), as: UTF8.self)
+            try database.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT OR REPLACE INTO meals
+                        (id, day, taken_at, title, calories, protein, carbs, fats, items_json, photo_path, thumbnail_path)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        meal.photo.id.rawValue, meal.day.description, meal.photo.takenAt.timeIntervalSince1970,
+                        meal.analysis.title, meal.analysis.totals.calories, meal.analysis.totals.protein,
+                        meal.analysis.totals.carbs, meal.analysis.totals.fats, items, meal.photo.photoPath,
+                        meal.photo.thumbnailPath,
+                    ])
+            }
+        } catch {
+            throw StoreError("save meal \(meal.photo.id)", error)
+        }
+    }
+
+    public func recordAIUse(on day: LocalDay) throws(StoreError) {
+        do {
+            try database.write { db in
+                try db.execute(
+                    sql: "INSERT INTO ai_uses (day, count) VALUES (?, 1) ON CONFLICT(day) DO UPDATE SET count = count + 1",
+                    arguments: [day.description])
+            }
+        } catch {
+            throw StoreError("record AI use", error)
+        }
+    }
+
+    /// Claims `day` for `group` and queues the photo, in one transaction. Returns false, queuing nothing,
+    /// when the day was already claimed: the station never sends two photos for one day.
+    @discardableResult
+    public func share(_ photo: ProcessedPhoto, group: String, day: LocalDay, now: Date) throws(StoreError) -> Bool {
+        do {
+            return try database.write { db in
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO group_sends (group_name, day, photo_id) VALUES (?, ?, ?)",
+                    arguments: [group, day.description, photo.id.rawValue])
+                guard db.changesCount == 1 else { return false }
+                try db.execute(
+                    sql: """
+                        INSERT OR IGNORE INTO upload_jobs
+                        (photo_id, group_name, day, photo_path, taken_at, state, attempts, next_attempt)
+                        VALUES (?, ?, ?, ?, ?, 'pending', 0, ?)
+                        """,
+                    arguments: [
+                        photo.id.rawValue, group, day.description, photo.photoPath,
+                        photo.takenAt.timeIntervalSince1970, now.timeIntervalSince1970,
+                    ])
+                return true
+            }
+        } catch {
+            throw StoreError("queue \(photo.id) for \(group)", error)
+        }
+    }
+
+    /// Gives a day back after the server refused its photo for good.
+    public func releaseGroupDay(_ day: LocalDay, group: String) throws(StoreError) {
+        do {
+            try database.write { db in
+                try db.execute(
+                    sql: "DELETE FROM group_sends WHERE group_name = ? AND day = ?", arguments: [group, day.description])
+            }
+        } catch {
+            throw StoreError("release \(day) for \(group)", error)
+        }
+    }
+
+    /// What the state machine needs at start: the days recorded and `day`'s meals.
+    public func snapshot(group: String?, day: LocalDay) throws(StoreError) -> StationSnapshot {
+        do {
+            return try database.read { db in
+                var snapshot = StationSnapshot()
+                for row in try Row.fetchAll(db, sql: "SELECT day, count FROM ai_uses") {
+                    if let day = LocalDay(row["day"] as String) { snapshot.aiUses[day] = row["count"] }
+                }
+                let sends = try String.fetchAll(
+                    db, sql: "SELECT day FROM group_sends WHERE group_name = ?", arguments: [group ?? ""])
+                snapshot.groupSendDays = Set(sends.compactMap(LocalDay.init))
+                snapshot.meals = try Self.meals(db, on: day)
+                let mealDays = try String.fetchAll(db, sql: "SELECT MAX(day) FROM meals").compactMap(LocalDay.init)
+                snapshot.latestDay = (Array(snapshot.aiUses.keys) + snapshot.groupSendDays + mealDays).max()
+                return snapshot
+            }
+        } catch {
+            throw StoreError("read the station's state", error)
+        }
+    }
+
+    /// The meals kept for `day`, oldest first.
+    public func meals(on day: LocalDay) throws(StoreError) -> [Meal] {
+        do {
+            return try database.read { db in try Self.meals(db, on: day) }
+        } catch {
+            throw StoreError("read meals", error)
+        }
+    }
+
+    private static func meals(_ db: Database, on day: LocalDay) throws -> [Meal] {
+        try Row.fetchAll(db, sql: "SELECT * FROM meals WHERE day = ? ORDER BY taken_at", arguments: [day.description])
+            .map { row in
+                let items = try JSONDecoder().decode([MealItem].self, from: Data((row["items_json"] as String).utf8))
+                let photo = ProcessedPhoto(
+                    id: PhotoID(row["id"]), photoPath: row["photo_path"], thumbnailPath: row["thumbnail_path"],
+                    takenAt: Date(timeIntervalSince1970: row["taken_at"]))
+                let totals = Macros(calories: row["calories"], protein: row["protein"], carbs: row["carbs"], fats: row["fats"])
+                return Meal(photo: photo, day: day, analysis: MealAnalysis(title: row["title"], totals: totals, items: items))
+            }
+    }
+
+    /// Runs `PRAGMA integrity_check`; returns SQLite's verdict, "ok" when the database is sound.
+    public func integrityCheck() throws(StoreError) -> String {
+        do {
+            return try database.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "\n") }
+        } catch {
+            throw StoreError("integrity check", error)
+        }
+    }
+}

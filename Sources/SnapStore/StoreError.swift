@@ -1,0 +1,25 @@
+internal import GRDB
+
+/// A failed store operation: what the station was doing and what SQLite or the file system said.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public var operation: String
+    public var message: String
+    /// The disk is full: the station shows "storage full" rather than a generic error.
+    public var isDiskFull: Bool
+
+    public var description: String { "\(operation): \(message)" }
+
+    init(_ operation: String, _ error: any Error) {
+        self.operation = operation
+        if let database = error as? DatabaseError {
+            message = database.message ?? "\(database.resultCode)"
+            isDiskFull = database.resultCode == .SQLITE_FULL
+        } else if let file = error as? FileError {
+            message = file.description
+            isDiskFull = file.isDiskFull
+        } else {
+            message = "\(error)"
+            isDiskFull = false
+        }
+    }
+}

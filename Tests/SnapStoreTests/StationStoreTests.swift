@@ -1,0 +1,117 @@
+import Foundation
+import SnapCore
+import SnapStore
+import SnapTestSupport
+import Testing
+
+@Suite("StationStore")
+struct StationStoreTests {
+    let folder = TemporaryDirectory("store")
+    let day = LocalDay(year: 2026, month: 3, day: 10)
+    let noon = Date(timeIntervalSince1970: 1_773_140_400)  // 2026-03-10 12:00 Berlin
+
+    private func store() throws -> StationStore { try StationStore(directory: folder.path) }
+
+    private func photo(_ store: StationStore, _ id: String, at date: Date? = nil) throws -> ProcessedPhoto {
+        let paths = store.paths(for: PhotoID(id), day: day)
+        let photo = ProcessedPhoto(
+            id: PhotoID(id), photoPath: paths.photo, thumbnailPath: paths.thumbnail, takenAt: date ?? noon)
+        try store.storePhoto(photo, jpeg: Array("photo \(id)".utf8), thumbnail: Array("thumb \(id)".utf8))
+        return photo
+    }
+
+    @Test("should keep the database in WAL mode and write photos before their rows")
+    func walAndPhotos() throws {
+        let store = try store()
+        let stored = try photo(store, "p1")
+        #expect(FileManager.default.fileExists(atPath: folder.path + "/snapstation.sqlite-wal"))
+        #expect(try String(contentsOfFile: stored.photoPath, encoding: .utf8) == "photo p1")
+        #expect(try String(contentsOfFile: stored.thumbnailPath, encoding: .utf8) == "thumb p1")
+        #expect(!folder.files().contains { $0.contains(AtomicFile.temporaryPrefix) })
+        #expect(try store.integrityCheck() == "ok")
+    }
+
+    @Test("should give back today's meals, AI uses and sent days after reopening")
+    func snapshotAfterReopen() throws {
+        do {
+            let store = try store()
+            let stored = try photo(store, "m1")
+            let analysis = MealAnalysis(
+                title: "Soup", totals: Macros(calories: 300, protein: 10, carbs: 30, fats: 12),
+                items: [MealItem(name: "Lentils", grams: 250, macros: .zero, contains: [.gluten])])
+            try store.saveMeal(Meal(photo: stored, day: day, analysis: analysis))
+            try store.recordAIUse(on: day)
+            try store.recordAIUse(on: day)
+            try store.share(stored, group: "Family", day: day, now: noon)
+        }
+        let snapshot = try store().snapshot(group: "Family", day: day)
+        #expect(snapshot.aiUses == [day: 2])
+        #expect(snapshot.groupSendDays == [day])
+        #expect(snapshot.latestDay == day)
+        #expect(snapshot.meals.map(\.analysis.title) == ["Soup"])
+        #expect(snapshot.meals.first?.analysis.items.first?.contains == [.gluten])
+        #expect(try store().snapshot(group: "Other", day: day).groupSendDays.isEmpty)
+    }
+
+    @Test("should claim a group's day once, queue one job, and free the day on release")
+    func oncePerDay() throws {
+        let store = try store()
+        let first = try photo(store, "a")
+        let second = try photo(store, "b")
+        #expect(try store.share(first, group: "Family", day: day, now: noon))
+        #expect(try !store.share(second, group: "Family", day: day, now: noon))
+        #expect(try store.pendingJobs().map(\.photoID) == [first.id])
+        try store.releaseGroupDay(day, group: "Family")
+        #expect(try store.share(second, group: "Family", day: day, now: noon))
+    }
+
+    @Test("should hand out due jobs, back off failed ones and finish delivered ones")
+    func queue() throws {
+        let store = try store()
+        let stored = try photo(store, "q")
+        try store.share(stored, group: "Family", day: day, now: noon)
+        let job = try #require(try store.dueJobs(now: noon).first)
+        try store.markRetry(job, error: "offline", nextAttempt: noon + 60)
+        #expect(try store.dueJobs(now: noon + 30).isEmpty)
+        #expect(try store.nextAttempt() == noon + 60)
+        let again = try #require(try store.dueJobs(now: noon + 60).first)
+        #expect(again.attempts == 1)
+        #expect(again.lastError == "offline")
+        try store.markDelivered(again)
+        #expect(try store.pendingJobs().isEmpty)
+        #expect(try store.job(for: stored.id)?.state == .delivered)
+    }
+
+    @Test("should delete photos past the retention and expire their uploads")
+    func retention() throws {
+        let store = try store()
+        let old = try photo(store, "old", at: noon - 49 * 3600)
+        let fresh = try photo(store, "fresh", at: noon - 3600)
+        try store.share(old, group: "Family", day: day, now: noon)
+        #expect(try store.purgePhotos(takenBefore: noon - 48 * 3600) == 1)
+        #expect(!FileManager.default.fileExists(atPath: old.photoPath))
+        #expect(!FileManager.default.fileExists(atPath: old.thumbnailPath))
+        #expect(FileManager.default.fileExists(atPath: fresh.photoPath))
+        #expect(try store.job(for: old.id)?.state == .expired)
+    }
+
+    @Test("should clear temporary files a crash left behind when it opens")
+    func leftovers() throws {
+        let stray = folder.path + "/photos/2026-03-10/\(AtomicFile.temporaryPrefix)x.jpg.123.456"
+        try FileManager.default.createDirectory(
+            atPath: folder.path + "/photos/2026-03-10", withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: stray, contents: Data("half".utf8)))
+        _ = try store()
+        #expect(!FileManager.default.fileExists(atPath: stray))
+    }
+
+    @Test("should name the failing call and path when a file cannot be written")
+    func fileError() {
+        #expect {
+            try AtomicFile.write([UInt8](repeating: 1, count: 4), to: "/proc/snapstation-test/x.jpg")
+        } throws: { error in
+            guard let error = error as? FileError else { return false }
+            return error.call == "mkdir" && error.path == "/proc/snapstation-test"
+        }
+    }
+}
