@@ -1,0 +1,68 @@
+import SnapImaging
+import SnapTestSupport
+import Testing
+
+@Suite("JPEG")
+struct JPEGTests {
+    @Test("should encode and decode back to nearly the same pixels")
+    func roundTrip() throws {
+        let image = TestImages.marked(width: 320, height: 240)
+        let decoded = try JPEG.decode(JPEG.encode(image, quality: 95))
+        #expect(decoded.width == 320 && decoded.height == 240)
+        #expect(TestImages.psnr(image, decoded) > 30)
+    }
+
+    @Test("should write no metadata segment: only JFIF, tables, frame and scan")
+    func noMetadata() throws {
+        let bytes = try JPEG.encode(TestImages.marked(), quality: 80)
+        var markers: [UInt8] = []
+        var index = 2
+        while index + 4 <= bytes.count, bytes[index] == 0xFF {
+            let marker = bytes[index + 1]
+            markers.append(marker)
+            if marker == 0xDA { break }  // start of scan: entropy-coded data follows
+            index += 2 + Int(bytes[index + 2]) << 8 + Int(bytes[index + 3])
+        }
+        #expect(markers.first == 0xE0, "APP0 JFIF")
+        #expect(!markers.contains { (0xE1...0xEF).contains($0) }, "no APP1 (EXIF/XMP) … APP15")
+        #expect(!markers.contains(0xFE), "no comment")
+        #expect(markers.last == 0xDA)
+    }
+
+    @Test("should decode with DCT scaling to the smallest size still covering the target")
+    func scaledDecode() throws {
+        let bytes = try JPEG.encode(PixelImage(width: 4000, height: 3000, red: 200), quality: 80)
+        #expect(try JPEG.size(of: bytes) == (4000, 3000))
+        let full = try JPEG.decode(bytes, minimumLongestSide: 2048)
+        #expect((full.width, full.height) == (4000, 3000), "half (2000) would be below 2048")
+        let half = try JPEG.decode(bytes, minimumLongestSide: 1500)
+        #expect((half.width, half.height) == (2000, 1500))
+        let eighth = try JPEG.decode(bytes, minimumLongestSide: 400)
+        #expect((eighth.width, eighth.height) == (500, 375))
+    }
+
+    @Test("should refuse truncated and garbage data with the TurboJPEG call that failed")
+    func corrupt() throws {
+        let bytes = try JPEG.encode(TestImages.marked(width: 200, height: 200), quality: 80)
+        #expect(throws: ImagingError.self) { try JPEG.decode(Array(bytes.prefix(bytes.count / 2))) }
+        #expect(throws: ImagingError.empty) { try JPEG.decode([]) }
+        #expect {
+            try JPEG.decode(Array("not a jpeg at all".utf8))
+        } throws: { error in
+            guard case .jpeg(let call, _) = error as? ImagingError else { return false }
+            return call == "tjDecompressHeader3"
+        }
+    }
+
+    @Test("should refuse a header announcing a huge image before allocating it")
+    func hugeHeader() throws {
+        var bytes = try JPEG.encode(TestImages.marked(width: 16, height: 16), quality: 80)
+        // Rewrite the SOF0 frame's height and width fields to 60000 × 60000.
+        let sof = try #require(bytes.indices.first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC0 })
+        bytes[sof + 5] = 0xEA
+        bytes[sof + 6] = 0x60
+        bytes[sof + 7] = 0xEA
+        bytes[sof + 8] = 0x60
+        #expect(throws: ImagingError.tooLarge(width: 60000, height: 60000)) { try JPEG.decode(bytes) }
+    }
+}
