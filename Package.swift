@@ -39,11 +39,11 @@ let package = Package(
         .target(
             name: "SnapDevices",
             dependencies: [
-                "SnapCore", "SnapImaging", "SnapScreens", .product(name: "Logging", package: "swift-log"),
+                "SnapCore", "SnapImaging", "SnapScreens", "SnapStore", .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
             name: "SnapServices",
-            dependencies: ["SnapCore", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["SnapCore", "SnapStore", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "SnapApp",
             dependencies: [

@@ -1,0 +1,72 @@
+import Logging
+import ServiceLifecycle
+import Synchronization
+import SnapCore
+import SnapDevices
+import SnapScreens
+
+/// Draws the current screen, with the live preview under it when the screen shows one, and hands each
+/// frame to the display.
+///
+/// Screen changes are drawn in order, each one; preview frames only as often as the display wants them,
+/// and only the newest (the preview never queues).
+public final class DisplayService: Service {
+    private let display: any Display
+    private let renderer: ScreenRenderer
+    private let slot: PreviewSlot
+    private let logger: Logger
+    private let current = Mutex<Screen?>(nil)
+    private let changes: AsyncStream<(Screen, FrameChange)>
+    private let continuation: AsyncStream<(Screen, FrameChange)>.Continuation
+
+    public init(display: any Display, renderer: ScreenRenderer, slot: PreviewSlot, logger: Logger) {
+        self.display = display
+        self.renderer = renderer
+        self.slot = slot
+        self.logger = logger
+        (changes, continuation) = AsyncStream.makeStream()
+    }
+
+    /// Shows `screen` next.
+    public func show(_ screen: Screen) {
+        current.withLock { $0 = screen }
+        continuation.yield((screen, .screen(screen.name)))
+    }
+
+    public func run() async throws {
+        let canvas = Canvas(width: display.width, height: display.height)
+        let rate = display.previewFramesPerSecond
+        await withDiscardingTaskGroup { group in
+            if rate > 0 {
+                group.addTask { await self.pumpPreview(rate: rate) }
+            }
+            await withGracefulShutdownHandler {
+                var failed = false
+                for await (screen, change) in changes {
+                    renderer.draw(screen, preview: screen.showsLivePreview ? slot.latest : nil, on: canvas)
+                    do {
+                        try display.present(canvas, change: change)
+                        failed = false
+                    } catch {
+                        // Logged once per run of failures: a display that is gone must not flood the journal.
+                        if !failed { logger.error("display: \(error)") }
+                        failed = true
+                    }
+                }
+            } onGracefulShutdown: {
+                self.continuation.finish()
+            }
+            group.cancelAll()
+        }
+    }
+
+    private func pumpPreview(rate: Double) async {
+        let interval = Duration.milliseconds(Int64(1000 / rate))
+        while await slot.next() != nil {
+            if let screen = current.withLock({ $0 }), screen.showsLivePreview {
+                continuation.yield((screen, .preview))
+            }
+            do { try await Task.sleep(for: interval) } catch { return }
+        }
+    }
+}

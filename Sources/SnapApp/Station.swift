@@ -1,0 +1,166 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import SnapConfig
+import SnapCore
+import SnapDevices
+import SnapImaging
+import SnapScreens
+import SnapServices
+import SnapStore
+
+/// Builds the station from a config and runs it until SIGTERM or SIGINT.
+public enum Station {
+    /// How `snapstation run` was asked to run.
+    public struct RunOptions: Sendable {
+        /// Replace every device with the simulated one (camera, buttons, headless display).
+        public var simulate = false
+        /// Read button words from standard input (simulated buttons only).
+        public var standardInputButtons = true
+        /// A button script that replaces `gpio.script`.
+        public var script: String?
+
+        public init(simulate: Bool = false, standardInputButtons: Bool = true, script: String? = nil) {
+            self.simulate = simulate
+            self.standardInputButtons = standardInputButtons
+            self.script = script
+        }
+    }
+
+    public static func run(config: StationConfig, options: RunOptions, logger: Logger) async throws {
+        var config = config
+        if options.simulate {
+            config.camera.backend = .simulated
+            config.gpio.backend = .simulated
+            config.display.backend = .headless
+        }
+        if let script = options.script { config.gpio.script = script }
+
+        let store = try StationStore(directory: config.storage.dir)
+        let parts = try makeParts(config, store: store, options: options, logger: logger)
+        let aiConfigured = !(parts.analyzer is UnconfiguredAnalyzer)
+        let settings = config.stationSettings(aiConfigured: aiConfigured)
+        let bus = EventBus()
+        let clock = StationClock()
+        let slot = PreviewSlot()
+        let captures = CaptureCache()
+        let renderer = ScreenRenderer(images: .disk(capture: { captures.image(for: $0) }))
+        let display = DisplayService(display: parts.display, renderer: renderer, slot: slot, logger: logger)
+        let uploads = UploadService(
+            store: store, backend: parts.backend, bus: bus, logger: logger, stationName: config.station.name)
+        let station = StationService(
+            settings: settings, parts: parts,
+            options: StationOptions(
+                stationName: config.station.name, retention: .seconds(config.storage.retentionHours * 3600),
+                minimumFreeBytes: UInt64(config.storage.minFreeMB) * 1_000_000, timeZone: settings.timeZone),
+            bus: bus, clock: clock, display: display, uploads: uploads, captures: captures, logger: logger)
+        let services: [any Service] = [
+            display, station, uploads,
+            CameraService(camera: parts.camera, slot: slot, bus: bus, logger: logger),
+            ButtonService(buttons: parts.buttons, bus: bus, logger: logger),
+            RetentionService(store: store, backend: parts.backend, retention: .seconds(config.storage.retentionHours * 3600), logger: logger),
+        ]
+        logger.info(
+            "starting",
+            metadata: [
+                "state": "\(config.storage.dir)", "camera": "\(config.camera.backend.rawValue)",
+                "buttons": "\(config.gpio.backend.rawValue)", "display": "\(config.display.backend.rawValue)",
+                "group": "\(config.group.name.isEmpty ? "-" : config.group.name) (\(config.group.backend.rawValue))",
+            ])
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+
+    /// Chooses the implementation of each part from the config. A part that cannot be opened becomes its
+    /// null version, and the reason is reported: the station runs with what it has.
+    static func makeParts(_ config: StationConfig, store: StationStore, options: RunOptions, logger: Logger) throws -> StationParts {
+        var missing: [DeviceError] = []
+        func unavailable(_ kind: DeviceKind, _ backend: String) -> String {
+            let reason = "\(kind.rawValue) backend \"\(backend)\" is not available in this build"
+            missing.append(DeviceError(kind, reason))
+            logger.error("\(reason)")
+            return reason
+        }
+
+        let camera: any Camera
+        switch config.camera.backend {
+        case .simulated:
+            do {
+                camera = try SimulatedCamera(
+                    previewSize: (config.camera.previewWidth, config.camera.previewHeight),
+                    stillSize: (config.camera.stillWidth, config.camera.stillHeight),
+                    framesPerSecond: config.camera.previewFPS, source: config.camera.simulatedSource)
+            } catch {
+                camera = NullCamera(reason: error.message)
+            }
+        case .none: camera = NullCamera(reason: "camera.backend is \"none\"")
+        case .libcamera, .v4l2: camera = NullCamera(reason: unavailable(.camera, config.camera.backend.rawValue))
+        }
+
+        let buttons: any Buttons
+        let flash: any FlashLED
+        switch config.gpio.backend {
+        case .simulated:
+            buttons = SimulatedButtons(
+                script: ButtonScript(config.gpio.script) ?? ButtonScript("")!, readStandardInput: options.standardInputButtons,
+                logger: logger)
+            flash = SimulatedFlash(logger: logger)
+        case .none:
+            buttons = NullButtons()
+            flash = NullFlash()
+        case .gpiod:
+            _ = unavailable(.buttons, "gpiod")
+            buttons = NullButtons()
+            flash = NullFlash()
+        }
+
+        let display: any Display
+        switch config.display.backend {
+        case .headless:
+            do {
+                display = try HeadlessDisplay(
+                    width: config.display.width, height: config.display.height, folder: config.framesDirectory,
+                    previewFramesPerSecond: config.display.previewPNGFPS)
+            } catch {
+                missing.append(error)
+                display = NullDisplay(width: config.display.width, height: config.display.height)
+            }
+        case .none: display = NullDisplay(width: config.display.width, height: config.display.height)
+        case .drm, .fbdev:
+            _ = unavailable(.display, config.display.backend.rawValue)
+            display = NullDisplay(width: config.display.width, height: config.display.height)
+        }
+
+        if config.ai.keySource.resolve() != nil {
+            logger.notice("an AI key was found, but this build has no AI client yet: meal mode says \"not configured\"")
+        }
+        let backend: any GroupBackend
+        switch config.group.backend {
+        case .folder: backend = FolderBackend(folder: config.outboxDirectory)
+        case .supabase:
+            logger.error("group backend \"supabase\" is not available in this build: photos stay queued")
+            backend = OfflineBackend()
+        }
+        try? AtomicFile.createFolder(config.outboxDirectory)
+
+        let pipeline = PhotoPipeline(
+            orientation: Orientation(
+                quarterTurns: config.camera.rotation.rawValue / 90, mirrored: config.camera.hflip, flipped: config.camera.vflip),
+            maxSide: config.processing.maxSize, quality: config.processing.quality,
+            thumbnailSide: config.processing.thumbnailSize)
+        return StationParts(
+            camera: camera, buttons: buttons, flash: flash, display: display, analyzer: UnconfiguredAnalyzer(),
+            backend: backend, store: store, pipeline: pipeline, missing: missing)
+    }
+}
+
+/// A backend that cannot be reached: jobs stay queued, nothing is lost.
+struct OfflineBackend: GroupBackend {
+    func upload(_ upload: GroupUpload, progress: @escaping @Sendable (Double) -> Void) async throws(UploadFailure) {
+        throw .offline
+    }
+    func removeExpired(now: Date) async -> Int { 0 }
+}

@@ -1,0 +1,53 @@
+import Logging
+import SnapCore
+import SnapDevices
+import SnapImaging
+import SnapServices
+import SnapStore
+
+/// Everything the station runs with, chosen at start from the config: the devices, the services and
+/// the store. Simulated, real and null parts all fit the same slots.
+public struct StationParts: Sendable {
+    public var camera: any Camera
+    public var buttons: any Buttons
+    public var flash: any FlashLED
+    public var display: any Display
+    public var analyzer: any MealAnalyzer
+    public var backend: any GroupBackend
+    public var store: StationStore
+    public var pipeline: PhotoPipeline
+    /// Devices found missing while the parts were built, reported to the state machine at start.
+    public var missing: [DeviceError]
+
+    public init(
+        camera: any Camera, buttons: any Buttons, flash: any FlashLED, display: any Display, analyzer: any MealAnalyzer,
+        backend: any GroupBackend, store: StationStore, pipeline: PhotoPipeline, missing: [DeviceError] = []
+    ) {
+        self.camera = camera
+        self.buttons = buttons
+        self.flash = flash
+        self.display = display
+        self.analyzer = analyzer
+        self.backend = backend
+        self.store = store
+        self.pipeline = pipeline
+        self.missing = missing
+    }
+}
+
+/// Numbers the station's behaviour depends on that are not the state machine's.
+public struct StationOptions: Sendable {
+    public var stationName: String
+    public var retention: Duration
+    public var minimumFreeBytes: UInt64
+    public var timeZone: TimeZone
+
+    public init(stationName: String, retention: Duration, minimumFreeBytes: UInt64, timeZone: TimeZone) {
+        self.stationName = stationName
+        self.retention = retention
+        self.minimumFreeBytes = minimumFreeBytes
+        self.timeZone = timeZone
+    }
+}
+
+import Foundation

@@ -1,0 +1,146 @@
+import Foundation
+import Logging
+import SnapCore
+import SnapImaging
+import SnapStore
+
+extension StationService {
+    /// Carries out one action of the state machine.
+    func perform(_ action: Action, lastScreen: inout String, in group: inout DiscardingTaskGroup) {
+        switch action {
+        case .show(let screen):
+            if screen.name != lastScreen {
+                logger.info("screen: \(screen.name)")
+                lastScreen = screen.name
+            }
+            display.show(screen)
+        case .startTimer(let id, let deadline):
+            let at = clock.instant(ofUptime: deadline)
+            timers.start(id) { [bus] in
+                guard (try? await Task.sleep(until: at, clock: .continuous)) != nil else { return }
+                bus.send(.timerFired(id))
+            }
+        case .cancelTimer(let id):
+            timers.cancel(id)
+        case .setFlash(let on):
+            do { try parts.flash.set(on: on) } catch { bus.send(.device(.flash, .missing(error.message))) }
+        case .capture:
+            group.addTask { await self.capture() }
+        case .process(let id):
+            group.addTask { await self.process(id) }
+        case .analyse(let photo):
+            analyses.start(photo.id) { await self.analyse(photo) }
+        case .cancelAnalysis(let id):
+            analyses.cancel(id)
+        case .saveMeal(let meal):
+            storing("save meal \(meal.photo.id)") { try parts.store.saveMeal(meal) }
+        case .recordAIUse(let day):
+            storing("record AI use") { try parts.store.recordAIUse(on: day) }
+        case .share(let photo, let groupName, let day):
+            storing("queue \(photo.id)") {
+                if try parts.store.share(photo, group: groupName, day: day, now: Date()) {
+                    uploads.kick()
+                } else {
+                    bus.send(.uploadFailed(photo.id, .alreadySentToday))
+                }
+            }
+        case .releaseGroupDay(let day):
+            storing("release \(day)") { try parts.store.releaseGroupDay(day, group: settings.groupName ?? "") }
+        case .log(let level, let message):
+            logger.log(level: level.swiftLog, "\(message)")
+        }
+    }
+
+    /// Runs a store write; a failure becomes a storage event for the state machine.
+    private func storing(_ what: String, _ write: () throws -> Void) {
+        do {
+            try write()
+        } catch {
+            logger.error("\(what): \(error)")
+            let full = (error as? StoreError)?.isDiskFull ?? false
+            bus.send(.storageFailed(full ? .full : .failed("\(error)")))
+        }
+    }
+
+    private func capture() async {
+        let started = ContinuousClock.now
+        do {
+            let still = try await parts.camera.captureStill()
+            let id = Self.newPhotoID(at: Date(), in: settings.timeZone)
+            captures.put(still, for: id)
+            logger.info(
+                "captured \(id)",
+                metadata: ["size": "\(still.width)x\(still.height)", "ms": "\((ContinuousClock.now - started).milliseconds)"])
+            bus.send(.captured(id))
+        } catch {
+            bus.send(.captureFailed(error.message))
+        }
+    }
+
+    private func process(_ id: PhotoID) async {
+        guard let still = captures.image(for: id) else {
+            bus.send(.processingFailed(id, "the still is no longer in memory"))
+            return
+        }
+        if let free = try? FreeSpace.available(at: parts.store.directory), free < options.minimumFreeBytes {
+            logger.error("storage: \(free / 1_000_000) MB free, below storage.min_free_mb")
+            bus.send(.storageFailed(.full))
+            return
+        }
+        let takenAt = Date()
+        do {
+            let output = try parts.pipeline.process(still)
+            let paths = parts.store.paths(for: id, day: LocalDay(containing: takenAt, in: settings.timeZone))
+            let photo = ProcessedPhoto(id: id, photoPath: paths.photo, thumbnailPath: paths.thumbnail, takenAt: takenAt)
+            try parts.store.storePhoto(photo, jpeg: output.photo, thumbnail: output.thumbnail)
+            logger.info("stored \(id)", metadata: ["size": "\(output.width)x\(output.height)", "bytes": "\(output.photo.count)"])
+            bus.send(.processed(photo))
+        } catch let error as ImagingError {
+            bus.send(.processingFailed(id, error.description))
+        } catch let error as StoreError {
+            logger.error("\(error)")
+            bus.send(.storageFailed(error.isDiskFull ? .full : .failed(error.message)))
+        } catch {
+            bus.send(.processingFailed(id, "\(error)"))
+        }
+    }
+
+    private func analyse(_ photo: ProcessedPhoto) async {
+        guard let bytes = FileManager.default.contents(atPath: photo.photoPath) else {
+            bus.send(.analysisFailed(photo.id, .malformedAnswer("the photo file is gone")))
+            return
+        }
+        do {
+            let analysis = try await parts.analyzer.analyse(jpeg: [UInt8](bytes))
+            if Task.isCancelled { return }
+            bus.send(.analysed(photo.id, analysis))
+        } catch {
+            if Task.isCancelled { return }
+            bus.send(.analysisFailed(photo.id, error))
+        }
+    }
+
+    /// `YYYYMMDD-HHMMSS-xxxx` in local time: sortable, readable in a file list, and unique in practice.
+    static func newPhotoID(at date: Date, in timeZone: TimeZone) -> PhotoID {
+        let parts = Calendar.gregorian(in: timeZone).dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        let stamp = String(
+            format: "%04d%02d%02d-%02d%02d%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0,
+            parts.minute ?? 0, parts.second ?? 0)
+        return PhotoID("\(stamp)-\(String(UInt16.random(in: 0...UInt16.max), radix: 16))")
+    }
+}
+
+extension LogLevel {
+    var swiftLog: Logger.Level {
+        switch self {
+        case .info: .info
+        case .notice: .notice
+        case .warning: .warning
+        case .error: .error
+        }
+    }
+}
+
+extension Duration {
+    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+}

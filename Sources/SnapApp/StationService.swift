@@ -1,0 +1,73 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import SnapCore
+import SnapDevices
+import SnapImaging
+import SnapServices
+import SnapStore
+
+/// The station's loop: drains the event bus into the state machine and carries out its actions.
+///
+/// Quick actions (show, flash, timers, store writes) run inline, in order; slow ones (capture, the
+/// pipeline, analysis) run as child tasks that report back through the bus.
+public final class StationService: Service {
+    let settings: StationSettings
+    let parts: StationParts
+    let options: StationOptions
+    let bus: EventBus
+    let clock: StationClock
+    let display: DisplayService
+    let uploads: UploadService
+    let captures: CaptureCache
+    let logger: Logger
+    let timers = TaskRegistry<TimerID>()
+    let analyses = TaskRegistry<PhotoID>()
+
+    public init(
+        settings: StationSettings, parts: StationParts, options: StationOptions, bus: EventBus, clock: StationClock,
+        display: DisplayService, uploads: UploadService, captures: CaptureCache, logger: Logger
+    ) {
+        self.settings = settings
+        self.parts = parts
+        self.options = options
+        self.bus = bus
+        self.clock = clock
+        self.display = display
+        self.uploads = uploads
+        self.captures = captures
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let today = LocalDay(containing: Date(), in: settings.timeZone)
+        let snapshot = try parts.store.snapshot(group: settings.groupName, day: today)
+        var machine = StationMachine(settings: settings, snapshot: snapshot)
+        logger.info(
+            "station ready", metadata: ["mode": "\(machine.mode.rawValue)", "day": "\(today)", "ai": "\(settings.aiConfigured)"])
+        defer {
+            timers.cancelAll()
+            analyses.cancelAll()
+        }
+        await withDiscardingTaskGroup { group in
+            var lastScreen = ""
+            let perform = { (actions: [Action], group: inout DiscardingTaskGroup) in
+                for action in actions { self.perform(action, lastScreen: &lastScreen, in: &group) }
+            }
+            perform(machine.start(now: clock.now()), &group)
+            for problem in parts.missing {
+                bus.send(.device(problem.device, .missing(problem.message)))
+            }
+            await withGracefulShutdownHandler {
+                for await event in bus.events {
+                    perform(machine.handle(event, now: clock.now()), &group)
+                }
+            } onGracefulShutdown: { [bus] in
+                bus.finish()
+            }
+            group.cancelAll()
+        }
+        try? parts.flash.set(on: false)
+        logger.info("station stopped")
+    }
+}

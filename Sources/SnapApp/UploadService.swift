@@ -1,0 +1,130 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import SnapCore
+import SnapServices
+import SnapStore
+
+/// Works the upload queue: each due job goes to the group backend; failures that may heal are retried
+/// with exponential backoff and jitter, those that will not are given up with a reason. The queue lives
+/// in SQLite, so it survives restarts and power cuts; backends treat a repeated photo id as done, so a
+/// job cut off mid-upload is completed, not duplicated.
+public final class UploadService: Service {
+    private let store: StationStore
+    private let backend: any GroupBackend
+    private let bus: EventBus
+    private let logger: Logger
+    private let stationName: String
+    private let wake = WakeSignal()
+
+    public init(store: StationStore, backend: any GroupBackend, bus: EventBus, logger: Logger, stationName: String) {
+        self.store = store
+        self.backend = backend
+        self.bus = bus
+        self.logger = logger
+        self.stationName = stationName
+    }
+
+    /// Looks at the queue now: a job was just added.
+    public func kick() { wake.signal() }
+
+    /// The wait before attempt `attempts + 1`: 5 s doubling to at most 10 min, ±20 % so that stations
+    /// coming back online together do not retry in step.
+    public static func backoff(afterAttempts attempts: Int) -> TimeInterval {
+        let base = min(600, 5 * pow(2, Double(min(attempts, 10))))
+        return base * Double.random(in: 0.8...1.2)
+    }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            if let pending = try? self.store.pendingJobs(), !pending.isEmpty {
+                self.logger.notice("\(pending.count) photo(s) waiting in the upload queue")
+            }
+            while !Task.isCancelled {
+                await self.drain()
+                let next = try? self.store.nextAttempt()
+                await self.wake.wait(timeout: next.map { .milliseconds(Int64(max(0, $0.timeIntervalSinceNow) * 1000) + 50) })
+            }
+        }
+    }
+
+    private func drain() async {
+        let jobs: [UploadJob]
+        do {
+            jobs = try store.dueJobs(now: Date())
+        } catch {
+            logger.error("upload queue: \(error)")
+            return
+        }
+        for job in jobs where !Task.isCancelled {
+            guard await send(job) else { return }  // offline: the rest would fail the same way
+        }
+    }
+
+    /// Sends one job; returns false when the backend is offline.
+    private func send(_ job: UploadJob) async -> Bool {
+        let id = job.photoID
+        guard let bytes = FileManager.default.contents(atPath: job.photoPath) else {
+            give(up: job, .rejected("the photo file is gone"))
+            return true
+        }
+        let upload = GroupUpload(
+            photoID: id, group: job.group, day: job.day, jpeg: [UInt8](bytes), takenAt: job.takenAt,
+            expiresAt: job.takenAt.addingTimeInterval(GroupUpload.lifetime), station: stationName)
+        do {
+            try await backend.upload(upload) { [bus] fraction in bus.send(.uploadProgress(id, fraction)) }
+            try? store.markDelivered(job)
+            logger.info("delivered \(id) to \(job.group)", metadata: ["attempt": "\(job.attempts + 1)"])
+            bus.send(.uploaded(id))
+            return true
+        } catch .offline {
+            let delay = Self.backoff(afterAttempts: job.attempts)
+            try? store.markRetry(job, error: "offline", nextAttempt: Date().addingTimeInterval(delay))
+            logger.warning("offline: \(id) stays queued, next try in \(Int(delay)) s")
+            bus.send(.uploadFailed(id, .offline))
+            return false
+        } catch {
+            give(up: job, error)
+            return true
+        }
+    }
+
+    private func give(up job: UploadJob, _ failure: UploadFailure) {
+        try? store.markFailed(job, error: "\(failure)")
+        logger.error("gave up on \(job.photoID) for \(job.group): \(failure)")
+        bus.send(.uploadFailed(job.photoID, failure))
+    }
+}
+
+/// Deletes photos past the retention, and expired entries in the group backend, at start and then
+/// every quarter of an hour.
+public struct RetentionService: Service {
+    let store: StationStore
+    let backend: any GroupBackend
+    let retention: Duration
+    let logger: Logger
+
+    public init(store: StationStore, backend: any GroupBackend, retention: Duration, logger: Logger) {
+        self.store = store
+        self.backend = backend
+        self.retention = retention
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                let now = Date()
+                do {
+                    let removed = try store.purgePhotos(takenBefore: now.addingTimeInterval(-retention.seconds))
+                    if removed > 0 { logger.info("deleted \(removed) photo(s) past the retention") }
+                } catch {
+                    logger.error("retention: \(error)")
+                }
+                let expired = await backend.removeExpired(now: now)
+                if expired > 0 { logger.info("removed \(expired) expired group photo(s)") }
+                try await Task.sleep(for: .seconds(900))
+            }
+        }
+    }
+}

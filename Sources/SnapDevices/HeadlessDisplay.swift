@@ -1,0 +1,70 @@
+import Foundation
+import Synchronization
+import SnapScreens
+import SnapStore
+
+/// The embedded default display: PNG frames in a folder.
+///
+/// Every screen change is written; live-preview frames at most `previewFramesPerSecond`. Files are named
+/// `NNNNNN-SCREEN.png` in order, and `latest.png` is always the newest. Only the newest `keep` numbered
+/// frames stay, so a station left running does not fill its disk.
+public final class HeadlessDisplay: Display {
+    public let width: Int
+    public let height: Int
+    public let folder: String
+    public let previewFramesPerSecond: Double
+    public let keep: Int
+
+    private struct State {
+        var sequence = 0
+        var screenName = "start"
+        var lastPreviewWrite: ContinuousClock.Instant?
+        var written: [String] = []
+    }
+
+    private let state = Mutex(State())
+
+    public init(width: Int, height: Int, folder: String, previewFramesPerSecond: Double, keep: Int = 2000) throws(DeviceError) {
+        self.width = width
+        self.height = height
+        self.folder = folder
+        self.previewFramesPerSecond = previewFramesPerSecond
+        self.keep = keep
+        do {
+            try AtomicFile.createFolder(folder)
+        } catch {
+            throw DeviceError(.display, "frames folder: \(error)")
+        }
+    }
+
+    public func present(_ canvas: Canvas, change: FrameChange) throws(DeviceError) {
+        let now = ContinuousClock.now
+        let name: String? = state.withLock { state in
+            switch change {
+            case .screen(let screen):
+                state.screenName = screen
+            case .preview:
+                guard previewFramesPerSecond > 0 else { return nil }
+                if let last = state.lastPreviewWrite, (now - last).seconds < 1 / previewFramesPerSecond { return nil }
+            }
+            state.lastPreviewWrite = now
+            state.sequence += 1
+            return String(format: "%06d-%@.png", state.sequence, state.screenName)
+        }
+        guard let name else { return }
+        do {
+            try canvas.writePNG(to: folder + "/" + name)
+            try canvas.writePNG(to: folder + "/latest.png")
+        } catch {
+            throw DeviceError(.display, "\(folder)/\(name): \(error)")
+        }
+        let expired = state.withLock { state -> [String] in
+            state.written.append(name)
+            guard state.written.count > keep else { return [] }
+            let old = Array(state.written.prefix(state.written.count - keep))
+            state.written.removeFirst(old.count)
+            return old
+        }
+        for old in expired { unlink(folder + "/" + old) }
+    }
+}

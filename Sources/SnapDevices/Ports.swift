@@ -1,0 +1,53 @@
+import SnapCore
+import SnapImaging
+import SnapScreens
+
+/// A device that is missing or failed: which one, and what its driver said.
+public struct DeviceError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var device: DeviceKind
+    public var message: String
+
+    public init(_ device: DeviceKind, _ message: String) {
+        self.device = device
+        self.message = message
+    }
+
+    public var description: String { "\(device.rawValue): \(message)" }
+}
+
+/// The camera: a preview stream and stills taken from it without a mode switch.
+public protocol Camera: Sendable {
+    /// Streams preview frames into `slot` until the task is cancelled, calling `started` once frames flow;
+    /// throws when the camera is missing or goes away.
+    func streamPreview(into slot: PreviewSlot, started: @escaping @Sendable () -> Void) async throws(DeviceError)
+    /// Takes one still at full resolution from the running camera.
+    func captureStill() async throws(DeviceError) -> PixelImage
+}
+
+/// The shutter button and the optional mode button.
+public protocol Buttons: Sendable {
+    /// Gestures as they happen; the stream ends when the task is cancelled or the input closes.
+    func gestures() throws(DeviceError) -> AsyncStream<ButtonGesture>
+}
+
+/// The flash LED.
+public protocol FlashLED: Sendable {
+    func set(on: Bool) throws(DeviceError)
+}
+
+/// What changed since the last frame a display was given.
+public enum FrameChange: Sendable, Hashable {
+    /// A different screen (or different data on it); `name` as `Screen.name`.
+    case screen(String)
+    /// The same screen with a new preview frame under it.
+    case preview
+}
+
+/// The display: shows what a `Canvas` of its size holds.
+public protocol Display: Sendable {
+    var width: Int { get }
+    var height: Int { get }
+    /// How often a new preview frame is worth drawing: the panel's refresh, or a headless display's cap.
+    var previewFramesPerSecond: Double { get }
+    func present(_ canvas: Canvas, change: FrameChange) throws(DeviceError)
+}

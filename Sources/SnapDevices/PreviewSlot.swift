@@ -1,0 +1,68 @@
+import Synchronization
+import SnapImaging
+
+/// The hand-over point between the camera and the display: one slot, the newest frame wins.
+///
+/// The preview never queues: a frame not yet taken when the next arrives is dropped and counted, so a
+/// slow display shows a recent picture instead of falling further behind.
+public final class PreviewSlot: Sendable {
+    private struct State {
+        var frame: PixelImage?
+        var fresh = false
+        var delivered = 0
+        var dropped = 0
+        var waiter: CheckedContinuation<PixelImage?, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Puts a new frame in the slot, dropping the previous one if nobody took it.
+    public func put(_ frame: PixelImage) {
+        let waiter = state.withLock { state -> CheckedContinuation<PixelImage?, Never>? in
+            if let waiter = state.waiter {
+                state.waiter = nil
+                state.frame = frame
+                state.delivered += 1
+                return waiter
+            }
+            if state.fresh { state.dropped += 1 }
+            state.frame = frame
+            state.fresh = true
+            return nil
+        }
+        waiter?.resume(returning: frame)
+    }
+
+    /// The newest frame, without waiting; nil before the first.
+    public var latest: PixelImage? { state.withLock { $0.frame } }
+
+    /// Frames dropped because a newer one arrived first.
+    public var droppedFrames: Int { state.withLock { $0.dropped } }
+
+    /// Waits for a frame newer than the last one taken; nil if the task is cancelled.
+    public func next() async -> PixelImage? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> PixelImage?? in
+                    if state.fresh {
+                        state.fresh = false
+                        state.delivered += 1
+                        return .some(state.frame)
+                    }
+                    if Task.isCancelled { return .some(nil) }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(returning: nil)
+        }
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+internal import CPangoCairo
+import SnapImaging
+
+/// A drawing surface: owns one cairo image surface (XRGB8888, the station's pixel format) and its context.
+///
+/// Text goes through pango, so it wraps and ellipsizes inside its box in any script. Wraps
+/// `cairo_image_surface_create` and frees it in `deinit`.
+public final class Canvas {
+    public let width: Int
+    public let height: Int
+    let surface: OpaquePointer
+    let context: OpaquePointer
+
+    /// The font family every screen uses (Debian's fonts-dejavu-core).
+    public static let family = "DejaVu Sans"
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height))
+        context = cairo_create(surface)
+    }
+
+    deinit {
+        cairo_destroy(context)
+        cairo_surface_destroy(surface)
+    }
+
+    public var bounds: Rect { Rect(x: 0, y: 0, width: Double(width), height: Double(height)) }
+
+    public func fill(_ rect: Rect, _ color: Color, radius: Double = 0) {
+        path(rect, radius: radius)
+        set(color)
+        cairo_fill(context)
+    }
+
+    public func stroke(_ rect: Rect, _ color: Color, lineWidth: Double, radius: Double = 0) {
+        path(rect, radius: radius)
+        set(color)
+        cairo_set_line_width(context, lineWidth)
+        cairo_stroke(context)
+    }
+
+    /// An arc of a circle, for the spinner and the check mark ring; angles in radians, clockwise from 3 o'clock.
+    public func arc(centerX: Double, centerY: Double, radius: Double, from start: Double, to end: Double, _ color: Color, lineWidth: Double) {
+        cairo_new_path(context)
+        cairo_arc(context, centerX, centerY, radius, start, end)
+        set(color)
+        cairo_set_line_width(context, lineWidth)
+        cairo_set_line_cap(context, CAIRO_LINE_CAP_ROUND)
+        cairo_stroke(context)
+    }
+
+    /// A polyline, for the check mark.
+    public func line(_ points: [(Double, Double)], _ color: Color, lineWidth: Double) {
+        guard let first = points.first else { return }
+        cairo_new_path(context)
+        cairo_move_to(context, first.0, first.1)
+        for point in points.dropFirst() { cairo_line_to(context, point.0, point.1) }
+        set(color)
+        cairo_set_line_width(context, lineWidth)
+        cairo_set_line_cap(context, CAIRO_LINE_CAP_ROUND)
+        cairo_set_line_join(context, CAIRO_LINE_JOIN_ROUND)
+        cairo_stroke(context)
+    }
+
+    /// Paints `image` into `rect`: scaled to cover it (cropping the overflow) or to fit inside it.
+    public func draw(_ image: PixelImage, in rect: Rect, cover: Bool) {
+        let scale = cover
+            ? max(rect.width / Double(image.width), rect.height / Double(image.height))
+            : min(rect.width / Double(image.width), rect.height / Double(image.height))
+        image.pixels.withUnsafeBufferPointer { pixels in
+            // cairo only reads from a source surface, so lending it the immutable buffer is safe.
+            let data = UnsafeMutablePointer(mutating: pixels.baseAddress!)
+            let source = cairo_image_surface_create_for_data(
+                data, CAIRO_FORMAT_RGB24, Int32(image.width), Int32(image.height), Int32(image.bytesPerRow))
+            defer { cairo_surface_destroy(source) }
+            cairo_save(context)
+            defer { cairo_restore(context) }
+            path(rect, radius: 0)
+            cairo_clip(context)
+            cairo_translate(
+                context, rect.midX - Double(image.width) * scale / 2, rect.midY - Double(image.height) * scale / 2)
+            cairo_scale(context, scale, scale)
+            cairo_set_source_surface(context, source, 0, 0)
+            cairo_pattern_set_filter(cairo_get_source(context), CAIRO_FILTER_GOOD)
+            cairo_paint(context)
+        }
+    }
+
+    /// Lays `text` out in `rect` (wrapping, at most `maxLines`, ellipsized past that) and draws it.
+    /// With `shrinkToFit`, one line of text too wide for `rect` is drawn smaller (down to 60 %) instead of
+    /// being cut. Returns the height the text took.
+    @discardableResult
+    public func text(
+        _ text: String, in rect: Rect, font: Font, color: Color = .white, alignment: TextAlignment = .leading,
+        maxLines: Int = 1, verticallyCentered: Bool = false, shrinkToFit: Bool = false
+    ) -> Double {
+        guard rect.width > 0, rect.height > 0 else { return 0 }
+        let layout = pango_cairo_create_layout(context)!
+        defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+        let description = pango_font_description_new()!
+        defer { pango_font_description_free(description) }
+        pango_font_description_set_family(description, Self.family)
+        pango_font_description_set_absolute_size(description, font.size * Double(PANGO_SCALE))
+        pango_font_description_set_weight(description, font.bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL)
+        pango_layout_set_font_description(layout, description)
+        if shrinkToFit {
+            pango_layout_set_text(layout, text, -1)
+            var natural = PangoRectangle()
+            pango_layout_get_pixel_extents(layout, nil, &natural)
+            if Double(natural.width) > rect.width {
+                let size = font.size * max(0.6, rect.width / Double(natural.width))
+                pango_font_description_set_absolute_size(description, size * Double(PANGO_SCALE))
+                pango_layout_set_font_description(layout, description)
+            }
+        }
+        pango_layout_set_width(layout, Int32(rect.width * Double(PANGO_SCALE)))
+        pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
+        pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)
+        pango_layout_set_height(layout, -Int32(max(1, maxLines)))
+        pango_layout_set_alignment(layout, alignment.pango)
+        pango_layout_set_text(layout, text, -1)
+        var logical = PangoRectangle()
+        pango_layout_get_pixel_extents(layout, nil, &logical)
+        let used = Double(logical.height)
+        let top = verticallyCentered ? rect.midY - used / 2 : rect.y
+        cairo_save(context)
+        defer { cairo_restore(context) }
+        path(rect, radius: 0)
+        cairo_clip(context)
+        set(color)
+        cairo_move_to(context, rect.x, top)
+        pango_cairo_show_layout(context, layout)
+        return used
+    }
+
+    /// The pixels drawn so far.
+    public func snapshot() -> PixelImage {
+        cairo_surface_flush(surface)
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        let data = cairo_image_surface_get_data(surface)!
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        pixels.withUnsafeMutableBytes { target in
+            for row in 0..<height {
+                (target.baseAddress! + row * width * 4).copyMemory(from: data + row * stride, byteCount: width * 4)
+            }
+        }
+        return PixelImage(width: width, height: height, pixels: pixels)
+    }
+
+    /// Writes the canvas as a PNG file, atomically: a temporary file renamed into place, so a reader never
+    /// sees half a frame. Wraps `cairo_surface_write_to_png`.
+    public func writePNG(to path: String) throws(CanvasError) {
+        cairo_surface_flush(surface)
+        let temporary = path + ".partial"
+        let status = cairo_surface_write_to_png(surface, temporary)
+        guard status == CAIRO_STATUS_SUCCESS else {
+            throw CanvasError(call: "cairo_surface_write_to_png", message: String(cString: cairo_status_to_string(status)))
+        }
+        guard rename(temporary, path) == 0 else {
+            throw CanvasError(call: "rename", message: String(cString: strerror(errno)))
+        }
+    }
+
+    private func path(_ rect: Rect, radius: Double) {
+        cairo_new_path(context)
+        let r = min(radius, rect.width / 2, rect.height / 2)
+        guard r > 0 else {
+            cairo_rectangle(context, rect.x, rect.y, rect.width, rect.height)
+            return
+        }
+        cairo_arc(context, rect.maxX - r, rect.y + r, r, -Double.pi / 2, 0)
+        cairo_arc(context, rect.maxX - r, rect.maxY - r, r, 0, Double.pi / 2)
+        cairo_arc(context, rect.x + r, rect.maxY - r, r, Double.pi / 2, Double.pi)
+        cairo_arc(context, rect.x + r, rect.y + r, r, Double.pi, 3 * Double.pi / 2)
+        cairo_close_path(context)
+    }
+
+    private func set(_ color: Color) {
+        cairo_set_source_rgba(context, color.red, color.green, color.blue, color.alpha)
+    }
+}
+
+/// How text lines up in its box.
+public enum TextAlignment: Sendable {
+    case leading, center, trailing
+
+    var pango: PangoAlignment {
+        switch self {
+        case .leading: PANGO_ALIGN_LEFT
+        case .center: PANGO_ALIGN_CENTER
+        case .trailing: PANGO_ALIGN_RIGHT
+        }
+    }
+}
+
+/// A cairo call that failed, with cairo's message.
+public struct CanvasError: Error, Sendable, CustomStringConvertible {
+    public var call: String
+    public var message: String
+    public var description: String { "\(call): \(message)" }
+}

@@ -1,0 +1,91 @@
+import SnapCore
+import SnapImaging
+
+extension ScreenRenderer {
+    func drawReady(_ ready: ReadyScreen, preview: PixelImage?, _ canvas: Canvas, _ layout: ScreenLayout) {
+        background(preview, canvas)
+        let m = layout.margin
+        let titleBar = layout.bar(layout.title)
+        let statusBar = layout.portrait ? layout.bar(layout.small) : 0
+        let (top, _) = canvas.bounds.top(titleBar + statusBar)
+        canvas.fill(top, Color.black.opacity(0.55))
+        let status: (String, Color) =
+            switch ready.mode {
+            case .group: ready.groupPhotoAvailable ? ("Today's photo: open", .good) : ("Today's photo: sent", .muted)
+            case .meal: ("\(ready.analysesLeft) analyses left today", ready.analysesLeft > 0 ? .good : .warn)
+            }
+        let title = ScreenText.modeTitle(ready.mode, group: ready.groupName)
+        if layout.portrait {
+            let (titleRow, statusRow) = top.top(titleBar)
+            canvas.text(title, in: titleRow.inset(m / 2), font: layout.title, verticallyCentered: true, shrinkToFit: true)
+            canvas.text(status.0, in: statusRow.inset(m / 4), font: layout.small, color: status.1, verticallyCentered: true)
+        } else {
+            let (left, right) = top.inset(m / 2).left(top.width * 0.55)
+            canvas.text(title, in: left, font: layout.title, verticallyCentered: true, shrinkToFit: true)
+            canvas.text(status.0, in: right, font: layout.small, color: status.1, alignment: .trailing, verticallyCentered: true)
+        }
+        if let notice = ScreenText.deviceNotice(ready.missingDevices) {
+            chip(notice, at: m, top.maxY + m / 2, maxWidth: canvas.bounds.width - 2 * m, font: layout.small, fill: Color.warn.opacity(0.9), color: .ink, canvas)
+        }
+
+        let hintBar = layout.bar(layout.small)
+        if ready.mode == .meal {
+            let panelHeight = (layout.short * 0.30).rounded()
+            let panel = Rect(x: 0, y: canvas.bounds.height - hintBar - panelHeight, width: canvas.bounds.width, height: panelHeight)
+            canvas.fill(panel, Color.black.opacity(0.55))
+            let (line, strip) = panel.inset(m / 2).top(layout.bar(layout.small))
+            let totals = "Today \(ready.totals.calories) kcal · " + ScreenText.macros(ready.totals)
+            canvas.text(totals, in: line, font: layout.small, verticallyCentered: true, shrinkToFit: true)
+            drawThumbnails(ready.mealThumbnails, in: strip, canvas, layout)
+        }
+        let other = ready.groupName == nil ? "" : (ready.mode == .meal ? " · Hold: group mode" : " · Hold: meal log")
+        let action = ready.mode == .meal ? "Press: photo of your meal" : "Press: today's photo"
+        // The hint shrinks to fit; on narrow panels the shorter words keep it readable.
+        hint(action + other, canvas, layout)
+    }
+
+    private func drawThumbnails(_ paths: [String], in strip: Rect, _ canvas: Canvas, _ layout: ScreenLayout) {
+        guard !paths.isEmpty else {
+            canvas.text("No meals yet today", in: strip, font: layout.small, color: .muted, verticallyCentered: true)
+            return
+        }
+        let side = strip.height - layout.margin / 4
+        let gap = layout.margin / 3
+        let fitting = max(1, Int((strip.width + gap) / (side + gap)))
+        // The newest meals are the ones worth seeing when they do not all fit.
+        for (index, path) in paths.suffix(fitting).enumerated() {
+            let rect = Rect(x: strip.x + Double(index) * (side + gap), y: strip.maxY - side, width: side, height: side)
+            photo(path, in: rect, cover: true, canvas)
+            canvas.stroke(rect, Color.white.opacity(0.8), lineWidth: max(1, side * 0.02))
+        }
+    }
+
+    func drawCountdown(_ countdown: CountdownScreen, preview: PixelImage?, _ canvas: Canvas, _ layout: ScreenLayout) {
+        background(preview, canvas)
+        let bounds = canvas.bounds
+        let radius = layout.short * 0.3
+        canvas.arc(centerX: bounds.midX, centerY: bounds.midY, radius: radius * 0.5, from: 0, to: 2 * .pi, Color.black.opacity(0.45), lineWidth: radius)
+        canvas.arc(
+            centerX: bounds.midX, centerY: bounds.midY, radius: radius, from: 0, to: 2 * .pi, .accent, lineWidth: layout.short * 0.02)
+        let box = Rect(x: bounds.midX - radius, y: bounds.midY - radius, width: 2 * radius, height: 2 * radius)
+        canvas.text("\(countdown.secondsLeft)", in: box, font: layout.huge, alignment: .center, verticallyCentered: true)
+        hint("Hold to cancel", canvas, layout)
+    }
+
+    func drawCapturing(_ canvas: Canvas, _ layout: ScreenLayout) {
+        // A white screen adds light at the moment of the shot.
+        canvas.fill(canvas.bounds, .white)
+        canvas.text("Hold still…", in: canvas.bounds.inset(layout.margin), font: layout.headline, color: .ink, alignment: .center, verticallyCentered: true)
+    }
+
+    func drawProcessing(_ processing: ProcessingScreen, _ canvas: Canvas, _ layout: ScreenLayout) {
+        background(images.capture(processing.photo), canvas, dim: 0.55)
+        let bounds = canvas.bounds
+        let radius = layout.short * 0.11
+        spinner(centerX: bounds.midX, centerY: bounds.midY - radius * 0.6, radius: radius, canvas)
+        let label = processing.stage == .analysing ? "Analysing your meal…" : "Processing…"
+        let line = Rect(x: layout.margin, y: bounds.midY + radius * 0.8, width: bounds.width - 2 * layout.margin, height: layout.bar(layout.title))
+        canvas.text(label, in: line, font: layout.title, alignment: .center, verticallyCentered: true)
+        hint("Hold to cancel", canvas, layout)
+    }
+}

@@ -1,0 +1,102 @@
+import SnapCore
+
+extension ScreenRenderer {
+    func drawMealResult(_ result: MealResultScreen, _ canvas: Canvas, _ layout: ScreenLayout) {
+        let m = layout.margin
+        let (content, _) = canvas.bounds.bottom(layout.bar(layout.small))
+        let photoRect: Rect
+        var sheet: Rect
+        if layout.portrait {
+            let (top, rest) = content.top(content.height * 0.36)
+            photoRect = top
+            sheet = rest.inset(m)
+        } else {
+            let side = min(content.height, content.width * 0.42)
+            let (left, rest) = content.left(side)
+            photoRect = Rect(x: left.x, y: left.midY - side / 2, width: side, height: side)
+            sheet = rest.inset(m)
+        }
+        photo(result.photo.photoPath, in: photoRect, cover: true, canvas)
+
+        let analysis = result.analysis
+        sheet.take(canvas.text(analysis.title, in: sheet, font: layout.title, maxLines: 2) + m / 3)
+        sheet.take(canvas.text("\(analysis.totals.calories) kcal", in: sheet, font: layout.headline, color: .accent) + m / 4)
+        sheet.take(canvas.text(ScreenText.macros(analysis.totals), in: sheet, font: layout.bodyBold) + m / 2)
+
+        let row = layout.bar(layout.small) * 0.85
+        for (index, item) in analysis.items.enumerated() {
+            let clashes = index < result.clashes.count ? result.clashes[index] : []
+            // A flagged item takes two lines: what it is, then what it clashes with, both in full.
+            let needed = row * (clashes.isEmpty ? 1 : 2)
+            let remaining = analysis.items.count - index
+            guard sheet.height >= needed + (remaining > 1 ? row : 0) else {
+                canvas.text("+\(remaining) more", in: sheet, font: layout.small, color: .muted)
+                break
+            }
+            let box = sheet.top(needed).0
+            let line = "\(item.name) · \(item.grams) g · \(item.macros.calories) kcal"
+            if clashes.isEmpty {
+                canvas.text(line, in: box, font: layout.small, verticallyCentered: true, shrinkToFit: true)
+            } else {
+                canvas.fill(box, Color.bad.opacity(0.22), radius: row * 0.2)
+                let inner = Rect(x: box.x + row * 0.2, y: box.y, width: box.width - row * 0.4, height: box.height)
+                let (first, second) = inner.top(row)
+                canvas.text(line, in: first, font: layout.small, verticallyCentered: true, shrinkToFit: true)
+                let flag = "⚠ not " + clashes.map(\.rawValue).joined(separator: ", not ")
+                canvas.text(flag, in: second, font: layout.small, color: Color(1, 0.72, 0.68), verticallyCentered: true, shrinkToFit: true)
+            }
+            sheet.take(needed + row * 0.15)
+        }
+        hint("Press: save · Hold: discard · Saves in \(result.autoSaveIn) s", canvas, layout)
+    }
+
+    func drawGroupReview(_ review: GroupReviewScreen, _ canvas: Canvas, _ layout: ScreenLayout) {
+        photo(review.photo.photoPath, in: canvas.bounds, cover: false, canvas)
+        let (rest, _) = canvas.bounds.bottom(layout.bar(layout.small))
+        let (_, banner) = rest.bottom(layout.bar(layout.headline))
+        canvas.fill(banner, Color.black.opacity(0.65))
+        canvas.text(
+            "Sending to \(review.group) in \(review.secondsLeft)…", in: banner.inset(layout.margin / 2), font: layout.title,
+            alignment: .center, verticallyCentered: true)
+        hint("Press: retake · Hold: cancel", canvas, layout)
+    }
+
+    func drawUploading(_ uploading: UploadingScreen, _ canvas: Canvas, _ layout: ScreenLayout) {
+        photo(uploading.photo.photoPath, in: canvas.bounds, cover: true, canvas)
+        canvas.fill(canvas.bounds, Color.black.opacity(0.6))
+        let bounds = canvas.bounds
+        let width = bounds.width * 0.7
+        let barHeight = layout.short * 0.055
+        let title = Rect(x: layout.margin, y: bounds.midY - layout.bar(layout.title) - barHeight, width: bounds.width - 2 * layout.margin, height: layout.bar(layout.title))
+        canvas.text("Sending to \(uploading.group)", in: title, font: layout.title, alignment: .center, verticallyCentered: true)
+        let track = Rect(x: bounds.midX - width / 2, y: bounds.midY - barHeight / 2, width: width, height: barHeight)
+        canvas.fill(track, Color.white.opacity(0.25), radius: barHeight / 2)
+        if uploading.progress > 0 {
+            let done = Rect(x: track.x, y: track.y, width: max(barHeight, track.width * uploading.progress), height: barHeight)
+            canvas.fill(done, .accent, radius: barHeight / 2)
+        }
+        let percent = Rect(x: track.x, y: track.maxY + layout.margin / 2, width: track.width, height: layout.bar(layout.body))
+        canvas.text("\(Int((uploading.progress * 100).rounded())) %", in: percent, font: layout.body, color: .muted, alignment: .center)
+    }
+
+    func drawSent(group: String, _ canvas: Canvas, _ layout: ScreenLayout) {
+        let bounds = canvas.bounds
+        let radius = layout.short * 0.16
+        let centerY = bounds.midY - radius * 0.5
+        canvas.arc(centerX: bounds.midX, centerY: centerY, radius: radius, from: 0, to: 2 * .pi, .good, lineWidth: radius * 0.16)
+        canvas.line(
+            [(bounds.midX - radius * 0.45, centerY), (bounds.midX - radius * 0.1, centerY + radius * 0.38), (bounds.midX + radius * 0.5, centerY - radius * 0.35)],
+            .good, lineWidth: radius * 0.18)
+        let line = Rect(x: layout.margin, y: centerY + radius * 1.35, width: bounds.width - 2 * layout.margin, height: layout.bar(layout.headline))
+        canvas.text("Sent to \(group)", in: line, font: layout.headline, alignment: .center, verticallyCentered: true)
+    }
+}
+
+extension Rect {
+    /// Removes `amount` from the top of the rectangle, as text is laid out down a column.
+    mutating func take(_ amount: Double) {
+        let amount = min(amount, height)
+        y += amount
+        height -= amount
+    }
+}

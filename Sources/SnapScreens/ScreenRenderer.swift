@@ -1,0 +1,78 @@
+import SnapCore
+import SnapImaging
+
+/// Draws a `Screen` onto a `Canvas`, with the live preview under the screens that show it.
+public struct ScreenRenderer: Sendable {
+    public var images: ScreenImages
+
+    public init(images: ScreenImages) {
+        self.images = images
+    }
+
+    public func draw(_ screen: Screen, preview: PixelImage?, on canvas: Canvas) {
+        let layout = ScreenLayout(canvas.bounds)
+        canvas.fill(canvas.bounds, .ink)
+        switch screen {
+        case .ready(let ready): drawReady(ready, preview: preview, canvas, layout)
+        case .countdown(let countdown): drawCountdown(countdown, preview: preview, canvas, layout)
+        case .capturing: drawCapturing(canvas, layout)
+        case .processing(let processing): drawProcessing(processing, canvas, layout)
+        case .mealResult(let result): drawMealResult(result, canvas, layout)
+        case .groupReview(let review): drawGroupReview(review, canvas, layout)
+        case .uploading(let uploading): drawUploading(uploading, canvas, layout)
+        case .sent(let group): drawSent(group: group, canvas, layout)
+        case .locked(let lock): drawLock(lock, canvas, layout)
+        case .problem(let problem): drawProblem(problem, canvas, layout)
+        }
+    }
+
+    // MARK: Parts shared by several screens
+
+    /// The camera picture, or a quiet placeholder when there is none yet.
+    func background(_ image: PixelImage?, _ canvas: Canvas, dim: Double = 0) {
+        if let image {
+            canvas.draw(image, in: canvas.bounds, cover: true)
+        } else {
+            canvas.fill(canvas.bounds, .panel)
+        }
+        if dim > 0 { canvas.fill(canvas.bounds, Color.black.opacity(dim)) }
+    }
+
+    /// A processed photo from disk, fitted into `rect`, or a placeholder.
+    func photo(_ path: String, in rect: Rect, cover: Bool, _ canvas: Canvas) {
+        if let image = images.file(path, Int(max(rect.width, rect.height))) {
+            canvas.draw(image, in: rect, cover: cover)
+        } else {
+            canvas.fill(rect, .panel)
+        }
+    }
+
+    /// The bottom bar that says what the button does now.
+    func hint(_ text: String, _ canvas: Canvas, _ layout: ScreenLayout) {
+        let (_, bar) = canvas.bounds.bottom(layout.bar(layout.small))
+        canvas.fill(bar, Color.black.opacity(0.6))
+        let line = Rect(x: bar.x + layout.margin / 2, y: bar.y, width: bar.width - layout.margin, height: bar.height)
+        canvas.text(
+            text, in: line, font: layout.small, color: .muted, alignment: .center, verticallyCentered: true, shrinkToFit: true)
+    }
+
+    /// A rounded box with a line of text, used for totals and flags.
+    @discardableResult
+    func chip(_ text: String, at x: Double, _ y: Double, maxWidth: Double, font: Font, fill: Color, color: Color = .white, _ canvas: Canvas) -> Rect {
+        let pad = font.size * 0.5
+        let box = Rect(x: x, y: y, width: maxWidth, height: font.size * 1.7)
+        canvas.fill(box, fill, radius: box.height / 2)
+        canvas.text(text, in: box.inset(pad).with(height: box.height - pad), font: font, color: color, alignment: .center, verticallyCentered: true)
+        return box
+    }
+
+    /// An open ring with a gap, drawn as the "working" spinner.
+    func spinner(centerX: Double, centerY: Double, radius: Double, _ canvas: Canvas) {
+        canvas.arc(centerX: centerX, centerY: centerY, radius: radius, from: 0, to: 2 * .pi, Color.white.opacity(0.2), lineWidth: radius * 0.22)
+        canvas.arc(centerX: centerX, centerY: centerY, radius: radius, from: -.pi / 2, to: .pi * 0.6, .accent, lineWidth: radius * 0.22)
+    }
+}
+
+extension Rect {
+    func with(height: Double) -> Rect { Rect(x: x, y: y + (self.height - height) / 2, width: width, height: height) }
+}

@@ -1,0 +1,73 @@
+import SnapCore
+
+/// The words on the screens, kept in one place so they read as one voice and tests can check them.
+public enum ScreenText {
+    /// "HH:MM:SS", hours not wrapped at 24.
+    public static func clock(_ duration: Duration) -> String {
+        let total = max(0, Int(duration.components.seconds))
+        return "\(two(total / 3600)):\(two(total / 60 % 60)):\(two(total % 60))"
+    }
+
+    private static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+
+    public static func macros(_ macros: Macros) -> String {
+        "P \(macros.protein) g · C \(macros.carbs) g · F \(macros.fats) g"
+    }
+
+    public static func modeTitle(_ mode: StationMode, group: String?) -> String {
+        switch mode {
+        case .meal: "Meal log"
+        case .group: "Group · \(group ?? "")"
+        }
+    }
+
+    public static func lockTitle(_ lock: LockScreen) -> String {
+        switch lock.reason {
+        case .group(let name): "Already shared today with \(name) — see you tomorrow!"
+        case .aiLimit: "Today's \(lock.limit) meal analyses are used up — see you tomorrow!"
+        }
+    }
+
+    public static func lockCountdown(_ lock: LockScreen) -> String {
+        let noun = lock.reason == .aiLimit ? "Next analysis" : "Next photo"
+        guard let remaining = lock.remaining else { return "\(noun) after midnight — waiting for the clock to be set" }
+        return "\(noun) in \(clock(remaining))"
+    }
+
+    /// Title, detail and what the buttons do now, for an error screen.
+    public static func problem(_ kind: ProblemScreen.Kind) -> (title: String, detail: String, hint: String) {
+        switch kind {
+        case .cameraMissing(let detail):
+            ("Camera not found", detail, "The station carries on as soon as the camera is back")
+        case .captureFailed(let detail):
+            ("The photo could not be taken", detail, "Press to try again")
+        case .processingFailed(let detail):
+            ("The photo could not be processed", detail + " — the capture is kept", "Press to go back")
+        case .aiFailed(.notConfigured):
+            ("AI service not configured", "Set ai.key_source in the config to analyse meals", "Press to go back · Hold to switch mode")
+        case .aiFailed(let failure):
+            ("Analysis failed", failure.message + " — the photo is kept", "Press to retry · Hold to discard")
+        case .networkDown(let group):
+            ("Saved — will send when online", "No network: the photo for \(group) waits in the queue", "It goes out by itself")
+        case .uploadRejected(let detail):
+            ("The photo could not be shared", detail, "Press to go back")
+        case .storageFull:
+            ("Storage full", "Free space on the SD card, or shorten storage.retention_hours", "Press to go back")
+        case .storageFailed(let detail):
+            ("The photo could not be saved", detail, "Press to go back")
+        }
+    }
+
+    public static func deviceNotice(_ devices: [DeviceKind]) -> String? {
+        guard !devices.isEmpty else { return nil }
+        let names = devices.map { kind -> String in
+            switch kind {
+            case .camera: "camera"
+            case .buttons: "buttons"
+            case .flash: "flash LED"
+            case .display: "display"
+            }
+        }
+        return "Not found: " + names.joined(separator: ", ")
+    }
+}

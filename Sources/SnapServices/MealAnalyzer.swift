@@ -1,0 +1,13 @@
+import SnapCore
+
+/// The AI service that estimates a meal's macros from a photo.
+public protocol MealAnalyzer: Sendable {
+    /// Analyses one processed photo (JPEG bytes); throws the failure the station shows.
+    func analyse(jpeg: [UInt8]) async throws(AIFailure) -> MealAnalysis
+}
+
+/// The analyser of a station without an AI key: it always says so.
+public struct UnconfiguredAnalyzer: MealAnalyzer {
+    public init() {}
+    public func analyse(jpeg: [UInt8]) async throws(AIFailure) -> MealAnalysis { throw .notConfigured }
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import SnapCore
+import SnapDevices
+import SnapImaging
+import SnapScreens
+import SnapStore
+
+extension SnapStation {
+    struct Screens: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Draw every screen with sample data, one PNG each.")
+
+        @Option(help: "The display size, WIDTHxHEIGHT (portrait when taller than wide).") var size = "800x480"
+        @Option(help: "The folder for the PNG files.") var out = "screens"
+
+        func run() throws {
+            let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
+            guard parts.count == 2, (160...7680).contains(parts[0]), (160...7680).contains(parts[1]) else {
+                throw ValidationError("--size must be WIDTHxHEIGHT, such as 800x480")
+            }
+            let (width, height) = (parts[0], parts[1])
+            try AtomicFile.createFolder(out)
+            // The sample photo is the simulated camera's scene, processed as the station would.
+            let scene = TestScene.frame(width: 2028, height: 1520, seconds: 0, label: "Sample photo")
+            let output = try PhotoPipeline().process(scene)
+            let photoPath = out + "/sample-photo.jpg"
+            let thumbnailPath = out + "/sample-thumb.jpg"
+            try AtomicFile.write(output.photo, to: photoPath)
+            try AtomicFile.write(output.thumbnail, to: thumbnailPath)
+            let photo = ProcessedPhoto(id: PhotoID("sample"), photoPath: photoPath, thumbnailPath: thumbnailPath, takenAt: Date())
+            let preview = TestScene.frame(width: width, height: height, seconds: 0, label: "Live preview")
+            let renderer = ScreenRenderer(images: .disk(capture: { _ in scene }))
+            let canvas = Canvas(width: width, height: height)
+            for (name, screen) in ScreenGallery.screens(photo: photo) {
+                renderer.draw(screen, preview: preview, on: canvas)
+                try canvas.writePNG(to: "\(out)/\(name).png")
+            }
+            print("wrote \(ScreenGallery.screens(photo: photo).count) screens at \(width)x\(height) to \(out)")
+        }
+    }
+}
