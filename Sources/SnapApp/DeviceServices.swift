@@ -21,7 +21,7 @@ public struct CameraService: Service {
     }
 
     public func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             var reported: String?
             while !Task.isCancelled {
                 do throws(DeviceError) {
@@ -34,7 +34,8 @@ public struct CameraService: Service {
                     }
                     bus.send(.device(.camera, .missing(error.message)))
                 }
-                try await Task.sleep(for: retryInterval)
+                // Cancellation (shutdown) ends the sleep early, and the loop with it.
+                try? await Task.sleep(for: retryInterval)
             }
         }
     }

@@ -112,7 +112,7 @@ public struct RetentionService: Service {
     }
 
     public func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 let now = Date()
                 do {
@@ -123,7 +123,7 @@ public struct RetentionService: Service {
                 }
                 let expired = await backend.removeExpired(now: now)
                 if expired > 0 { logger.info("removed \(expired) expired group photo(s)") }
-                try await Task.sleep(for: .seconds(900))
+                try? await Task.sleep(for: .seconds(900))
             }
         }
     }

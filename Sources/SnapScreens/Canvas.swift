@@ -11,6 +11,8 @@ public final class Canvas {
     public let height: Int
     let surface: OpaquePointer
     let context: OpaquePointer
+    /// Texts that did not fit their box and were cut with an ellipsis, since the last `clear`.
+    public private(set) var cutTexts: [String] = []
 
     /// The font family every screen uses (Debian's fonts-dejavu-core).
     public static let family = "DejaVu Sans"
@@ -25,6 +27,12 @@ public final class Canvas {
     deinit {
         cairo_destroy(context)
         cairo_surface_destroy(surface)
+    }
+
+    /// Paints the whole canvas with `color` and forgets the cut texts: the start of a new frame.
+    public func clear(_ color: Color) {
+        cutTexts.removeAll()
+        fill(bounds, color)
     }
 
     public var bounds: Rect { Rect(x: 0, y: 0, width: Double(width), height: Double(height)) }
@@ -90,8 +98,7 @@ public final class Canvas {
     }
 
     /// Lays `text` out in `rect` (wrapping, at most `maxLines`, ellipsized past that) and draws it.
-    /// With `shrinkToFit`, one line of text too wide for `rect` is drawn smaller (down to 60 %) instead of
-    /// being cut. Returns the height the text took.
+    /// With `shrinkToFit`, text too big for `rect` is drawn smaller (down to 60 %) before it is cut. Returns the height the text took.
     @discardableResult
     public func text(
         _ text: String, in rect: Rect, font: Font, color: Color = .white, alignment: TextAlignment = .leading,
@@ -106,16 +113,6 @@ public final class Canvas {
         pango_font_description_set_absolute_size(description, font.size * Double(PANGO_SCALE))
         pango_font_description_set_weight(description, font.bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL)
         pango_layout_set_font_description(layout, description)
-        if shrinkToFit {
-            pango_layout_set_text(layout, text, -1)
-            var natural = PangoRectangle()
-            pango_layout_get_pixel_extents(layout, nil, &natural)
-            if Double(natural.width) > rect.width {
-                let size = font.size * max(0.6, rect.width / Double(natural.width))
-                pango_font_description_set_absolute_size(description, size * Double(PANGO_SCALE))
-                pango_layout_set_font_description(layout, description)
-            }
-        }
         pango_layout_set_width(layout, Int32(rect.width * Double(PANGO_SCALE)))
         pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
         pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)
@@ -124,6 +121,17 @@ public final class Canvas {
         pango_layout_set_text(layout, text, -1)
         var logical = PangoRectangle()
         pango_layout_get_pixel_extents(layout, nil, &logical)
+        var size = font.size
+        // Shrinking in 8 % steps down to 60 % keeps the text as large as the box allows.
+        while shrinkToFit, size > font.size * 0.6,
+            pango_layout_is_ellipsized(layout) != 0 || Double(logical.height) > rect.height + 1
+        {
+            size *= 0.92
+            pango_font_description_set_absolute_size(description, size * Double(PANGO_SCALE))
+            pango_layout_set_font_description(layout, description)
+            pango_layout_get_pixel_extents(layout, nil, &logical)
+        }
+        if pango_layout_is_ellipsized(layout) != 0 || Double(logical.height) > rect.height + 1 { cutTexts.append(text) }
         let used = Double(logical.height)
         let top = verticallyCentered ? rect.midY - used / 2 : rect.y
         cairo_save(context)

@@ -19,7 +19,8 @@ extension ScreenRenderer {
         photo(result.photo.photoPath, in: photoRect, cover: true, canvas)
 
         let analysis = result.analysis
-        sheet.take(canvas.text(analysis.title, in: sheet, font: layout.title, maxLines: 2) + m / 3)
+        let titleBox = sheet.top(layout.title.size * 2.6).0
+        sheet.take(canvas.text(analysis.title, in: titleBox, font: layout.title, maxLines: 2, shrinkToFit: true) + m / 3)
         sheet.take(canvas.text("\(analysis.totals.calories) kcal", in: sheet, font: layout.headline, color: .accent) + m / 4)
         sheet.take(canvas.text(ScreenText.macros(analysis.totals), in: sheet, font: layout.bodyBold) + m / 2)
 

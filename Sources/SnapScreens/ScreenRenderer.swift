@@ -11,7 +11,7 @@ public struct ScreenRenderer: Sendable {
 
     public func draw(_ screen: Screen, preview: PixelImage?, on canvas: Canvas) {
         let layout = ScreenLayout(canvas.bounds)
-        canvas.fill(canvas.bounds, .ink)
+        canvas.clear(.ink)
         switch screen {
         case .ready(let ready): drawReady(ready, preview: preview, canvas, layout)
         case .countdown(let countdown): drawCountdown(countdown, preview: preview, canvas, layout)
@@ -62,7 +62,8 @@ public struct ScreenRenderer: Sendable {
         let pad = font.size * 0.5
         let box = Rect(x: x, y: y, width: maxWidth, height: font.size * 1.7)
         canvas.fill(box, fill, radius: box.height / 2)
-        canvas.text(text, in: box.inset(pad).with(height: box.height - pad), font: font, color: color, alignment: .center, verticallyCentered: true)
+        let line = Rect(x: box.x + pad, y: box.y, width: box.width - 2 * pad, height: box.height)
+        canvas.text(text, in: line, font: font, color: color, alignment: .center, verticallyCentered: true, shrinkToFit: true)
         return box
     }
 
@@ -73,6 +74,3 @@ public struct ScreenRenderer: Sendable {
     }
 }
 
-extension Rect {
-    func with(height: Double) -> Rect { Rect(x: x, y: y + (self.height - height) / 2, width: width, height: height) }
-}

@@ -38,7 +38,7 @@ public enum ScreenText {
     public static func problem(_ kind: ProblemScreen.Kind) -> (title: String, detail: String, hint: String) {
         switch kind {
         case .cameraMissing(let detail):
-            ("Camera not found", detail, "The station carries on as soon as the camera is back")
+            ("Camera not found", detail, "It carries on when the camera is back")
         case .captureFailed(let detail):
             ("The photo could not be taken", detail, "Press to try again")
         case .processingFailed(let detail):

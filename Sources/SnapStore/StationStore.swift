@@ -135,7 +135,8 @@ public final class StationStore: Sendable {
                     db, sql: "SELECT day FROM group_sends WHERE group_name = ?", arguments: [group ?? ""])
                 snapshot.groupSendDays = Set(sends.compactMap(LocalDay.init))
                 snapshot.meals = try Self.meals(db, on: day)
-                let mealDays = try String.fetchAll(db, sql: "SELECT MAX(day) FROM meals").compactMap(LocalDay.init)
+                let mealDays = try String?.fetchOne(db, sql: "SELECT MAX(day) FROM meals").flatMap { $0 }
+                    .flatMap(LocalDay.init).map { [$0] } ?? []
                 snapshot.latestDay = (Array(snapshot.aiUses.keys) + snapshot.groupSendDays + mealDays).max()
                 return snapshot
             }

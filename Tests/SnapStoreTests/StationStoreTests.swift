@@ -31,6 +31,12 @@ struct StationStoreTests {
         #expect(try store.integrityCheck() == "ok")
     }
 
+    @Test("should give an empty snapshot for a new store")
+    func emptySnapshot() throws {
+        let snapshot = try store().snapshot(group: "Family", day: day)
+        #expect(snapshot == StationSnapshot())
+    }
+
     @Test("should give back today's meals, AI uses and sent days after reopening")
     func snapshotAfterReopen() throws {
         do {

@@ -1,0 +1,106 @@
+import Foundation
+import SnapCore
+import SnapImaging
+import SnapScreens
+import SnapTestSupport
+import Testing
+
+@Suite("ScreenRenderer")
+struct ScreenRendererTests {
+    static let sizes = [(800, 480), (480, 800), (1920, 1080), (480, 320)]
+    let folder = TemporaryDirectory("screens")
+
+    /// A processed sample photo on disk, as the gallery needs.
+    private func samplePhoto() throws -> ProcessedPhoto {
+        let output = try PhotoPipeline(maxSide: 1024).process(TestImages.marked(width: 1024, height: 768))
+        let photo = ProcessedPhoto(
+            id: PhotoID("s"), photoPath: folder.path + "/s.jpg", thumbnailPath: folder.path + "/t.jpg", takenAt: Date())
+        try Data(output.photo).write(to: URL(fileURLWithPath: photo.photoPath))
+        try Data(output.thumbnail).write(to: URL(fileURLWithPath: photo.thumbnailPath))
+        return photo
+    }
+
+    @Test("should draw every screen at every size without cutting any text", arguments: sizes)
+    func nothingCut(size: (Int, Int)) throws {
+        let photo = try samplePhoto()
+        let renderer = ScreenRenderer(images: .disk(capture: { _ in TestImages.marked(width: 640, height: 480) }))
+        let canvas = Canvas(width: size.0, height: size.1)
+        var seen: Set<[UInt8]> = []
+        for (name, screen) in ScreenGallery.screens(photo: photo) {
+            renderer.draw(screen, preview: TestImages.marked(width: 800, height: 480), on: canvas)
+            #expect(canvas.cutTexts.isEmpty, "\(name) at \(size.0)x\(size.1) cut: \(canvas.cutTexts)")
+            seen.insert(canvas.snapshot().pixels)
+        }
+        #expect(seen.count == ScreenGallery.screens(photo: photo).count, "every screen looks different")
+    }
+
+    @Test("should report text that does not fit its box")
+    func cutIsReported() {
+        let canvas = Canvas(width: 200, height: 100)
+        canvas.text(String(repeating: "word ", count: 40), in: Rect(x: 0, y: 0, width: 100, height: 20), font: Font(size: 14))
+        #expect(canvas.cutTexts.count == 1)
+        canvas.clear(.black)
+        canvas.text("fits", in: Rect(x: 0, y: 0, width: 100, height: 20), font: Font(size: 14))
+        #expect(canvas.cutTexts.isEmpty)
+    }
+
+    @Test("should shrink one line to fit instead of cutting it")
+    func shrink() {
+        let canvas = Canvas(width: 200, height: 100)
+        canvas.text("Press: photo · Hold: mode", in: Rect(x: 0, y: 0, width: 150, height: 30), font: Font(size: 14), shrinkToFit: true)
+        #expect(canvas.cutTexts.isEmpty)
+    }
+
+    @Test("should write a PNG of the canvas's size")
+    func png() throws {
+        let canvas = Canvas(width: 321, height: 123)
+        canvas.clear(.accent)
+        try canvas.writePNG(to: folder.path + "/x.png")
+        let bytes = try #require(FileManager.default.contents(atPath: folder.path + "/x.png")).map { $0 }
+        #expect(Array(bytes[1...3]) == Array("PNG".utf8))
+        let width = bytes[16...19].reduce(0) { $0 << 8 | Int($1) }
+        let height = bytes[20...23].reduce(0) { $0 << 8 | Int($1) }
+        #expect((width, height) == (321, 123))
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/x.png.partial"))
+    }
+
+    @Test("should put the live preview under the ready screen and not under a lock screen")
+    func previewOnlyWhereShown() {
+        let canvas = Canvas(width: 400, height: 240)
+        let renderer = ScreenRenderer(images: .none)
+        let red = PixelImage(width: 40, height: 24, red: 255)
+        let ready = ReadyScreen(
+            mode: .group, groupName: "G", totals: .zero, mealThumbnails: [], groupPhotoAvailable: true, analysesLeft: 10,
+            missingDevices: [])
+        renderer.draw(.ready(ready), preview: red, on: canvas)
+        #expect(canvas.snapshot().rgb(x: 200, y: 120) == (255, 0, 0))
+        renderer.draw(.locked(LockScreen(reason: .group("G"), limit: 10, remaining: .seconds(5))), preview: red, on: canvas)
+        #expect(canvas.snapshot().rgb(x: 5, y: 120).red < 100)
+    }
+}
+
+@Suite("ScreenText")
+struct ScreenTextTests {
+    @Test("should write the countdown as HH:MM:SS, past 24 hours when it must")
+    func clock() {
+        #expect(ScreenText.clock(.seconds(21 * 3600 + 30 * 60)) == "21:30:00")
+        #expect(ScreenText.clock(.seconds(59)) == "00:00:59")
+        #expect(ScreenText.clock(.seconds(25 * 3600)) == "25:00:00")
+    }
+
+    @Test("should word the lock screens for the group and for the AI limit")
+    func lockWords() {
+        let group = LockScreen(reason: .group("Family"), limit: 10, remaining: .seconds(3600))
+        #expect(ScreenText.lockTitle(group) == "Already shared today with Family — see you tomorrow!")
+        #expect(ScreenText.lockCountdown(group) == "Next photo in 01:00:00")
+        let ai = LockScreen(reason: .aiLimit, limit: 10, remaining: nil)
+        #expect(ScreenText.lockTitle(ai) == "Today's 10 meal analyses are used up — see you tomorrow!")
+        #expect(ScreenText.lockCountdown(ai).contains("waiting for the clock"))
+    }
+
+    @Test("should say 'saved — will send when online' when the network is down")
+    func offlineWords() {
+        #expect(ScreenText.problem(.networkDown(group: "Family")).title == "Saved — will send when online")
+        #expect(ScreenText.problem(.aiFailed(.notConfigured)).title == "AI service not configured")
+    }
+}
