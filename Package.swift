@@ -73,7 +73,7 @@ let package = Package(
         .testTarget(name: "SnapServicesTests", dependencies: ["SnapServices", "SnapTestSupport"]),
         .testTarget(
             name: "SnapAppTests",
-            dependencies: ["SnapApp", "SnapTestSupport", "SnapStore", "SnapConfig", "SnapDevices"]),
+            dependencies: ["SnapApp", "SnapTestSupport", "SnapStore", "SnapConfig", "SnapDevices", "snapstation"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

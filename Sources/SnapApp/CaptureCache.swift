@@ -1,6 +1,6 @@
-import Synchronization
 import SnapCore
 import SnapImaging
+import Synchronization
 
 /// Stills between the shutter and the stored file, by photo id: the pipeline reads them, and the
 /// processing screen shows them. Only the newest few are kept.

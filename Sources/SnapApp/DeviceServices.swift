@@ -12,7 +12,9 @@ public struct CameraService: Service {
     let logger: Logger
     let retryInterval: Duration
 
-    public init(camera: any Camera, slot: PreviewSlot, bus: EventBus, logger: Logger, retryInterval: Duration = .seconds(3)) {
+    public init(
+        camera: any Camera, slot: PreviewSlot, bus: EventBus, logger: Logger, retryInterval: Duration = .seconds(3)
+    ) {
         self.camera = camera
         self.slot = slot
         self.bus = bus

@@ -1,9 +1,9 @@
 import Logging
 import ServiceLifecycle
-import Synchronization
 import SnapCore
 import SnapDevices
 import SnapScreens
+import Synchronization
 
 /// Draws the current screen, with the live preview under it when the screen shows one, and hands each
 /// frame to the display.

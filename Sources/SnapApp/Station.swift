@@ -58,7 +58,9 @@ public enum Station {
             display, station, uploads,
             CameraService(camera: parts.camera, slot: slot, bus: bus, logger: logger),
             ButtonService(buttons: parts.buttons, bus: bus, logger: logger),
-            RetentionService(store: store, backend: parts.backend, retention: .seconds(config.storage.retentionHours * 3600), logger: logger),
+            RetentionService(
+                store: store, backend: parts.backend, retention: .seconds(config.storage.retentionHours * 3600),
+                logger: logger),
         ]
         logger.info(
             "starting",
@@ -76,7 +78,9 @@ public enum Station {
 
     /// Chooses the implementation of each part from the config. A part that cannot be opened becomes its
     /// null version, and the reason is reported: the station runs with what it has.
-    static func makeParts(_ config: StationConfig, store: StationStore, options: RunOptions, logger: Logger) throws -> StationParts {
+    static func makeParts(_ config: StationConfig, store: StationStore, options: RunOptions, logger: Logger) throws
+        -> StationParts
+    {
         var missing: [DeviceError] = []
         func unavailable(_ kind: DeviceKind, _ backend: String) -> String {
             let reason = "\(kind.rawValue) backend \"\(backend)\" is not available in this build"
@@ -105,7 +109,8 @@ public enum Station {
         switch config.gpio.backend {
         case .simulated:
             buttons = SimulatedButtons(
-                script: ButtonScript(config.gpio.script) ?? ButtonScript("")!, readStandardInput: options.standardInputButtons,
+                script: ButtonScript(config.gpio.script) ?? ButtonScript("")!,
+                readStandardInput: options.standardInputButtons,
                 logger: logger)
             flash = SimulatedFlash(logger: logger)
         case .none:
@@ -148,7 +153,8 @@ public enum Station {
 
         let pipeline = PhotoPipeline(
             orientation: Orientation(
-                quarterTurns: config.camera.rotation.rawValue / 90, mirrored: config.camera.hflip, flipped: config.camera.vflip),
+                quarterTurns: config.camera.rotation.rawValue / 90, mirrored: config.camera.hflip,
+                flipped: config.camera.vflip),
             maxSide: config.processing.maxSize, quality: config.processing.quality,
             thumbnailSide: config.processing.thumbnailSize)
         return StationParts(

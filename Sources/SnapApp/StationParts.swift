@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import SnapCore
 import SnapDevices
@@ -49,5 +50,3 @@ public struct StationOptions: Sendable {
         self.timeZone = timeZone
     }
 }
-
-import Foundation

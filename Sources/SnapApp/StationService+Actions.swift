@@ -70,7 +70,9 @@ extension StationService {
             captures.put(still, for: id)
             logger.info(
                 "captured \(id)",
-                metadata: ["size": "\(still.width)x\(still.height)", "ms": "\((ContinuousClock.now - started).milliseconds)"])
+                metadata: [
+                    "size": "\(still.width)x\(still.height)", "ms": "\((ContinuousClock.now - started).milliseconds)",
+                ])
             bus.send(.captured(id))
         } catch {
             bus.send(.captureFailed(error.message))
@@ -93,7 +95,9 @@ extension StationService {
             let paths = parts.store.paths(for: id, day: LocalDay(containing: takenAt, in: settings.timeZone))
             let photo = ProcessedPhoto(id: id, photoPath: paths.photo, thumbnailPath: paths.thumbnail, takenAt: takenAt)
             try parts.store.storePhoto(photo, jpeg: output.photo, thumbnail: output.thumbnail)
-            logger.info("stored \(id)", metadata: ["size": "\(output.width)x\(output.height)", "bytes": "\(output.photo.count)"])
+            logger.info(
+                "stored \(id)",
+                metadata: ["size": "\(output.width)x\(output.height)", "bytes": "\(output.photo.count)"])
             bus.send(.processed(photo))
         } catch let error as ImagingError {
             bus.send(.processingFailed(id, error.description))
@@ -122,7 +126,8 @@ extension StationService {
 
     /// `YYYYMMDD-HHMMSS-xxxx` in local time: sortable, readable in a file list, and unique in practice.
     static func newPhotoID(at date: Date, in timeZone: TimeZone) -> PhotoID {
-        let parts = Calendar.gregorian(in: timeZone).dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        let parts = Calendar.gregorian(in: timeZone).dateComponents(
+            [.year, .month, .day, .hour, .minute, .second], from: date)
         let stamp = String(
             format: "%04d%02d%02d-%02d%02d%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0,
             parts.minute ?? 0, parts.second ?? 0)

@@ -44,7 +44,8 @@ public final class StationService: Service {
         let snapshot = try parts.store.snapshot(group: settings.groupName, day: today)
         var machine = StationMachine(settings: settings, snapshot: snapshot)
         logger.info(
-            "station ready", metadata: ["mode": "\(machine.mode.rawValue)", "day": "\(today)", "ai": "\(settings.aiConfigured)"])
+            "station ready",
+            metadata: ["mode": "\(machine.mode.rawValue)", "day": "\(today)", "ai": "\(settings.aiConfigured)"])
         defer {
             timers.cancelAll()
             analyses.cancelAll()

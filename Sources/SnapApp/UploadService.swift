@@ -43,7 +43,8 @@ public final class UploadService: Service {
             while !Task.isCancelled {
                 await self.drain()
                 let next = try? self.store.nextAttempt()
-                await self.wake.wait(timeout: next.map { .milliseconds(Int64(max(0, $0.timeIntervalSinceNow) * 1000) + 50) })
+                await self.wake.wait(
+                    timeout: next.map { .milliseconds(Int64(max(0, $0.timeIntervalSinceNow) * 1000) + 50) })
             }
         }
     }

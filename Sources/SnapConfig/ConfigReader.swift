@@ -108,7 +108,10 @@ struct ConfigReader {
         let words = Choice.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
         let text = string(path, default: value.rawValue)
         guard let choice = Choice(rawValue: text) else {
-            let hint = Suggestions.closest(to: text, among: Choice.allCases.map(\.rawValue)).map { "; did you mean \"\($0)\"?" } ?? ""
+            let hint =
+                Suggestions.closest(to: text, among: Choice.allCases.map(\.rawValue)).map {
+                    "; did you mean \"\($0)\"?"
+                } ?? ""
             report(path, "\"\(text)\" is not allowed\(hint)", expected: "one of \(words)")
             return value
         }
@@ -119,7 +122,8 @@ struct ConfigReader {
     mutating func strings(
         _ path: String, default value: [String], allowed: [String]? = nil, maxCount: Int = .max
     ) -> [String] {
-        var expected = allowed.map { "a list of " + $0.map { "\"\($0)\"" }.joined(separator: ", ") } ?? "a list of strings"
+        var expected =
+            allowed.map { "a list of " + $0.map { "\"\($0)\"" }.joined(separator: ", ") } ?? "a list of strings"
         if maxCount != .max { expected += ", at most \(maxCount)" }
         guard let node = node(path) else { return value }
         guard case .array(let elements) = node.value else {
@@ -165,24 +169,29 @@ struct ConfigReader {
     /// Reports every key in the document that no reader asked for, with the closest known key.
     mutating func reportUnknownKeys() {
         let known = Set(knownKeys)
-        let knownTables = Set(knownKeys.flatMap { key in
-            let parts = key.split(separator: ".")
-            return (1..<parts.count).map { parts.prefix($0).joined(separator: ".") }
-        })
+        let knownTables = Set(
+            knownKeys.flatMap { key in
+                let parts = key.split(separator: ".")
+                return (1..<parts.count).map { parts.prefix($0).joined(separator: ".") }
+            })
         for (path, node) in nodes.sorted(by: { $0.value.line < $1.value.line }) where !known.contains(path) {
             let table = path.split(separator: ".").dropLast().joined(separator: ".")
             if !table.isEmpty && !knownTables.contains(table) { continue }  // reported once, as its table
             let siblings = knownKeys.filter { $0.split(separator: ".").dropLast().joined(separator: ".") == table }
             let hint = Suggestions.closest(to: path, among: siblings).map { "; did you mean \"\($0)\"?" } ?? ""
             problems.append(
-                ConfigProblem(line: node.line, key: path, message: "unknown key\(hint)", expected: "a key listed in docs/snapstation.example.toml"))
+                ConfigProblem(
+                    line: node.line, key: path, message: "unknown key\(hint)",
+                    expected: "a key listed in docs/snapstation.example.toml"))
         }
         for (table, line) in tables.sorted(by: { $0.value < $1.value }) where !knownTables.contains(table) {
             let parent = table.split(separator: ".").dropLast().joined(separator: ".")
             if !parent.isEmpty && !knownTables.contains(parent) { continue }
             let hint = Suggestions.closest(to: table, among: Array(knownTables)).map { "; did you mean [\($0)]?" } ?? ""
             problems.append(
-                ConfigProblem(line: line, key: table, message: "unknown table\(hint)", expected: "one of the tables listed in docs/snapstation.example.toml"))
+                ConfigProblem(
+                    line: line, key: table, message: "unknown table\(hint)",
+                    expected: "one of the tables listed in docs/snapstation.example.toml"))
         }
     }
 }

@@ -12,7 +12,9 @@ extension KeySource {
             raw = try? String(contentsOfFile: path, encoding: .utf8)
         case .credential(let name):
             // systemd's LoadCredential= puts each credential in $CREDENTIALS_DIRECTORY/NAME.
-            raw = environment["CREDENTIALS_DIRECTORY"].flatMap { try? String(contentsOfFile: "\($0)/\(name)", encoding: .utf8) }
+            raw = environment["CREDENTIALS_DIRECTORY"].flatMap {
+                try? String(contentsOfFile: "\($0)/\(name)", encoding: .utf8)
+            }
         }
         let key = raw?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         return key.isEmpty ? nil : key

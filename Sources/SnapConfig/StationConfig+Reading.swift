@@ -13,7 +13,9 @@ extension StationConfig {
         } catch {
             throw ConfigError(
                 file: file,
-                problems: [ConfigProblem(line: error.line, key: "syntax", message: error.message, expected: "valid TOML 1.0")])
+                problems: [
+                    ConfigProblem(line: error.line, key: "syntax", message: error.message, expected: "valid TOML 1.0")
+                ])
         }
         var reader = ConfigReader(document)
         self.init(reading: &reader)
@@ -38,7 +40,10 @@ extension StationConfig {
         } catch {
             throw ConfigError(
                 file: path,
-                problems: [ConfigProblem(line: 1, key: "file", message: "cannot be read", expected: "a readable UTF-8 TOML file")])
+                problems: [
+                    ConfigProblem(
+                        line: 1, key: "file", message: "cannot be read", expected: "a readable UTF-8 TOML file")
+                ])
         }
         try self.init(parsing: text, file: path)
     }
@@ -51,7 +56,9 @@ extension StationConfig {
         station.defaultMode = r.choice("station.default_mode", default: d.station.defaultMode)
         station.timeZone = r.string("station.time_zone", default: d.station.timeZone)
         if !station.timeZone.isEmpty && TimeZone(identifier: station.timeZone) == nil {
-            r.report("station.time_zone", "\"\(station.timeZone)\" is not a known time zone", expected: "an IANA zone such as \"Europe/Berlin\", or \"\" for the system's")
+            r.report(
+                "station.time_zone", "\"\(station.timeZone)\" is not a known time zone",
+                expected: "an IANA zone such as \"Europe/Berlin\", or \"\" for the system's")
         }
 
         camera.backend = r.choice("camera.backend", default: d.camera.backend)
@@ -93,18 +100,23 @@ extension StationConfig {
 
         processing.maxSize = r.int("processing.max_size", default: d.processing.maxSize, in: 256...8192)
         processing.quality = r.int("processing.quality", default: d.processing.quality, in: 1...100)
-        processing.thumbnailSize = r.int("processing.thumbnail_size", default: d.processing.thumbnailSize, in: 64...1024)
+        processing.thumbnailSize = r.int(
+            "processing.thumbnail_size", default: d.processing.thumbnailSize, in: 64...1024)
         processing.filter = r.choice("processing.filter", default: d.processing.filter)
         processing.intensity = r.double("processing.intensity", default: d.processing.intensity, in: 0...1)
         processing.sticker = r.bool("processing.sticker", default: d.processing.sticker)
-        processing.stickerOutline = r.int("processing.sticker_outline", default: d.processing.stickerOutline, in: 0...64)
+        processing.stickerOutline = r.int(
+            "processing.sticker_outline", default: d.processing.stickerOutline, in: 0...64)
         processing.qualityGate = r.bool("processing.quality_gate", default: d.processing.qualityGate)
         processing.minBrightness = r.double("processing.min_brightness", default: d.processing.minBrightness, in: 0...1)
-        processing.minSharpness = r.double("processing.min_sharpness", default: d.processing.minSharpness, in: 0...10000)
+        processing.minSharpness = r.double(
+            "processing.min_sharpness", default: d.processing.minSharpness, in: 0...10000)
 
         ai.baseURL = r.string("ai.base_url", default: d.ai.baseURL)
         if URL(string: ai.baseURL)?.scheme.map({ ["http", "https"].contains($0) }) != true {
-            r.report("ai.base_url", "\"\(ai.baseURL)\" is not an http(s) URL", expected: "a URL such as \"https://api.openai.com/v1\"")
+            r.report(
+                "ai.base_url", "\"\(ai.baseURL)\" is not an http(s) URL",
+                expected: "a URL such as \"https://api.openai.com/v1\"")
         }
         ai.model = r.string("ai.model", default: d.ai.model)
         ai.detail = r.choice("ai.detail", default: d.ai.detail)
@@ -151,7 +163,9 @@ extension ConfigReader {
     mutating func keySource(_ path: String, default value: KeySource) -> KeySource {
         let text = string(path, default: value.description)
         guard let source = KeySource(text) else {
-            report(path, "\"\(text)\" does not say where the key is", expected: "\"env:NAME\", \"file:/path\" or \"credential:NAME\"")
+            report(
+                path, "\"\(text)\" does not say where the key is",
+                expected: "\"env:NAME\", \"file:/path\" or \"credential:NAME\"")
             return value
         }
         return source

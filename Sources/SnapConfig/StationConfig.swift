@@ -41,7 +41,10 @@ public struct StationConfig: Sendable, Hashable {
     public struct GPIO: Sendable, Hashable {
         public enum Backend: String, Sendable, Hashable, CaseIterable { case simulated, gpiod, none }
         public enum Bias: String, Sendable, Hashable, CaseIterable {
-            case pullUp = "pull-up", pullDown = "pull-down", disabled, asIs = "as-is"
+            case pullUp = "pull-up"
+            case pullDown = "pull-down"
+            case disabled
+            case asIs = "as-is"
         }
         public var backend = Backend.simulated
         public var chip = "gpiochip0"
@@ -131,7 +134,10 @@ public struct StationConfig: Sendable, Hashable {
 
 /// A quarter turn of the camera or the panel.
 public enum Rotation: Int, Sendable, Hashable, CaseIterable {
-    case none = 0, quarter = 90, half = 180, threeQuarters = 270
+    case none = 0
+    case quarter = 90
+    case half = 180
+    case threeQuarters = 270
 }
 
 /// A GPIO line by offset on its chip or by name.

@@ -68,9 +68,11 @@ public struct TOMLDocument: Sendable {
         var error = ss_toml_error()
         let ok = text.utf8CString.withUnsafeBufferPointer { buffer in
             withUnsafeMutablePointer(to: &builder) { context in
-                ss_toml_parse(buffer.baseAddress, buffer.count - 1, context, { context, node in
-                    context!.assumingMemoryBound(to: Builder.self).pointee.add(node!.pointee)
-                }, &error)
+                ss_toml_parse(
+                    buffer.baseAddress, buffer.count - 1, context,
+                    { context, node in
+                        context!.assumingMemoryBound(to: Builder.self).pointee.add(node!.pointee)
+                    }, &error)
             }
         }
         guard ok else {

@@ -29,7 +29,9 @@ public struct ButtonScript: Sendable, Hashable {
     private static func parse(_ text: String) -> [Result<Step, Problem>] {
         text.split(separator: ",").map { raw in
             let words = raw.split(separator: " ").map(String.init)
-            guard words.count == 2 else { return .failure(Problem(text: "\"\(raw.trimmed)\" is not \"DELAY GESTURE\"")) }
+            guard words.count == 2 else {
+                return .failure(Problem(text: "\"\(raw.trimmed)\" is not \"DELAY GESTURE\""))
+            }
             guard words[0].hasSuffix("s"), let seconds = Double(words[0].dropLast()), seconds >= 0, seconds < 86400
             else { return .failure(Problem(text: "\"\(words[0])\" is not a delay in seconds such as \"2s\"")) }
             guard let gesture = ButtonGesture(rawValue: words[1]) else {

@@ -60,7 +60,8 @@ extension StationMachine {
         case (.countdown, .countdown(let left)):
             return transition(to: left > 1 ? .countdown(secondsLeft: left - 1) : .capturing, now: now)
         case (.groupReview, .groupReview(let photo, let left)):
-            return left > 1 ? transition(to: .groupReview(photo, secondsLeft: left - 1), now: now) : share(photo, now: now)
+            return left > 1
+                ? transition(to: .groupReview(photo, secondsLeft: left - 1), now: now) : share(photo, now: now)
         case (.mealAutoSave, .mealResult(let photo, let analysis, let left)):
             return left > 1
                 ? transition(to: .mealResult(photo, analysis, secondsLeft: left - 1), now: now)

@@ -86,7 +86,8 @@ extension StationMachine {
         case .ready, .countdown, .locked, .problem(.cameraMissing, _):
             return enterIdle(now: now, also: [log])
         case .capturing where kind == .camera:
-            return transition(to: .problem(.cameraMissing(missingDevices[.camera] ?? ""), photo: nil), now: now, also: [log])
+            return transition(
+                to: .problem(.cameraMissing(missingDevices[.camera] ?? ""), photo: nil), now: now, also: [log])
         default:
             return [log]
         }

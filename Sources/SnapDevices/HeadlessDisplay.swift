@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import SnapScreens
 import SnapStore
+import Synchronization
 
 /// The embedded default display: PNG frames in a folder.
 ///
@@ -24,7 +24,9 @@ public final class HeadlessDisplay: Display {
 
     private let state = Mutex(State())
 
-    public init(width: Int, height: Int, folder: String, previewFramesPerSecond: Double, keep: Int = 2000) throws(DeviceError) {
+    public init(width: Int, height: Int, folder: String, previewFramesPerSecond: Double, keep: Int = 2000)
+        throws(DeviceError)
+    {
         self.width = width
         self.height = height
         self.folder = folder

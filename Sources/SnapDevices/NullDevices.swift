@@ -6,7 +6,8 @@ import SnapScreens
 public struct NullCamera: Camera {
     public var reason: String
     public init(reason: String) { self.reason = reason }
-    public func streamPreview(into slot: PreviewSlot, started: @escaping @Sendable () -> Void) async throws(DeviceError) { throw DeviceError(.camera, reason) }
+    public func streamPreview(into slot: PreviewSlot, started: @escaping @Sendable () -> Void) async throws(DeviceError)
+    { throw DeviceError(.camera, reason) }
     public func captureStill() async throws(DeviceError) -> PixelImage { throw DeviceError(.camera, reason) }
 }
 

@@ -1,5 +1,5 @@
-import Synchronization
 import SnapImaging
+import Synchronization
 
 /// The hand-over point between the camera and the display: one slot, the newest frame wins.
 ///

@@ -12,7 +12,9 @@ public struct SimulatedCamera: Camera {
     private let started = ContinuousClock.now
 
     /// `source` is a folder of JPEG files, or "" for the test scene. A folder without JPEGs is an error.
-    public init(previewSize: (Int, Int), stillSize: (Int, Int), framesPerSecond: Int, source: String) throws(DeviceError) {
+    public init(previewSize: (Int, Int), stillSize: (Int, Int), framesPerSecond: Int, source: String)
+        throws(DeviceError)
+    {
         self.previewSize = previewSize
         self.stillSize = stillSize
         self.framesPerSecond = max(1, framesPerSecond)
@@ -25,10 +27,13 @@ public struct SimulatedCamera: Camera {
         }
         pictures = names.filter { $0.lowercased().hasSuffix(".jpg") || $0.lowercased().hasSuffix(".jpeg") }.sorted()
             .map { source + "/" + $0 }
-        guard !pictures.isEmpty else { throw DeviceError(.camera, "camera.simulated_source \(source) holds no JPEG files") }
+        guard !pictures.isEmpty else {
+            throw DeviceError(.camera, "camera.simulated_source \(source) holds no JPEG files")
+        }
     }
 
-    public func streamPreview(into slot: PreviewSlot, started: @escaping @Sendable () -> Void) async throws(DeviceError) {
+    public func streamPreview(into slot: PreviewSlot, started: @escaping @Sendable () -> Void) async throws(DeviceError)
+    {
         let interval = Duration.milliseconds(1000 / framesPerSecond)
         var next = ContinuousClock.now
         var first = true

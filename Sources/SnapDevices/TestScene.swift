@@ -21,15 +21,26 @@ public enum TestScene {
         let cx = w / 2 + cos(seconds * 0.6) * short * 0.05
         let cy = h / 2 + sin(seconds * 0.6) * short * 0.04
         let plate = short * 0.36
-        canvas.arc(centerX: cx, centerY: cy, radius: plate / 2, from: 0, to: 2 * .pi, Color(0.95, 0.95, 0.93), lineWidth: plate)
-        canvas.arc(centerX: cx, centerY: cy, radius: plate * 0.82, from: 0, to: 2 * .pi, Color(0.85, 0.85, 0.82), lineWidth: short * 0.012)
+        canvas.arc(
+            centerX: cx, centerY: cy, radius: plate / 2, from: 0, to: 2 * .pi, Color(0.95, 0.95, 0.93), lineWidth: plate
+        )
+        canvas.arc(
+            centerX: cx, centerY: cy, radius: plate * 0.82, from: 0, to: 2 * .pi, Color(0.85, 0.85, 0.82),
+            lineWidth: short * 0.012)
         // Food: pasta, sauce and greens.
-        canvas.arc(centerX: cx - plate * 0.2, centerY: cy, radius: plate * 0.18, from: 0, to: 2 * .pi, Color(0.96, 0.82, 0.45), lineWidth: plate * 0.36)
-        canvas.arc(centerX: cx + plate * 0.25, centerY: cy - plate * 0.15, radius: plate * 0.1, from: 0, to: 2 * .pi, Color(0.80, 0.18, 0.12), lineWidth: plate * 0.2)
-        canvas.arc(centerX: cx + plate * 0.2, centerY: cy + plate * 0.3, radius: plate * 0.08, from: 0, to: 2 * .pi, Color(0.25, 0.6, 0.22), lineWidth: plate * 0.16)
+        canvas.arc(
+            centerX: cx - plate * 0.2, centerY: cy, radius: plate * 0.18, from: 0, to: 2 * .pi, Color(0.96, 0.82, 0.45),
+            lineWidth: plate * 0.36)
+        canvas.arc(
+            centerX: cx + plate * 0.25, centerY: cy - plate * 0.15, radius: plate * 0.1, from: 0, to: 2 * .pi,
+            Color(0.80, 0.18, 0.12), lineWidth: plate * 0.2)
+        canvas.arc(
+            centerX: cx + plate * 0.2, centerY: cy + plate * 0.3, radius: plate * 0.08, from: 0, to: 2 * .pi,
+            Color(0.25, 0.6, 0.22), lineWidth: plate * 0.16)
         // The label sits on the table's right edge, clear of the bars the screens draw at top and bottom.
         canvas.text(
-            label, in: Rect(x: w * 0.55, y: h * 0.2, width: w * 0.43, height: short * 0.2), font: Font(size: short * 0.04),
+            label, in: Rect(x: w * 0.55, y: h * 0.2, width: w * 0.43, height: short * 0.2),
+            font: Font(size: short * 0.04),
             color: Color(1, 1, 1, 0.85), alignment: .trailing, maxLines: 3)
         return canvas.snapshot()
     }

@@ -1,5 +1,5 @@
-import Foundation
 internal import CPangoCairo
+import Foundation
 import SnapImaging
 
 /// A drawing surface: owns one cairo image surface (XRGB8888, the station's pixel format) and its context.
@@ -51,7 +51,10 @@ public final class Canvas {
     }
 
     /// An arc of a circle, for the spinner and the check mark ring; angles in radians, clockwise from 3 o'clock.
-    public func arc(centerX: Double, centerY: Double, radius: Double, from start: Double, to end: Double, _ color: Color, lineWidth: Double) {
+    public func arc(
+        centerX: Double, centerY: Double, radius: Double, from start: Double, to end: Double, _ color: Color,
+        lineWidth: Double
+    ) {
         cairo_new_path(context)
         cairo_arc(context, centerX, centerY, radius, start, end)
         set(color)
@@ -75,7 +78,8 @@ public final class Canvas {
 
     /// Paints `image` into `rect`: scaled to cover it (cropping the overflow) or to fit inside it.
     public func draw(_ image: PixelImage, in rect: Rect, cover: Bool) {
-        let scale = cover
+        let scale =
+            cover
             ? max(rect.width / Double(image.width), rect.height / Double(image.height))
             : min(rect.width / Double(image.width), rect.height / Double(image.height))
         image.pixels.withUnsafeBufferPointer { pixels in
@@ -165,7 +169,8 @@ public final class Canvas {
         let temporary = path + ".partial"
         let status = cairo_surface_write_to_png(surface, temporary)
         guard status == CAIRO_STATUS_SUCCESS else {
-            throw CanvasError(call: "cairo_surface_write_to_png", message: String(cString: cairo_status_to_string(status)))
+            throw CanvasError(
+                call: "cairo_surface_write_to_png", message: String(cString: cairo_status_to_string(status)))
         }
         guard rename(temporary, path) == 0 else {
             throw CanvasError(call: "rename", message: String(cString: strerror(errno)))

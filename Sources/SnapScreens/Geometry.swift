@@ -25,19 +25,28 @@ public struct Rect: Sendable, Hashable {
     /// Splits off the top `height` pixels: (top, rest).
     public func top(_ height: Double) -> (Rect, Rect) {
         let height = min(height, self.height)
-        return (Rect(x: x, y: y, width: width, height: height), Rect(x: x, y: y + height, width: width, height: self.height - height))
+        return (
+            Rect(x: x, y: y, width: width, height: height),
+            Rect(x: x, y: y + height, width: width, height: self.height - height)
+        )
     }
 
     /// Splits off the bottom `height` pixels: (rest, bottom).
     public func bottom(_ height: Double) -> (Rect, Rect) {
         let height = min(height, self.height)
-        return (Rect(x: x, y: y, width: width, height: self.height - height), Rect(x: x, y: maxY - height, width: width, height: height))
+        return (
+            Rect(x: x, y: y, width: width, height: self.height - height),
+            Rect(x: x, y: maxY - height, width: width, height: height)
+        )
     }
 
     /// Splits off the left `width` pixels: (left, rest).
     public func left(_ width: Double) -> (Rect, Rect) {
         let width = min(width, self.width)
-        return (Rect(x: x, y: y, width: width, height: height), Rect(x: x + width, y: y, width: self.width - width, height: height))
+        return (
+            Rect(x: x, y: y, width: width, height: height),
+            Rect(x: x + width, y: y, width: self.width - width, height: height)
+        )
     }
 }
 

@@ -7,15 +7,20 @@ public enum ScreenGallery {
         title: "Spaghetti with tomato sauce and parmesan",
         totals: Macros(calories: 650, protein: 24, carbs: 80, fats: 22),
         items: [
-            MealItem(name: "Spaghetti", grams: 200, macros: Macros(calories: 320, protein: 11, carbs: 64, fats: 2), contains: [.gluten]),
+            MealItem(
+                name: "Spaghetti", grams: 200, macros: Macros(calories: 320, protein: 11, carbs: 64, fats: 2),
+                contains: [.gluten]),
             MealItem(name: "Tomato sauce", grams: 150, macros: Macros(calories: 210, protein: 3, carbs: 15, fats: 11)),
-            MealItem(name: "Parmesan", grams: 30, macros: Macros(calories: 120, protein: 10, carbs: 1, fats: 9), contains: [.dairy, .lactose]),
+            MealItem(
+                name: "Parmesan", grams: 30, macros: Macros(calories: 120, protein: 10, carbs: 1, fats: 9),
+                contains: [.dairy, .lactose]),
         ])
 
     /// Every screen, named as its PNG file is. `photo` is a processed photo whose files exist.
     public static func screens(photo: ProcessedPhoto) -> [(name: String, screen: Screen)] {
         let ready = ReadyScreen(
-            mode: .meal, groupName: "Family", totals: sampleAnalysis.totals + Macros(calories: 420, protein: 30, carbs: 35, fats: 15),
+            mode: .meal, groupName: "Family",
+            totals: sampleAnalysis.totals + Macros(calories: 420, protein: 30, carbs: 35, fats: 15),
             mealThumbnails: [photo.thumbnailPath, photo.thumbnailPath], groupPhotoAvailable: true, analysesLeft: 8,
             missingDevices: [])
         var groupReady = ready
@@ -23,7 +28,8 @@ public enum ScreenGallery {
         var degraded = groupReady
         degraded.missingDevices = [.buttons, .flash]
         let result = MealResultScreen(
-            photo: photo, analysis: sampleAnalysis, clashes: [[.glutenFree], [], [.lactoseFree, .vegan]], autoSaveIn: 20)
+            photo: photo, analysis: sampleAnalysis, clashes: [[.glutenFree], [], [.lactoseFree, .vegan]], autoSaveIn: 20
+        )
         return [
             ("01-ready-meal", .ready(ready)),
             ("02-ready-group", .ready(groupReady)),
@@ -36,16 +42,38 @@ public enum ScreenGallery {
             ("09-group-review", .groupReview(GroupReviewScreen(photo: photo, group: "Family", secondsLeft: 3))),
             ("10-uploading", .uploading(UploadingScreen(photo: photo, group: "Family", progress: 0.42))),
             ("11-sent", .sent(group: "Family")),
-            ("12-group-lock", .locked(LockScreen(reason: .group("Family"), limit: 10, remaining: .seconds(14 * 3600 + 59 * 60 + 51)))),
-            ("13-ai-limit", .locked(LockScreen(reason: .aiLimit, limit: 10, remaining: .seconds(5 * 3600 + 12 * 60 + 4)))),
+            (
+                "12-group-lock",
+                .locked(LockScreen(reason: .group("Family"), limit: 10, remaining: .seconds(14 * 3600 + 59 * 60 + 51)))
+            ),
+            (
+                "13-ai-limit",
+                .locked(LockScreen(reason: .aiLimit, limit: 10, remaining: .seconds(5 * 3600 + 12 * 60 + 4)))
+            ),
             ("14-lock-clock-unset", .locked(LockScreen(reason: .group("Family"), limit: 10, remaining: nil))),
-            ("15-error-camera-missing", .problem(ProblemScreen(kind: .cameraMissing("no camera found by libcamera"), photo: nil))),
-            ("16-error-capture-failed", .problem(ProblemScreen(kind: .captureFailed("the camera did not deliver a frame in 5 s"), photo: nil))),
-            ("17-error-processing", .problem(ProblemScreen(kind: .processingFailed("tjDecompress2: Premature end of JPEG file"), photo: nil))),
+            (
+                "15-error-camera-missing",
+                .problem(ProblemScreen(kind: .cameraMissing("no camera found by libcamera"), photo: nil))
+            ),
+            (
+                "16-error-capture-failed",
+                .problem(ProblemScreen(kind: .captureFailed("the camera did not deliver a frame in 5 s"), photo: nil))
+            ),
+            (
+                "17-error-processing",
+                .problem(
+                    ProblemScreen(kind: .processingFailed("tjDecompress2: Premature end of JPEG file"), photo: nil))
+            ),
             ("18-error-ai-not-configured", .problem(ProblemScreen(kind: .aiFailed(.notConfigured), photo: nil))),
-            ("19-error-ai-failed", .problem(ProblemScreen(kind: .aiFailed(.rateLimited(retryAfter: .seconds(20))), photo: photo))),
+            (
+                "19-error-ai-failed",
+                .problem(ProblemScreen(kind: .aiFailed(.rateLimited(retryAfter: .seconds(20))), photo: photo))
+            ),
             ("20-error-network-down", .problem(ProblemScreen(kind: .networkDown(group: "Family"), photo: photo))),
-            ("21-error-upload-rejected", .problem(ProblemScreen(kind: .uploadRejected("the server refused the photo (HTTP 403)"), photo: photo))),
+            (
+                "21-error-upload-rejected",
+                .problem(ProblemScreen(kind: .uploadRejected("the server refused the photo (HTTP 403)"), photo: photo))
+            ),
             ("22-error-storage-full", .problem(ProblemScreen(kind: .storageFull, photo: nil))),
         ]
     }

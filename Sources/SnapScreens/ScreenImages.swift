@@ -1,3 +1,4 @@
+import Foundation
 import SnapCore
 import SnapImaging
 
@@ -27,8 +28,6 @@ public struct ScreenImages: Sendable {
         }
     }
 }
-
-import Foundation
 
 enum FileBytes {
     static func read(_ path: String) -> [UInt8]? {

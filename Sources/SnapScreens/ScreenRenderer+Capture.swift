@@ -17,21 +17,28 @@ extension ScreenRenderer {
         let title = ScreenText.modeTitle(ready.mode, group: ready.groupName)
         if layout.portrait {
             let (titleRow, statusRow) = top.top(titleBar)
-            canvas.text(title, in: titleRow.inset(m / 2), font: layout.title, verticallyCentered: true, shrinkToFit: true)
-            canvas.text(status.0, in: statusRow.inset(m / 4), font: layout.small, color: status.1, verticallyCentered: true)
+            canvas.text(
+                title, in: titleRow.inset(m / 2), font: layout.title, verticallyCentered: true, shrinkToFit: true)
+            canvas.text(
+                status.0, in: statusRow.inset(m / 4), font: layout.small, color: status.1, verticallyCentered: true)
         } else {
             let (left, right) = top.inset(m / 2).left(top.width * 0.55)
             canvas.text(title, in: left, font: layout.title, verticallyCentered: true, shrinkToFit: true)
-            canvas.text(status.0, in: right, font: layout.small, color: status.1, alignment: .trailing, verticallyCentered: true)
+            canvas.text(
+                status.0, in: right, font: layout.small, color: status.1, alignment: .trailing, verticallyCentered: true
+            )
         }
         if let notice = ScreenText.deviceNotice(ready.missingDevices) {
-            chip(notice, at: m, top.maxY + m / 2, maxWidth: canvas.bounds.width - 2 * m, font: layout.small, fill: Color.warn.opacity(0.9), color: .ink, canvas)
+            chip(
+                notice, at: m, top.maxY + m / 2, maxWidth: canvas.bounds.width - 2 * m, font: layout.small,
+                fill: Color.warn.opacity(0.9), color: .ink, canvas)
         }
 
         let hintBar = layout.bar(layout.small)
         if ready.mode == .meal {
             let panelHeight = (layout.short * 0.30).rounded()
-            let panel = Rect(x: 0, y: canvas.bounds.height - hintBar - panelHeight, width: canvas.bounds.width, height: panelHeight)
+            let panel = Rect(
+                x: 0, y: canvas.bounds.height - hintBar - panelHeight, width: canvas.bounds.width, height: panelHeight)
             canvas.fill(panel, Color.black.opacity(0.55))
             let (line, strip) = panel.inset(m / 2).top(layout.bar(layout.small))
             let totals = "Today \(ready.totals.calories) kcal · " + ScreenText.macros(ready.totals)
@@ -64,18 +71,24 @@ extension ScreenRenderer {
         background(preview, canvas)
         let bounds = canvas.bounds
         let radius = layout.short * 0.3
-        canvas.arc(centerX: bounds.midX, centerY: bounds.midY, radius: radius * 0.5, from: 0, to: 2 * .pi, Color.black.opacity(0.45), lineWidth: radius)
         canvas.arc(
-            centerX: bounds.midX, centerY: bounds.midY, radius: radius, from: 0, to: 2 * .pi, .accent, lineWidth: layout.short * 0.02)
+            centerX: bounds.midX, centerY: bounds.midY, radius: radius * 0.5, from: 0, to: 2 * .pi,
+            Color.black.opacity(0.45), lineWidth: radius)
+        canvas.arc(
+            centerX: bounds.midX, centerY: bounds.midY, radius: radius, from: 0, to: 2 * .pi, .accent,
+            lineWidth: layout.short * 0.02)
         let box = Rect(x: bounds.midX - radius, y: bounds.midY - radius, width: 2 * radius, height: 2 * radius)
-        canvas.text("\(countdown.secondsLeft)", in: box, font: layout.huge, alignment: .center, verticallyCentered: true)
+        canvas.text(
+            "\(countdown.secondsLeft)", in: box, font: layout.huge, alignment: .center, verticallyCentered: true)
         hint("Hold to cancel", canvas, layout)
     }
 
     func drawCapturing(_ canvas: Canvas, _ layout: ScreenLayout) {
         // A white screen adds light at the moment of the shot.
         canvas.fill(canvas.bounds, .white)
-        canvas.text("Hold still…", in: canvas.bounds.inset(layout.margin), font: layout.headline, color: .ink, alignment: .center, verticallyCentered: true)
+        canvas.text(
+            "Hold still…", in: canvas.bounds.inset(layout.margin), font: layout.headline, color: .ink,
+            alignment: .center, verticallyCentered: true)
     }
 
     func drawProcessing(_ processing: ProcessingScreen, _ canvas: Canvas, _ layout: ScreenLayout) {
@@ -84,7 +97,9 @@ extension ScreenRenderer {
         let radius = layout.short * 0.11
         spinner(centerX: bounds.midX, centerY: bounds.midY - radius * 0.6, radius: radius, canvas)
         let label = processing.stage == .analysing ? "Analysing your meal…" : "Processing…"
-        let line = Rect(x: layout.margin, y: bounds.midY + radius * 0.8, width: bounds.width - 2 * layout.margin, height: layout.bar(layout.title))
+        let line = Rect(
+            x: layout.margin, y: bounds.midY + radius * 0.8, width: bounds.width - 2 * layout.margin,
+            height: layout.bar(layout.title))
         canvas.text(label, in: line, font: layout.title, alignment: .center, verticallyCentered: true)
         hint("Hold to cancel", canvas, layout)
     }

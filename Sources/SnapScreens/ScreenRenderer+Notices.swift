@@ -4,16 +4,27 @@ extension ScreenRenderer {
     func drawLock(_ lock: LockScreen, _ canvas: Canvas, _ layout: ScreenLayout) {
         let m = layout.margin
         var column = canvas.bounds.bottom(layout.bar(layout.small)).0.inset(m)
-        let label = lock.reason == .aiLimit ? ScreenText.modeTitle(.meal, group: nil) : ScreenText.modeTitle(.group, group: lockGroup(lock))
+        let label =
+            lock.reason == .aiLimit
+            ? ScreenText.modeTitle(.meal, group: nil) : ScreenText.modeTitle(.group, group: lockGroup(lock))
         column.take(canvas.text(label, in: column, font: layout.small, color: .muted, alignment: .center) + m / 2)
-        column.take(canvas.text(ScreenText.lockTitle(lock), in: column, font: layout.title, alignment: .center, maxLines: 3, shrinkToFit: true) + m)
-        if let remaining = lock.remaining {
-            column.take(canvas.text(lock.reason == .aiLimit ? "Next analysis in" : "Next photo in", in: column, font: layout.body, color: .muted, alignment: .center) + m / 4)
+        column.take(
             canvas.text(
-                ScreenText.clock(remaining), in: column, font: Font(size: layout.short * 0.19, bold: true), color: .accent,
+                ScreenText.lockTitle(lock), in: column, font: layout.title, alignment: .center, maxLines: 3,
+                shrinkToFit: true) + m)
+        if let remaining = lock.remaining {
+            column.take(
+                canvas.text(
+                    lock.reason == .aiLimit ? "Next analysis in" : "Next photo in", in: column, font: layout.body,
+                    color: .muted, alignment: .center) + m / 4)
+            canvas.text(
+                ScreenText.clock(remaining), in: column, font: Font(size: layout.short * 0.19, bold: true),
+                color: .accent,
                 alignment: .center, shrinkToFit: true)
         } else {
-            canvas.text(ScreenText.lockCountdown(lock), in: column, font: layout.body, color: .accent, alignment: .center, maxLines: 3)
+            canvas.text(
+                ScreenText.lockCountdown(lock), in: column, font: layout.body, color: .accent, alignment: .center,
+                maxLines: 3)
         }
         hint(lock.reason == .aiLimit ? "Hold: group mode" : "Hold: meal log", canvas, layout)
     }
@@ -33,9 +44,13 @@ extension ScreenRenderer {
             }
         let (band, rest) = canvas.bounds.top(layout.bar(layout.title) * 1.6)
         canvas.fill(band, tone)
-        canvas.text(words.title, in: band.inset(m / 2), font: layout.title, color: .ink, alignment: .center, maxLines: 2, verticallyCentered: true, shrinkToFit: true)
+        canvas.text(
+            words.title, in: band.inset(m / 2), font: layout.title, color: .ink, alignment: .center, maxLines: 2,
+            verticallyCentered: true, shrinkToFit: true)
         var column = rest.bottom(layout.bar(layout.small)).0.inset(m)
-        column.take(canvas.text(words.detail, in: column, font: layout.body, alignment: .center, maxLines: 4, shrinkToFit: true) + m)
+        column.take(
+            canvas.text(words.detail, in: column, font: layout.body, alignment: .center, maxLines: 4, shrinkToFit: true)
+                + m)
         if let photo = problem.photo, column.height > layout.short * 0.2 {
             self.photo(photo.thumbnailPath, in: column, cover: false, canvas)
         }

@@ -20,8 +20,10 @@ extension ScreenRenderer {
 
         let analysis = result.analysis
         let titleBox = sheet.top(layout.title.size * 2.6).0
-        sheet.take(canvas.text(analysis.title, in: titleBox, font: layout.title, maxLines: 2, shrinkToFit: true) + m / 3)
-        sheet.take(canvas.text("\(analysis.totals.calories) kcal", in: sheet, font: layout.headline, color: .accent) + m / 4)
+        sheet.take(
+            canvas.text(analysis.title, in: titleBox, font: layout.title, maxLines: 2, shrinkToFit: true) + m / 3)
+        sheet.take(
+            canvas.text("\(analysis.totals.calories) kcal", in: sheet, font: layout.headline, color: .accent) + m / 4)
         sheet.take(canvas.text(ScreenText.macros(analysis.totals), in: sheet, font: layout.bodyBold) + m / 2)
 
         let row = layout.bar(layout.small) * 0.85
@@ -44,7 +46,9 @@ extension ScreenRenderer {
                 let (first, second) = inner.top(row)
                 canvas.text(line, in: first, font: layout.small, verticallyCentered: true, shrinkToFit: true)
                 let flag = "⚠ not " + clashes.map(\.rawValue).joined(separator: ", not ")
-                canvas.text(flag, in: second, font: layout.small, color: Color(1, 0.72, 0.68), verticallyCentered: true, shrinkToFit: true)
+                canvas.text(
+                    flag, in: second, font: layout.small, color: Color(1, 0.72, 0.68), verticallyCentered: true,
+                    shrinkToFit: true)
             }
             sheet.take(needed + row * 0.15)
         }
@@ -57,7 +61,8 @@ extension ScreenRenderer {
         let (_, banner) = rest.bottom(layout.bar(layout.headline))
         canvas.fill(banner, Color.black.opacity(0.65))
         canvas.text(
-            "Sending to \(review.group) in \(review.secondsLeft)…", in: banner.inset(layout.margin / 2), font: layout.title,
+            "Sending to \(review.group) in \(review.secondsLeft)…", in: banner.inset(layout.margin / 2),
+            font: layout.title,
             alignment: .center, verticallyCentered: true)
         hint("Press: retake · Hold: cancel", canvas, layout)
     }
@@ -68,27 +73,42 @@ extension ScreenRenderer {
         let bounds = canvas.bounds
         let width = bounds.width * 0.7
         let barHeight = layout.short * 0.055
-        let title = Rect(x: layout.margin, y: bounds.midY - layout.bar(layout.title) - barHeight, width: bounds.width - 2 * layout.margin, height: layout.bar(layout.title))
-        canvas.text("Sending to \(uploading.group)", in: title, font: layout.title, alignment: .center, verticallyCentered: true)
+        let title = Rect(
+            x: layout.margin, y: bounds.midY - layout.bar(layout.title) - barHeight,
+            width: bounds.width - 2 * layout.margin, height: layout.bar(layout.title))
+        canvas.text(
+            "Sending to \(uploading.group)", in: title, font: layout.title, alignment: .center, verticallyCentered: true
+        )
         let track = Rect(x: bounds.midX - width / 2, y: bounds.midY - barHeight / 2, width: width, height: barHeight)
         canvas.fill(track, Color.white.opacity(0.25), radius: barHeight / 2)
         if uploading.progress > 0 {
-            let done = Rect(x: track.x, y: track.y, width: max(barHeight, track.width * uploading.progress), height: barHeight)
+            let done = Rect(
+                x: track.x, y: track.y, width: max(barHeight, track.width * uploading.progress), height: barHeight)
             canvas.fill(done, .accent, radius: barHeight / 2)
         }
-        let percent = Rect(x: track.x, y: track.maxY + layout.margin / 2, width: track.width, height: layout.bar(layout.body))
-        canvas.text("\(Int((uploading.progress * 100).rounded())) %", in: percent, font: layout.body, color: .muted, alignment: .center)
+        let percent = Rect(
+            x: track.x, y: track.maxY + layout.margin / 2, width: track.width, height: layout.bar(layout.body))
+        canvas.text(
+            "\(Int((uploading.progress * 100).rounded())) %", in: percent, font: layout.body, color: .muted,
+            alignment: .center)
     }
 
     func drawSent(group: String, _ canvas: Canvas, _ layout: ScreenLayout) {
         let bounds = canvas.bounds
         let radius = layout.short * 0.16
         let centerY = bounds.midY - radius * 0.5
-        canvas.arc(centerX: bounds.midX, centerY: centerY, radius: radius, from: 0, to: 2 * .pi, .good, lineWidth: radius * 0.16)
+        canvas.arc(
+            centerX: bounds.midX, centerY: centerY, radius: radius, from: 0, to: 2 * .pi, .good,
+            lineWidth: radius * 0.16)
         canvas.line(
-            [(bounds.midX - radius * 0.45, centerY), (bounds.midX - radius * 0.1, centerY + radius * 0.38), (bounds.midX + radius * 0.5, centerY - radius * 0.35)],
+            [
+                (bounds.midX - radius * 0.45, centerY), (bounds.midX - radius * 0.1, centerY + radius * 0.38),
+                (bounds.midX + radius * 0.5, centerY - radius * 0.35),
+            ],
             .good, lineWidth: radius * 0.18)
-        let line = Rect(x: layout.margin, y: centerY + radius * 1.35, width: bounds.width - 2 * layout.margin, height: layout.bar(layout.headline))
+        let line = Rect(
+            x: layout.margin, y: centerY + radius * 1.35, width: bounds.width - 2 * layout.margin,
+            height: layout.bar(layout.headline))
         canvas.text("Sent to \(group)", in: line, font: layout.headline, alignment: .center, verticallyCentered: true)
     }
 }

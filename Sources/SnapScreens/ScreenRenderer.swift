@@ -53,24 +53,32 @@ public struct ScreenRenderer: Sendable {
         canvas.fill(bar, Color.black.opacity(0.6))
         let line = Rect(x: bar.x + layout.margin / 2, y: bar.y, width: bar.width - layout.margin, height: bar.height)
         canvas.text(
-            text, in: line, font: layout.small, color: .muted, alignment: .center, verticallyCentered: true, shrinkToFit: true)
+            text, in: line, font: layout.small, color: .muted, alignment: .center, verticallyCentered: true,
+            shrinkToFit: true)
     }
 
     /// A rounded box with a line of text, used for totals and flags.
     @discardableResult
-    func chip(_ text: String, at x: Double, _ y: Double, maxWidth: Double, font: Font, fill: Color, color: Color = .white, _ canvas: Canvas) -> Rect {
+    func chip(
+        _ text: String, at x: Double, _ y: Double, maxWidth: Double, font: Font, fill: Color, color: Color = .white,
+        _ canvas: Canvas
+    ) -> Rect {
         let pad = font.size * 0.5
         let box = Rect(x: x, y: y, width: maxWidth, height: font.size * 1.7)
         canvas.fill(box, fill, radius: box.height / 2)
         let line = Rect(x: box.x + pad, y: box.y, width: box.width - 2 * pad, height: box.height)
-        canvas.text(text, in: line, font: font, color: color, alignment: .center, verticallyCentered: true, shrinkToFit: true)
+        canvas.text(
+            text, in: line, font: font, color: color, alignment: .center, verticallyCentered: true, shrinkToFit: true)
         return box
     }
 
     /// An open ring with a gap, drawn as the "working" spinner.
     func spinner(centerX: Double, centerY: Double, radius: Double, _ canvas: Canvas) {
-        canvas.arc(centerX: centerX, centerY: centerY, radius: radius, from: 0, to: 2 * .pi, Color.white.opacity(0.2), lineWidth: radius * 0.22)
-        canvas.arc(centerX: centerX, centerY: centerY, radius: radius, from: -.pi / 2, to: .pi * 0.6, .accent, lineWidth: radius * 0.22)
+        canvas.arc(
+            centerX: centerX, centerY: centerY, radius: radius, from: 0, to: 2 * .pi, Color.white.opacity(0.2),
+            lineWidth: radius * 0.22)
+        canvas.arc(
+            centerX: centerX, centerY: centerY, radius: radius, from: -.pi / 2, to: .pi * 0.6, .accent,
+            lineWidth: radius * 0.22)
     }
 }
-

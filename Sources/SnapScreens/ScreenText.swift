@@ -44,11 +44,17 @@ public enum ScreenText {
         case .processingFailed(let detail):
             ("The photo could not be processed", detail + " — the capture is kept", "Press to go back")
         case .aiFailed(.notConfigured):
-            ("AI service not configured", "Set ai.key_source in the config to analyse meals", "Press to go back · Hold to switch mode")
+            (
+                "AI service not configured", "Set ai.key_source in the config to analyse meals",
+                "Press to go back · Hold to switch mode"
+            )
         case .aiFailed(let failure):
             ("Analysis failed", failure.message + " — the photo is kept", "Press to retry · Hold to discard")
         case .networkDown(let group):
-            ("Saved — will send when online", "No network: the photo for \(group) waits in the queue", "It goes out by itself")
+            (
+                "Saved — will send when online", "No network: the photo for \(group) waits in the queue",
+                "It goes out by itself"
+            )
         case .uploadRejected(let detail):
             ("The photo could not be shared", detail, "Press to go back")
         case .storageFull:

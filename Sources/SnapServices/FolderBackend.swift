@@ -24,7 +24,9 @@ public struct FolderBackend: GroupBackend {
         public var station: String
     }
 
-    public func upload(_ upload: GroupUpload, progress: @escaping @Sendable (Double) -> Void) async throws(UploadFailure) {
+    public func upload(_ upload: GroupUpload, progress: @escaping @Sendable (Double) -> Void)
+        async throws(UploadFailure)
+    {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
             throw .offline

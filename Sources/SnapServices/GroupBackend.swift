@@ -12,7 +12,9 @@ public struct GroupUpload: Sendable, Hashable {
     public var expiresAt: Date
     public var station: String
 
-    public init(photoID: PhotoID, group: String, day: LocalDay, jpeg: [UInt8], takenAt: Date, expiresAt: Date, station: String) {
+    public init(
+        photoID: PhotoID, group: String, day: LocalDay, jpeg: [UInt8], takenAt: Date, expiresAt: Date, station: String
+    ) {
         self.photoID = photoID
         self.group = group
         self.day = day

@@ -15,7 +15,8 @@ public enum AtomicFile {
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
         try createFolder(folder)
-        let temporary = "\(folder)/\(temporaryPrefix)\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
+        let temporary =
+            "\(folder)/\(temporaryPrefix)\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = try open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
         let failure: FileError? = bytes.withUnsafeBytes { buffer in
             var offset = 0

@@ -32,7 +32,8 @@ extension StationStore {
     /// Records a failed attempt and when to try again.
     public func markRetry(_ job: UploadJob, error: String, nextAttempt: Date) throws(StoreError) {
         try update(
-            job, "attempts = attempts + 1, last_error = ?, next_attempt = ?", [error, nextAttempt.timeIntervalSince1970])
+            job, "attempts = attempts + 1, last_error = ?, next_attempt = ?",
+            [error, nextAttempt.timeIntervalSince1970])
     }
 
     /// Records a failure that retrying will not heal.

@@ -15,7 +15,9 @@ extension StationStore {
             }
             for row in old {
                 for path in [row["photo_path"] as String, row["thumbnail_path"] as String] {
-                    if unlink(path) != 0 && errno != ENOENT { throw FileError(call: "unlink", path: path, errno: errno) }
+                    if unlink(path) != 0 && errno != ENOENT {
+                        throw FileError(call: "unlink", path: path, errno: errno)
+                    }
                 }
             }
             try database.write { db in

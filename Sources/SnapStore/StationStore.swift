@@ -43,7 +43,9 @@ public final class StationStore: Sendable {
             try database.write { db in
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO photos (id, taken_at, photo_path, thumbnail_path) VALUES (?, ?, ?, ?)",
-                    arguments: [photo.id.rawValue, photo.takenAt.timeIntervalSince1970, photo.photoPath, photo.thumbnailPath])
+                    arguments: [
+                        photo.id.rawValue, photo.takenAt.timeIntervalSince1970, photo.photoPath, photo.thumbnailPath,
+                    ])
             }
         } catch {
             throw StoreError("store photo \(photo.id)", error)
@@ -76,7 +78,8 @@ public final class StationStore: Sendable {
         do {
             try database.write { db in
                 try db.execute(
-                    sql: "INSERT INTO ai_uses (day, count) VALUES (?, 1) ON CONFLICT(day) DO UPDATE SET count = count + 1",
+                    sql:
+                        "INSERT INTO ai_uses (day, count) VALUES (?, 1) ON CONFLICT(day) DO UPDATE SET count = count + 1",
                     arguments: [day.description])
             }
         } catch {
@@ -116,7 +119,8 @@ public final class StationStore: Sendable {
         do {
             try database.write { db in
                 try db.execute(
-                    sql: "DELETE FROM group_sends WHERE group_name = ? AND day = ?", arguments: [group, day.description])
+                    sql: "DELETE FROM group_sends WHERE group_name = ? AND day = ?",
+                    arguments: [group, day.description])
             }
         } catch {
             throw StoreError("release \(day) for \(group)", error)
@@ -135,7 +139,8 @@ public final class StationStore: Sendable {
                     db, sql: "SELECT day FROM group_sends WHERE group_name = ?", arguments: [group ?? ""])
                 snapshot.groupSendDays = Set(sends.compactMap(LocalDay.init))
                 snapshot.meals = try Self.meals(db, on: day)
-                let mealDays = try String?.fetchOne(db, sql: "SELECT MAX(day) FROM meals").flatMap { $0 }
+                let mealDays =
+                    try String?.fetchOne(db, sql: "SELECT MAX(day) FROM meals").flatMap { $0 }
                     .flatMap(LocalDay.init).map { [$0] } ?? []
                 snapshot.latestDay = (Array(snapshot.aiUses.keys) + snapshot.groupSendDays + mealDays).max()
                 return snapshot
@@ -161,15 +166,19 @@ public final class StationStore: Sendable {
                 let photo = ProcessedPhoto(
                     id: PhotoID(row["id"]), photoPath: row["photo_path"], thumbnailPath: row["thumbnail_path"],
                     takenAt: Date(timeIntervalSince1970: row["taken_at"]))
-                let totals = Macros(calories: row["calories"], protein: row["protein"], carbs: row["carbs"], fats: row["fats"])
-                return Meal(photo: photo, day: day, analysis: MealAnalysis(title: row["title"], totals: totals, items: items))
+                let totals = Macros(
+                    calories: row["calories"], protein: row["protein"], carbs: row["carbs"], fats: row["fats"])
+                return Meal(
+                    photo: photo, day: day, analysis: MealAnalysis(title: row["title"], totals: totals, items: items))
             }
     }
 
     /// Runs `PRAGMA integrity_check`; returns SQLite's verdict, "ok" when the database is sound.
     public func integrityCheck() throws(StoreError) -> String {
         do {
-            return try database.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "\n") }
+            return try database.read { db in
+                try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "\n")
+            }
         } catch {
             throw StoreError("integrity check", error)
         }

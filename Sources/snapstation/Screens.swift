@@ -28,7 +28,8 @@ extension SnapStation {
             let thumbnailPath = out + "/sample-thumb.jpg"
             try AtomicFile.write(output.photo, to: photoPath)
             try AtomicFile.write(output.thumbnail, to: thumbnailPath)
-            let photo = ProcessedPhoto(id: PhotoID("sample"), photoPath: photoPath, thumbnailPath: thumbnailPath, takenAt: Date())
+            let photo = ProcessedPhoto(
+                id: PhotoID("sample"), photoPath: photoPath, thumbnailPath: thumbnailPath, takenAt: Date())
             let preview = TestScene.frame(width: width, height: height, seconds: 0, label: "Live preview")
             let renderer = ScreenRenderer(images: .disk(capture: { _ in scene }))
             let canvas = Canvas(width: width, height: height)

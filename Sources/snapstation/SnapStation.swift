@@ -49,7 +49,7 @@ extension SnapStation {
         @Option(help: "The state folder (overrides storage.dir).") var state: String?
         @Option(help: "A button script such as \"2s press, 10s hold\" (overrides gpio.script).") var script: String?
         @Flag(help: "Do not read button words from standard input.") var noStdin = false
-        @Option(help: "trace, debug, info, notice, warning or error.") var logLevel: Logger.Level = .info
+        @Option(help: "trace, debug, info, notice, warning or error.") var logLevel = "info"
 
         func run() async throws {
             var config = try options.load()
@@ -58,7 +58,9 @@ extension SnapStation {
             } else if simulate {
                 config.storage.dir = "./snapstation-state"
             }
-            let level = logLevel
+            guard let level = Logger.Level(rawValue: logLevel) else {
+                throw ValidationError("--log-level must be trace, debug, info, notice, warning or error")
+            }
             LoggingSystem.bootstrap { label in
                 var handler = StreamLogHandler.standardError(label: label)
                 handler.logLevel = level
@@ -94,5 +96,3 @@ extension SnapStation {
         }
     }
 }
-
-extension Logger.Level: @retroactive ExpressibleByArgument {}

@@ -37,7 +37,8 @@ extension SnapStation {
                 round += 1
                 let id = PhotoID("soak-\(getpid())-\(round)")
                 let paths = store.paths(for: id, day: day)
-                let photo = ProcessedPhoto(id: id, photoPath: paths.photo, thumbnailPath: paths.thumbnail, takenAt: Date())
+                let photo = ProcessedPhoto(
+                    id: id, photoPath: paths.photo, thumbnailPath: paths.thumbnail, takenAt: Date())
                 try store.storePhoto(photo, jpeg: jpeg, thumbnail: jpeg)
                 let analysis = MealAnalysis(
                     title: "Soak \(round)", totals: Macros(calories: round, protein: 1, carbs: 1, fats: 1),

@@ -97,7 +97,8 @@ struct MealFlowTests {
 
     @Test("should say 'AI service not configured' instead of counting down when there is no key")
     func notConfigured() {
-        var script = StationScript(settings: Fixture.settings(mode: .meal, ai: false), startingAt: "2026-03-10 12:00:00")
+        var script = StationScript(
+            settings: Fixture.settings(mode: .meal, ai: false), startingAt: "2026-03-10 12:00:00")
         let actions = script.press()
         #expect(!actions.contains(.capture))
         #expect(script.screen?.problem == .aiFailed(.notConfigured))

@@ -17,7 +17,8 @@ struct ModeAndProblemTests {
 
     @Test("should stay in meal mode when no group is configured")
     func noGroup() {
-        var script = StationScript(settings: Fixture.settings(mode: .group, group: nil), startingAt: "2026-03-10 12:00:00")
+        var script = StationScript(
+            settings: Fixture.settings(mode: .group, group: nil), startingAt: "2026-03-10 12:00:00")
         #expect(script.screen?.ready?.mode == .meal)
         script.press(.hold)
         #expect(script.screen?.ready?.mode == .meal)

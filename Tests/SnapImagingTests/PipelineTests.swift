@@ -17,7 +17,8 @@ struct PipelineTests {
         let image = TestImages.marked()
         #expect(image.oriented(Orientation(mirrored: true)).rgb(x: 63, y: 0).red == 255)
         #expect(image.oriented(Orientation(flipped: true)).rgb(x: 0, y: 47).red == 255)
-        #expect(image.oriented(Orientation(quarterTurns: 2)) == image.oriented(Orientation(mirrored: true, flipped: true)))
+        #expect(
+            image.oriented(Orientation(quarterTurns: 2)) == image.oriented(Orientation(mirrored: true, flipped: true)))
         #expect(image.oriented(Orientation(quarterTurns: 3)).oriented(Orientation(quarterTurns: 1)) == image)
     }
 
@@ -32,7 +33,8 @@ struct PipelineTests {
 
     @Test("should keep the photo within the maximum size, and make a thumbnail")
     func process() throws {
-        let pipeline = PhotoPipeline(orientation: Orientation(quarterTurns: 1), maxSide: 256, quality: 80, thumbnailSide: 64)
+        let pipeline = PhotoPipeline(
+            orientation: Orientation(quarterTurns: 1), maxSide: 256, quality: 80, thumbnailSide: 64)
         let output = try pipeline.process(TestImages.marked(width: 640, height: 480))
         #expect(output.width == 192 && output.height == 256)
         #expect(try JPEG.size(of: output.photo) == (192, 256))

@@ -37,7 +37,8 @@ struct ScreenRendererTests {
     @Test("should report text that does not fit its box")
     func cutIsReported() {
         let canvas = Canvas(width: 200, height: 100)
-        canvas.text(String(repeating: "word ", count: 40), in: Rect(x: 0, y: 0, width: 100, height: 20), font: Font(size: 14))
+        canvas.text(
+            String(repeating: "word ", count: 40), in: Rect(x: 0, y: 0, width: 100, height: 20), font: Font(size: 14))
         #expect(canvas.cutTexts.count == 1)
         canvas.clear(.black)
         canvas.text("fits", in: Rect(x: 0, y: 0, width: 100, height: 20), font: Font(size: 14))
@@ -47,7 +48,9 @@ struct ScreenRendererTests {
     @Test("should shrink one line to fit instead of cutting it")
     func shrink() {
         let canvas = Canvas(width: 200, height: 100)
-        canvas.text("Press: photo · Hold: mode", in: Rect(x: 0, y: 0, width: 150, height: 30), font: Font(size: 14), shrinkToFit: true)
+        canvas.text(
+            "Press: photo · Hold: mode", in: Rect(x: 0, y: 0, width: 150, height: 30), font: Font(size: 14),
+            shrinkToFit: true)
         #expect(canvas.cutTexts.isEmpty)
     }
 
@@ -70,11 +73,13 @@ struct ScreenRendererTests {
         let renderer = ScreenRenderer(images: .none)
         let red = PixelImage(width: 40, height: 24, red: 255)
         let ready = ReadyScreen(
-            mode: .group, groupName: "G", totals: .zero, mealThumbnails: [], groupPhotoAvailable: true, analysesLeft: 10,
+            mode: .group, groupName: "G", totals: .zero, mealThumbnails: [], groupPhotoAvailable: true,
+            analysesLeft: 10,
             missingDevices: [])
         renderer.draw(.ready(ready), preview: red, on: canvas)
         #expect(canvas.snapshot().rgb(x: 200, y: 120) == (255, 0, 0))
-        renderer.draw(.locked(LockScreen(reason: .group("G"), limit: 10, remaining: .seconds(5))), preview: red, on: canvas)
+        renderer.draw(
+            .locked(LockScreen(reason: .group("G"), limit: 10, remaining: .seconds(5))), preview: red, on: canvas)
         #expect(canvas.snapshot().rgb(x: 5, y: 120).red < 100)
     }
 }

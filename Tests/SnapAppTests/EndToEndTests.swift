@@ -1,0 +1,157 @@
+import Foundation
+import SnapCore
+import SnapImaging
+import SnapStore
+import SnapTestSupport
+import Testing
+
+/// The whole station, the real binary, on simulated devices: what a person sees in the PNG frames.
+@Suite("End to end on simulated devices", .serialized)
+struct EndToEndTests {
+    let folder = TemporaryDirectory("e2e")
+
+    private func writeConfig(mode: String = "group") throws -> String {
+        let path = folder.path + "/snapstation.toml"
+        try """
+        [station]
+        default_mode = "\(mode)"
+        time_zone = "UTC"
+        [camera]
+        preview_width = 320
+        preview_height = 240
+        preview_fps = 10
+        still_width = 640
+        still_height = 480
+        [display]
+        width = 480
+        height = 320
+        preview_png_fps = 2.0
+        [countdown]
+        seconds = 1
+        [group]
+        name = "Family"
+        review_seconds = 1
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    private var frames: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path + "/state/frames")) ?? []).sorted()
+    }
+
+    /// The screens the frames show, in order, with repeats folded.
+    private var screens: [String] {
+        var names: [String] = []
+        for file in frames where file != "latest.png" {
+            let name = String(file.dropFirst(7).dropLast(4))
+            if names.last != name { names.append(name) }
+        }
+        return names
+    }
+
+    private func station(script: String, config: String, log: String) throws -> StationProcess {
+        try StationProcess(
+            ["run", "--config", config, "--state", folder.path + "/state", "--no-stdin", "--script", script],
+            logPath: folder.path + "/" + log)
+    }
+
+    @Test(
+        "should walk a press through countdown, capture, review, upload and sent to the lock screen, and stay locked after a restart"
+    )
+    func groupFlow() throws {
+        let config = try writeConfig()
+        let first = try station(script: "1s press", config: config, log: "first.log")
+        let locked = StationProcess.waitFor(seconds: 40) { screens.contains("group-lock") }
+        #expect(first.stop() == 0, "SIGTERM is a clean exit")
+        #expect(locked, "no lock screen; screens were \(screens)\n\(first.output)")
+        let expected = [
+            "ready", "countdown", "capturing", "processing", "group-review", "uploading", "sent", "group-lock",
+        ]
+        #expect(screens.filter(expected.contains) == expected)
+
+        let log = first.output
+        let flashOn = try #require(log.range(of: "flash LED on"))
+        let captured = try #require(log.range(of: "captured "))
+        let flashOff = try #require(log.range(of: "flash LED off"))
+        #expect(flashOn.lowerBound < captured.lowerBound && captured.lowerBound < flashOff.lowerBound)
+
+        let day = LocalDay(containing: Date(), in: TimeZone(identifier: "UTC")!)
+        let outbox = folder.path + "/state/outbox/Family/\(day)"
+        let shared = try FileManager.default.contentsOfDirectory(atPath: outbox).sorted()
+        #expect(shared.count == 2 && shared[0].hasSuffix(".jpg") && shared[1].hasSuffix(".json"))
+        let jpeg = try #require(FileManager.default.contents(atPath: outbox + "/" + shared[0]))
+        #expect(try JPEG.size(of: [UInt8](jpeg)) == (640, 480))
+
+        let store = try StationStore(directory: folder.path + "/state")
+        #expect(try store.integrityCheck() == "ok")
+        #expect(try store.snapshot(group: "Family", day: day).groupSendDays == [day])
+        #expect(try store.pendingJobs().isEmpty)
+
+        // A restart the same day: the lock comes back from the store, and a press sends nothing.
+        let framesBefore = frames.count
+        let second = try station(script: "1s press, 1s press", config: config, log: "second.log")
+        _ = StationProcess.waitFor(seconds: 8) {
+            second.output.contains("screen: group-lock") && frames.count > framesBefore + 2
+        }
+        usleep(2_500_000)
+        #expect(second.stop() == 0)
+        #expect(second.output.contains("screen: group-lock"))
+        #expect(!second.output.contains("screen: countdown"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outbox).count == 2)
+    }
+
+    @Test("should show 'AI service not configured' in meal mode without a key")
+    func mealWithoutKey() throws {
+        let config = try writeConfig(mode: "meal")
+        let station = try station(script: "1s press", config: config, log: "meal.log")
+        let shown = StationProcess.waitFor(seconds: 20) { screens.contains("error-ai-not-configured") }
+        station.stop()
+        #expect(shown, "screens were \(screens)\n\(station.output)")
+        #expect(!station.output.contains("captured "), "no photo is taken that cannot be analysed")
+    }
+}
+
+@Suite("The snapstation command")
+struct CommandTests {
+    let folder = TemporaryDirectory("cli")
+
+    @Test("should exit 0 on a valid config and print OK")
+    func validConfig() throws {
+        let path = folder.path + "/ok.toml"
+        try "[station]\nname = \"Kitchen\"\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let (status, output) = try StationProcess.run(["check-config", path], logPath: folder.path + "/ok.log")
+        #expect(status == 0)
+        #expect(output.contains("OK"))
+    }
+
+    @Test("should exit non-zero with one FILE:LINE: key line per problem, and refuse to run the same file")
+    func invalidConfig() throws {
+        let path = folder.path + "/bad.toml"
+        try "[processing]\nquality = 0\n[group]\nmembres = []\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let (status, output) = try StationProcess.run(["check-config", path], logPath: folder.path + "/bad.log")
+        #expect(status == 1)
+        let lines = output.split(separator: "\n").map(String.init)
+        #expect(
+            lines == [
+                "\(path):2: processing.quality: 0 is out of range (an integer from 1 to 100)",
+                "\(path):4: group.membres: unknown key; did you mean \"group.members\"? (a key listed in docs/snapstation.example.toml)",
+            ])
+        let run = try StationProcess.run(
+            ["run", "--config", path, "--state", folder.path + "/state", "--no-stdin"],
+            logPath: folder.path + "/run.log")
+        #expect(run.status != 0)
+        #expect(run.output.contains("\(path):2: processing.quality"))
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/state"), "nothing started")
+    }
+
+    @Test("should draw every screen with sample data")
+    func screens() throws {
+        let (status, _) = try StationProcess.run(
+            ["screens", "--size", "480x800", "--out", folder.path + "/screens"], logPath: folder.path + "/screens.log")
+        #expect(status == 0)
+        let pngs = try FileManager.default.contentsOfDirectory(atPath: folder.path + "/screens").filter {
+            $0.hasSuffix(".png")
+        }
+        #expect(pngs.count == 22)
+    }
+}
