@@ -52,54 +52,60 @@ struct ConfigReader {
         report(path, "wrong type: found \(node.value.typeName)", expected: expected)
     }
 
-    mutating func string(_ path: String, default value: String) -> String {
+    /// The value at `path` as `extract` reads it; a value of another type is reported and the default used.
+    private mutating func typed<Value>(
+        _ path: String, default value: Value, expected: String, _ extract: (TOMLDocument.Value) -> Value?
+    ) -> Value {
         guard let node = node(path) else { return value }
-        guard case .string(let text) = node.value else {
-            wrongType(path, node, expected: "a string in quotes")
+        guard let typed = extract(node.value) else {
+            wrongType(path, node, expected: expected)
             return value
         }
-        return text
+        return typed
+    }
+
+    /// `number` when it lies in `range`; otherwise reported and the default used.
+    private mutating func inRange<Number: Comparable>(
+        _ path: String, _ number: Number, default value: Number, _ range: ClosedRange<Number>, shown: String,
+        expected: String
+    ) -> Number {
+        guard range.contains(number) else {
+            report(path, "\(shown) is out of range", expected: expected)
+            return value
+        }
+        return number
+    }
+
+    mutating func string(_ path: String, default value: String) -> String {
+        typed(path, default: value, expected: "a string in quotes") {
+            if case .string(let text) = $0 { text } else { nil }
+        }
     }
 
     mutating func bool(_ path: String, default value: Bool) -> Bool {
-        guard let node = node(path) else { return value }
-        guard case .boolean(let flag) = node.value else {
-            wrongType(path, node, expected: "true or false")
-            return value
+        typed(path, default: value, expected: "true or false") {
+            if case .boolean(let flag) = $0 { flag } else { nil }
         }
-        return flag
     }
 
     mutating func int(_ path: String, default value: Int, in range: ClosedRange<Int>) -> Int {
         let expected = "an integer from \(range.lowerBound) to \(range.upperBound)"
-        guard let node = node(path) else { return value }
-        guard case .integer(let number) = node.value else {
-            wrongType(path, node, expected: expected)
-            return value
+        let number = typed(path, default: value, expected: expected) {
+            if case .integer(let number) = $0 { Int(number) } else { nil }
         }
-        guard range.contains(Int(number)) else {
-            report(path, "\(number) is out of range", expected: expected)
-            return value
-        }
-        return Int(number)
+        return inRange(path, number, default: value, range, shown: "\(number)", expected: expected)
     }
 
     mutating func double(_ path: String, default value: Double, in range: ClosedRange<Double>) -> Double {
         let expected = "a number from \(range.lowerBound.formatted) to \(range.upperBound.formatted)"
-        guard let node = node(path) else { return value }
-        let number: Double
-        switch node.value {
-        case .float(let float): number = float
-        case .integer(let integer): number = Double(integer)
-        default:
-            wrongType(path, node, expected: expected)
-            return value
+        let number = typed(path, default: value, expected: expected) {
+            switch $0 {
+            case .float(let float): float
+            case .integer(let integer): Double(integer)
+            default: nil
+            }
         }
-        guard range.contains(number) else {
-            report(path, "\(number.formatted) is out of range", expected: expected)
-            return value
-        }
-        return number
+        return inRange(path, number, default: value, range, shown: number.formatted, expected: expected)
     }
 
     /// One of a fixed set of words, such as a backend name.
