@@ -33,6 +33,8 @@ extension StationMachine {
                 : enterIdle(now: now, also: [.log(.info, "sharing of \(photo.id) cancelled")])
         case .problem(.aiFailed(let failure), let photo?) where press && failure != .notConfigured:
             return transition(to: .analysing(photo), now: now, also: [.analyse(photo)])
+        case .problem(.aiFailed(.notConfigured), _) where !press:
+            return toggleMode(now: now)
         case .problem(.cameraMissing, _):
             return []
         case .problem:

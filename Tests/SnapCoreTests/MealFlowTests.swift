@@ -106,6 +106,15 @@ struct MealFlowTests {
         #expect(script.screen?.ready?.mode == .meal)
     }
 
+    @Test("should switch to group mode on a hold, as the 'not configured' screen says")
+    func notConfiguredHoldSwitches() {
+        var script = StationScript(
+            settings: Fixture.settings(mode: .meal, ai: false), startingAt: "2026-03-10 12:00:00")
+        script.press()
+        script.press(.hold)
+        #expect(script.screen?.ready?.mode == .group)
+    }
+
     @Test("should lock meal mode when today's analyses are used up, until midnight")
     func aiLimit() throws {
         var script = StationScript(settings: Fixture.settings(mode: .meal, limit: 2), startingAt: "2026-03-10 22:00:00")
