@@ -22,6 +22,8 @@ let package = Package(
         .systemLibrary(
             name: "CPangoCairo", path: "Sources/CSystem/CPangoCairo", pkgConfig: "pangocairo",
             providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
+        .systemLibrary(
+            name: "CYUV", path: "Sources/CSystem/CYUV", providers: [.apt(["libyuv-dev"])]),
         .target(
             name: "CSnapTOML",
             path: "Sources/CSystem/CSnapTOML",
@@ -34,7 +36,7 @@ let package = Package(
         .target(
             name: "SnapStore",
             dependencies: ["SnapCore", .product(name: "GRDB", package: "GRDB.swift")]),
-        .target(name: "SnapImaging", dependencies: ["SnapCore", "CTurboJPEG"]),
+        .target(name: "SnapImaging", dependencies: ["SnapCore", "CTurboJPEG", "CYUV", "CPangoCairo"]),
         .target(name: "SnapScreens", dependencies: ["SnapCore", "SnapImaging", "CPangoCairo"]),
         .target(
             name: "SnapDevices",

@@ -1,37 +1,76 @@
-/// What the station does to every capture before anything leaves it: orient, resize, re-encode without
-/// metadata, and make a thumbnail for the display.
+/// What the station does to every capture before anything leaves it: orient, resize, check the quality,
+/// apply the filter, re-encode without metadata, and make a thumbnail and (by config) a sticker.
 public struct PhotoPipeline: Sendable {
     public var orientation: Orientation
     public var maxSide: Int
     public var quality: Int
     public var thumbnailSide: Int
+    public var filter: PhotoFilter?
+    public var intensity: Double
+    /// Nil turns the quality gate off: every photo counts as good.
+    public var gate: QualityGate?
+    /// Nil makes no sticker.
+    public var sticker: StickerMaker?
 
-    public init(orientation: Orientation = .upright, maxSide: Int = 2048, quality: Int = 80, thumbnailSide: Int = 320) {
+    /// A DCT-scaled decode may land this much under `maxSide` (4056 px / 2 = 2028 for a 2048 maximum):
+    /// the photo is then 1 % smaller than allowed, and decoding it costs a quarter of a full decode.
+    public static let dctTolerance = 0.98
+
+    public init(
+        orientation: Orientation = .upright, maxSide: Int = 2048, quality: Int = 80, thumbnailSide: Int = 320,
+        filter: PhotoFilter? = nil, intensity: Double = 0, gate: QualityGate? = nil, sticker: StickerMaker? = nil
+    ) {
         self.orientation = orientation
         self.maxSide = maxSide
         self.quality = quality
         self.thumbnailSide = thumbnailSide
+        self.filter = filter
+        self.intensity = intensity
+        self.gate = gate
+        self.sticker = sticker
     }
 
-    /// The processed photo and its thumbnail, both as JPEG bytes.
+    /// The processed photo, its thumbnail and what the pipeline found.
     public struct Output: Sendable {
         public var photo: [UInt8]
         public var thumbnail: [UInt8]
         public var width: Int
         public var height: Int
+        public var measurement: QualityGate.Measurement?
+        public var verdict: QualityGate.Verdict
+        /// The sticker as PNG, when one was asked for and could be made.
+        public var sticker: [UInt8]?
+        /// Why a sticker was asked for but not made.
+        public var stickerProblem: String?
     }
 
-    /// Runs the pipeline on pixels from the camera.
-    public func process(_ image: PixelImage) throws(ImagingError) -> Output {
-        let photo = image.oriented(orientation).downscaled(toFit: maxSide)
-        let thumbnail = photo.downscaled(toFit: thumbnailSide)
-        return Output(
-            photo: try JPEG.encode(photo, quality: quality), thumbnail: try JPEG.encode(thumbnail, quality: 85),
-            width: photo.width, height: photo.height)
+    /// Runs the pipeline on pixels from the camera; `reference` is the empty scene, for the sticker.
+    public func process(_ image: PixelImage, reference: PixelImage? = nil) throws(ImagingError) -> Output {
+        var photo = image.oriented(orientation).downscaled(toFit: maxSide)
+        let measurement = gate.map { _ in QualityGate.measure(photo) }
+        let verdict = gate.flatMap { gate in measurement.map(gate.verdict(for:)) } ?? .good
+        if let filter { photo = filter.apply(to: photo, intensity: intensity) }
+        var output = Output(
+            photo: try JPEG.encode(photo, quality: quality),
+            thumbnail: try JPEG.encode(photo.downscaled(toFit: thumbnailSide), quality: 85), width: photo.width,
+            height: photo.height, measurement: measurement, verdict: verdict)
+        if let sticker {
+            do {
+                output.sticker = try PNG.encode(withAlpha: try sticker.make(photo: photo, reference: reference))
+            } catch let failure as StickerMaker.Failure {
+                output.stickerProblem = failure.description
+            } catch {
+                output.stickerProblem = "\(error)"
+            }
+        }
+        return output
     }
 
-    /// Runs the pipeline on a JPEG file's bytes, decoding no larger than the output needs.
-    public func process(jpeg: [UInt8]) throws(ImagingError) -> Output {
-        try process(JPEG.decode(jpeg, minimumLongestSide: maxSide))
+    /// Runs the pipeline on a JPEG file's bytes: decodes no larger than needed, and turns the photo as its
+    /// EXIF orientation says before any metadata is dropped.
+    public func process(jpeg: [UInt8], reference: PixelImage? = nil) throws(ImagingError) -> Output {
+        let least = Int((Double(maxSide) * Self.dctTolerance).rounded(.up))
+        let decoded = try JPEG.decode(jpeg, minimumLongestSide: least)
+        return try process(decoded.oriented(EXIF.orientation(of: jpeg)), reference: reference)
     }
 }

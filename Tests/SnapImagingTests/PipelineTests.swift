@@ -22,6 +22,59 @@ struct PipelineTests {
         #expect(image.oriented(Orientation(quarterTurns: 3)).oriented(Orientation(quarterTurns: 1)) == image)
     }
 
+    /// Area averaging written plainly: the oracle for libyuv's box filter.
+    private func areaAverage(_ image: PixelImage, _ width: Int, _ height: Int) -> PixelImage {
+        var pixels = [UInt8](repeating: 255, count: width * height * 4)
+        for y in 0..<height {
+            for x in 0..<width {
+                let xs = (x * image.width / width)..<max(x * image.width / width + 1, (x + 1) * image.width / width)
+                let ys =
+                    (y * image.height / height)..<max(y * image.height / height + 1, (y + 1) * image.height / height)
+                for channel in 0..<3 {
+                    var sum = 0
+                    for sy in ys { for sx in xs { sum += Int(image.pixels[(sy * image.width + sx) * 4 + channel]) } }
+                    pixels[(y * width + x) * 4 + channel] = UInt8(
+                        (sum + xs.count * ys.count / 2) / (xs.count * ys.count))
+                }
+            }
+        }
+        return PixelImage(width: width, height: height, pixels: pixels)
+    }
+
+    @Test("should downscale like a plain area average (PSNR over 35 dB)")
+    func boxMatchesOracle() {
+        let image = TestImages.noise(width: 1200, height: 900).blurred(radius: 2)
+        let scaled = image.downscaled(toFit: 400)
+        #expect(scaled.width == 400 && scaled.height == 300)
+        #expect(TestImages.psnr(scaled, areaAverage(image, 400, 300)) > 35)
+    }
+
+    @Test("should not alias at odd ratios: pure noise at 3:1 stays close to the area average")
+    func oddRatio() {
+        // libyuv's box filter alone falls back to bilinear here and scores about 17 dB.
+        let image = TestImages.noise(width: 1200, height: 900)
+        #expect(TestImages.psnr(image.downscaled(toFit: 400), areaAverage(image, 400, 300)) > 24)
+    }
+
+    @Test("should decode a 4056×3040 photo at half size and keep 2028×1520 for a 2048 maximum")
+    func dctTolerance() throws {
+        let jpeg = try JPEG.encode(TestImages.marked(width: 4056, height: 3040), quality: 80)
+        let output = try PhotoPipeline(maxSide: 2048).process(jpeg: jpeg)
+        #expect((output.width, output.height) == (2028, 1520))
+        let smaller = try PhotoPipeline(maxSide: 1000).process(jpeg: jpeg)
+        #expect((smaller.width, smaller.height) == (1000, 750))
+    }
+
+    @Test("should report the quality gate's verdict and measurements")
+    func gate() throws {
+        let pipeline = PhotoPipeline(gate: QualityGate(minBrightness: 0.12, minSharpness: 30))
+        let dark = try pipeline.process(PixelImage(width: 640, height: 480, blue: 5, green: 5, red: 5))
+        #expect(dark.verdict == .tooDark)
+        #expect((dark.measurement?.brightness ?? 1) < 0.05)
+        #expect(try pipeline.process(TestImages.noise(width: 640, height: 480)).verdict == .good)
+        #expect(try PhotoPipeline().process(PixelImage(width: 64, height: 48)).verdict == .good, "no gate, no verdict")
+    }
+
     @Test("should average areas when shrinking, keeping the aspect ratio")
     func downscale() {
         let image = PixelImage(width: 400, height: 300, red: 100)

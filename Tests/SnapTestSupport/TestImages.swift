@@ -33,3 +33,18 @@ public enum TestImages {
         return squared == 0 ? .infinity : 10 * log10(255 * 255 / (squared / count))
     }
 }
+
+extension TestImages {
+    /// Deterministic noise over a mid-grey, like a detailed, well-lit photo.
+    public static func noise(width: Int, height: Int, seed: UInt32 = 7) -> PixelImage {
+        var pixels = [UInt8](repeating: 255, count: width * height * 4)
+        var state = seed
+        for index in stride(from: 0, to: pixels.count, by: 4) {
+            for channel in 0..<3 {
+                state = state &* 1_664_525 &+ 1_013_904_223
+                pixels[index + channel] = UInt8(64 + Int(state >> 24) / 2)
+            }
+        }
+        return PixelImage(width: width, height: height, pixels: pixels)
+    }
+}

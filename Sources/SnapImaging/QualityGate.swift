@@ -1,0 +1,64 @@
+/// Whether a photo is good enough to spend an AI analysis (or the day's one share) on.
+public struct QualityGate: Sendable, Hashable {
+    /// Mean luminance (0…1) below which the photo is too dark.
+    public var minBrightness: Double
+    /// Variance of the Laplacian (on 0…255 luma, measured at 512 px) below which it is too blurred.
+    public var minSharpness: Double
+
+    public init(minBrightness: Double, minSharpness: Double) {
+        self.minBrightness = minBrightness
+        self.minSharpness = minSharpness
+    }
+
+    /// What the gate measured, and its verdict.
+    public struct Measurement: Sendable, Hashable {
+        public var brightness: Double
+        public var sharpness: Double
+    }
+
+    public enum Verdict: String, Sendable, Hashable {
+        case good, tooDark, tooBlurred
+    }
+
+    /// Mean luminance and the variance of the 4-neighbour Laplacian, on the photo scaled to 512 px so the
+    /// figure does not depend on the camera's resolution.
+    public static func measure(_ image: PixelImage) -> Measurement {
+        let small = image.downscaled(toFit: 512)
+        let width = small.width
+        let height = small.height
+        var luma = [Double](repeating: 0, count: width * height)
+        var sum = 0.0
+        small.pixels.withUnsafeBufferPointer { pixels in
+            for index in 0..<(width * height) {
+                let value =
+                    0.114 * Double(pixels[index * 4]) + 0.587 * Double(pixels[index * 4 + 1]) + 0.299
+                    * Double(pixels[index * 4 + 2])
+                luma[index] = value
+                sum += value
+            }
+        }
+        var laplacianSum = 0.0
+        var laplacianSquares = 0.0
+        var count = 0.0
+        if width > 2 && height > 2 {
+            for y in 1..<(height - 1) {
+                for x in 1..<(width - 1) {
+                    let i = y * width + x
+                    let value = luma[i - 1] + luma[i + 1] + luma[i - width] + luma[i + width] - 4 * luma[i]
+                    laplacianSum += value
+                    laplacianSquares += value * value
+                    count += 1
+                }
+            }
+        }
+        let mean = count > 0 ? laplacianSum / count : 0
+        let variance = count > 0 ? laplacianSquares / count - mean * mean : 0
+        return Measurement(brightness: sum / Double(max(1, width * height)) / 255, sharpness: variance)
+    }
+
+    public func verdict(for measurement: Measurement) -> Verdict {
+        if measurement.brightness < minBrightness { return .tooDark }
+        if measurement.sharpness < minSharpness { return .tooBlurred }
+        return .good
+    }
+}
