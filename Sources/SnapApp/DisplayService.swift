@@ -15,7 +15,7 @@ public final class DisplayService: Service {
     private let renderer: ScreenRenderer
     private let slot: PreviewSlot
     private let logger: Logger
-    private let current = Mutex<Screen?>(nil)
+    private let current = Mutex<(screen: Screen?, since: ContinuousClock.Instant)>((nil, .now))
     private let changes: AsyncStream<(Screen, FrameChange)>
     private let continuation: AsyncStream<(Screen, FrameChange)>.Continuation
 
@@ -29,8 +29,19 @@ public final class DisplayService: Service {
 
     /// Shows `screen` next.
     public func show(_ screen: Screen) {
-        current.withLock { $0 = screen }
+        current.withLock { current in
+            if current.screen?.name != screen.name { current.since = .now }
+            current.screen = screen
+        }
         continuation.yield((screen, .screen(screen.name)))
+    }
+
+    /// How long the ready screen has been showing; zero when another screen is.
+    public func readyFor() -> Duration {
+        current.withLock { current in
+            guard case .ready = current.screen else { return .zero }
+            return ContinuousClock.now - current.since
+        }
     }
 
     public func run() async throws {
@@ -63,7 +74,7 @@ public final class DisplayService: Service {
     private func pumpPreview(rate: Double) async {
         let interval = Duration.milliseconds(Int64(1000 / rate))
         while await slot.next() != nil {
-            if let screen = current.withLock({ $0 }), screen.showsLivePreview {
+            if let screen = current.withLock({ $0.screen }), screen.showsLivePreview {
                 continuation.yield((screen, .preview))
             }
             do { try await Task.sleep(for: interval) } catch { return }

@@ -44,17 +44,20 @@ public enum Station {
         let clock = StationClock()
         let slot = PreviewSlot()
         let captures = CaptureCache()
+        let reference = ReferenceFrame()
         let renderer = ScreenRenderer(images: .disk(capture: { captures.image(for: $0) }))
         let display = DisplayService(display: parts.display, renderer: renderer, slot: slot, logger: logger)
         let uploads = UploadService(
-            store: store, backend: parts.backend, bus: bus, logger: logger, stationName: config.station.name)
+            store: store, backend: parts.backend, bus: bus, logger: logger, stationName: config.station.name,
+            shareSticker: config.processing.shareSticker)
         let station = StationService(
             settings: settings, parts: parts,
             options: StationOptions(
                 stationName: config.station.name, retention: .seconds(config.storage.retentionHours * 3600),
                 minimumFreeBytes: UInt64(config.storage.minFreeMB) * 1_000_000, timeZone: settings.timeZone),
-            bus: bus, clock: clock, display: display, uploads: uploads, captures: captures, logger: logger)
-        let services: [any Service] = [
+            bus: bus, clock: clock, display: display, uploads: uploads, captures: captures, reference: reference,
+            logger: logger)
+        var services: [any Service] = [
             display, station, uploads,
             CameraService(camera: parts.camera, slot: slot, bus: bus, logger: logger),
             ButtonService(buttons: parts.buttons, bus: bus, logger: logger),
@@ -62,6 +65,12 @@ public enum Station {
                 store: store, backend: parts.backend, retention: .seconds(config.storage.retentionHours * 3600),
                 logger: logger),
         ]
+        if parts.pipeline.sticker != nil {
+            services.append(
+                ReferenceService(
+                    camera: parts.camera, display: display, frame: reference, orientation: parts.pipeline.orientation,
+                    logger: logger))
+        }
         logger.info(
             "starting",
             metadata: [
@@ -151,12 +160,17 @@ public enum Station {
         }
         try? AtomicFile.createFolder(config.outboxDirectory)
 
+        let processing = config.processing
         let pipeline = PhotoPipeline(
             orientation: Orientation(
                 quarterTurns: config.camera.rotation.rawValue / 90, mirrored: config.camera.hflip,
                 flipped: config.camera.vflip),
-            maxSide: config.processing.maxSize, quality: config.processing.quality,
-            thumbnailSide: config.processing.thumbnailSize)
+            maxSide: processing.maxSize, quality: processing.quality, thumbnailSide: processing.thumbnailSize,
+            filter: processing.intensity > 0 ? PhotoFilter(rawValue: processing.filter.rawValue) : nil,
+            intensity: processing.intensity,
+            gate: processing.qualityGate
+                ? QualityGate(minBrightness: processing.minBrightness, minSharpness: processing.minSharpness) : nil,
+            sticker: processing.sticker ? StickerMaker(outline: processing.stickerOutline) : nil)
         return StationParts(
             camera: camera, buttons: buttons, flash: flash, display: display, analyzer: UnconfiguredAnalyzer(),
             backend: backend, store: store, pipeline: pipeline, missing: missing)

@@ -66,6 +66,7 @@ extension StationService {
         let started = ContinuousClock.now
         do {
             let still = try await parts.camera.captureStill()
+            reference.markStale()
             let id = Self.newPhotoID(at: Date(), in: settings.timeZone)
             captures.put(still, for: id)
             logger.info(
@@ -91,13 +92,23 @@ extension StationService {
         }
         let takenAt = Date()
         do {
-            let output = try parts.pipeline.process(still)
+            let output = try parts.pipeline.process(still, reference: reference.image)
             let paths = parts.store.paths(for: id, day: LocalDay(containing: takenAt, in: settings.timeZone))
-            let photo = ProcessedPhoto(id: id, photoPath: paths.photo, thumbnailPath: paths.thumbnail, takenAt: takenAt)
-            try parts.store.storePhoto(photo, jpeg: output.photo, thumbnail: output.thumbnail)
-            logger.info(
-                "stored \(id)",
-                metadata: ["size": "\(output.width)x\(output.height)", "bytes": "\(output.photo.count)"])
+            let photo = ProcessedPhoto(
+                id: id, photoPath: paths.photo, thumbnailPath: paths.thumbnail, takenAt: takenAt,
+                quality: output.verdict,
+                stickerPath: output.sticker == nil ? nil : paths.sticker)
+            try parts.store.storePhoto(photo, jpeg: output.photo, thumbnail: output.thumbnail, sticker: output.sticker)
+            if let problem = output.stickerProblem { logger.notice("no sticker for \(id): \(problem)") }
+            var details: Logger.Metadata = [
+                "size": "\(output.width)x\(output.height)", "bytes": "\(output.photo.count)",
+                "quality": "\(output.verdict.rawValue)",
+            ]
+            if let measured = output.measurement {
+                details["brightness"] = "\(Int(measured.brightness * 100))%"
+                details["sharpness"] = "\(Int(measured.sharpness))"
+            }
+            logger.info("stored \(id)", metadata: details)
             bus.send(.processed(photo))
         } catch let error as ImagingError {
             bus.send(.processingFailed(id, error.description))

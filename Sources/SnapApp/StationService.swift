@@ -20,13 +20,15 @@ public final class StationService: Service {
     let display: DisplayService
     let uploads: UploadService
     let captures: CaptureCache
+    let reference: ReferenceFrame
     let logger: Logger
     let timers = TaskRegistry<TimerID>()
     let analyses = TaskRegistry<PhotoID>()
 
     public init(
         settings: StationSettings, parts: StationParts, options: StationOptions, bus: EventBus, clock: StationClock,
-        display: DisplayService, uploads: UploadService, captures: CaptureCache, logger: Logger
+        display: DisplayService, uploads: UploadService, captures: CaptureCache, reference: ReferenceFrame,
+        logger: Logger
     ) {
         self.settings = settings
         self.parts = parts
@@ -36,6 +38,7 @@ public final class StationService: Service {
         self.display = display
         self.uploads = uploads
         self.captures = captures
+        self.reference = reference
         self.logger = logger
     }
 

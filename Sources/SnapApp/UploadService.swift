@@ -15,14 +15,19 @@ public final class UploadService: Service {
     private let bus: EventBus
     private let logger: Logger
     private let stationName: String
+    private let shareSticker: Bool
     private let wake = WakeSignal()
 
-    public init(store: StationStore, backend: any GroupBackend, bus: EventBus, logger: Logger, stationName: String) {
+    public init(
+        store: StationStore, backend: any GroupBackend, bus: EventBus, logger: Logger, stationName: String,
+        shareSticker: Bool = false
+    ) {
         self.store = store
         self.backend = backend
         self.bus = bus
         self.logger = logger
         self.stationName = stationName
+        self.shareSticker = shareSticker
     }
 
     /// Looks at the queue now: a job was just added.
@@ -69,9 +74,14 @@ public final class UploadService: Service {
             give(up: job, .rejected("the photo file is gone"))
             return true
         }
+        let sticker =
+            shareSticker
+            ? (try? store.stickerPath(for: id)).flatMap { $0 }.flatMap { FileManager.default.contents(atPath: $0) }
+            : nil
         let upload = GroupUpload(
             photoID: id, group: job.group, day: job.day, jpeg: [UInt8](bytes), takenAt: job.takenAt,
-            expiresAt: job.takenAt.addingTimeInterval(GroupUpload.lifetime), station: stationName)
+            expiresAt: job.takenAt.addingTimeInterval(GroupUpload.lifetime), station: stationName,
+            sticker: sticker.map { [UInt8]($0) })
         do {
             try await backend.upload(upload) { [bus] fraction in bus.send(.uploadProgress(id, fraction)) }
             try? store.markDelivered(job)

@@ -107,6 +107,7 @@ extension StationConfig {
         processing.sticker = r.bool("processing.sticker", default: d.processing.sticker)
         processing.stickerOutline = r.int(
             "processing.sticker_outline", default: d.processing.stickerOutline, in: 0...64)
+        processing.shareSticker = r.bool("processing.share_sticker", default: d.processing.shareSticker)
         processing.qualityGate = r.bool("processing.quality_gate", default: d.processing.qualityGate)
         processing.minBrightness = r.double("processing.min_brightness", default: d.processing.minBrightness, in: 0...1)
         processing.minSharpness = r.double(

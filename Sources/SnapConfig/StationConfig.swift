@@ -89,6 +89,8 @@ public struct StationConfig: Sendable, Hashable {
         public var intensity = 0.0
         public var sticker = false
         public var stickerOutline = 12
+        /// Send the sticker with the group photo (the folder backend writes it beside the photo).
+        public var shareSticker = false
         public var qualityGate = true
         public var minBrightness = 0.12
         public var minSharpness = 30.0

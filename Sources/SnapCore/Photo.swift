@@ -13,13 +13,27 @@ public struct ProcessedPhoto: Sendable, Hashable, Codable {
     public var photoPath: String
     public var thumbnailPath: String
     public var takenAt: Date
+    /// The quality gate's verdict; `.good` when the gate is off.
+    public var quality: PhotoQuality
+    /// The sticker cut-out (PNG with alpha), when one was made.
+    public var stickerPath: String?
 
-    public init(id: PhotoID, photoPath: String, thumbnailPath: String, takenAt: Date) {
+    public init(
+        id: PhotoID, photoPath: String, thumbnailPath: String, takenAt: Date, quality: PhotoQuality = .good,
+        stickerPath: String? = nil
+    ) {
         self.id = id
         self.photoPath = photoPath
         self.thumbnailPath = thumbnailPath
         self.takenAt = takenAt
+        self.quality = quality
+        self.stickerPath = stickerPath
     }
+}
+
+/// Whether a photo is worth an analysis or the day's share.
+public enum PhotoQuality: String, Sendable, Hashable, Codable {
+    case good, tooDark, tooBlurred
 }
 
 /// A meal the person kept: the analysis, the photo and the local day it counts for.

@@ -6,6 +6,7 @@ public enum Screen: Sendable, Hashable {
     case countdown(CountdownScreen)
     case capturing(mode: StationMode)
     case processing(ProcessingScreen)
+    case retake(RetakeScreen)
     case mealResult(MealResultScreen)
     case groupReview(GroupReviewScreen)
     case uploading(UploadingScreen)
@@ -28,6 +29,7 @@ public enum Screen: Sendable, Hashable {
         case .countdown: "countdown"
         case .capturing: "capturing"
         case .processing(let screen): screen.stage == .analysing ? "analysing" : "processing"
+        case .retake: "retake"
         case .mealResult: "meal-result"
         case .groupReview: "group-review"
         case .uploading: "uploading"
@@ -83,6 +85,16 @@ public struct ProcessingScreen: Sendable, Hashable {
     public init(photo: PhotoID, stage: Stage) {
         self.photo = photo
         self.stage = stage
+    }
+}
+
+/// "Too dark — retake?": the quality gate's question before an analysis or a share.
+public struct RetakeScreen: Sendable, Hashable {
+    public var photo: ProcessedPhoto
+    public var mode: StationMode
+    public init(photo: ProcessedPhoto, mode: StationMode) {
+        self.photo = photo
+        self.mode = mode
     }
 }
 

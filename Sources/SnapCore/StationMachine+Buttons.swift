@@ -18,6 +18,10 @@ extension StationMachine {
             return []
         case .processing(let id):
             return press ? [] : enterIdle(now: now, also: [.log(.info, "processing of \(id) cancelled")])
+        case .retake(let photo):
+            return press
+                ? startCountdown(now: now, also: [.log(.info, "retake instead of \(photo.id)")])
+                : use(photo, now: now)
         case .analysing(let photo):
             return press
                 ? []

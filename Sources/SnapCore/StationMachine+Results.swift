@@ -9,12 +9,12 @@ extension StationMachine {
                 to: .problem(.captureFailed(reason), photo: nil), now: now,
                 also: [.log(.error, "capture failed: \(reason)")])
         case (.processed(let photo), .processing(let id)) where photo.id == id:
-            switch mode {
-            case .meal:
-                return transition(to: .analysing(photo), now: now, also: [.analyse(photo)])
-            case .group:
-                return transition(to: .groupReview(photo, secondsLeft: max(1, settings.groupReviewSeconds)), now: now)
+            guard photo.quality == .good else {
+                return transition(
+                    to: .retake(photo), now: now,
+                    also: [.log(.notice, "quality gate: \(photo.id) is \(photo.quality.rawValue)")])
             }
+            return use(photo, now: now)
         case (.processingFailed(let id, let reason), .processing(let current)) where id == current:
             return transition(
                 to: .problem(.processingFailed(reason), photo: nil), now: now,
@@ -50,6 +50,16 @@ extension StationMachine {
             return [.log(.warning, "queued photo \(id) not delivered: \(failure)")]
         default:
             return []
+        }
+    }
+
+    /// Goes on with a processed photo: analyse it, or show it for review before it is shared.
+    mutating func use(_ photo: ProcessedPhoto, now: Instant) -> [Action] {
+        switch mode {
+        case .meal:
+            return transition(to: .analysing(photo), now: now, also: [.analyse(photo)])
+        case .group:
+            return transition(to: .groupReview(photo, secondsLeft: max(1, settings.groupReviewSeconds)), now: now)
         }
     }
 

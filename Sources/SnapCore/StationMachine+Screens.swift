@@ -17,6 +17,8 @@ extension StationMachine {
             return .capturing(mode: mode)
         case .processing(let id):
             return .processing(ProcessingScreen(photo: id, stage: .processing))
+        case .retake(let photo):
+            return .retake(RetakeScreen(photo: photo, mode: mode))
         case .analysing(let photo):
             return .processing(ProcessingScreen(photo: photo.id, stage: .analysing))
         case .mealResult(let photo, let analysis, let left):

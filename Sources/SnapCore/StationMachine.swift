@@ -11,6 +11,8 @@ public struct StationMachine: Sendable {
         case countdown(secondsLeft: Int)
         case capturing
         case processing(PhotoID)
+        /// The quality gate found the photo too dark or too blurred: retake, or use it anyway.
+        case retake(ProcessedPhoto)
         case analysing(ProcessedPhoto)
         case mealResult(ProcessedPhoto, MealAnalysis, secondsLeft: Int)
         case groupReview(ProcessedPhoto, secondsLeft: Int)

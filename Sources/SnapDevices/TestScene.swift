@@ -5,8 +5,10 @@ import SnapScreens
 /// The simulated camera's picture: a table top with a plate of food that drifts slowly, and a clock, so
 /// that successive frames differ and a still shows when it was taken.
 public enum TestScene {
-    /// Draws the scene at `width` × `height` for the moment `seconds` after start.
-    public static func frame(width: Int, height: Int, seconds: Double, label: String) -> PixelImage {
+    /// Draws the scene at `width` × `height` for the moment `seconds` after start; without the plate it is
+    /// the empty table, the reference a sticker is cut against.
+    public static func frame(width: Int, height: Int, seconds: Double, label: String, plate: Bool = true) -> PixelImage
+    {
         let canvas = Canvas(width: width, height: height)
         let w = Double(width)
         let h = Double(height)
@@ -17,6 +19,7 @@ public enum TestScene {
             let y = Double(band) * h / 12
             canvas.fill(Rect(x: 0, y: y, width: w, height: h / 24), Color(0.50, 0.34, 0.21, 0.6))
         }
+        guard plate else { return canvas.snapshot() }
         // The plate drifts on a small circle so the preview visibly moves.
         let cx = w / 2 + cos(seconds * 0.6) * short * 0.05
         let cy = h / 2 + sin(seconds * 0.6) * short * 0.04

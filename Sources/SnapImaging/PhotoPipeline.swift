@@ -1,3 +1,5 @@
+import SnapCore
+
 /// What the station does to every capture before anything leaves it: orient, resize, check the quality,
 /// apply the filter, re-encode without metadata, and make a thumbnail and (by config) a sticker.
 public struct PhotoPipeline: Sendable {
@@ -37,7 +39,7 @@ public struct PhotoPipeline: Sendable {
         public var width: Int
         public var height: Int
         public var measurement: QualityGate.Measurement?
-        public var verdict: QualityGate.Verdict
+        public var verdict: PhotoQuality
         /// The sticker as PNG, when one was asked for and could be made.
         public var sticker: [UInt8]?
         /// Why a sticker was asked for but not made.

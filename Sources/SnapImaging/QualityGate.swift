@@ -1,3 +1,5 @@
+import SnapCore
+
 /// Whether a photo is good enough to spend an AI analysis (or the day's one share) on.
 public struct QualityGate: Sendable, Hashable {
     /// Mean luminance (0…1) below which the photo is too dark.
@@ -14,10 +16,6 @@ public struct QualityGate: Sendable, Hashable {
     public struct Measurement: Sendable, Hashable {
         public var brightness: Double
         public var sharpness: Double
-    }
-
-    public enum Verdict: String, Sendable, Hashable {
-        case good, tooDark, tooBlurred
     }
 
     /// Mean luminance and the variance of the 4-neighbour Laplacian, on the photo scaled to 512 px so the
@@ -56,7 +54,7 @@ public struct QualityGate: Sendable, Hashable {
         return Measurement(brightness: sum / Double(max(1, width * height)) / 255, sharpness: variance)
     }
 
-    public func verdict(for measurement: Measurement) -> Verdict {
+    public func verdict(for measurement: Measurement) -> PhotoQuality {
         if measurement.brightness < minBrightness { return .tooDark }
         if measurement.sharpness < minSharpness { return .tooBlurred }
         return .good

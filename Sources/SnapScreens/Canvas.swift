@@ -101,6 +101,26 @@ public final class Canvas {
         }
     }
 
+    /// Paints a PNG file, with its alpha, fitted into `rect`; false when the file cannot be read.
+    /// Wraps `cairo_image_surface_create_from_png`.
+    @discardableResult
+    public func drawPNG(atPath path: String, in rect: Rect) -> Bool {
+        let image = cairo_image_surface_create_from_png(path)
+        defer { cairo_surface_destroy(image) }
+        guard cairo_surface_status(image) == CAIRO_STATUS_SUCCESS else { return false }
+        let width = Double(cairo_image_surface_get_width(image))
+        let height = Double(cairo_image_surface_get_height(image))
+        let scale = min(rect.width / width, rect.height / height)
+        cairo_save(context)
+        defer { cairo_restore(context) }
+        cairo_translate(context, rect.midX - width * scale / 2, rect.midY - height * scale / 2)
+        cairo_scale(context, scale, scale)
+        cairo_set_source_surface(context, image, 0, 0)
+        cairo_pattern_set_filter(cairo_get_source(context), CAIRO_FILTER_GOOD)
+        cairo_paint(context)
+        return true
+    }
+
     /// Lays `text` out in `rect` (wrapping, at most `maxLines`, ellipsized past that) and draws it.
     /// With `shrinkToFit`, text too big for `rect` is drawn smaller (down to 60 %) before it is cut. Returns the height the text took.
     @discardableResult

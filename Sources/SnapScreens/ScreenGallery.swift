@@ -16,8 +16,9 @@ public enum ScreenGallery {
                 contains: [.dairy, .lactose]),
         ])
 
-    /// Every screen, named as its PNG file is. `photo` is a processed photo whose files exist.
-    public static func screens(photo: ProcessedPhoto) -> [(name: String, screen: Screen)] {
+    /// Every screen, named as its PNG file is. `photo` is a processed photo whose files exist; `sticker`, a
+    /// sticker PNG for the result sheet that shows one.
+    public static func screens(photo: ProcessedPhoto, sticker: String? = nil) -> [(name: String, screen: Screen)] {
         let ready = ReadyScreen(
             mode: .meal, groupName: "Family",
             totals: sampleAnalysis.totals + Macros(calories: 420, protein: 30, carbs: 35, fats: 15),
@@ -30,6 +31,12 @@ public enum ScreenGallery {
         let result = MealResultScreen(
             photo: photo, analysis: sampleAnalysis, clashes: [[.glutenFree], [], [.lactoseFree, .vegan]], autoSaveIn: 20
         )
+        var dim = photo
+        dim.quality = .tooDark
+        var blurred = photo
+        blurred.quality = .tooBlurred
+        var stickerResult = result
+        stickerResult.photo.stickerPath = sticker
         return [
             ("01-ready-meal", .ready(ready)),
             ("02-ready-group", .ready(groupReady)),
@@ -38,7 +45,10 @@ public enum ScreenGallery {
             ("05-capturing", .capturing(mode: .group)),
             ("06-processing", .processing(ProcessingScreen(photo: photo.id, stage: .processing))),
             ("07-analysing", .processing(ProcessingScreen(photo: photo.id, stage: .analysing))),
+            ("07b-retake-dark", .retake(RetakeScreen(photo: dim, mode: .meal))),
+            ("07c-retake-blurred", .retake(RetakeScreen(photo: blurred, mode: .group))),
             ("08-meal-result", .mealResult(result)),
+            ("08b-meal-result-sticker", .mealResult(stickerResult)),
             ("09-group-review", .groupReview(GroupReviewScreen(photo: photo, group: "Family", secondsLeft: 3))),
             ("10-uploading", .uploading(UploadingScreen(photo: photo, group: "Family", progress: 0.42))),
             ("11-sent", .sent(group: "Family")),

@@ -34,6 +34,24 @@ extension ScreenRenderer {
         return ""
     }
 
+    func drawRetake(_ retake: RetakeScreen, _ canvas: Canvas, _ layout: ScreenLayout) {
+        let m = layout.margin
+        let words = ScreenText.retake(retake.photo.quality, mode: retake.mode)
+        photo(retake.photo.photoPath, in: canvas.bounds, cover: true, canvas)
+        canvas.fill(canvas.bounds, Color.black.opacity(0.45))
+        let (band, rest) = canvas.bounds.top(layout.bar(layout.title) * 1.6)
+        canvas.fill(band, .warn)
+        canvas.text(
+            words.title, in: band.inset(m / 2), font: layout.title, color: .ink, alignment: .center, maxLines: 2,
+            verticallyCentered: true, shrinkToFit: true)
+        let detail = rest.bottom(layout.bar(layout.small)).0.inset(m)
+        canvas.fill(detail.top(layout.bar(layout.body) * 2.2).0, Color.black.opacity(0.55), radius: layout.radius)
+        canvas.text(
+            words.detail, in: detail.top(layout.bar(layout.body) * 2.2).0.inset(m / 3), font: layout.body,
+            alignment: .center, maxLines: 2, verticallyCentered: true, shrinkToFit: true)
+        hint("Press: retake · Hold: use it anyway", canvas, layout)
+    }
+
     func drawProblem(_ problem: ProblemScreen, _ canvas: Canvas, _ layout: ScreenLayout) {
         let m = layout.margin
         let words = ScreenText.problem(problem.kind)

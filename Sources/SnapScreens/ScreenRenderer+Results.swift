@@ -16,7 +16,15 @@ extension ScreenRenderer {
             photoRect = Rect(x: left.x, y: left.midY - side / 2, width: side, height: side)
             sheet = rest.inset(m)
         }
-        photo(result.photo.photoPath, in: photoRect, cover: true, canvas)
+        // The sticker, when there is one, stands on a quiet panel; otherwise the photo fills its square.
+        if let sticker = result.photo.stickerPath {
+            canvas.fill(photoRect, .panel)
+            if !canvas.drawPNG(atPath: sticker, in: photoRect.inset(m / 2)) {
+                photo(result.photo.photoPath, in: photoRect, cover: true, canvas)
+            }
+        } else {
+            photo(result.photo.photoPath, in: photoRect, cover: true, canvas)
+        }
 
         let analysis = result.analysis
         let titleBox = sheet.top(layout.title.size * 2.6).0

@@ -17,6 +17,7 @@ public struct ScreenRenderer: Sendable {
         case .countdown(let countdown): drawCountdown(countdown, preview: preview, canvas, layout)
         case .capturing: drawCapturing(canvas, layout)
         case .processing(let processing): drawProcessing(processing, canvas, layout)
+        case .retake(let retake): drawRetake(retake, canvas, layout)
         case .mealResult(let result): drawMealResult(result, canvas, layout)
         case .groupReview(let review): drawGroupReview(review, canvas, layout)
         case .uploading(let uploading): drawUploading(uploading, canvas, layout)

@@ -64,6 +64,16 @@ public enum ScreenText {
         }
     }
 
+    /// Title and detail of the quality gate's "retake?" screen.
+    public static func retake(_ quality: PhotoQuality, mode: StationMode) -> (title: String, detail: String) {
+        let use = mode == .meal ? "the analysis" : "the photo of the day"
+        switch quality {
+        case .tooDark: return ("Too dark — retake?", "More light makes \(use) better")
+        case .tooBlurred: return ("Too blurred — retake?", "Hold still, or step back a little, for \(use)")
+        case .good: return ("Retake?", "")
+        }
+    }
+
     public static func deviceNotice(_ devices: [DeviceKind]) -> String? {
         guard !devices.isEmpty else { return nil }
         let names = devices.map { kind -> String in

@@ -22,6 +22,7 @@ public struct FolderBackend: GroupBackend {
         public var takenAt: Date
         public var expiresAt: Date
         public var station: String
+        public var sticker: String?
     }
 
     public func upload(_ upload: GroupUpload, progress: @escaping @Sendable (Double) -> Void)
@@ -42,9 +43,13 @@ public struct FolderBackend: GroupBackend {
         progress(0)
         let sidecar = Sidecar(
             group: upload.group, day: upload.day.description, photo: "\(upload.photoID).jpg", takenAt: upload.takenAt,
-            expiresAt: upload.expiresAt, station: upload.station)
+            expiresAt: upload.expiresAt, station: upload.station,
+            sticker: upload.sticker == nil ? nil : "\(upload.photoID)-sticker.png")
         do {
             try AtomicFile.write(upload.jpeg, to: "\(dayFolder)/\(upload.photoID).jpg")
+            if let sticker = upload.sticker {
+                try AtomicFile.write(sticker, to: "\(dayFolder)/\(upload.photoID)-sticker.png")
+            }
             progress(0.9)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -69,8 +74,7 @@ public struct FolderBackend: GroupBackend {
                 let sidecar = try? decoder.decode(Sidecar.self, from: data), sidecar.expiresAt <= now
             else { continue }
             let base = "\(folder)/\(relative)".dropLast(5)
-            unlink(base + ".jpg")
-            unlink(base + ".json")
+            for suffix in [".jpg", "-sticker.png", ".json"] { unlink(base + suffix) }
             removed += 1
         }
         return removed

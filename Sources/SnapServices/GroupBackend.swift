@@ -11,9 +11,12 @@ public struct GroupUpload: Sendable, Hashable {
     /// When the shared photo disappears: 48 hours after it was taken.
     public var expiresAt: Date
     public var station: String
+    /// The sticker cut-out as PNG, when the station shares it.
+    public var sticker: [UInt8]?
 
     public init(
-        photoID: PhotoID, group: String, day: LocalDay, jpeg: [UInt8], takenAt: Date, expiresAt: Date, station: String
+        photoID: PhotoID, group: String, day: LocalDay, jpeg: [UInt8], takenAt: Date, expiresAt: Date, station: String,
+        sticker: [UInt8]? = nil
     ) {
         self.photoID = photoID
         self.group = group
@@ -22,6 +25,7 @@ public struct GroupUpload: Sendable, Hashable {
         self.takenAt = takenAt
         self.expiresAt = expiresAt
         self.station = station
+        self.sticker = sticker
     }
 
     /// How long a shared photo lives.

@@ -53,6 +53,9 @@ extension StationStore {
                     CREATE INDEX upload_jobs_due ON upload_jobs (state, next_attempt);
                     """)
         }
+        migrator.registerMigration("v2: stickers") { db in
+            try db.execute(sql: "ALTER TABLE photos ADD COLUMN sticker_path TEXT")
+        }
         return migrator
     }
 }

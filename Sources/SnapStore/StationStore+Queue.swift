@@ -25,6 +25,19 @@ extension StationStore {
         }
     }
 
+    /// The sticker file recorded for a photo, if it has one.
+    public func stickerPath(for photo: PhotoID) throws(StoreError) -> String? {
+        do {
+            return try database.read { db in
+                try String?.fetchOne(
+                    db, sql: "SELECT sticker_path FROM photos WHERE id = ?", arguments: [photo.rawValue])
+                    ?? nil
+            }
+        } catch {
+            throw StoreError("read the photo \(photo)", error)
+        }
+    }
+
     public func markDelivered(_ job: UploadJob) throws(StoreError) {
         try update(job, "state = 'delivered', attempts = attempts + 1, last_error = NULL", [])
     }

@@ -10,11 +10,15 @@ extension StationStore {
         do {
             let old = try database.read { db in
                 try Row.fetchAll(
-                    db, sql: "SELECT id, photo_path, thumbnail_path FROM photos WHERE taken_at < ?",
+                    db, sql: "SELECT id, photo_path, thumbnail_path, sticker_path FROM photos WHERE taken_at < ?",
                     arguments: [cutoff.timeIntervalSince1970])
             }
             for row in old {
-                for path in [row["photo_path"] as String, row["thumbnail_path"] as String] {
+                let photo: String = row["photo_path"]
+                let thumbnail: String = row["thumbnail_path"]
+                let sticker: String? = row["sticker_path"]
+                let paths = [photo, thumbnail] + (sticker.map { [$0] } ?? [])
+                for path in paths {
                     if unlink(path) != 0 && errno != ENOENT {
                         throw FileError(call: "unlink", path: path, errno: errno)
                     }

@@ -29,22 +29,30 @@ public final class StationStore: Sendable {
         }
     }
 
-    /// Where the photo and thumbnail of `id` taken on `day` live.
-    public func paths(for id: PhotoID, day: LocalDay) -> (photo: String, thumbnail: String) {
+    /// Where the photo, thumbnail and sticker of `id` taken on `day` live.
+    public func paths(for id: PhotoID, day: LocalDay) -> (photo: String, thumbnail: String, sticker: String) {
         let folder = "\(directory)/photos/\(day)"
-        return ("\(folder)/\(id).jpg", "\(folder)/\(id)-thumb.jpg")
+        return ("\(folder)/\(id).jpg", "\(folder)/\(id)-thumb.jpg", "\(folder)/\(id)-sticker.png")
     }
 
-    /// Writes a processed photo and its thumbnail atomically, then records them.
-    public func storePhoto(_ photo: ProcessedPhoto, jpeg: [UInt8], thumbnail: [UInt8]) throws(StoreError) {
+    /// Writes a processed photo, its thumbnail and its sticker (when `photo.stickerPath` and `sticker` are
+    /// both given) atomically, then records them.
+    public func storePhoto(_ photo: ProcessedPhoto, jpeg: [UInt8], thumbnail: [UInt8], sticker: [UInt8]? = nil)
+        throws(StoreError)
+    {
         do {
             try AtomicFile.write(jpeg, to: photo.photoPath)
             try AtomicFile.write(thumbnail, to: photo.thumbnailPath)
+            if let sticker, let path = photo.stickerPath { try AtomicFile.write(sticker, to: path) }
             try database.write { db in
                 try db.execute(
-                    sql: "INSERT OR REPLACE INTO photos (id, taken_at, photo_path, thumbnail_path) VALUES (?, ?, ?, ?)",
+                    sql: """
+                        INSERT OR REPLACE INTO photos (id, taken_at, photo_path, thumbnail_path, sticker_path)
+                        VALUES (?, ?, ?, ?, ?)
+                        """,
                     arguments: [
                         photo.id.rawValue, photo.takenAt.timeIntervalSince1970, photo.photoPath, photo.thumbnailPath,
+                        photo.stickerPath,
                     ])
             }
         } catch {

@@ -30,14 +30,19 @@ extension SnapStation {
             try AtomicFile.write(output.thumbnail, to: thumbnailPath)
             let photo = ProcessedPhoto(
                 id: PhotoID("sample"), photoPath: photoPath, thumbnailPath: thumbnailPath, takenAt: Date())
+            let table = TestScene.frame(width: 2028, height: 1520, seconds: 0, label: "", plate: false)
+            let stickerPath = out + "/sample-sticker.png"
+            let sticker = try StickerMaker().make(photo: scene, reference: table)
+            try AtomicFile.write(PNG.encode(withAlpha: sticker), to: stickerPath)
             let preview = TestScene.frame(width: width, height: height, seconds: 0, label: "Live preview")
             let renderer = ScreenRenderer(images: .disk(capture: { _ in scene }))
             let canvas = Canvas(width: width, height: height)
-            for (name, screen) in ScreenGallery.screens(photo: photo) {
+            let screens = ScreenGallery.screens(photo: photo, sticker: stickerPath)
+            for (name, screen) in screens {
                 renderer.draw(screen, preview: preview, on: canvas)
                 try canvas.writePNG(to: "\(out)/\(name).png")
             }
-            print("wrote \(ScreenGallery.screens(photo: photo).count) screens at \(width)x\(height) to \(out)")
+            print("wrote \(screens.count) screens at \(width)x\(height) to \(out)")
         }
     }
 }

@@ -130,3 +130,39 @@ struct ModeAndProblemTests {
         #expect(actions.contains(.setFlash(on: true)))
     }
 }
+
+@Suite("StationMachine: the quality gate")
+struct QualityGateFlowTests {
+    private func dark(_ id: String = "p1") -> ProcessedPhoto {
+        var photo = Samples.photo(id)
+        photo.quality = .tooDark
+        return photo
+    }
+
+    private func capturedDark(mode: StationMode) -> StationScript {
+        var script = StationScript(settings: Fixture.settings(mode: mode), startingAt: "2026-03-10 12:00:00")
+        script.press()
+        script.advance(seconds: 3)
+        script.send(.captured(PhotoID("p1")))
+        script.send(.processed(dark()))
+        return script
+    }
+
+    @Test("should ask 'retake?' before analysing a photo that is too dark, and retake on a press")
+    func retakeOnPress() {
+        var script = capturedDark(mode: .meal)
+        #expect(script.screen == .retake(RetakeScreen(photo: dark(), mode: .meal)))
+        #expect(!script.actions.contains { if case .analyse = $0 { true } else { false } }, "no AI call yet")
+        script.press()
+        #expect(script.screen?.countdownSeconds == 3)
+    }
+
+    @Test("should use the photo anyway on a hold: analysed in meal mode, reviewed in group mode")
+    func useAnyway() {
+        var meal = capturedDark(mode: .meal)
+        #expect(meal.press(.hold).contains(.analyse(dark())))
+        var group = capturedDark(mode: .group)
+        group.press(.hold)
+        #expect(group.screen == .groupReview(GroupReviewScreen(photo: dark(), group: "Family", secondsLeft: 3)))
+    }
+}

@@ -26,12 +26,18 @@ struct ScreenRendererTests {
         let renderer = ScreenRenderer(images: .disk(capture: { _ in TestImages.marked(width: 640, height: 480) }))
         let canvas = Canvas(width: size.0, height: size.1)
         var seen: Set<[UInt8]> = []
-        for (name, screen) in ScreenGallery.screens(photo: photo) {
+        let sticker = try StickerMaker().make(
+            photo: TestImages.marked(width: 1024, height: 768), reference: PixelImage(width: 64, height: 48, green: 255)
+        )
+        let stickerPath = folder.path + "/sticker.png"
+        try Data(PNG.encode(withAlpha: sticker)).write(to: URL(fileURLWithPath: stickerPath))
+        let screens = ScreenGallery.screens(photo: photo, sticker: stickerPath)
+        for (name, screen) in screens {
             renderer.draw(screen, preview: TestImages.marked(width: 800, height: 480), on: canvas)
             #expect(canvas.cutTexts.isEmpty, "\(name) at \(size.0)x\(size.1) cut: \(canvas.cutTexts)")
             seen.insert(canvas.snapshot().pixels)
         }
-        #expect(seen.count == ScreenGallery.screens(photo: photo).count, "every screen looks different")
+        #expect(seen.count == screens.count, "every screen looks different")
     }
 
     @Test("should report text that does not fit its box")

@@ -43,6 +43,21 @@ struct FolderBackendTests {
         #expect(folder.files().count == 4)
     }
 
+    @Test("should write the sticker beside the photo and name it in the sidecar")
+    func sticker() async throws {
+        var withSticker = upload("s")
+        withSticker.sticker = [0x89, 0x50, 0x4E, 0x47]
+        try await FolderBackend(folder: folder.path).upload(withSticker) { _ in }
+        #expect(
+            folder.files() == [
+                "Family/2026-03-10/s-sticker.png", "Family/2026-03-10/s.jpg", "Family/2026-03-10/s.json",
+            ])
+        let json = try #require(FileManager.default.contents(atPath: folder.path + "/Family/2026-03-10/s.json"))
+        #expect(String(decoding: json, as: UTF8.self).contains("\"sticker\" : \"s-sticker.png\""))
+        #expect(await FolderBackend(folder: folder.path).removeExpired(now: taken + 49 * 3600) == 1)
+        #expect(folder.files().isEmpty)
+    }
+
     @Test("should say offline when the folder is not there (a USB stick pulled out)")
     func missingFolder() async {
         let backend = FolderBackend(folder: folder.path + "/unplugged")

@@ -88,15 +88,22 @@ struct StationStoreTests {
         #expect(try store.job(for: stored.id)?.state == .delivered)
     }
 
-    @Test("should delete photos past the retention and expire their uploads")
+    @Test("should delete photos past the retention, stickers too, and expire their uploads")
     func retention() throws {
         let store = try store()
-        let old = try photo(store, "old", at: noon - 49 * 3600)
+        let paths = store.paths(for: PhotoID("old"), day: day)
+        let old = ProcessedPhoto(
+            id: PhotoID("old"), photoPath: paths.photo, thumbnailPath: paths.thumbnail, takenAt: noon - 49 * 3600,
+            stickerPath: paths.sticker)
+        try store.storePhoto(old, jpeg: [1], thumbnail: [2], sticker: [3])
+        #expect(try store.stickerPath(for: old.id) == paths.sticker)
+        #expect(FileManager.default.fileExists(atPath: paths.sticker))
         let fresh = try photo(store, "fresh", at: noon - 3600)
         try store.share(old, group: "Family", day: day, now: noon)
         #expect(try store.purgePhotos(takenBefore: noon - 48 * 3600) == 1)
         #expect(!FileManager.default.fileExists(atPath: old.photoPath))
         #expect(!FileManager.default.fileExists(atPath: old.thumbnailPath))
+        #expect(!FileManager.default.fileExists(atPath: paths.sticker))
         #expect(FileManager.default.fileExists(atPath: fresh.photoPath))
         #expect(try store.job(for: old.id)?.state == .expired)
     }

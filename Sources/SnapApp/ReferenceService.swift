@@ -1,0 +1,75 @@
+import Logging
+import ServiceLifecycle
+import SnapCore
+import SnapDevices
+import SnapImaging
+import Synchronization
+
+/// The station's picture of its empty scene, which the sticker is cut against.
+public final class ReferenceFrame: Sendable {
+    private struct State {
+        var image: PixelImage?
+        var taken: ContinuousClock.Instant?
+        var stale = true
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public var image: PixelImage? { state.withLock { $0.image } }
+
+    func store(_ image: PixelImage) {
+        state.withLock { $0 = State(image: image, taken: .now, stale: false) }
+    }
+
+    /// A photo was just taken: the scene may have changed, so the next idle moment takes a new reference.
+    func markStale() {
+        state.withLock { $0.stale = true }
+    }
+
+    func needsRefresh(olderThan age: Duration) -> Bool {
+        state.withLock { state in state.stale || state.taken.map { ContinuousClock.now - $0 > age } ?? true }
+    }
+}
+
+/// Takes the reference frame while the station is idle: after the ready screen has shown for `idle`
+/// without a press, when there is none yet, after each capture, and every `refresh` anyway (light
+/// changes over a day). The frame is a still, turned like the photos, so it lines up with them.
+///
+/// What this cannot know: a plate left in view while the station idles becomes part of the "empty"
+/// scene, and the next sticker then finds nothing and falls back to the plain photo, saying so.
+public struct ReferenceService: Service {
+    let camera: any Camera
+    let display: DisplayService
+    let frame: ReferenceFrame
+    let orientation: Orientation
+    let idle: Duration
+    let refresh: Duration
+    let logger: Logger
+
+    public init(
+        camera: any Camera, display: DisplayService, frame: ReferenceFrame, orientation: Orientation,
+        idle: Duration = .seconds(20), refresh: Duration = .seconds(1800), logger: Logger
+    ) {
+        self.camera = camera
+        self.display = display
+        self.frame = frame
+        self.orientation = orientation
+        self.idle = idle
+        self.refresh = refresh
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(2))
+                guard display.readyFor() >= idle, frame.needsRefresh(olderThan: refresh) else { continue }
+                guard let still = try? await camera.captureStill() else { continue }
+                frame.store(still.oriented(orientation).downscaled(toFit: 384))
+                logger.info("took a reference frame of the empty scene")
+            }
+        }
+    }
+}
