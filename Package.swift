@@ -32,31 +32,34 @@ let package = Package(
 
         // MARK: The station
         .target(name: "SnapCore"),
+        .target(name: "SnapFiles"),
         .target(name: "SnapConfig", dependencies: ["SnapCore", "CSnapTOML"]),
         .target(
             name: "SnapStore",
-            dependencies: ["SnapCore", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["SnapCore", "SnapFiles", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "SnapImaging", dependencies: ["SnapCore", "CTurboJPEG", "CYUV", "CPangoCairo"]),
-        .target(name: "SnapScreens", dependencies: ["SnapCore", "SnapImaging", "CPangoCairo"]),
+        .target(name: "SnapScreens", dependencies: ["SnapCore", "SnapImaging", "SnapFiles", "CPangoCairo"]),
         .target(
             name: "SnapDevices",
             dependencies: [
-                "SnapCore", "SnapImaging", "SnapScreens", "SnapStore", .product(name: "Logging", package: "swift-log"),
+                "SnapCore", "SnapImaging", "SnapScreens", "SnapFiles", .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
             name: "SnapServices",
-            dependencies: ["SnapCore", "SnapStore", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["SnapCore", "SnapFiles", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "SnapApp",
             dependencies: [
-                "SnapCore", "SnapConfig", "SnapStore", "SnapImaging", "SnapScreens", "SnapDevices", "SnapServices",
+                "SnapCore", "SnapConfig", "SnapStore", "SnapFiles", "SnapImaging", "SnapScreens", "SnapDevices",
+                "SnapServices",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .executableTarget(
             name: "snapstation",
             dependencies: [
-                "SnapApp", "SnapConfig", "SnapStore", "SnapScreens", "SnapCore", "SnapImaging",
+                "SnapApp", "SnapConfig", "SnapStore", "SnapFiles", "SnapScreens", "SnapCore", "SnapImaging",
+                "SnapDevices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -67,6 +70,7 @@ let package = Package(
 
         // MARK: Tests mirror Sources
         .testTarget(name: "SnapCoreTests", dependencies: ["SnapCore", "SnapTestSupport"]),
+        .testTarget(name: "SnapFilesTests", dependencies: ["SnapFiles", "SnapTestSupport"]),
         .testTarget(name: "SnapConfigTests", dependencies: ["SnapConfig", "SnapTestSupport"]),
         .testTarget(name: "SnapStoreTests", dependencies: ["SnapStore", "SnapTestSupport"]),
         .testTarget(name: "SnapImagingTests", dependencies: ["SnapImaging", "SnapTestSupport"]),

@@ -4,6 +4,7 @@ import ServiceLifecycle
 import SnapConfig
 import SnapCore
 import SnapDevices
+import SnapFiles
 import SnapImaging
 import SnapScreens
 import SnapServices

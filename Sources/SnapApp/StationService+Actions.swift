@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SnapCore
+import SnapFiles
 import SnapImaging
 import SnapStore
 
@@ -121,12 +122,12 @@ extension StationService {
     }
 
     private func analyse(_ photo: ProcessedPhoto) async {
-        guard let bytes = FileManager.default.contents(atPath: photo.photoPath) else {
+        guard let bytes = FileBytes.readIfPresent(photo.photoPath) else {
             bus.send(.analysisFailed(photo.id, .malformedAnswer("the photo file is gone")))
             return
         }
         do {
-            let analysis = try await parts.analyzer.analyse(jpeg: [UInt8](bytes))
+            let analysis = try await parts.analyzer.analyse(jpeg: bytes)
             if Task.isCancelled { return }
             bus.send(.analysed(photo.id, analysis))
         } catch {

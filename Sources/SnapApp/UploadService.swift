@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import SnapCore
+import SnapFiles
 import SnapServices
 import SnapStore
 
@@ -70,18 +71,16 @@ public final class UploadService: Service {
     /// Sends one job; returns false when the backend is offline.
     private func send(_ job: UploadJob) async -> Bool {
         let id = job.photoID
-        guard let bytes = FileManager.default.contents(atPath: job.photoPath) else {
+        guard let bytes = FileBytes.readIfPresent(job.photoPath) else {
             give(up: job, .rejected("the photo file is gone"))
             return true
         }
-        let sticker =
-            shareSticker
-            ? (try? store.stickerPath(for: id)).flatMap { $0 }.flatMap { FileManager.default.contents(atPath: $0) }
-            : nil
+        let stickerPath = shareSticker ? (try? store.stickerPath(for: id)) ?? nil : nil
+        let sticker = stickerPath.flatMap(FileBytes.readIfPresent)
         let upload = GroupUpload(
-            photoID: id, group: job.group, day: job.day, jpeg: [UInt8](bytes), takenAt: job.takenAt,
+            photoID: id, group: job.group, day: job.day, jpeg: bytes, takenAt: job.takenAt,
             expiresAt: job.takenAt.addingTimeInterval(GroupUpload.lifetime), station: stationName,
-            sticker: sticker.map { [UInt8]($0) })
+            sticker: sticker)
         do {
             try await backend.upload(upload) { [bus] fraction in bus.send(.uploadProgress(id, fraction)) }
             try? store.markDelivered(job)

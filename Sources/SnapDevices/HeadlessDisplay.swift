@@ -1,6 +1,6 @@
 import Foundation
+import SnapFiles
 import SnapScreens
-import SnapStore
 import Synchronization
 
 /// The embedded default display: PNG frames in a folder.

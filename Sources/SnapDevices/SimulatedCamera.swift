@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SnapFiles
 import SnapImaging
 
 /// The embedded default camera: a moving test scene, or the JPEG files of a folder shown in turn.
@@ -59,11 +60,8 @@ public struct SimulatedCamera: Camera {
             return TestScene.frame(width: width, height: height, seconds: seconds, label: "Simulated camera · \(time)")
         }
         let path = pictures[Int(seconds / 5) % pictures.count]
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw DeviceError(.camera, "\(path) cannot be read")
-        }
         do {
-            let image = try JPEG.decode([UInt8](data), minimumLongestSide: max(width, height))
+            let image = try JPEG.decode(FileBytes.read(path), minimumLongestSide: max(width, height))
             return image.downscaled(toFit: max(width, height))
         } catch {
             throw DeviceError(.camera, "\(path): \(error)")

@@ -8,23 +8,29 @@ public enum JPEG {
     /// The size a JPEG's header announces; wraps `tjDecompressHeader3`.
     public static func size(of data: [UInt8]) throws(ImagingError) -> (width: Int, height: Int) {
         let handle = try TurboJPEGHandle(decompress: true)
-        return try handle.header(data)
+        let header = try handle.header(data)
+        return (header.width, header.height)
+    }
+
+    /// The DCT-scaled size (1/8, 1/4, 1/2 or full) for a `width` × `height` JPEG: the smallest whose longest
+    /// side is still at least `minimumLongestSide`. Refuses more than `maxPixels` before anything is allocated.
+    static func scaledSize(width: Int, height: Int, minimumLongestSide: Int) throws(ImagingError) -> (
+        width: Int, height: Int
+    ) {
+        guard width * height <= maxPixels else { throw .tooLarge(width: width, height: height) }
+        for denominator in [8, 4, 2] {
+            let candidate = ((width + denominator - 1) / denominator, (height + denominator - 1) / denominator)
+            if max(candidate.0, candidate.1) >= minimumLongestSide { return candidate }
+        }
+        return (width, height)
     }
 
     /// Decodes a JPEG, letting the decoder scale by 1/2, 1/4 or 1/8 (DCT scaling, nearly free) down to the
     /// smallest size that still has a longest side of at least `minimumLongestSide`.
     public static func decode(_ data: [UInt8], minimumLongestSide: Int = .max) throws(ImagingError) -> PixelImage {
         let handle = try TurboJPEGHandle(decompress: true)
-        let (width, height) = try handle.header(data)
-        guard width * height <= maxPixels else { throw .tooLarge(width: width, height: height) }
-        var scaled = (width: width, height: height)
-        for denominator in [8, 4, 2] {
-            let candidate = ((width + denominator - 1) / denominator, (height + denominator - 1) / denominator)
-            if max(candidate.0, candidate.1) >= minimumLongestSide {
-                scaled = candidate
-                break
-            }
-        }
+        let header = try handle.header(data)
+        let scaled = try scaledSize(width: header.width, height: header.height, minimumLongestSide: minimumLongestSide)
         var pixels = [UInt8](repeating: 0, count: scaled.width * scaled.height * PixelImage.bytesPerPixel)
         let status = pixels.withUnsafeMutableBufferPointer { output in
             tjDecompress2(
@@ -58,7 +64,7 @@ public enum JPEG {
 }
 
 /// Owns one TurboJPEG instance; wraps `tjInitDecompress`/`tjInitCompress` and `tjDestroy`.
-private final class TurboJPEGHandle {
+final class TurboJPEGHandle {
     let raw: tjhandle
 
     init(decompress: Bool) throws(ImagingError) {
@@ -70,7 +76,7 @@ private final class TurboJPEGHandle {
 
     deinit { tjDestroy(raw) }
 
-    func header(_ data: [UInt8]) throws(ImagingError) -> (width: Int, height: Int) {
+    func header(_ data: [UInt8]) throws(ImagingError) -> (width: Int, height: Int, subsampling: Int32) {
         guard !data.isEmpty else { throw .empty }
         var width: Int32 = 0
         var height: Int32 = 0
@@ -79,7 +85,7 @@ private final class TurboJPEGHandle {
         guard tjDecompressHeader3(raw, data, UInt(data.count), &width, &height, &subsampling, &colorspace) == 0 else {
             throw error("tjDecompressHeader3")
         }
-        return (Int(width), Int(height))
+        return (Int(width), Int(height), subsampling)
     }
 
     func error(_ call: String) -> ImagingError {

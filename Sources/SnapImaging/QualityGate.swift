@@ -22,19 +22,28 @@ public struct QualityGate: Sendable, Hashable {
     /// figure does not depend on the camera's resolution.
     public static func measure(_ image: PixelImage) -> Measurement {
         let small = image.downscaled(toFit: 512)
-        let width = small.width
-        let height = small.height
-        var luma = [Double](repeating: 0, count: width * height)
-        var sum = 0.0
+        var luma = [UInt8](repeating: 0, count: small.width * small.height)
         small.pixels.withUnsafeBufferPointer { pixels in
-            for index in 0..<(width * height) {
-                let value =
-                    0.114 * Double(pixels[index * 4]) + 0.587 * Double(pixels[index * 4 + 1]) + 0.299
-                    * Double(pixels[index * 4 + 2])
-                luma[index] = value
-                sum += value
+            for index in luma.indices {
+                let weighted =
+                    29 * Int(pixels[index * 4]) + 150 * Int(pixels[index * 4 + 1]) + 77 * Int(pixels[index * 4 + 2])
+                luma[index] = UInt8(weighted >> 8)
             }
         }
+        return measure(luma: luma, width: small.width, height: small.height)
+    }
+
+    /// The same measurement from a YUV photo's luma plane, scaled to 512 px with libyuv's box filter.
+    public static func measure(_ image: YUVImage) -> Measurement {
+        let small = image.downscaled(toFit: 512)
+        let stride = small.lumaStride
+        let rows = (0..<small.height).flatMap { small.luma[$0 * stride..<$0 * stride + small.width] }
+        return measure(luma: rows, width: small.width, height: small.height)
+    }
+
+    static func measure(luma: [UInt8], width: Int, height: Int) -> Measurement {
+        var sum = 0
+        for value in luma { sum += Int(value) }
         var laplacianSum = 0.0
         var laplacianSquares = 0.0
         var count = 0.0
@@ -42,7 +51,9 @@ public struct QualityGate: Sendable, Hashable {
             for y in 1..<(height - 1) {
                 for x in 1..<(width - 1) {
                     let i = y * width + x
-                    let value = luma[i - 1] + luma[i + 1] + luma[i - width] + luma[i + width] - 4 * luma[i]
+                    let value = Double(
+                        Int(luma[i - 1]) + Int(luma[i + 1]) + Int(luma[i - width]) + Int(luma[i + width]) - 4
+                            * Int(luma[i]))
                     laplacianSum += value
                     laplacianSquares += value * value
                     count += 1
@@ -51,7 +62,7 @@ public struct QualityGate: Sendable, Hashable {
         }
         let mean = count > 0 ? laplacianSum / count : 0
         let variance = count > 0 ? laplacianSquares / count - mean * mean : 0
-        return Measurement(brightness: sum / Double(max(1, width * height)) / 255, sharpness: variance)
+        return Measurement(brightness: Double(sum) / Double(max(1, width * height)) / 255, sharpness: variance)
     }
 
     public func verdict(for measurement: Measurement) -> PhotoQuality {

@@ -1,5 +1,5 @@
-import Foundation
 import SnapCore
+import SnapFiles
 import SnapImaging
 
 /// Where the renderer gets pictures: the capture being worked on, and JPEG files on disk.
@@ -23,14 +23,8 @@ public struct ScreenImages: Sendable {
     /// Reads JPEG files from disk with DCT-scaled decoding; captures come from `capture`.
     public static func disk(capture: @escaping @Sendable (PhotoID) -> PixelImage? = { _ in nil }) -> ScreenImages {
         ScreenImages(capture: capture) { path, side in
-            guard let bytes = FileBytes.read(path) else { return nil }
+            guard let bytes = FileBytes.readIfPresent(path) else { return nil }
             return try? JPEG.decode(bytes, minimumLongestSide: side)
         }
-    }
-}
-
-enum FileBytes {
-    static func read(_ path: String) -> [UInt8]? {
-        FileManager.default.contents(atPath: path).map { [UInt8]($0) }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import SnapCore
-import SnapStore
+import SnapFiles
 
 /// The folder group backend: each day's photo as `GROUP/DAY/ID.jpg` with an `ID.json` sidecar, written
 /// atomically into a folder — a USB stick, a synced folder, a network share.

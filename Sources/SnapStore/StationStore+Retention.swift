@@ -1,6 +1,7 @@
 import Foundation
 internal import GRDB
 import SnapCore
+import SnapFiles
 
 extension StationStore {
     /// Deletes photos taken before `cutoff` (files first, then rows) and expires their pending uploads.

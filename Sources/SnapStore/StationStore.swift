@@ -1,6 +1,7 @@
 import Foundation
 internal import GRDB
 import SnapCore
+import SnapFiles
 
 /// The station's durable state: SQLite in WAL mode plus image files in the state folder.
 ///

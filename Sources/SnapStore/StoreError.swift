@@ -1,4 +1,5 @@
 internal import GRDB
+import SnapFiles
 
 /// A failed store operation: what the station was doing and what SQLite or the file system said.
 public struct StoreError: Error, Sendable, CustomStringConvertible {

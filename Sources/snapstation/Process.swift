@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
+import SnapFiles
 import SnapImaging
-import SnapStore
 
 extension SnapStation {
     struct Process: ParsableCommand {
@@ -23,6 +23,8 @@ extension SnapStation {
         @Option(help: "Where the sticker PNG goes (default: OUTPUT with -sticker.png).") var sticker: String?
         @Option(help: "Where a thumbnail JPEG goes.") var thumbnail: String?
         @Option(help: "The thumbnail's longest side.") var thumbnailSize = 320
+        @Flag(help: "Decode at least --max pixels wide (no 2 % DCT tolerance), as vipsthumbnail does.")
+        var strictMax = false
         @Flag(help: "Print the size, bytes and the quality gate's measurements.") var verbose = false
 
         func validate() throws {
@@ -40,11 +42,12 @@ extension SnapStation {
                 let reference = try stickerReference.map { path in
                     try JPEG.decode(Self.read(path), minimumLongestSide: 384)
                 }
-                let pipeline = PhotoPipeline(
+                var pipeline = PhotoPipeline(
                     maxSide: max, quality: quality, thumbnailSide: thumbnailSize,
                     filter: filter.flatMap(PhotoFilter.init),
                     intensity: intensity, gate: QualityGate(minBrightness: 0, minSharpness: 0),
                     sticker: reference == nil ? nil : StickerMaker())
+                if strictMax { pipeline.dctTolerance = 1 }
                 let result = try pipeline.process(jpeg: Self.read(input), reference: reference)
                 try AtomicFile.write(result.photo, to: output)
                 if let thumbnail { try AtomicFile.write(result.thumbnail, to: thumbnail) }
@@ -62,21 +65,14 @@ extension SnapStation {
                             + String(format: "%.2f, sharpness %.0f", measured.brightness, measured.sharpness))
                 }
             } catch {
-                let message = error is Unreadable ? "\(error)" : "\(input): \(error)"
+                let message = error is FileError ? "\(error)" : "\(input): \(error)"
                 FileHandle.standardError.write(Data("snapstation: \(message)\n".utf8))
                 throw ExitCode(1)
             }
         }
 
         static func read(_ path: String) throws -> [UInt8] {
-            guard let data = FileManager.default.contents(atPath: path) else { throw Unreadable(path: path) }
-            return [UInt8](data)
+            try FileBytes.read(path)
         }
     }
-}
-
-/// A file that is missing or cannot be read.
-struct Unreadable: Error, CustomStringConvertible {
-    var path: String
-    var description: String { "\(path) is missing or cannot be read" }
 }

@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 import SnapCore
 import SnapDevices
+import SnapFiles
 import SnapImaging
 import SnapScreens
-import SnapStore
 
 extension SnapStation {
     struct Screens: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SnapCore
+import SnapFiles
 import SnapImaging
 import SnapStore
 
@@ -70,7 +71,7 @@ extension SnapStation {
             while let relative = walker?.nextObject() as? String {
                 guard relative.hasSuffix(".jpg") else { continue }
                 photos += 1
-                let bytes = FileManager.default.contents(atPath: root + "/" + relative).map { [UInt8]($0) }
+                let bytes = FileBytes.readIfPresent(root + "/" + relative)
                 if bytes != expected { broken.append(relative) }
             }
             let meals = try store.meals(on: LocalDay(year: 2026, month: 1, day: 1))

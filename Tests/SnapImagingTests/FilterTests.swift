@@ -63,7 +63,7 @@ struct FilterTests {
 
     @Test("should raise the Laplacian variance with sharpen")
     func sharpen() {
-        let soft = photo.blurred(radius: 3)
+        let soft = TestImages.noise(width: 640, height: 480).blurred(radius: 3)
         let before = QualityGate.measure(soft).sharpness
         let after = QualityGate.measure(PhotoFilter.sharpen.apply(to: soft, intensity: 1)).sharpness
         #expect(after > before * 1.5, "\(before) → \(after)")

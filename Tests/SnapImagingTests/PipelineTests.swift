@@ -65,6 +65,24 @@ struct PipelineTests {
         #expect((smaller.width, smaller.height) == (1000, 750))
     }
 
+    @Test("should give the same photo through the YUV path as through the BGRX path")
+    func yuvMatchesBGRX() throws {
+        let jpeg = try JPEG.encode(TestImages.noise(width: 1600, height: 1200).blurred(radius: 2), quality: 90)
+        #expect(JPEG.isYUV420(jpeg))
+        let gate = QualityGate(minBrightness: 0.1, minSharpness: 1)
+        let yuv = try PhotoPipeline(maxSide: 700, gate: gate).process(jpeg: jpeg)
+        // A filter at intensity 0 changes nothing but forces the BGRX path.
+        let bgrx = try PhotoPipeline(maxSide: 700, filter: .sepia, intensity: 0, gate: gate).process(
+            JPEG.decode(jpeg, minimumLongestSide: 700))
+        #expect((yuv.width, yuv.height) == (bgrx.width, bgrx.height))
+        #expect(TestImages.psnr(try JPEG.decode(yuv.photo), try JPEG.decode(bgrx.photo)) > 33)
+        let a = try #require(yuv.measurement)
+        let b = try #require(bgrx.measurement)
+        #expect(abs(a.brightness - b.brightness) < 0.02)
+        #expect(abs(a.sharpness - b.sharpness) / b.sharpness < 0.25)
+        #expect(try JPEG.size(of: yuv.thumbnail) == JPEG.size(of: bgrx.thumbnail))
+    }
+
     @Test("should report the quality gate's verdict and measurements")
     func gate() throws {
         let pipeline = PhotoPipeline(gate: QualityGate(minBrightness: 0.12, minSharpness: 30))
@@ -92,5 +110,37 @@ struct PipelineTests {
         #expect(output.width == 192 && output.height == 256)
         #expect(try JPEG.size(of: output.photo) == (192, 256))
         #expect(try JPEG.size(of: output.thumbnail) == (48, 64))
+    }
+}
+
+@Suite("YUV path")
+struct YUVPathTests {
+    @Test(
+        "should size planes as TurboJPEG's format says for odd dimensions, padding with the edge",
+        arguments: [
+            (2048, 1535), (1, 1), (3, 5), (1535, 2048),
+        ])
+    func oddSizes(size: (Int, Int)) throws {
+        let source = try JPEG.encode(TestImages.noise(width: 4096, height: 4096), quality: 80)
+        let image = try JPEG.decodeYUV(source, minimumLongestSide: 4096).scaled(to: size.0, size.1)
+        #expect(image.luma.count == ((size.0 + 1) & ~1) * ((size.1 + 1) & ~1))
+        #expect(image.blue.count == ((size.0 + 1) / 2) * ((size.1 + 1) / 2))
+        let encoded = try JPEG.encode(image, quality: 80)
+        #expect(try JPEG.size(of: encoded) == size)
+        if size.1 % 2 == 1 {
+            let stride = image.lumaStride
+            #expect(
+                image.luma[size.1 * stride..<(size.1 + 1) * stride]
+                    == image.luma[(size.1 - 1) * stride..<size.1 * stride])
+        }
+    }
+
+    @Test("should process the full-size decode of a 12 MP photo (the crash the benchmark found)")
+    func fullSize() throws {
+        let jpeg = try JPEG.encode(TestImages.noise(width: 4056, height: 3040), quality: 85)
+        var pipeline = PhotoPipeline(maxSide: 2048)
+        pipeline.dctTolerance = 1
+        let output = try pipeline.process(jpeg: jpeg)
+        #expect((output.width, output.height) == (2048, 1535))
     }
 }
