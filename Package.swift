@@ -25,6 +25,8 @@ let package = Package(
         .systemLibrary(
             name: "CYUV", path: "Sources/CSystem/CYUV", providers: [.apt(["libyuv-dev"])]),
         .target(
+            name: "CSnapCurl", path: "Sources/CSystem/CSnapCurl", linkerSettings: [.linkedLibrary("curl")]),
+        .target(
             name: "CSnapTOML",
             path: "Sources/CSystem/CSnapTOML",
             cxxSettings: [.define("TOML_HEADER_ONLY", to: "0"), .define("TOML_SHARED_LIB", to: "1")],
@@ -46,7 +48,9 @@ let package = Package(
             ]),
         .target(
             name: "SnapServices",
-            dependencies: ["SnapCore", "SnapFiles", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "SnapCore", "SnapFiles", "SnapImaging", "CSnapCurl", .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(
             name: "SnapApp",
             dependencies: [
@@ -65,7 +69,7 @@ let package = Package(
             ]),
         .target(
             name: "SnapTestSupport",
-            dependencies: ["SnapCore", "SnapImaging"],
+            dependencies: ["SnapCore", "SnapImaging", .product(name: "Logging", package: "swift-log")],
             path: "Tests/SnapTestSupport"),
 
         // MARK: Tests mirror Sources

@@ -149,9 +149,7 @@ public enum Station {
             display = NullDisplay(width: config.display.width, height: config.display.height)
         }
 
-        if config.ai.keySource.resolve() != nil {
-            logger.notice("an AI key was found, but this build has no AI client yet: meal mode says \"not configured\"")
-        }
+        let analyzer = makeAnalyzer(config, logger: logger)
         let backend: any GroupBackend
         switch config.group.backend {
         case .folder: backend = FolderBackend(folder: config.outboxDirectory)
@@ -173,8 +171,25 @@ public enum Station {
                 ? QualityGate(minBrightness: processing.minBrightness, minSharpness: processing.minSharpness) : nil,
             sticker: processing.sticker ? StickerMaker(outline: processing.stickerOutline) : nil)
         return StationParts(
-            camera: camera, buttons: buttons, flash: flash, display: display, analyzer: UnconfiguredAnalyzer(),
+            camera: camera, buttons: buttons, flash: flash, display: display, analyzer: analyzer,
             backend: backend, store: store, pipeline: pipeline, missing: missing)
+    }
+}
+
+extension Station {
+    /// The AI client the config describes, or the "not configured" one when its key cannot be found.
+    public static func makeAnalyzer(_ config: StationConfig, logger: Logger) -> any MealAnalyzer {
+        guard let key = config.ai.keySource.resolve() else {
+            logger.notice("no AI key at \(config.ai.keySource): meal mode says \"AI service not configured\"")
+            return UnconfiguredAnalyzer()
+        }
+        return OpenAIAnalyzer(
+            settings: OpenAIAnalyzer.Settings(
+                baseURL: config.ai.baseURL, model: config.ai.model,
+                detail: AIImage.Detail(rawValue: config.ai.detail.rawValue) ?? .low, key: key,
+                dietary: config.ai.dietary),
+            client: HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(config.ai.timeoutSeconds)),
+            logger: logger)
     }
 }
 

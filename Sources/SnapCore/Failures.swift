@@ -18,6 +18,8 @@ public enum AIFailure: Sendable, Hashable, Error {
     case refused(String)
     /// The answer was not the JSON the schema asks for, or failed validation.
     case malformedAnswer(String)
+    /// The photo could not be read to send it.
+    case badPhoto(String)
 
     /// A short sentence for the screen; never contains a key or a URL.
     public var message: String {
@@ -32,6 +34,7 @@ public enum AIFailure: Sendable, Hashable, Error {
         case .offline: "No network — the AI service cannot be reached"
         case .refused(let reason): "The AI declined: \(reason)"
         case .malformedAnswer: "The AI answer could not be read"
+        case .badPhoto: "The photo could not be prepared for the AI service"
         }
     }
 }

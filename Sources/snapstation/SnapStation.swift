@@ -10,7 +10,9 @@ struct SnapStation: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snapstation",
         abstract: "A camera station: press the button, see 3-2-1, and the photo is analysed or shared.",
-        subcommands: [Run.self, CheckConfig.self, Process.self, Screens.self, StoreSoak.self, StoreCheck.self],
+        subcommands: [
+            Run.self, CheckConfig.self, Process.self, Analyze.self, Screens.self, StoreSoak.self, StoreCheck.self,
+        ],
         defaultSubcommand: Run.self)
 }
 

@@ -31,6 +31,9 @@ struct EndToEndTests {
         [group]
         name = "Family"
         review_seconds = 1
+        [ai]
+        # A variable nobody sets: these runs must not reach a real AI service whatever the shell holds.
+        key_source = "env:SNAPSTATION_TEST_UNSET_KEY"
         """.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }

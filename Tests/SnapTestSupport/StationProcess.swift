@@ -18,12 +18,13 @@ public final class StationProcess {
     }
 
     /// Starts `snapstation ARGUMENTS` with standard input from /dev/null and both outputs into `logPath`.
-    public init(_ arguments: [String], logPath: String) throws {
+    public init(_ arguments: [String], logPath: String, environment: [String: String] = [:]) throws {
         self.logPath = logPath
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = log
         process.standardError = log
@@ -31,8 +32,10 @@ public final class StationProcess {
     }
 
     /// Runs to completion; returns the exit status and everything it printed.
-    public static func run(_ arguments: [String], logPath: String) throws -> (status: Int32, output: String) {
-        let child = try StationProcess(arguments, logPath: logPath)
+    public static func run(_ arguments: [String], logPath: String, environment: [String: String] = [:]) throws
+        -> (status: Int32, output: String)
+    {
+        let child = try StationProcess(arguments, logPath: logPath, environment: environment)
         child.process.waitUntilExit()
         return (child.process.terminationStatus, child.output)
     }

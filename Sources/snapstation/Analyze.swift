@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SnapApp
+import SnapConfig
+import SnapCore
+import SnapFiles
+import SnapImaging
+import SnapServices
+
+extension SnapStation {
+    struct Analyze: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Ask the configured AI service for a photo's meal macros, and print them as JSON.",
+            discussion: """
+                The photo goes through the station's pipeline first (turned upright, metadata dropped), then the \
+                copy sized for the model is sent. Exit 1 with the reason when the analysis fails; exit 2 when \
+                the config is invalid or has no AI key.
+                """)
+
+        @Argument(help: "The photo (JPEG).") var photo: String
+        @OptionGroup var options: ConfigOption
+
+        func run() async throws {
+            let config = try options.load()
+            // Standard output carries the JSON; the station's request log lines are not wanted here.
+            let quiet = Logger(label: "snapstation", factory: { _ in SwiftLogNoOpLogHandler() })
+            let analyzer = Station.makeAnalyzer(config, logger: quiet)
+            guard !(analyzer is UnconfiguredAnalyzer) else {
+                FileHandle.standardError.write(
+                    Data("snapstation: AI service not configured: no key at \(config.ai.keySource)\n".utf8))
+                throw ExitCode(2)
+            }
+            do {
+                let processed = try PhotoPipeline(maxSide: config.processing.maxSize).process(
+                    jpeg: FileBytes.read(photo))
+                let meal = try await analyzer.analyse(jpeg: processed.photo)
+                print(Self.json(meal, preferences: Set(config.ai.dietary)))
+            } catch let failure as AIFailure {
+                FileHandle.standardError.write(Data("snapstation: \(failure.message) (\(failure))\n".utf8))
+                throw ExitCode(1)
+            } catch {
+                FileHandle.standardError.write(Data("snapstation: \(photo): \(error)\n".utf8))
+                throw ExitCode(1)
+            }
+        }
+
+        /// The analysis as JSON, with each item's clashes with the configured dietary preferences.
+        static func json(_ meal: MealAnalysis, preferences: Set<DietaryPreference>) -> String {
+            let items: [[String: Any]] = meal.items.map { item in
+                [
+                    "name": item.name, "grams": item.grams, "calories": item.macros.calories,
+                    "protein": item.macros.protein, "carbs": item.macros.carbs, "fats": item.macros.fats,
+                    "contains": item.contains.map(\.rawValue).sorted(),
+                    "clashes": DietaryPreference.clashes(of: item, with: preferences).map(\.rawValue),
+                ]
+            }
+            let object: [String: Any] = [
+                "title": meal.title, "calories": meal.totals.calories, "protein": meal.totals.protein,
+                "carbs": meal.totals.carbs, "fats": meal.totals.fats, "items": items,
+            ]
+            let data =
+                (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+}

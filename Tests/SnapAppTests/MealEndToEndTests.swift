@@ -1,0 +1,111 @@
+import Foundation
+import SnapCore
+import SnapImaging
+import SnapStore
+import SnapTestSupport
+import Testing
+
+/// Meal mode through the real binary, against the local OpenAI-compatible server.
+@Suite("End to end: meal mode with an AI service", .serialized)
+struct MealEndToEndTests {
+    let folder = TemporaryDirectory("meal-e2e")
+    let fake: FakeServices
+
+    init() throws { fake = try FakeServices() }
+
+    private func config() throws -> String {
+        let path = folder.path + "/snapstation.toml"
+        try """
+        [station]
+        default_mode = "meal"
+        time_zone = "UTC"
+        [camera]
+        preview_width = 320
+        preview_height = 240
+        still_width = 640
+        still_height = 480
+        [display]
+        width = 480
+        height = 320
+        [countdown]
+        seconds = 1
+        [ai]
+        base_url = "\(fake.baseURL)/v1"
+        key_source = "env:SNAPSTATION_TEST_AI_KEY"
+        dietary = ["vegan"]
+        auto_save_seconds = 2
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    private var screens: [String] {
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path + "/state/frames")) ?? [])
+            .sorted()
+        var names: [String] = []
+        for file in files where file != "latest.png" {
+            let name = String(file.dropFirst(7).dropLast(4))
+            if names.last != name { names.append(name) }
+        }
+        return names
+    }
+
+    @Test("should analyse, show the result, save the meal by itself, and count it")
+    func analyseAndSave() throws {
+        let station = try StationProcess(
+            ["run", "--config", config(), "--state", folder.path + "/state", "--no-stdin", "--script", "1s press"],
+            logPath: folder.path + "/station.log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
+        let saved = StationProcess.waitFor(seconds: 40) { screens.last == "ready" && screens.contains("meal-result") }
+        #expect(station.stop() == 0)
+        #expect(saved, "screens: \(screens)\n\(station.output)")
+        #expect(
+            screens.filter { ["countdown", "capturing", "processing", "analysing", "meal-result"].contains($0) }
+                == ["countdown", "capturing", "processing", "analysing", "meal-result"])
+        #expect(!station.output.contains("test-key"), "the key never reaches the log")
+        let store = try StationStore(directory: folder.path + "/state")
+        let today = LocalDay(containing: Date(), in: TimeZone(identifier: "UTC")!)
+        let meals = try store.meals(on: today)
+        #expect(meals.map(\.analysis.title) == ["Spaghetti with tomato sauce"])
+        #expect(try store.snapshot(group: nil, day: today).aiUses == [today: 1])
+    }
+
+    @Test("should show the AI failure with 'press to retry', then succeed on the retry")
+    func failureThenRetry() async throws {
+        try await fake.queue("openai", ["401"])
+        let station = try StationProcess(
+            [
+                "run", "--config", config(), "--state", folder.path + "/state", "--no-stdin", "--script",
+                "1s press, 8s press",
+            ],
+            logPath: folder.path + "/station.log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
+        let retried = StationProcess.waitFor(seconds: 40) { screens.contains("meal-result") }
+        station.stop()
+        #expect(retried, "screens: \(screens)\n\(station.output)")
+        #expect(screens.contains("error-ai-failed"))
+        #expect(station.output.contains("rejected the API key"))
+    }
+
+    @Test("should print the analysis as JSON with the dietary clashes, or exit 1 with the reason")
+    func analyzeCommand() async throws {
+        let photo = folder.path + "/meal.jpg"
+        try Data(JPEG.encode(TestImages.noise(width: 1024, height: 768), quality: 85)).write(
+            to: URL(fileURLWithPath: photo))
+        let environment = ["SNAPSTATION_TEST_AI_KEY": "test-key"]
+        let ok = try StationProcess.run(
+            ["analyze", photo, "--config", config()], logPath: folder.path + "/a.log", environment: environment)
+        #expect(ok.status == 0, "\(ok.output)")
+        let json = try JSONSerialization.jsonObject(with: Data(ok.output.utf8)) as? [String: Any]
+        #expect(json?["calories"] as? Int == 650)
+        let items = json?["items"] as? [[String: Any]]
+        #expect(items?.first?["clashes"] as? [String] == [], "spaghetti is vegan")
+        #expect(items?.last?["clashes"] as? [String] == ["vegan"], "parmesan is not")
+
+        try await fake.queue("openai", ["refusal"])
+        let refused = try StationProcess.run(
+            ["analyze", photo, "--config", config()], logPath: folder.path + "/b.log", environment: environment)
+        #expect(refused.status == 1)
+        #expect(refused.output.contains("The AI declined"))
+        let noKey = try StationProcess.run(["analyze", photo, "--config", config()], logPath: folder.path + "/c.log")
+        #expect(noKey.status == 2)
+        #expect(noKey.output.contains("AI service not configured"))
+    }
+}

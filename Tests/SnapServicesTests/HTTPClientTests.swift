@@ -1,0 +1,123 @@
+import Foundation
+import SnapServices
+import SnapTestSupport
+import Synchronization
+import Testing
+
+@Suite("HTTPClient over libcurl", .serialized)
+struct HTTPClientTests {
+    let fake: FakeServices
+    init() throws { fake = try FakeServices() }
+
+    @Test("should return status, headers and body")
+    func get() async throws {
+        let response = try await HTTPClient().send(HTTPRequest(url: fake.baseURL + "/_requests"))
+        #expect(response.status == 200)
+        #expect(response.header("content-type") == "application/json")
+        #expect(response.body.first == UInt8(ascii: "["))
+    }
+
+    @Test("should time out on a server that does not answer, and on one that drips")
+    func timeouts() async throws {
+        try await fake.queue("storage", ["timeout", "drip"])
+        let client = HTTPClient(connectTimeout: .seconds(2), totalTimeout: .seconds(1))
+        for _ in 0..<2 {
+            let started = ContinuousClock.now
+            do {
+                _ = try await client.send(
+                    HTTPRequest(
+                        method: "POST", url: fake.baseURL + "/storage/v1/object/b/t.jpg",
+                        headers: [("apikey", "test-key"), ("Authorization", "Bearer test-key")], body: [1]))
+                Issue.record("a silent server gave an answer")
+            } catch {
+                #expect(error.kind == .timedOut)
+            }
+            #expect(ContinuousClock.now - started < .seconds(5))
+        }
+    }
+
+    @Test("should say unreachable when nothing listens, and connection lost on a reset")
+    func brokenConnections() async throws {
+        do {
+            _ = try await HTTPClient().send(HTTPRequest(url: "http://127.0.0.1:1/"))
+            Issue.record("port 1 answered")
+        } catch {
+            #expect(error.kind == .unreachable)
+        }
+        try await fake.queue("storage", ["reset"])
+        do {
+            _ = try await HTTPClient().send(
+                HTTPRequest(
+                    method: "POST", url: fake.baseURL + "/storage/v1/object/b/x.jpg",
+                    headers: [("apikey", "test-key"), ("Authorization", "Bearer test-key")], body: [1, 2, 3]))
+            Issue.record("a reset connection gave an answer")
+        } catch {
+            #expect(error.kind == .connectionLost)
+        }
+    }
+
+    @Test("should abort a transfer when its task is cancelled")
+    func cancel() async throws {
+        try await fake.queue("storage", ["timeout"])
+        let started = ContinuousClock.now
+        let task = Task {
+            try await HTTPClient(totalTimeout: .seconds(20)).send(
+                HTTPRequest(
+                    method: "POST", url: fake.baseURL + "/storage/v1/object/b/slow.jpg",
+                    headers: [("apikey", "test-key"), ("Authorization", "Bearer test-key")], body: [1]))
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        do {
+            _ = try await task.value
+            Issue.record("the cancelled transfer completed")
+        } catch let error as HTTPError {
+            #expect(error.kind == .cancelled)
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test("should report upload progress up to the whole body")
+    func progress() async throws {
+        let seen = Mutex<[Double]>([])
+        let body = [UInt8](repeating: 7, count: 4_000_000)
+        let response = try await HTTPClient().send(
+            HTTPRequest(
+                method: "POST", url: fake.baseURL + "/storage/v1/object/b/big.jpg",
+                headers: [("apikey", "test-key"), ("Authorization", "Bearer test-key")], body: body)
+        ) { fraction in seen.withLock { $0.append(fraction) } }
+        #expect(response.status == 200)
+        let fractions = seen.withLock { $0 }
+        #expect(fractions.last == 1)
+        #expect(fractions == fractions.sorted(), "progress only grows")
+    }
+}
+
+@Suite("HTTPClient TLS", .serialized)
+struct HTTPClientTLSTests {
+    @Test("should refuse a certificate it cannot verify, and accept it when told to trust its CA")
+    func verifies() async throws {
+        let folder = TemporaryDirectory("tls")
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+            "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", folder.path + "/key.pem", "-out",
+            folder.path + "/cert.pem",
+        ]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        try #require(openssl.terminationStatus == 0, "openssl is needed to make a test certificate")
+        let fake = try FakeServices(tls: (folder.path + "/cert.pem", folder.path + "/key.pem"))
+        let url = "https://127.0.0.1:\(fake.port)/_requests"
+        do {
+            _ = try await HTTPClient().send(HTTPRequest(url: url))
+            Issue.record("an unverifiable certificate was accepted")
+        } catch {
+            #expect(error.kind == .tls, "\(error)")
+        }
+        let trusted = try await HTTPClient(caFile: folder.path + "/cert.pem").send(HTTPRequest(url: url))
+        #expect(trusted.status == 200)
+    }
+}

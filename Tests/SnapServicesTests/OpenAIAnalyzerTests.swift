@@ -1,0 +1,139 @@
+import Foundation
+import SnapCore
+import SnapImaging
+import SnapServices
+import SnapTestSupport
+import Testing
+
+@Suite("OpenAIAnalyzer against a local OpenAI-compatible server", .serialized)
+struct OpenAIAnalyzerTests {
+    let fake: FakeServices
+    let log = CapturedLog()
+    let photo: [UInt8]
+
+    init() throws {
+        fake = try FakeServices()
+        photo = try JPEG.encode(TestImages.noise(width: 2048, height: 1536), quality: 80)
+    }
+
+    private func analyzer(key: String = "test-key", attempts: Int = 3, timeout: Duration = .seconds(5))
+        -> OpenAIAnalyzer
+    {
+        OpenAIAnalyzer(
+            settings: OpenAIAnalyzer.Settings(
+                baseURL: fake.baseURL + "/v1/", key: key, dietary: [.vegan], attempts: attempts,
+                retryBase: .milliseconds(50), longestWait: .seconds(3)),
+            client: HTTPClient(connectTimeout: .seconds(2), totalTimeout: timeout), logger: log.logger)
+    }
+
+    private func failure(_ analyzer: OpenAIAnalyzer) async -> AIFailure? {
+        do {
+            _ = try await analyzer.analyse(jpeg: photo)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("should send the photo sized for low detail with a strict schema, and read the meal")
+    func analyses() async throws {
+        let meal = try await analyzer().analyse(jpeg: photo)
+        #expect(meal.title == "Spaghetti with tomato sauce")
+        #expect(meal.totals == Macros(calories: 650, protein: 24, carbs: 80, fats: 22))
+        #expect(meal.items.map(\.contains) == [[.gluten], [], [.dairy, .lactose]])
+        let request = try #require(try await fake.requests().last)
+        #expect(request["auth_ok"] as? Bool == true)
+        #expect(request["model"] as? String == "gpt-4o-mini")
+        #expect(request["detail"] as? String == "low")
+        #expect(request["image_size"] as? [Int] == [512, 384])
+        #expect((request["prompt"] as? String)?.contains("vegan") == true)
+        #expect(request["bad_request"] == nil)
+    }
+
+    @Test("should say the key was refused on 401, without retrying")
+    func unauthorized() async throws {
+        #expect(await failure(analyzer(key: "wrong")) == .unauthorized)
+        #expect(try await fake.requests().count == 1)
+    }
+
+    @Test("should wait out a short Retry-After and then succeed")
+    func shortRetryAfter() async throws {
+        try await fake.queue("openai", ["429:1"])
+        let started = ContinuousClock.now
+        _ = try await analyzer().analyse(jpeg: photo)
+        #expect(ContinuousClock.now - started >= .seconds(1))
+        #expect(try await fake.requests().count == 2)
+    }
+
+    @Test("should show a long Retry-After to the person instead of waiting")
+    func longRetryAfter() async throws {
+        try await fake.queue("openai", ["429:120"])
+        #expect(await failure(analyzer()) == .rateLimited(retryAfter: .seconds(120)))
+        #expect(try await fake.requests().count == 1)
+    }
+
+    @Test("should retry server errors and a reset connection with backoff, then succeed")
+    func retries() async throws {
+        try await fake.queue("openai", ["500", "reset"])
+        _ = try await analyzer().analyse(jpeg: photo)
+        #expect(try await fake.requests().count == 3)
+    }
+
+    @Test("should give up after its attempts with the last server error")
+    func givesUp() async throws {
+        try await fake.queue("openai", ["503", "503", "503"])
+        #expect(await failure(analyzer()) == .serverError(status: 503))
+        #expect(try await fake.requests().count == 3)
+    }
+
+    @Test("should time out on a silent server and on a slow drip")
+    func timeouts() async throws {
+        try await fake.queue("openai", ["timeout", "drip"])
+        #expect(await failure(analyzer(attempts: 2, timeout: .seconds(1))) == .timedOut)
+    }
+
+    @Test("should name a refusal, malformed JSON, an off-schema answer and totals that do not add up")
+    func badAnswers() async throws {
+        try await fake.queue("openai", ["refusal", "malformed", "offschema", "mismatch"])
+        let analyzer = analyzer()
+        #expect(await failure(analyzer) == .refused("I can't help with identifying that."))
+        let malformed = await failure(analyzer)
+        let offSchema = await failure(analyzer)
+        let mismatch = await failure(analyzer)
+        #expect(malformed == .malformedAnswer("not the JSON the schema asks for"))
+        #expect(offSchema == .malformedAnswer("not the JSON the schema asks for"))
+        #expect(mismatch == .malformedAnswer("the total of 2400 kcal is not the items' 650 kcal"))
+    }
+
+    @Test("should say offline when the service cannot be reached")
+    func offline() async {
+        let unreachable = OpenAIAnalyzer(
+            settings: OpenAIAnalyzer.Settings(baseURL: "http://127.0.0.1:1/v1", key: "test-key"),
+            client: HTTPClient(), logger: log.logger)
+        #expect(await failure(unreachable) == .offline)
+    }
+
+    @Test("should never write the key into a log line or an error")
+    func keyNeverLogged() async throws {
+        try await fake.queue("openai", ["500", "ok"])
+        _ = try await analyzer().analyse(jpeg: photo)
+        _ = await failure(analyzer(key: "wrong"))
+        #expect(log.all.count >= 3)
+        #expect(!log.all.contains { $0.contains("test-key") || $0.contains("wrong") })
+        #expect(!"\(AIFailure.unauthorized.message)".contains("key:"))
+    }
+
+    @Test("should read Retry-After as seconds or as an HTTP date")
+    func retryAfterFormats() {
+        #expect(OpenAIAnalyzer.retryAfter("30") == .seconds(30))
+        let date = Date().addingTimeInterval(90)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let parsed = try? #require(OpenAIAnalyzer.retryAfter(formatter.string(from: date)))
+        let seconds = parsed?.components.seconds ?? 0
+        #expect((88...91).contains(seconds))
+        #expect(OpenAIAnalyzer.retryAfter("soon") == nil)
+    }
+}

@@ -1,0 +1,35 @@
+import Logging
+import Synchronization
+
+/// A logger whose every line (message and metadata) is kept, so tests can read what would reach the
+/// journal.
+public final class CapturedLog: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    public init() {}
+
+    public var logger: Logger {
+        Logger(label: "test") { _ in Handler(log: self) }
+    }
+
+    public var all: [String] { lines.withLock { $0 } }
+
+    struct Handler: LogHandler {
+        let log: CapturedLog
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(
+            level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String,
+            file: String, function: String, line: UInt
+        ) {
+            let merged = metadata.merging(extra ?? [:]) { $1 }
+            log.lines.withLock { $0.append("\(level) \(message) \(merged)") }
+        }
+    }
+}

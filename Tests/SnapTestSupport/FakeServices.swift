@@ -1,0 +1,97 @@
+import Foundation
+import Glibc
+
+/// The fake cloud services (Tests/Fakes/fake_services.py) running on 127.0.0.1 for one test.
+public final class FakeServices: @unchecked Sendable {
+    public let port: Int
+    private let process = Process()
+    private let input = Pipe()
+
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// The script beside the tests, found from this source file's path.
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fakes/fake_services.py").path
+
+    public init(tls: (cert: String, key: String)? = nil) throws {
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", Self.script] + (tls.map { ["--cert", $0.cert, "--key", $0.key] } ?? [])
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        guard line.hasPrefix("PORT "), let port = Int(line.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines))
+        else { throw FakeError(message: "the fake services did not start: \(line)") }
+        self.port = port
+    }
+
+    deinit {
+        try? input.fileHandleForWriting.close()
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// Queues behaviours for the next requests to `service` ("openai", "storage", "rest").
+    public func queue(_ service: String, _ faults: [String]) async throws {
+        let body = try JSONSerialization.data(withJSONObject: [service: faults])
+        var request = URLRequestLite(url: baseURL + "/_control/faults", body: [UInt8](body))
+        _ = try await request.send()
+    }
+
+    /// What the fake received, newest last (secrets removed).
+    public func requests() async throws -> [[String: Any]] {
+        var request = URLRequestLite(url: baseURL + "/_requests", body: nil)
+        let data = try await request.send()
+        return (try JSONSerialization.jsonObject(with: Data(data)) as? [[String: Any]]) ?? []
+    }
+}
+
+public struct FakeError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// A minimal client for the fake's control endpoints, over a plain socket so it does not depend on the
+/// HTTP client under test.
+struct URLRequestLite {
+    var url: String
+    var body: [UInt8]?
+
+    mutating func send() async throws -> [UInt8] {
+        let parts = URL(string: url)!
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(parts.port!).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw FakeError(message: "cannot reach the fake services") }
+        let method = body == nil ? "GET" : "POST"
+        let head =
+            "\(method) \(parts.path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body?.count ?? 0)\r\nConnection: close\r\n\r\n"
+        let request = Array(head.utf8) + (body ?? [])
+        _ = request.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, 0) }
+        var response: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let got = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if got <= 0 { break }
+            response += chunk[0..<got]
+        }
+        guard let split = response.firstIndex(of: 13).flatMap({ _ in findBody(response) }) else { return [] }
+        return Array(response[split...])
+    }
+
+    private func findBody(_ bytes: [UInt8]) -> Int? {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        guard bytes.count >= 4 else { return nil }
+        for index in 0...(bytes.count - 4) where Array(bytes[index..<index + 4]) == separator { return index + 4 }
+        return nil
+    }
+}
