@@ -202,7 +202,12 @@ public struct OpenAIAnalyzer: MealAnalyzer {
                     var refusal: String?
                 }
                 var message: Message
-                var finish_reason: String?
+                var finishReason: String?
+
+                enum CodingKeys: String, CodingKey {
+                    case message
+                    case finishReason = "finish_reason"
+                }
             }
             var choices: [Choice]
         }
@@ -210,7 +215,7 @@ public struct OpenAIAnalyzer: MealAnalyzer {
             let choice = completion.choices.first
         else { throw .malformedAnswer("not a chat completion") }
         if let refusal = choice.message.refusal, !refusal.isEmpty { throw .refused(refusal) }
-        if choice.finish_reason == "length" { throw .malformedAnswer("the answer was cut off") }
+        if choice.finishReason == "length" { throw .malformedAnswer("the answer was cut off") }
         guard let content = choice.message.content else { throw .malformedAnswer("no content") }
         let answer: MealSchema.Answer
         do {
