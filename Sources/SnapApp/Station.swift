@@ -154,8 +154,14 @@ public enum Station {
         switch config.group.backend {
         case .folder: backend = FolderBackend(folder: config.outboxDirectory)
         case .supabase:
-            logger.error("group backend \"supabase\" is not available in this build: photos stay queued")
-            backend = OfflineBackend()
+            if let key = config.group.keySource.resolve() {
+                backend = SupabaseBackend(
+                    projectURL: config.group.url, bucket: config.group.bucket, key: key,
+                    client: HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(120)), logger: logger)
+            } else {
+                logger.error("no group key at \(config.group.keySource): photos stay queued until there is one")
+                backend = OfflineBackend()
+            }
         }
         try? AtomicFile.createFolder(config.outboxDirectory)
 

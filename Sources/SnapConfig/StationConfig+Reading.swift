@@ -136,10 +136,11 @@ extension StationConfig {
         group.bucket = r.string("group.bucket", default: d.group.bucket)
         group.keySource = r.keySource("group.key_source", default: d.group.keySource)
         group.reviewSeconds = r.int("group.review_seconds", default: d.group.reviewSeconds, in: 1...30)
-        if group.backend == .supabase && URL(string: group.url)?.scheme != "https" {
+        if group.backend == .supabase && !Self.isSecureOrLocal(group.url) {
             r.report(
-                r.isSet("group.url") ? "group.url" : "group.backend", "the supabase backend needs the project's URL",
-                expected: "group.url = \"https://PROJECT.supabase.co\"")
+                r.isSet("group.url") ? "group.url" : "group.backend",
+                "the supabase backend needs the project's https URL",
+                expected: "group.url = \"https://PROJECT.supabase.co\", or http on 127.0.0.1 for a local Supabase")
         }
 
         storage.dir = r.string("storage.dir", default: d.storage.dir)
@@ -148,6 +149,14 @@ extension StationConfig {
         }
         storage.retentionHours = r.int("storage.retention_hours", default: d.storage.retentionHours, in: 1...8760)
         storage.minFreeMB = r.int("storage.min_free_mb", default: d.storage.minFreeMB, in: 0...100_000)
+    }
+}
+
+extension StationConfig {
+    /// https anywhere; plain http only to this machine (a Supabase running locally), never across a network.
+    static func isSecureOrLocal(_ text: String) -> Bool {
+        guard let url = URL(string: text), let host = url.host else { return false }
+        return url.scheme == "https" || (url.scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(host))
     }
 }
 

@@ -146,8 +146,16 @@ struct StationConfigTests {
                 "t.toml:5: camera.rotation: 45 is not a quarter turn (0, 90, 180 or 270)",
                 "t.toml:7: ai.dietary: \"vegam\" is not allowed; did you mean \"vegan\"? (a list of \"gluten-free\", \"lactose-free\", \"vegan\", \"vegetarian\")",
                 "t.toml:8: ai.key_source: \"sk-abc123\" does not say where the key is (\"env:NAME\", \"file:/path\" or \"credential:NAME\")",
-                "t.toml:10: group.backend: the supabase backend needs the project's URL (group.url = \"https://PROJECT.supabase.co\")",
+                "t.toml:10: group.backend: the supabase backend needs the project's https URL (group.url = \"https://PROJECT.supabase.co\", or http on 127.0.0.1 for a local Supabase)",
             ])
+    }
+
+    @Test("should take https for Supabase, and plain http only to this machine")
+    func supabaseURL() {
+        let base = "[group]\nbackend = \"supabase\"\nurl = "
+        #expect(problems(base + "\"https://abc.supabase.co\"\n").isEmpty)
+        #expect(problems(base + "\"http://127.0.0.1:54321\"\n").isEmpty)
+        #expect(problems(base + "\"http://abc.supabase.co\"\n").count == 1)
     }
 
     @Test("should check the simulated buttons' script")

@@ -24,12 +24,9 @@ public final class CapturedLog: Sendable {
             set { metadata[key] = newValue }
         }
 
-        func log(
-            level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String,
-            file: String, function: String, line: UInt
-        ) {
-            let merged = metadata.merging(extra ?? [:]) { $1 }
-            log.lines.withLock { $0.append("\(level) \(message) \(merged)") }
+        func log(event: LogEvent) {
+            let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+            log.lines.withLock { $0.append("\(event.level) \(event.message) \(merged)") }
         }
     }
 }

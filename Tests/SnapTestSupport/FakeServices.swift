@@ -39,6 +39,12 @@ public final class FakeServices: @unchecked Sendable {
         _ = try await request.send()
     }
 
+    /// A GET on the fake, decoded as JSON (for its PostgREST rows, for example).
+    public func get(_ path: String) async throws -> Any {
+        var request = URLRequestLite(url: baseURL + path, body: nil)
+        return try JSONSerialization.jsonObject(with: Data(try await request.send()))
+    }
+
     /// What the fake received, newest last (secrets removed).
     public func requests() async throws -> [[String: Any]] {
         var request = URLRequestLite(url: baseURL + "/_requests", body: nil)

@@ -1,0 +1,86 @@
+import Foundation
+import SnapCore
+import SnapStore
+import SnapTestSupport
+import Testing
+
+/// The upload queue through the real binary, against the local Supabase-compatible server.
+@Suite("End to end: the upload queue with Supabase", .serialized)
+struct UploadQueueEndToEndTests {
+    let folder = TemporaryDirectory("queue-e2e")
+    let fake: FakeServices
+    let environment = ["SNAPSTATION_TEST_GROUP_KEY": "test-key"]
+
+    init() throws { fake = try FakeServices() }
+
+    private func config() throws -> String {
+        let path = folder.path + "/snapstation.toml"
+        try """
+        [station]
+        time_zone = "UTC"
+        [camera]
+        preview_width = 320
+        preview_height = 240
+        still_width = 640
+        still_height = 480
+        [display]
+        width = 480
+        height = 320
+        [countdown]
+        seconds = 1
+        [group]
+        name = "Family"
+        review_seconds = 1
+        backend = "supabase"
+        url = "\(fake.baseURL)"
+        key_source = "env:SNAPSTATION_TEST_GROUP_KEY"
+        [ai]
+        key_source = "env:SNAPSTATION_TEST_UNSET_KEY"
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    private func station(script: String, log: String) throws -> StationProcess {
+        try StationProcess(
+            ["run", "--config", config(), "--state", folder.path + "/state", "--no-stdin", "--script", script],
+            logPath: folder.path + "/" + log, environment: environment)
+    }
+
+    private func rows() async throws -> [[String: Any]] {
+        (try await fake.get("/rest/v1/group_photos?group_name=eq.Family") as? [[String: Any]]) ?? []
+    }
+
+    @Test("should complete an upload cut off by a kill exactly once after a restart")
+    func killDuringUpload() async throws {
+        try await fake.queue("storage", ["timeout"])  // the first upload hangs: the station is mid-upload
+        let first = try station(script: "1s press", log: "first.log")
+        let uploading = StationProcess.waitFor(seconds: 30) { first.output.contains("screen: uploading") }
+        usleep(500_000)
+        first.stop(SIGKILL)
+        #expect(uploading, "\(first.output)")
+        #expect(try await rows().isEmpty, "nothing arrived before the kill")
+
+        let second = try station(script: "", log: "second.log")
+        _ = StationProcess.waitFor(seconds: 30) { second.output.contains("delivered ") }
+        #expect(second.stop() == 0)
+        #expect(second.output.contains("1 photo(s) waiting in the upload queue"))
+        let delivered = try await rows()
+        #expect(delivered.count == 1, "\(second.output)")
+        let objects = try await fake.requests().compactMap { $0["object"] as? String }
+        #expect(Set(objects).count == 1, "one object, written twice at the same path: \(objects)")
+        let store = try StationStore(directory: folder.path + "/state")
+        #expect(try store.pendingJobs().isEmpty)
+    }
+
+    @Test("should say 'saved — will send when online' during an outage, and send by itself after it")
+    func drainsAfterOutage() async throws {
+        try await fake.queue("storage", ["503"])
+        let station = try station(script: "1s press", log: "outage.log")
+        let offline = StationProcess.waitFor(seconds: 30) { station.output.contains("screen: error-network-down") }
+        let drained = StationProcess.waitFor(seconds: 30) { station.output.contains("delivered ") }
+        #expect(station.stop() == 0)
+        #expect(offline, "\(station.output)")
+        #expect(drained, "\(station.output)")
+        #expect(try await rows().count == 1)
+    }
+}
