@@ -152,7 +152,8 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         return formatter.date(from: value).map { .seconds(max(0, $0.timeIntervalSinceNow.rounded(.up))) }
     }
 
-    func requestBody(image: [UInt8]) -> [UInt8] {
+    /// The chat-completions request body for `image`, at the configured detail or at `detail`.
+    public func requestBody(image: [UInt8], detail: AIImage.Detail? = nil) -> [UInt8] {
         let tags = FoodTag.allCases.map(\.rawValue).joined(separator: ", ")
         var instructions = """
             You estimate the nutrition of a meal from one photo. Name the meal in a short title. List each \
@@ -179,7 +180,7 @@ public struct OpenAIAnalyzer: MealAnalyzer {
                             "type": "image_url",
                             "image_url": [
                                 "url": "data:image/jpeg;base64," + Data(image).base64EncodedString(),
-                                "detail": settings.detail.rawValue,
+                                "detail": (detail ?? settings.detail).rawValue,
                             ],
                         ],
                     ],

@@ -20,9 +20,12 @@ extension SnapStation {
 
         @Argument(help: "The photo (JPEG).") var photo: String
         @OptionGroup var options: ConfigOption
+        @Flag(help: "Send nothing: print the request's size and image tokens, against sending the whole photo.")
+        var dryRun = false
 
         func run() async throws {
             let config = try options.load()
+            if dryRun { return try printCost(config) }
             // Standard output carries the JSON; the station's request log lines are not wanted here.
             let quiet = Logger(label: "snapstation", factory: { _ in SwiftLogNoOpLogHandler() })
             let analyzer = Station.makeAnalyzer(config, logger: quiet)
@@ -42,6 +45,42 @@ extension SnapStation {
             } catch {
                 FileHandle.standardError.write(Data("snapstation: \(photo): \(error)\n".utf8))
                 throw ExitCode(1)
+            }
+        }
+
+        /// What one analysis sends and costs at the configured detail, at high detail, and if the whole
+        /// processed photo were sent instead of the copy sized for the model.
+        func printCost(_ config: StationConfig) throws {
+            let processed = try PhotoPipeline(maxSide: config.processing.maxSize).process(jpeg: FileBytes.read(photo))
+            let analyzer = OpenAIAnalyzer(
+                settings: OpenAIAnalyzer.Settings(
+                    baseURL: config.ai.baseURL, model: config.ai.model,
+                    detail: AIImage.Detail(rawValue: config.ai.detail.rawValue) ?? .low, key: "dry-run",
+                    dietary: config.ai.dietary),
+                client: HTTPClient(), logger: Logger(label: "dry-run", factory: { _ in SwiftLogNoOpLogHandler() }))
+            let rates = AIImage.TokenRates.forModel(config.ai.model)
+            print("model \(config.ai.model): \(rates.base) tokens an image + \(rates.perTile) a 512-px tile")
+            print("photo \(processed.width)x\(processed.height), \(processed.photo.count) bytes as processed")
+            print(
+                "sending".padding(toLength: 34, withPad: " ", startingAt: 0)
+                    + "image       image bytes  body bytes  image tokens")
+            var rows: [(String, [UInt8], AIImage.Detail)] = []
+            for detail in [analyzer.settings.detail, analyzer.settings.detail == .low ? .high : .low] {
+                rows.append(
+                    (
+                        "\(detail.rawValue) detail (sized for the model)",
+                        try AIImage.jpeg(from: processed.photo, detail: detail), detail
+                    ))
+            }
+            rows.append(("the whole photo (read as high)", processed.photo, .high))
+            for (name, image, detail) in rows {
+                let (width, height) = try JPEG.size(of: image)
+                let body = analyzer.requestBody(image: image, detail: detail)
+                let tokens = AIImage.tokens(width: width, height: height, detail: detail, rates: rates)
+                print(
+                    name.padding(toLength: 34, withPad: " ", startingAt: 0)
+                        + "\(width)x\(height)".padding(toLength: 12, withPad: " ", startingAt: 0)
+                        + String(format: "%11d %11d %13d", image.count, body.count, tokens))
             }
         }
 

@@ -70,9 +70,11 @@ struct StickerTests {
 struct AIImageTests {
     @Test("should size the AI copy by the model's rules: 512 px for low detail, shortest side 768 for high")
     func sizes() {
-        #expect(AIImage.size(width: 4056, height: 3040, detail: .low) == (512, 384))
+        #expect(AIImage.size(width: 4056, height: 3040, detail: .low) == (512, 383))
         #expect(AIImage.size(width: 2048, height: 1536, detail: .high) == (1024, 768))
-        #expect(AIImage.size(width: 3040, height: 4056, detail: .high) == (768, 1025))
+        // 1024.7 is truncated as the service does: 1025 would cost a third column of tiles.
+        #expect(AIImage.size(width: 3040, height: 4056, detail: .high) == (768, 1024))
+        #expect(AIImage.size(width: 2028, height: 1520, detail: .high) == (1024, 768))
         #expect(AIImage.size(width: 600, height: 400, detail: .high) == (600, 400), "never larger than the photo")
     }
 
@@ -80,6 +82,10 @@ struct AIImageTests {
     func tokens() {
         #expect(AIImage.tokens(width: 2048, height: 1536, detail: .low) == 85)
         #expect(AIImage.tokens(width: 2048, height: 1536, detail: .high) == 85 + 170 * 4)
+        #expect(AIImage.tokens(width: 2028, height: 1520, detail: .high) == 85 + 170 * 4, "not 6 tiles")
+        let mini = AIImage.TokenRates.forModel("gpt-4o-mini")
+        #expect(AIImage.tokens(width: 2028, height: 1520, detail: .low, rates: mini) == 2833)
+        #expect(AIImage.tokens(width: 2028, height: 1520, detail: .high, rates: mini) == 2833 + 5667 * 4)
     }
 
     @Test("should encode the AI copy at that size")
