@@ -51,13 +51,16 @@ public enum Station {
         let uploads = UploadService(
             store: store, backend: parts.backend, bus: bus, logger: logger, stationName: config.station.name,
             shareSticker: config.processing.shareSticker)
+        let analysisQueue =
+            aiConfigured ? AnalysisQueueService(store: store, analyzer: parts.analyzer, bus: bus, logger: logger) : nil
         let station = StationService(
             settings: settings, parts: parts,
             options: StationOptions(
                 stationName: config.station.name, retention: .seconds(config.storage.retentionHours * 3600),
                 minimumFreeBytes: UInt64(config.storage.minFreeMB) * 1_000_000, timeZone: settings.timeZone),
-            bus: bus, clock: clock, display: display, uploads: uploads, captures: captures, reference: reference,
-            logger: logger)
+            bus: bus, clock: clock, display: display, uploads: uploads, analysisQueue: analysisQueue,
+            captures: captures,
+            reference: reference, logger: logger)
         var services: [any Service] = [
             display, station, uploads,
             CameraService(camera: parts.camera, slot: slot, bus: bus, logger: logger),
@@ -66,6 +69,7 @@ public enum Station {
                 store: store, backend: parts.backend, retention: .seconds(config.storage.retentionHours * 3600),
                 logger: logger),
         ]
+        if let analysisQueue { services.append(analysisQueue) }
         if parts.pipeline.sticker != nil {
             services.append(
                 ReferenceService(

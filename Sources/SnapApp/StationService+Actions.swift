@@ -30,9 +30,14 @@ extension StationService {
         case .process(let id):
             group.addTask { await self.process(id) }
         case .analyse(let photo):
-            analyses.start(photo.id) { await self.analyse(photo) }
+            analysisTasks.start(photo.id) { await self.analyse(photo) }
         case .cancelAnalysis(let id):
-            analyses.cancel(id)
+            analysisTasks.cancel(id)
+        case .queueAnalysis(let photo, let day):
+            storing("queue \(photo.id) for analysis") {
+                try parts.store.queueAnalysis(photo, day: day, now: Date())
+                analysisQueue?.kick()
+            }
         case .saveMeal(let meal):
             storing("save meal \(meal.photo.id)") { try parts.store.saveMeal(meal) }
         case .recordAIUse(let day):

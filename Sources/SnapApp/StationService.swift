@@ -19,16 +19,17 @@ public final class StationService: Service {
     let clock: StationClock
     let display: DisplayService
     let uploads: UploadService
+    let analysisQueue: AnalysisQueueService?
     let captures: CaptureCache
     let reference: ReferenceFrame
     let logger: Logger
     let timers = TaskRegistry<TimerID>()
-    let analyses = TaskRegistry<PhotoID>()
+    let analysisTasks = TaskRegistry<PhotoID>()
 
     public init(
         settings: StationSettings, parts: StationParts, options: StationOptions, bus: EventBus, clock: StationClock,
-        display: DisplayService, uploads: UploadService, captures: CaptureCache, reference: ReferenceFrame,
-        logger: Logger
+        display: DisplayService, uploads: UploadService, analysisQueue: AnalysisQueueService?, captures: CaptureCache,
+        reference: ReferenceFrame, logger: Logger
     ) {
         self.settings = settings
         self.parts = parts
@@ -37,6 +38,7 @@ public final class StationService: Service {
         self.clock = clock
         self.display = display
         self.uploads = uploads
+        self.analysisQueue = analysisQueue
         self.captures = captures
         self.reference = reference
         self.logger = logger
@@ -51,7 +53,7 @@ public final class StationService: Service {
             metadata: ["mode": "\(machine.mode.rawValue)", "day": "\(today)", "ai": "\(settings.aiConfigured)"])
         defer {
             timers.cancelAll()
-            analyses.cancelAll()
+            analysisTasks.cancelAll()
         }
         await withDiscardingTaskGroup { group in
             var lastScreen = ""

@@ -46,11 +46,9 @@ public final class UploadService: Service {
             if let pending = try? self.store.pendingJobs(), !pending.isEmpty {
                 self.logger.notice("\(pending.count) photo(s) waiting in the upload queue")
             }
-            while !Task.isCancelled {
+            await workQueue(wake: self.wake) {
                 await self.drain()
-                let next = try? self.store.nextAttempt()
-                await self.wake.wait(
-                    timeout: next.map { .milliseconds(Int64(max(0, $0.timeIntervalSinceNow) * 1000) + 50) })
+                return try? self.store.nextAttempt()
             }
         }
     }

@@ -15,6 +15,8 @@ public enum Event: Sendable, Hashable {
     case uploadFailed(PhotoID, UploadFailure)
     case storageFailed(StorageFailure)
     case device(DeviceKind, DeviceStatus)
+    /// A queued analysis finished while the person was elsewhere: the meal is in the log.
+    case mealLogged(Meal)
 }
 
 /// What the station asks the shell to do. Actions are data: the state machine performs none of them.
@@ -30,6 +32,8 @@ public enum Action: Sendable, Hashable {
     case process(PhotoID)
     case analyse(ProcessedPhoto)
     case cancelAnalysis(PhotoID)
+    /// Keep the photo as an analysis job, to be analysed and logged when the network returns.
+    case queueAnalysis(ProcessedPhoto, day: LocalDay)
     case saveMeal(Meal)
     case recordAIUse(LocalDay)
     /// Claim `day` for `group` in the store and queue the photo for upload, in one transaction.

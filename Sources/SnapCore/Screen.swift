@@ -165,6 +165,8 @@ public struct ProblemScreen: Sendable, Hashable {
         case processingFailed(String)
         case aiFailed(AIFailure)
         case networkDown(group: String)
+        /// Meal mode offline: the photo waits for the network, and the meal is logged by itself then.
+        case analysisQueued
         case uploadRejected(String)
         case storageFull
         case storageFailed(String)
@@ -177,6 +179,7 @@ public struct ProblemScreen: Sendable, Hashable {
             case .aiFailed(.notConfigured): "ai-not-configured"
             case .aiFailed: "ai-failed"
             case .networkDown: "network-down"
+            case .analysisQueued: "analysis-queued"
             case .uploadRejected: "upload-rejected"
             case .storageFull: "storage-full"
             case .storageFailed: "storage-failed"

@@ -26,6 +26,10 @@ extension StationMachine {
             let seconds = max(1, settings.mealAutoSaveSeconds)
             return transition(
                 to: .mealResult(photo, analysis, secondsLeft: seconds), now: now, also: [.recordAIUse(day)])
+        case (.analysisFailed(let id, .offline), .analysing(let photo)) where photo.id == id:
+            return transition(
+                to: .problem(.analysisQueued, photo: photo), now: now,
+                also: [.queueAnalysis(photo, day: today(now)), .log(.warning, "offline: \(id) queued for analysis")])
         case (.analysisFailed(let id, let failure), .analysing(let photo)) where photo.id == id:
             return transition(
                 to: .problem(.aiFailed(failure), photo: photo), now: now,
@@ -44,6 +48,13 @@ extension StationMachine {
                 }
             return transition(
                 to: .problem(kind, photo: nil), now: now, also: [.log(.error, "storage failed: \(failure)")])
+        case (.mealLogged(let meal), _):
+            meals.append(meal)
+            aiUses[meal.day, default: 0] += 1
+            record(meal.day)
+            let logged: Action = .log(.info, "queued analysis of \(meal.photo.id) logged: \(meal.analysis.title)")
+            if case .ready = phase { return transition(to: .ready, now: now, also: [logged]) }
+            return [logged]
         case (.uploaded(let id), _):
             return [.log(.info, "queued photo \(id) delivered")]
         case (.uploadFailed(let id, let failure), _):

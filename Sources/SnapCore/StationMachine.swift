@@ -96,7 +96,7 @@ public struct StationMachine: Sendable {
         case .mealResult: (.mealAutoSave, .seconds(1))
         case .sent: (.sentLinger, settings.sentLinger)
         case .locked: (.lockTick, .seconds(1))
-        case .problem(.networkDown, _): (.problemDismiss, settings.problemDismiss)
+        case .problem(.networkDown, _), .problem(.analysisQueued, _): (.problemDismiss, settings.problemDismiss)
         case .ready: (.midnight, untilMidnight(now: now))
         default: nil
         }

@@ -57,7 +57,7 @@ extension ScreenRenderer {
         let words = ScreenText.problem(problem.kind)
         let tone: Color =
             switch problem.kind {
-            case .networkDown: .warn
+            case .networkDown, .analysisQueued: .warn
             default: .bad
             }
         let (band, rest) = canvas.bounds.top(layout.bar(layout.title) * 1.6)

@@ -55,6 +55,11 @@ public enum ScreenText {
                 "Saved — will send when online", "No network: the photo for \(group) waits in the queue",
                 "It goes out by itself"
             )
+        case .analysisQueued:
+            (
+                "Saved — will analyse when online", "No network: the meal is analysed and logged by itself later",
+                "It goes out by itself"
+            )
         case .uploadRejected(let detail):
             ("The photo could not be shared", detail, "Press to go back")
         case .storageFull:

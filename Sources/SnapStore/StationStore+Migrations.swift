@@ -56,6 +56,23 @@ extension StationStore {
         migrator.registerMigration("v2: stickers") { db in
             try db.execute(sql: "ALTER TABLE photos ADD COLUMN sticker_path TEXT")
         }
+        migrator.registerMigration("v3: analysis jobs") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE analysis_jobs (
+                        photo_id TEXT PRIMARY KEY,
+                        photo_path TEXT NOT NULL,
+                        thumbnail_path TEXT NOT NULL,
+                        taken_at REAL NOT NULL,
+                        day TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        attempts INTEGER NOT NULL,
+                        next_attempt REAL NOT NULL,
+                        last_error TEXT
+                    );
+                    CREATE INDEX analysis_jobs_due ON analysis_jobs (state, next_attempt);
+                    """)
+        }
         return migrator
     }
 }

@@ -63,24 +63,26 @@ public final class StationStore: Sendable {
 
     public func saveMeal(_ meal: Meal) throws(StoreError) {
         do {
-            let items = String(decoding: try JSONEncoder().encode(meal.analysis.items), as: UTF8.self)
-            try database.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT OR REPLACE INTO meals
-                        (id, day, taken_at, title, calories, protein, carbs, fats, items_json, photo_path, thumbnail_path)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
-                        meal.photo.id.rawValue, meal.day.description, meal.photo.takenAt.timeIntervalSince1970,
-                        meal.analysis.title, meal.analysis.totals.calories, meal.analysis.totals.protein,
-                        meal.analysis.totals.carbs, meal.analysis.totals.fats, items, meal.photo.photoPath,
-                        meal.photo.thumbnailPath,
-                    ])
-            }
+            try database.write { db in try insertMeal(meal, db) }
         } catch {
             throw StoreError("save meal \(meal.photo.id)", error)
         }
+    }
+
+    func insertMeal(_ meal: Meal, _ db: Database) throws {
+        let items = String(decoding: try JSONEncoder().encode(meal.analysis.items), as: UTF8.self)
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO meals
+                (id, day, taken_at, title, calories, protein, carbs, fats, items_json, photo_path, thumbnail_path)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                meal.photo.id.rawValue, meal.day.description, meal.photo.takenAt.timeIntervalSince1970,
+                meal.analysis.title, meal.analysis.totals.calories, meal.analysis.totals.protein,
+                meal.analysis.totals.carbs, meal.analysis.totals.fats, items, meal.photo.photoPath,
+                meal.photo.thumbnailPath,
+            ])
     }
 
     public func recordAIUse(on day: LocalDay) throws(StoreError) {

@@ -13,7 +13,7 @@ struct MealEndToEndTests {
 
     init() throws { fake = try FakeServices() }
 
-    private func config() throws -> String {
+    private func config(baseURL: String? = nil) throws -> String {
         let path = folder.path + "/snapstation.toml"
         try """
         [station]
@@ -30,7 +30,7 @@ struct MealEndToEndTests {
         [countdown]
         seconds = 1
         [ai]
-        base_url = "\(fake.baseURL)/v1"
+        base_url = "\(baseURL ?? fake.baseURL)/v1"
         key_source = "env:SNAPSTATION_TEST_AI_KEY"
         dietary = ["vegan"]
         auto_save_seconds = 2
@@ -82,6 +82,28 @@ struct MealEndToEndTests {
         #expect(retried, "screens: \(screens)\n\(station.output)")
         #expect(screens.contains("error-ai-failed"))
         #expect(station.output.contains("rejected the API key"))
+    }
+
+    @Test("should keep a meal shot while the service is down, and log it by itself when it is back")
+    func offlineThenOnline() throws {
+        let port = FakeServices.freePort()
+        let station = try StationProcess(
+            [
+                "run", "--config", config(baseURL: "http://127.0.0.1:\(port)"), "--state", folder.path + "/state",
+                "--no-stdin", "--script", "1s press",
+            ],
+            logPath: folder.path + "/offline.log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
+        let queued = StationProcess.waitFor(seconds: 30) { screens.contains("error-analysis-queued") }
+        let service = try FakeServices(port: port)
+        let logged = StationProcess.waitFor(seconds: 30) { station.output.contains("logged for") }
+        #expect(station.stop() == 0)
+        #expect(queued, "screens: \(screens)\n\(station.output)")
+        #expect(logged, "\(station.output)")
+        _ = service
+        let today = LocalDay(containing: Date(), in: TimeZone(identifier: "UTC")!)
+        let store = try StationStore(directory: folder.path + "/state")
+        #expect(try store.meals(on: today).map(\.analysis.title) == ["Spaghetti with tomato sauce"])
+        #expect(try store.snapshot(group: nil, day: today).aiUses == [today: 1])
     }
 
     @Test("should print the analysis as JSON with the dietary clashes, or exit 1 with the reason")

@@ -144,3 +144,27 @@ struct MealFlowTests {
         #expect(script.screen?.ready?.mealThumbnails == [])
     }
 }
+
+@Suite("StationMachine: meal mode offline")
+struct MealOfflineTests {
+    @Test("should keep an analysis that cannot reach the service as a job, and say so")
+    func queuedWhenOffline() throws {
+        var script = StationScript(settings: Fixture.settings(mode: .meal), startingAt: "2026-03-10 12:00:00")
+        let photo = Fixture.capture(&script)
+        let actions = script.send(.analysisFailed(photo.id, .offline))
+        #expect(actions.contains(.queueAnalysis(photo, day: Fixture.day)))
+        #expect(script.screen?.problem == .analysisQueued)
+        script.advance(seconds: 8)
+        #expect(script.screen?.ready?.analysesLeft == 10, "not counted until it is analysed")
+    }
+
+    @Test("should log a queued meal when it arrives, in today's totals and count")
+    func loggedLater() throws {
+        var script = StationScript(settings: Fixture.settings(mode: .meal), startingAt: "2026-03-10 12:00:00")
+        let meal = Meal(photo: Samples.photo("late"), day: Fixture.day, analysis: Fixture.analysis)
+        script.send(.mealLogged(meal))
+        let ready = try #require(script.screen?.ready)
+        #expect(ready.totals == Fixture.analysis.totals)
+        #expect(ready.analysesLeft == 9)
+    }
+}

@@ -89,6 +89,38 @@ struct StationStoreTests {
         #expect(try store.job(for: stored.id)?.state == .delivered)
     }
 
+    @Test("should keep an analysis job until it completes with its meal and counted use, once")
+    func analysisJobs() throws {
+        let store = try store()
+        let stored = try photo(store, "m")
+        try store.queueAnalysis(stored, day: day, now: noon)
+        try store.queueAnalysis(stored, day: day, now: noon)
+        let job = try #require(try store.dueAnalyses(now: noon).due.first)
+        #expect(try store.dueAnalyses(now: noon).due.count == 1, "queued once")
+        try store.failAnalysis(job, error: "offline", nextAttempt: noon + 30)
+        #expect(try store.dueAnalyses(now: noon + 10).due.isEmpty)
+        #expect(try store.dueAnalyses(now: noon + 10).next == noon + 30)
+        let again = try #require(try store.dueAnalyses(now: noon + 30).due.first)
+        #expect(again.attempts == 1)
+        let analysis = MealAnalysis(title: "Late lunch", totals: .zero, items: [])
+        try store.completeAnalysis(again, meal: Meal(photo: stored, day: day, analysis: analysis))
+        #expect(try store.dueAnalyses(now: noon + 60).due.isEmpty)
+        let snapshot = try store.snapshot(group: nil, day: day)
+        #expect(snapshot.meals.map(\.analysis.title) == ["Late lunch"])
+        #expect(snapshot.aiUses == [day: 1])
+    }
+
+    @Test("should give up an analysis job when told there is no next attempt")
+    func analysisGivenUp() throws {
+        let store = try store()
+        let stored = try photo(store, "x")
+        try store.queueAnalysis(stored, day: day, now: noon)
+        let job = try #require(try store.dueAnalyses(now: noon).due.first)
+        try store.failAnalysis(job, error: "refused", nextAttempt: nil)
+        #expect(try store.dueAnalyses(now: noon + 3600).due.isEmpty)
+        #expect(try store.dueAnalyses(now: noon + 3600).next == nil)
+    }
+
     @Test("should delete photos past the retention, stickers too, and expire their uploads")
     func retention() throws {
         let store = try store()

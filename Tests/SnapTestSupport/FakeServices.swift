@@ -9,14 +9,33 @@ public final class FakeServices: @unchecked Sendable {
 
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
+    /// A TCP port nothing listens on right now: bound to port 0, read, and released.
+    public static func freePort() -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(socket, pointer, length)
+                return getsockname(socket, pointer, &length)
+            }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
     /// The script beside the tests, found from this source file's path.
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fakes/fake_services.py").path
 
-    public init(tls: (cert: String, key: String)? = nil) throws {
+    /// Starts the fake on `port` (0: any free port), with TLS when given a certificate and key.
+    public init(tls: (cert: String, key: String)? = nil, port: Int = 0) throws {
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.script] + (tls.map { ["--cert", $0.cert, "--key", $0.key] } ?? [])
+        process.arguments =
+            ["python3", Self.script, "--port", "\(port)"] + (tls.map { ["--cert", $0.cert, "--key", $0.key] } ?? [])
         process.standardInput = input
         process.standardOutput = output
         try process.run()

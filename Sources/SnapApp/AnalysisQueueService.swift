@@ -1,0 +1,91 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import SnapCore
+import SnapFiles
+import SnapServices
+import SnapStore
+
+/// Works a durable queue until the task is cancelled: drains what is due, then sleeps until the next
+/// attempt `drain` reports, or until `wake` is signalled (a job was added).
+func workQueue(wake: WakeSignal, drain: () async -> Date?) async {
+    while !Task.isCancelled {
+        let next = await drain()
+        await wake.wait(timeout: next.map { .milliseconds(Int64(max(0, $0.timeIntervalSinceNow) * 1000) + 50) })
+    }
+}
+
+/// Analyses the meals photographed while the network was down, once it is back, and logs them.
+///
+/// Failures that heal (offline, timeouts, 5xx, 429) wait with the upload queue's backoff; those that will
+/// not (a refused key, a refusal, an unreadable answer) are given up with the reason in the log. The photo
+/// stays on disk either way.
+public final class AnalysisQueueService: Service {
+    private let store: StationStore
+    private let analyzer: any MealAnalyzer
+    private let bus: EventBus
+    private let logger: Logger
+    private let wake = WakeSignal()
+
+    public init(store: StationStore, analyzer: any MealAnalyzer, bus: EventBus, logger: Logger) {
+        self.store = store
+        self.analyzer = analyzer
+        self.bus = bus
+        self.logger = logger
+    }
+
+    /// Looks at the queue now: a photo was just queued.
+    public func kick() { wake.signal() }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await workQueue(wake: self.wake) { await self.drain() }
+        }
+    }
+
+    private func drain() async -> Date? {
+        do {
+            for job in try store.dueAnalyses(now: Date()).due where !Task.isCancelled {
+                guard await analyse(job) else { break }
+            }
+            return try store.dueAnalyses(now: Date()).next
+        } catch {
+            logger.error("analysis queue: \(error)")
+            return Date().addingTimeInterval(60)
+        }
+    }
+
+    /// Analyses one job; false when the service is still out of reach (the rest would fail alike).
+    private func analyse(_ job: AnalysisJob) async -> Bool {
+        guard let photo = FileBytes.readIfPresent(job.photo.photoPath) else {
+            try? store.failAnalysis(job, error: "the photo file is gone", nextAttempt: nil)
+            logger.error("gave up on the analysis of \(job.photo.id): the photo file is gone")
+            return true
+        }
+        do {
+            let meal = Meal(photo: job.photo, day: job.day, analysis: try await analyzer.analyse(jpeg: photo))
+            try store.completeAnalysis(job, meal: meal)
+            logger.info("queued analysis of \(job.photo.id) logged for \(job.day)")
+            bus.send(.mealLogged(meal))
+            return true
+        } catch let failure as AIFailure {
+            switch failure {
+            case .offline, .timedOut, .serverError, .rateLimited:
+                let wait: TimeInterval =
+                    if case .rateLimited(let after?) = failure { max(after.seconds, 5) } else {
+                        UploadService.backoff(afterAttempts: job.attempts)
+                    }
+                try? store.failAnalysis(job, error: failure.message, nextAttempt: Date().addingTimeInterval(wait))
+                logger.notice("analysis of \(job.photo.id) waits: \(failure.message); next try in \(Int(wait)) s")
+                return false
+            default:
+                try? store.failAnalysis(job, error: failure.message, nextAttempt: nil)
+                logger.error("gave up on the analysis of \(job.photo.id): \(failure.message)")
+                return true
+            }
+        } catch {
+            logger.error("analysis of \(job.photo.id): \(error)")
+            return true
+        }
+    }
+}
