@@ -80,6 +80,7 @@ public enum ScreenGallery {
                 .problem(ProblemScreen(kind: .aiFailed(.rateLimited(retryAfter: .seconds(20))), photo: photo))
             ),
             ("20-error-network-down", .problem(ProblemScreen(kind: .networkDown(group: "Family"), photo: photo))),
+            ("20b-analysis-queued", .problem(ProblemScreen(kind: .analysisQueued, photo: photo))),
             (
                 "21-error-upload-rejected",
                 .problem(ProblemScreen(kind: .uploadRejected("the server refused the photo (HTTP 403)"), photo: photo))

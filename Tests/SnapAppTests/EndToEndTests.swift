@@ -155,6 +155,6 @@ struct CommandTests {
         let pngs = try FileManager.default.contentsOfDirectory(atPath: folder.path + "/screens").filter {
             $0.hasSuffix(".png")
         }
-        #expect(pngs.count == 26, "every screen of the gallery, and the sample sticker")
+        #expect(pngs.count == 27, "every screen of the gallery, and the sample sticker")
     }
 }
