@@ -171,3 +171,30 @@ struct StationConfigTests {
         #expect(throws: ConfigError.self) { try StationConfig(contentsOf: "/nonexistent/snap.toml") }
     }
 }
+
+@Suite("KeySource")
+struct KeySourceTests {
+    @Test("should read a key from the environment, a file, or a systemd credential, trimmed")
+    func resolves() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try "sk-from-file\n".write(toFile: folder + "/key", atomically: true, encoding: .utf8)
+        try "sk-from-credential\n".write(toFile: folder + "/openai", atomically: true, encoding: .utf8)
+        #expect(KeySource.environment("K").resolve(environment: ["K": " sk-env "]) == "sk-env")
+        #expect(KeySource.file(folder + "/key").resolve(environment: [:]) == "sk-from-file")
+        #expect(
+            KeySource.credential("openai").resolve(environment: ["CREDENTIALS_DIRECTORY": folder])
+                == "sk-from-credential")
+    }
+
+    @Test("should find no key where there is none, or only whitespace")
+    func missing() {
+        #expect(KeySource.environment("K").resolve(environment: [:]) == nil)
+        #expect(KeySource.environment("K").resolve(environment: ["K": "  \n"]) == nil)
+        #expect(KeySource.file("/nonexistent/key").resolve(environment: [:]) == nil)
+        #expect(
+            KeySource.credential("openai").resolve(environment: [:]) == nil,
+            "outside systemd there is no credentials folder")
+    }
+}
