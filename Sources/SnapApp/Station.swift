@@ -55,9 +55,7 @@ public enum Station {
             aiConfigured ? AnalysisQueueService(store: store, analyzer: parts.analyzer, bus: bus, logger: logger) : nil
         let station = StationService(
             settings: settings, parts: parts,
-            options: StationOptions(
-                stationName: config.station.name, retention: .seconds(config.storage.retentionHours * 3600),
-                minimumFreeBytes: UInt64(config.storage.minFreeMB) * 1_000_000, timeZone: settings.timeZone),
+            minimumFreeBytes: UInt64(config.storage.minFreeMB) * 1_000_000,
             bus: bus, clock: clock, display: display, uploads: uploads, analysisQueue: analysisQueue,
             captures: captures,
             reference: reference, logger: logger)

@@ -35,18 +35,3 @@ public struct StationParts: Sendable {
         self.missing = missing
     }
 }
-
-/// Numbers the station's behaviour depends on that are not the state machine's.
-public struct StationOptions: Sendable {
-    public var stationName: String
-    public var retention: Duration
-    public var minimumFreeBytes: UInt64
-    public var timeZone: TimeZone
-
-    public init(stationName: String, retention: Duration, minimumFreeBytes: UInt64, timeZone: TimeZone) {
-        self.stationName = stationName
-        self.retention = retention
-        self.minimumFreeBytes = minimumFreeBytes
-        self.timeZone = timeZone
-    }
-}

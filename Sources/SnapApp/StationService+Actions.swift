@@ -91,7 +91,7 @@ extension StationService {
             bus.send(.processingFailed(id, "the still is no longer in memory"))
             return
         }
-        if let free = try? FreeSpace.available(at: parts.store.directory), free < options.minimumFreeBytes {
+        if let free = try? FreeSpace.available(at: parts.store.directory), free < minimumFreeBytes {
             logger.error("storage: \(free / 1_000_000) MB free, below storage.min_free_mb")
             bus.send(.storageFailed(.full))
             return

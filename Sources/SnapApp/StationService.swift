@@ -14,7 +14,8 @@ import SnapStore
 public final class StationService: Service {
     let settings: StationSettings
     let parts: StationParts
-    let options: StationOptions
+    /// Below this much free space a capture is refused as "storage full" before it is written.
+    let minimumFreeBytes: UInt64
     let bus: EventBus
     let clock: StationClock
     let display: DisplayService
@@ -27,13 +28,13 @@ public final class StationService: Service {
     let analysisTasks = TaskRegistry<PhotoID>()
 
     public init(
-        settings: StationSettings, parts: StationParts, options: StationOptions, bus: EventBus, clock: StationClock,
+        settings: StationSettings, parts: StationParts, minimumFreeBytes: UInt64, bus: EventBus, clock: StationClock,
         display: DisplayService, uploads: UploadService, analysisQueue: AnalysisQueueService?, captures: CaptureCache,
         reference: ReferenceFrame, logger: Logger
     ) {
         self.settings = settings
         self.parts = parts
-        self.options = options
+        self.minimumFreeBytes = minimumFreeBytes
         self.bus = bus
         self.clock = clock
         self.display = display

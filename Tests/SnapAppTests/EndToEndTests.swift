@@ -11,46 +11,16 @@ struct EndToEndTests {
     let folder = TemporaryDirectory("e2e")
 
     private func writeConfig(mode: String = "group") throws -> String {
-        let path = folder.path + "/snapstation.toml"
-        try """
-        [station]
-        default_mode = "\(mode)"
-        time_zone = "UTC"
-        [camera]
-        preview_width = 320
-        preview_height = 240
-        preview_fps = 10
-        still_width = 640
-        still_height = 480
-        [display]
-        width = 480
-        height = 320
-        preview_png_fps = 2.0
-        [countdown]
-        seconds = 1
-        [group]
-        name = "Family"
-        review_seconds = 1
-        [ai]
-        # A variable nobody sets: these runs must not reach a real AI service whatever the shell holds.
-        key_source = "env:SNAPSTATION_TEST_UNSET_KEY"
-        """.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
+        try StationFixture.writeConfig(
+            in: folder.path,
+            ["station": ["default_mode = \"\(mode)\""], "group": ["name = \"Family\"", "review_seconds = 1"]])
     }
 
     private var frames: [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder.path + "/state/frames")) ?? []).sorted()
     }
 
-    /// The screens the frames show, in order, with repeats folded.
-    private var screens: [String] {
-        var names: [String] = []
-        for file in frames where file != "latest.png" {
-            let name = String(file.dropFirst(7).dropLast(4))
-            if names.last != name { names.append(name) }
-        }
-        return names
-    }
+    private var screens: [String] { StationFixture.screens(in: folder.path + "/state/frames") }
 
     private func station(script: String, config: String, log: String) throws -> StationProcess {
         try StationProcess(

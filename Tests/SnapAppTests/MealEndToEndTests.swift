@@ -14,40 +14,18 @@ struct MealEndToEndTests {
     init() throws { fake = try FakeServices() }
 
     private func config(baseURL: String? = nil) throws -> String {
-        let path = folder.path + "/snapstation.toml"
-        try """
-        [station]
-        default_mode = "meal"
-        time_zone = "UTC"
-        [camera]
-        preview_width = 320
-        preview_height = 240
-        still_width = 640
-        still_height = 480
-        [display]
-        width = 480
-        height = 320
-        [countdown]
-        seconds = 1
-        [ai]
-        base_url = "\(baseURL ?? fake.baseURL)/v1"
-        key_source = "env:SNAPSTATION_TEST_AI_KEY"
-        dietary = ["vegan"]
-        auto_save_seconds = 2
-        """.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
+        try StationFixture.writeConfig(
+            in: folder.path,
+            [
+                "station": ["default_mode = \"meal\""],
+                "ai": [
+                    "base_url = \"\(baseURL ?? fake.baseURL)/v1\"", "key_source = \"env:SNAPSTATION_TEST_AI_KEY\"",
+                    "dietary = [\"vegan\"]", "auto_save_seconds = 2",
+                ],
+            ])
     }
 
-    private var screens: [String] {
-        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path + "/state/frames")) ?? [])
-            .sorted()
-        var names: [String] = []
-        for file in files where file != "latest.png" {
-            let name = String(file.dropFirst(7).dropLast(4))
-            if names.last != name { names.append(name) }
-        }
-        return names
-    }
+    private var screens: [String] { StationFixture.screens(in: folder.path + "/state/frames") }
 
     @Test("should analyse, show the result, save the meal by itself, and count it")
     func analyseAndSave() throws {

@@ -14,30 +14,14 @@ struct UploadQueueEndToEndTests {
     init() throws { fake = try FakeServices() }
 
     private func config() throws -> String {
-        let path = folder.path + "/snapstation.toml"
-        try """
-        [station]
-        time_zone = "UTC"
-        [camera]
-        preview_width = 320
-        preview_height = 240
-        still_width = 640
-        still_height = 480
-        [display]
-        width = 480
-        height = 320
-        [countdown]
-        seconds = 1
-        [group]
-        name = "Family"
-        review_seconds = 1
-        backend = "supabase"
-        url = "\(fake.baseURL)"
-        key_source = "env:SNAPSTATION_TEST_GROUP_KEY"
-        [ai]
-        key_source = "env:SNAPSTATION_TEST_UNSET_KEY"
-        """.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
+        try StationFixture.writeConfig(
+            in: folder.path,
+            [
+                "group": [
+                    "name = \"Family\"", "review_seconds = 1", "backend = \"supabase\"", "url = \"\(fake.baseURL)\"",
+                    "key_source = \"env:SNAPSTATION_TEST_GROUP_KEY\"",
+                ]
+            ])
     }
 
     private func station(script: String, log: String) throws -> StationProcess {
