@@ -63,8 +63,7 @@ extension StationService {
             try write()
         } catch {
             logger.error("\(what): \(error)")
-            let full = (error as? StoreError)?.isDiskFull ?? false
-            bus.send(.storageFailed(full ? .full : .failed("\(error)")))
+            bus.send(.storageFailed((error as? StoreError)?.storageFailure ?? .failed("\(error)")))
         }
     }
 
@@ -120,7 +119,7 @@ extension StationService {
             bus.send(.processingFailed(id, error.description))
         } catch let error as StoreError {
             logger.error("\(error)")
-            bus.send(.storageFailed(error.isDiskFull ? .full : .failed(error.message)))
+            bus.send(.storageFailed(error.storageFailure))
         } catch {
             bus.send(.processingFailed(id, "\(error)"))
         }

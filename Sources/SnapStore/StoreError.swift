@@ -1,4 +1,5 @@
 internal import GRDB
+import SnapCore
 import SnapFiles
 
 /// A failed store operation: what the station was doing and what SQLite or the file system said.
@@ -9,6 +10,11 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var isDiskFull: Bool
 
     public var description: String { "\(operation): \(message)" }
+
+    /// What the state machine is told: "storage full", or the failed operation and why.
+    public var storageFailure: StorageFailure {
+        isDiskFull ? .full : .failed(description)
+    }
 
     init(_ operation: String, _ error: any Error) {
         self.operation = operation
