@@ -27,6 +27,8 @@ let package = Package(
         .target(
             name: "CSnapCurl", path: "Sources/CSystem/CSnapCurl", linkerSettings: [.linkedLibrary("curl")]),
         .target(
+            name: "CSnapGPIO", path: "Sources/CSystem/CSnapGPIO", linkerSettings: [.linkedLibrary("gpiod")]),
+        .target(
             name: "CSnapTOML",
             path: "Sources/CSystem/CSnapTOML",
             cxxSettings: [.define("TOML_HEADER_ONLY", to: "0"), .define("TOML_SHARED_LIB", to: "1")],
@@ -44,7 +46,8 @@ let package = Package(
         .target(
             name: "SnapDevices",
             dependencies: [
-                "SnapCore", "SnapImaging", "SnapScreens", "SnapFiles", .product(name: "Logging", package: "swift-log"),
+                "SnapCore", "SnapImaging", "SnapScreens", "SnapFiles", "CSnapGPIO",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
             name: "SnapServices",

@@ -129,9 +129,7 @@ public enum Station {
             buttons = NullButtons()
             flash = NullFlash()
         case .gpiod:
-            _ = unavailable(.buttons, "gpiod")
-            buttons = NullButtons()
-            flash = NullFlash()
+            (buttons, flash) = gpioParts(config.gpio, missing: &missing, logger: logger)
         }
 
         let display: any Display
@@ -185,6 +183,43 @@ public enum Station {
 }
 
 extension Station {
+    /// The GPIO buttons and flash LED. Each one that cannot be had is reported and replaced by its null
+    /// version: a station without its LED still takes photos, and one without buttons still shows the
+    /// screens.
+    static func gpioParts(_ gpio: StationConfig.GPIO, missing: inout [DeviceError], logger: Logger) -> (
+        any Buttons, any FlashLED
+    ) {
+        let bias: GPIOBias =
+            switch gpio.bias {
+            case .pullUp: .pullUp
+            case .pullDown: .pullDown
+            case .disabled: .disabled
+            case .asIs: .asIs
+            }
+        var buttons: any Buttons = NullButtons()
+        if let shutter = gpio.shutterLine {
+            buttons = GPIOButtons(
+                settings: GPIOButtonSettings(
+                    chip: gpio.chip, shutter: shutter, mode: gpio.modeLine, activeLow: gpio.activeLow, bias: bias,
+                    debounce: .milliseconds(gpio.debounceMS), longPress: .milliseconds(gpio.longPressMS)),
+                logger: logger)
+        } else {
+            let error = DeviceError(.buttons, "gpio.shutter_line is empty: no shutter button is wired")
+            logger.error("\(error)")
+            missing.append(error)
+        }
+        var flash: any FlashLED = NullFlash()
+        if let led = gpio.ledLine {
+            do {
+                flash = try GPIOFlash(chip: gpio.chip, line: led)
+            } catch {
+                logger.error("\(error)")
+                missing.append(error)
+            }
+        }
+        return (buttons, flash)
+    }
+
     /// The AI client the config describes, or the "not configured" one when its key cannot be found.
     public static func makeAnalyzer(_ config: StationConfig, logger: Logger) -> any MealAnalyzer {
         guard let key = config.ai.keySource.resolve() else {

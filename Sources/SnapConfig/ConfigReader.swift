@@ -1,3 +1,5 @@
+import SnapCore
+
 /// Reads typed values out of a `TOMLDocument` by dotted path, collecting every problem instead of
 /// stopping at the first.
 ///

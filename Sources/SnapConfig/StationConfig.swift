@@ -143,11 +143,6 @@ public enum Rotation: Int, Sendable, Hashable, CaseIterable {
 }
 
 /// A GPIO line by offset on its chip or by name.
-public enum GPIOLine: Sendable, Hashable {
-    case offset(Int)
-    case name(String)
-}
-
 /// Where a secret comes from. Secrets are never written in the config itself.
 public enum KeySource: Sendable, Hashable, CustomStringConvertible {
     /// An environment variable.

@@ -65,3 +65,16 @@ public enum DeviceStatus: Sendable, Hashable {
     case available
     case missing(String)
 }
+
+/// A GPIO line as the config names it: by offset on its chip, or by the name the board gives it ("GPIO17").
+public enum GPIOLine: Sendable, Hashable, CustomStringConvertible {
+    case offset(Int)
+    case name(String)
+
+    public var description: String {
+        switch self {
+        case .offset(let offset): "offset \(offset)"
+        case .name(let name): name
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// An errno from a C call, with the name a person can search for and the C library's wording.
+public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var code: Int32
+
+    public init(_ code: Int32) { self.code = code }
+
+    /// From a shim's negative-errno return.
+    public init(negative result: Int32) { self.code = -result }
+
+    /// The last errno of this thread.
+    public static var current: SystemError { SystemError(errno) }
+
+    public static let noEntry = SystemError(ENOENT)
+    public static let busy = SystemError(EBUSY)
+    public static let accessDenied = SystemError(EACCES)
+    public static let noDevice = SystemError(ENODEV)
+
+    /// "EBUSY", or "errno 123" for codes without a short name here.
+    public var name: String {
+        switch code {
+        case ENOENT: "ENOENT"
+        case EBUSY: "EBUSY"
+        case EACCES: "EACCES"
+        case EPERM: "EPERM"
+        case ENODEV: "ENODEV"
+        case ENXIO: "ENXIO"
+        case EINVAL: "EINVAL"
+        case EIO: "EIO"
+        case ENOMEM: "ENOMEM"
+        case ENOTTY: "ENOTTY"
+        case EPIPE: "EPIPE"
+        case EAGAIN: "EAGAIN"
+        default: "errno \(code)"
+        }
+    }
+
+    public var description: String { "\(String(cString: strerror(code))) (\(name))" }
+}
