@@ -26,6 +26,9 @@ let package = Package(
             name: "CYUV", path: "Sources/CSystem/CYUV", providers: [.apt(["libyuv-dev"])]),
         .target(
             name: "CSnapCurl", path: "Sources/CSystem/CSnapCurl", linkerSettings: [.linkedLibrary("curl")]),
+        .systemLibrary(
+            name: "CLibDRM", path: "Sources/CSystem/CLibDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
+        .target(name: "CSnapDisplay", dependencies: ["CLibDRM"], path: "Sources/CSystem/CSnapDisplay"),
         .target(
             name: "CSnapGPIO", path: "Sources/CSystem/CSnapGPIO", linkerSettings: [.linkedLibrary("gpiod")]),
         .target(
@@ -46,7 +49,7 @@ let package = Package(
         .target(
             name: "SnapDevices",
             dependencies: [
-                "SnapCore", "SnapImaging", "SnapScreens", "SnapFiles", "CSnapGPIO",
+                "SnapCore", "SnapImaging", "SnapScreens", "SnapFiles", "CSnapGPIO", "CSnapDisplay", "CYUV",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(

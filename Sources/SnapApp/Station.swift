@@ -145,8 +145,21 @@ public enum Station {
             }
         case .none: display = NullDisplay(width: config.display.width, height: config.display.height)
         case .drm, .fbdev:
-            _ = unavailable(.display, config.display.backend.rawValue)
-            display = NullDisplay(width: config.display.width, height: config.display.height)
+            do {
+                let settings = config.display
+                display =
+                    settings.backend == .drm
+                    ? try DRMDisplay(
+                        card: settings.device, connector: settings.connector, rotation: settings.rotation.rawValue)
+                    : try FramebufferDisplay(
+                        path: settings.device.isEmpty ? "/dev/fb0" : settings.device,
+                        rotation: settings.rotation.rawValue)
+                logger.info("display \(display.width)x\(display.height)", metadata: ["backend": "\(settings.backend)"])
+            } catch {
+                logger.error("\(error)")
+                missing.append(error)
+                display = NullDisplay(width: config.display.width, height: config.display.height)
+            }
         }
 
         let analyzer = makeAnalyzer(config, logger: logger)

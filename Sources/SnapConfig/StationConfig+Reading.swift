@@ -89,6 +89,7 @@ extension StationConfig {
 
         display.backend = r.choice("display.backend", default: d.display.backend)
         display.device = r.string("display.device", default: d.display.device)
+        display.connector = r.string("display.connector", default: d.display.connector)
         display.width = r.int("display.width", default: d.display.width, in: 240...3840)
         display.height = r.int("display.height", default: d.display.height, in: 240...3840)
         display.rotation = r.rotation("display.rotation", default: d.display.rotation)

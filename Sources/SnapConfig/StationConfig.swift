@@ -64,6 +64,8 @@ public struct StationConfig: Sendable, Hashable {
         public var backend = Backend.headless
         /// drm: a card such as /dev/dri/card1, "" for the first with a connected display; fbdev: /dev/fb0.
         public var device = ""
+        /// drm: a connector such as "HDMI-A-1" or "DSI-1"; "" for the first with a display attached.
+        public var connector = ""
         /// The headless display's size; drm and fbdev take the size of the mode.
         public var width = 800
         public var height = 480

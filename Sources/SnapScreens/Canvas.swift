@@ -168,6 +168,15 @@ public final class Canvas {
         return used
     }
 
+    /// The pixels drawn so far, in place: BGRX (cairo's ARGB32 on a little-endian CPU), `stride` bytes per
+    /// row. A display copies them out from here, without the copy a snapshot makes.
+    public func withPixels<Result>(_ body: (_ pixels: UnsafePointer<UInt8>, _ stride: Int) throws -> Result) rethrows
+        -> Result
+    {
+        cairo_surface_flush(surface)
+        return try body(cairo_image_surface_get_data(surface)!, Int(cairo_image_surface_get_stride(surface)))
+    }
+
     /// The pixels drawn so far.
     public func snapshot() -> PixelImage {
         cairo_surface_flush(surface)

@@ -112,8 +112,7 @@ public struct LibGPIOD: GPIOCalls {
         var info = ss_gpio_line_info()
         return check(ss_gpio_line_info_get(pointer(chip), UInt32(offset), &info)).map {
             GPIOLineInfo(
-                name: withUnsafeBytes(of: info.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) },
-                consumer: withUnsafeBytes(of: info.consumer) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) },
+                name: text(info.name), consumer: text(info.consumer),
                 used: info.used, output: info.output)
         }
     }

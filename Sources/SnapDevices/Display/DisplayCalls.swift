@@ -1,0 +1,178 @@
+import CSnapDisplay
+
+/// An opaque handle from the display layer: an open DRM output or framebuffer.
+public struct DisplayHandle: Sendable, Hashable {
+    public var raw: UInt
+    public init(raw: UInt) { self.raw = raw }
+}
+
+/// The DRM output that was opened.
+public struct DRMOutput: Sendable, Hashable {
+    public var card: String
+    public var driver: String
+    public var connector: String
+    public var width: Int
+    public var height: Int
+    public var refreshHz: Double
+    /// Bytes per row of the buffers.
+    public var stride: Int
+    public init(
+        card: String, driver: String, connector: String, width: Int, height: Int, refreshHz: Double, stride: Int
+    ) {
+        self.card = card
+        self.driver = driver
+        self.connector = connector
+        self.width = width
+        self.height = height
+        self.refreshHz = refreshHz
+        self.stride = stride
+    }
+}
+
+/// A framebuffer device's geometry and pixel layout.
+public struct FramebufferInfo: Sendable, Hashable {
+    public var id: String
+    public var width: Int
+    public var height: Int
+    public var bitsPerPixel: Int
+    public var stride: Int
+    /// Red in the high bits (RGB565, XRGB8888) rather than the low ones (BGR).
+    public var redHigh: Bool
+    public init(id: String, width: Int, height: Int, bitsPerPixel: Int, stride: Int, redHigh: Bool = true) {
+        self.id = id
+        self.width = width
+        self.height = height
+        self.bitsPerPixel = bitsPerPixel
+        self.stride = stride
+        self.redHigh = redHigh
+    }
+}
+
+/// What `snapstation selftest` reports about a DRM card.
+public struct DRMCardInfo: Sendable, Hashable {
+    public struct Connector: Sendable, Hashable {
+        public var name: String
+        public var connected: Bool
+        public var width: Int
+        public var height: Int
+        public var refreshHz: Double
+    }
+    public var driver: String
+    public var kms: Bool
+    public var masterAvailable: Bool
+    public var connectors: [Connector]
+    public var planes: Int
+    /// Planes that take NV12 or YUV420: a camera buffer could be scanned out without a copy.
+    public var yuvPlanes: Int
+}
+
+/// A failure to open an output: the errno and the shim's sentence about it.
+public struct DisplayOpenError: Error, Sendable, Hashable {
+    public var error: SystemError
+    public var message: String
+    public init(_ error: SystemError, _ message: String) {
+        self.error = error
+        self.message = message
+    }
+}
+
+/// The display operations the station makes, one per call of the ss_display shim, as a table that tests
+/// can replace (see `GPIOCalls`). `LibDRM` is the real one.
+public protocol DisplayCalls: Sendable {
+    func openDRM(card: String, connector: String, width: Int, height: Int)
+        -> Result<(DisplayHandle, DRMOutput), DisplayOpenError>
+    /// The buffer not on screen, `stride * height` bytes.
+    func backBuffer(_ output: DisplayHandle) -> UnsafeMutablePointer<UInt8>
+    /// Shows the back buffer, waiting at most `timeout` for the flip.
+    func present(_ output: DisplayHandle, timeout: Duration) -> Result<Void, SystemError>
+    func closeDRM(_ output: DisplayHandle)
+    func describeDRM(card: String) -> Result<DRMCardInfo, SystemError>
+    func openFramebuffer(_ path: String) -> Result<(DisplayHandle, FramebufferInfo), SystemError>
+    func framebufferMemory(_ framebuffer: DisplayHandle) -> UnsafeMutablePointer<UInt8>
+    func closeFramebuffer(_ framebuffer: DisplayHandle)
+}
+
+/// The real display layer: libdrm and fbdev through the ss_display shim.
+public struct LibDRM: DisplayCalls {
+    public init() {}
+
+    private func pointer(_ handle: DisplayHandle) -> OpaquePointer { OpaquePointer(bitPattern: handle.raw)! }
+    private func handle(_ pointer: OpaquePointer?) -> DisplayHandle { DisplayHandle(raw: UInt(bitPattern: pointer)) }
+
+    public func openDRM(card: String, connector: String, width: Int, height: Int)
+        -> Result<(DisplayHandle, DRMOutput), DisplayOpenError>
+    {
+        var drm: OpaquePointer?
+        var message = [CChar](repeating: 0, count: 256)
+        let result = ss_drm_open(card, connector, UInt32(width), UInt32(height), &drm, &message, message.count)
+        guard result == 0 else {
+            return .failure(DisplayOpenError(SystemError(negative: result), cString(message)))
+        }
+        var info = ss_drm_info()
+        ss_drm_info_get(drm, &info)
+        let output = DRMOutput(
+            card: text(info.card), driver: text(info.driver), connector: text(info.connector),
+            width: Int(info.width), height: Int(info.height), refreshHz: Double(info.refresh_mhz) / 1000,
+            stride: Int(info.stride))
+        return .success((handle(drm), output))
+    }
+
+    public func backBuffer(_ output: DisplayHandle) -> UnsafeMutablePointer<UInt8> {
+        ss_drm_back_buffer(pointer(output))
+    }
+
+    public func present(_ output: DisplayHandle, timeout: Duration) -> Result<Void, SystemError> {
+        let result = ss_drm_present(pointer(output), Int32(timeout.seconds * 1000))
+        return result < 0 ? .failure(SystemError(negative: result)) : .success(())
+    }
+
+    public func closeDRM(_ output: DisplayHandle) { ss_drm_close(pointer(output)) }
+
+    public func describeDRM(card: String) -> Result<DRMCardInfo, SystemError> {
+        var info = ss_drm_card_info()
+        let result = ss_drm_describe(card, &info)
+        guard result == 0 else { return .failure(SystemError(negative: result)) }
+        let connectors = withUnsafeBytes(of: info.connectors) { raw in
+            Array(raw.bindMemory(to: ss_drm_connector_info.self).prefix(Int(info.connector_count)))
+        }
+        return .success(
+            DRMCardInfo(
+                driver: text(info.driver), kms: info.kms, masterAvailable: info.master_available,
+                connectors: connectors.map {
+                    DRMCardInfo.Connector(
+                        name: text($0.name), connected: $0.connected, width: Int($0.width), height: Int($0.height),
+                        refreshHz: Double($0.refresh_mhz) / 1000)
+                }, planes: Int(info.plane_count), yuvPlanes: Int(info.yuv_planes)))
+    }
+
+    public func openFramebuffer(_ path: String) -> Result<(DisplayHandle, FramebufferInfo), SystemError> {
+        var fb: OpaquePointer?
+        let result = ss_fb_open(path, &fb)
+        guard result == 0 else { return .failure(SystemError(negative: result)) }
+        var info = ss_fb_info()
+        ss_fb_info_get(fb, &info)
+        return .success(
+            (
+                handle(fb),
+                FramebufferInfo(
+                    id: text(info.id), width: Int(info.width), height: Int(info.height),
+                    bitsPerPixel: Int(info.bits_per_pixel), stride: Int(info.stride),
+                    redHigh: info.red_offset > info.blue_offset)
+            ))
+    }
+
+    public func framebufferMemory(_ framebuffer: DisplayHandle) -> UnsafeMutablePointer<UInt8> {
+        ss_fb_memory(pointer(framebuffer))
+    }
+
+    public func closeFramebuffer(_ framebuffer: DisplayHandle) { ss_fb_close(pointer(framebuffer)) }
+}
+
+/// A fixed-size C char array (a tuple in Swift) as a String.
+func text<Tuple>(_ tuple: Tuple) -> String {
+    withUnsafeBytes(of: tuple) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+}
+
+func cString(_ characters: [CChar]) -> String {
+    String(decoding: characters.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}

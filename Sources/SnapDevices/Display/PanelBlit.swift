@@ -1,0 +1,65 @@
+import CYUV
+import SnapScreens
+
+/// How a panel stores a pixel.
+public enum PanelFormat: Sendable, Hashable {
+    /// 32 bits, blue in the lowest byte: DRM's XRGB8888, and cairo's own layout.
+    case xrgb8888
+    /// 32 bits, red in the lowest byte.
+    case xbgr8888
+    /// 16 bits, red in the high five: the usual SPI panel.
+    case rgb565
+}
+
+/// Copies a drawn canvas into a panel's memory: turned for a portrait-mounted panel and converted to the
+/// panel's pixel format, with libyuv's SIMD rows. The one scratch buffer (for turn plus conversion) is
+/// kept between frames. Unchecked Sendable: each display uses its blit only under its own lock.
+final class PanelBlit: @unchecked Sendable {
+    let rotation: Int
+    let format: PanelFormat
+    private var scratch: [UInt8] = []
+
+    /// `rotation`: quarter turns clockwise, in degrees, from the canvas to the panel.
+    init(rotation: Int, format: PanelFormat) {
+        self.rotation = rotation
+        self.format = format
+    }
+
+    /// The canvas size for a panel of `width` x `height`: swapped for a quarter turn.
+    static func canvasSize(panelWidth width: Int, height: Int, rotation: Int) -> (width: Int, height: Int) {
+        rotation % 180 == 0 ? (width, height) : (height, width)
+    }
+
+    func copy(_ canvas: Canvas, to target: UnsafeMutablePointer<UInt8>, stride targetStride: Int) {
+        canvas.withPixels { pixels, stride in
+            let (width, height) = (Int32(canvas.width), Int32(canvas.height))
+            guard rotation != 0 else {
+                convert(pixels, Int32(stride), width, height, to: target, Int32(targetStride))
+                return
+            }
+            let mode = RotationMode(rawValue: UInt32(rotation))
+            if format == .xrgb8888 {
+                ARGBRotate(pixels, Int32(stride), target, Int32(targetStride), width, height, mode)
+                return
+            }
+            let (panelWidth, panelHeight) = rotation % 180 == 0 ? (width, height) : (height, width)
+            let needed = Int(panelWidth) * Int(panelHeight) * 4
+            if scratch.count != needed { scratch = [UInt8](repeating: 0, count: needed) }
+            scratch.withUnsafeMutableBufferPointer { turned in
+                ARGBRotate(pixels, Int32(stride), turned.baseAddress, panelWidth * 4, width, height, mode)
+                convert(turned.baseAddress!, panelWidth * 4, panelWidth, panelHeight, to: target, Int32(targetStride))
+            }
+        }
+    }
+
+    private func convert(
+        _ source: UnsafePointer<UInt8>, _ sourceStride: Int32, _ width: Int32, _ height: Int32,
+        to target: UnsafeMutablePointer<UInt8>, _ targetStride: Int32
+    ) {
+        switch format {
+        case .xrgb8888: ARGBCopy(source, sourceStride, target, targetStride, width, height)
+        case .xbgr8888: ARGBToABGR(source, sourceStride, target, targetStride, width, height)
+        case .rgb565: ARGBToRGB565(source, sourceStride, target, targetStride, width, height)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import SnapDevices
+import Synchronization
+
+/// A display layer in memory: a DRM output with two real buffers that swap on each present, or a
+/// framebuffer with padded rows, so tests read back exactly the bytes a panel would scan out.
+final class MockDisplay: DisplayCalls, @unchecked Sendable {
+    struct State {
+        var openFailure: DisplayOpenError?
+        var presentFailure: SystemError?
+        var back = 0
+        var presents = 0
+        var closed = false
+        var requested: (card: String, connector: String, width: Int, height: Int)?
+    }
+
+    let state = Mutex(State())
+    let output: DRMOutput
+    let framebuffer: FramebufferInfo
+    /// Two DRM buffers and one framebuffer, `stride * height` bytes each.
+    let buffers: [UnsafeMutablePointer<UInt8>]
+    let screen: UnsafeMutablePointer<UInt8>
+
+    init(width: Int = 8, height: Int = 4, bitsPerPixel: Int = 32, redHigh: Bool = true) {
+        output = DRMOutput(
+            card: "/dev/dri/card1", driver: "vc4", connector: "HDMI-A-1", width: width, height: height,
+            refreshHz: 60, stride: width * 4 + 64)
+        framebuffer = FramebufferInfo(
+            id: "fb_ili9486", width: width, height: height, bitsPerPixel: bitsPerPixel,
+            stride: width * bitsPerPixel / 8 + 32, redHigh: redHigh)
+        buffers = (0..<2).map { _ in
+            let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: width * 4 * height + 64 * height)
+            buffer.initialize(repeating: 0, count: width * 4 * height + 64 * height)
+            return buffer
+        }
+        screen = .allocate(capacity: framebuffer.stride * height)
+        screen.initialize(repeating: 0, count: framebuffer.stride * height)
+    }
+
+    deinit {
+        for buffer in buffers { buffer.deallocate() }
+        screen.deallocate()
+    }
+
+    /// The buffer on screen after the last present.
+    var shown: UnsafeMutablePointer<UInt8> { buffers[state.withLock { 1 - $0.back }] }
+
+    /// The four bytes of the shown pixel at (x, y).
+    func shownPixel(x: Int, y: Int) -> [UInt8] {
+        (0..<4).map { shown[y * output.stride + x * 4 + $0] }
+    }
+
+    func openDRM(card: String, connector: String, width: Int, height: Int)
+        -> Result<(DisplayHandle, DRMOutput), DisplayOpenError>
+    {
+        state.withLock { state in
+            state.requested = (card, connector, width, height)
+            if let failure = state.openFailure { return .failure(failure) }
+            return .success((DisplayHandle(raw: 0x10), output))
+        }
+    }
+
+    func backBuffer(_ output: DisplayHandle) -> UnsafeMutablePointer<UInt8> { buffers[state.withLock { $0.back }] }
+
+    func present(_ output: DisplayHandle, timeout: Duration) -> Result<Void, SystemError> {
+        state.withLock { state in
+            if let failure = state.presentFailure { return .failure(failure) }
+            state.presents += 1
+            state.back ^= 1
+            return .success(())
+        }
+    }
+
+    func closeDRM(_ output: DisplayHandle) { state.withLock { $0.closed = true } }
+
+    func describeDRM(card: String) -> Result<DRMCardInfo, SystemError> { .failure(.noEntry) }
+
+    func openFramebuffer(_ path: String) -> Result<(DisplayHandle, FramebufferInfo), SystemError> {
+        if let failure = state.withLock({ $0.openFailure }) { return .failure(failure.error) }
+        return .success((DisplayHandle(raw: 0x20), framebuffer))
+    }
+
+    func framebufferMemory(_ framebuffer: DisplayHandle) -> UnsafeMutablePointer<UInt8> { screen }
+
+    func closeFramebuffer(_ framebuffer: DisplayHandle) { state.withLock { $0.closed = true } }
+}
