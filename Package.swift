@@ -29,6 +29,10 @@ let package = Package(
         .systemLibrary(
             name: "CLibDRM", path: "Sources/CSystem/CLibDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         .target(name: "CSnapDisplay", dependencies: ["CLibDRM"], path: "Sources/CSystem/CSnapDisplay"),
+        .systemLibrary(
+            name: "CLibcamera", path: "Sources/CSystem/CLibcamera", pkgConfig: "libcamera",
+            providers: [.apt(["libcamera-dev"])]),
+        .target(name: "CSnapCamera", dependencies: ["CLibcamera"], path: "Sources/CSystem/CSnapCamera"),
         .target(
             name: "CSnapGPIO", path: "Sources/CSystem/CSnapGPIO", linkerSettings: [.linkedLibrary("gpiod")]),
         .target(
@@ -49,7 +53,8 @@ let package = Package(
         .target(
             name: "SnapDevices",
             dependencies: [
-                "SnapCore", "SnapImaging", "SnapScreens", "SnapFiles", "CSnapGPIO", "CSnapDisplay", "CYUV",
+                "SnapCore", "SnapImaging", "SnapScreens", "SnapFiles", "CSnapGPIO", "CSnapDisplay", "CSnapCamera",
+                "CYUV",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(

@@ -54,7 +54,7 @@ public final class DisplayService: Service {
             await withGracefulShutdownHandler {
                 var failed = false
                 for await (screen, change) in changes {
-                    renderer.draw(screen, preview: screen.showsLivePreview ? slot.latest : nil, on: canvas)
+                    renderer.draw(screen, preview: screen.showsLivePreview ? slot.latest?.image : nil, on: canvas)
                     do {
                         try display.present(canvas, change: change)
                         failed = false

@@ -113,7 +113,13 @@ public enum Station {
                 camera = NullCamera(reason: error.message)
             }
         case .none: camera = NullCamera(reason: "camera.backend is \"none\"")
-        case .libcamera, .v4l2: camera = NullCamera(reason: unavailable(.camera, config.camera.backend.rawValue))
+        case .libcamera:
+            camera = LibcameraCamera(
+                settings: LibcameraCamera.Settings(
+                    selector: config.camera.id, preview: (config.camera.previewWidth, config.camera.previewHeight),
+                    still: (config.camera.stillWidth, config.camera.stillHeight)),
+                logger: logger)
+        case .v4l2: camera = NullCamera(reason: unavailable(.camera, config.camera.backend.rawValue))
         }
 
         let buttons: any Buttons

@@ -12,6 +12,10 @@ extension StationService {
         case .show(let screen):
             if screen.name != lastScreen {
                 logger.info("screen: \(screen.name)")
+                if case .countdown = screen {
+                    // A camera that cannot stream preview and stills together switches now, not at the shutter.
+                    group.addTask { [camera = parts.camera] in await camera.prepareStill() }
+                }
                 lastScreen = screen.name
             }
             display.show(screen)

@@ -22,6 +22,13 @@ public protocol Camera: Sendable {
     func streamPreview(into slot: PreviewSlot, started: @escaping @Sendable () -> Void) async throws(DeviceError)
     /// Takes one still at full resolution from the running camera.
     func captureStill() async throws(DeviceError) -> PixelImage
+    /// Gets ready for a still while the countdown runs: a camera that cannot stream preview and stills
+    /// together switches to its still mode here, so the shutter itself needs no mode switch.
+    func prepareStill() async
+}
+
+extension Camera {
+    public func prepareStill() async {}
 }
 
 /// The shutter button and the optional mode button.

@@ -1,4 +1,3 @@
-import SnapImaging
 import Synchronization
 
 /// The hand-over point between the camera and the display: one slot, the newest frame wins.
@@ -7,11 +6,11 @@ import Synchronization
 /// slow display shows a recent picture instead of falling further behind.
 public final class PreviewSlot: Sendable {
     private struct State {
-        var frame: PixelImage?
+        var frame: PreviewFrame?
         var fresh = false
         var delivered = 0
         var dropped = 0
-        var waiter: CheckedContinuation<PixelImage?, Never>?
+        var waiter: CheckedContinuation<PreviewFrame?, Never>?
     }
 
     private let state = Mutex(State())
@@ -19,8 +18,8 @@ public final class PreviewSlot: Sendable {
     public init() {}
 
     /// Puts a new frame in the slot, dropping the previous one if nobody took it.
-    public func put(_ frame: PixelImage) {
-        let waiter = state.withLock { state -> CheckedContinuation<PixelImage?, Never>? in
+    public func put(_ frame: PreviewFrame) {
+        let waiter = state.withLock { state -> CheckedContinuation<PreviewFrame?, Never>? in
             if let waiter = state.waiter {
                 state.waiter = nil
                 state.frame = frame
@@ -36,16 +35,16 @@ public final class PreviewSlot: Sendable {
     }
 
     /// The newest frame, without waiting; nil before the first.
-    public var latest: PixelImage? { state.withLock { $0.frame } }
+    public var latest: PreviewFrame? { state.withLock { $0.frame } }
 
     /// Frames dropped because a newer one arrived first.
     public var droppedFrames: Int { state.withLock { $0.dropped } }
 
     /// Waits for a frame newer than the last one taken; nil if the task is cancelled.
-    public func next() async -> PixelImage? {
+    public func next() async -> PreviewFrame? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let ready = state.withLock { state -> PixelImage?? in
+                let ready = state.withLock { state -> PreviewFrame?? in
                     if state.fresh {
                         state.fresh = false
                         state.delivered += 1

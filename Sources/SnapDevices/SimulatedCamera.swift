@@ -39,7 +39,7 @@ public struct SimulatedCamera: Camera {
         var next = ContinuousClock.now
         var first = true
         while !Task.isCancelled {
-            slot.put(try frame(width: previewSize.width, height: previewSize.height))
+            slot.put(PreviewFrame(try frame(width: previewSize.width, height: previewSize.height)))
             if first {
                 started()
                 first = false

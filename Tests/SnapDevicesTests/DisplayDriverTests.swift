@@ -60,12 +60,12 @@ struct DisplayDriverTests {
     func openErrors() {
         let mock = MockDisplay()
         let message = "/dev/dri/card1: another process holds DRM master (a desktop session, or another snapstation?)"
-        mock.state.withLock { $0.openFailure = DisplayOpenError(.busy, message) }
+        mock.state.withLock { $0.openFailure = DriverFailure(.busy, message) }
         let busy = #expect(throws: DeviceError.self) { _ = try DRMDisplay(card: "/dev/dri/card1", calls: mock) }
         #expect(busy?.device == .display)
         #expect(busy?.message == message)
 
-        mock.state.withLock { $0.openFailure = DisplayOpenError(.accessDenied, "/dev/dri/card1: Permission denied") }
+        mock.state.withLock { $0.openFailure = DriverFailure(.accessDenied, "/dev/dri/card1: Permission denied") }
         let denied = #expect(throws: DeviceError.self) { _ = try DRMDisplay(card: "/dev/dri/card1", calls: mock) }
         #expect(denied?.message.contains("video and render groups") == true)
     }
@@ -110,7 +110,7 @@ struct DisplayDriverTests {
     @Test("should explain a missing framebuffer")
     func framebufferMissing() {
         let mock = MockDisplay()
-        mock.state.withLock { $0.openFailure = DisplayOpenError(.noEntry, "") }
+        mock.state.withLock { $0.openFailure = DriverFailure(.noEntry, "") }
         let failure = #expect(throws: DeviceError.self) { _ = try FramebufferDisplay(path: "/dev/fb1", calls: mock) }
         #expect(failure?.message.contains("/dev/fb1: No such file or directory (ENOENT)") == true)
         #expect(failure?.message.contains("config.txt") == true)

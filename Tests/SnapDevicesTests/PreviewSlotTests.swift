@@ -1,10 +1,11 @@
 import SnapDevices
 import SnapImaging
+import Synchronization
 import Testing
 
 @Suite("PreviewSlot")
 struct PreviewSlotTests {
-    private func frame(_ shade: UInt8) -> PixelImage { PixelImage(width: 2, height: 2, red: shade) }
+    private func frame(_ shade: UInt8) -> PreviewFrame { PreviewFrame(PixelImage(width: 2, height: 2, red: shade)) }
 
     @Test("should hand over the newest frame and count the ones it dropped")
     func newestWins() async {
@@ -12,7 +13,7 @@ struct PreviewSlotTests {
         slot.put(frame(1))
         slot.put(frame(2))
         slot.put(frame(3))
-        #expect(await slot.next() == frame(3))
+        #expect(await slot.next()?.image == frame(3).image)
         #expect(slot.droppedFrames == 2)
     }
 
@@ -22,7 +23,7 @@ struct PreviewSlotTests {
         async let taken = slot.next()
         try? await Task.sleep(for: .milliseconds(50))
         slot.put(frame(7))
-        #expect(await taken == frame(7))
+        #expect(await taken?.image == frame(7).image)
         #expect(slot.droppedFrames == 0)
     }
 
@@ -34,4 +35,39 @@ struct PreviewSlotTests {
         reader.cancel()
         #expect(await reader.value == nil)
     }
+}
+
+@Suite("PreviewFrame")
+struct PreviewFrameTests {
+    @Test("should give a camera buffer back when a newer frame drops it, and convert a frame once")
+    func releasesDroppedBuffers() async {
+        let released = Counter()
+        let conversions = Counter()
+        func buffer(_ shade: UInt8) -> PreviewFrame {
+            PreviewFrame(
+                width: 2, height: 2, timestamp: nil,
+                convert: {
+                    conversions.add()
+                    return PixelImage(width: 2, height: 2, red: shade)
+                }, release: { released.add() })
+        }
+        let slot = PreviewSlot()
+        slot.put(buffer(1))
+        slot.put(buffer(2))
+        #expect(released.value == 1, "the stale frame's buffer went back as soon as it was dropped")
+        var taken = await slot.next()
+        #expect(taken?.image?.rgb(x: 0, y: 0).red == 2)
+        #expect(taken?.image != nil)
+        #expect(conversions.value == 1)
+        slot.put(buffer(3))
+        #expect(released.value == 1, "the frame being drawn still holds its buffer")
+        taken = nil
+        #expect(released.value == 2)
+    }
+}
+
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    func add() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }

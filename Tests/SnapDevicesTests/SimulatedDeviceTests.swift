@@ -42,7 +42,7 @@ struct SimulatedDeviceTests {
         let streaming = Task { try await camera.streamPreview(into: slot, started: {}) }
         let frame = await slot.next()
         streaming.cancel()
-        #expect(frame?.width == 160 && frame?.height == 120)
+        #expect(frame?.image?.width == 160 && frame?.image?.height == 120)
         let still = try await camera.captureStill()
         #expect(still.width == 640 && still.height == 480)
     }

@@ -37,7 +37,7 @@ public final class DRMDisplay: Display {
 
     deinit { calls.closeDRM(handle) }
 
-    static func openProblem(_ failure: DisplayOpenError) -> String {
+    static func openProblem(_ failure: DriverFailure) -> String {
         switch failure.error {
         case .accessDenied:
             "\(failure.message); the station's user needs the video and render groups (see systemd/)"

@@ -66,21 +66,11 @@ public struct DRMCardInfo: Sendable, Hashable {
     public var yuvPlanes: Int
 }
 
-/// A failure to open an output: the errno and the shim's sentence about it.
-public struct DisplayOpenError: Error, Sendable, Hashable {
-    public var error: SystemError
-    public var message: String
-    public init(_ error: SystemError, _ message: String) {
-        self.error = error
-        self.message = message
-    }
-}
-
 /// The display operations the station makes, one per call of the ss_display shim, as a table that tests
 /// can replace (see `GPIOCalls`). `LibDRM` is the real one.
 public protocol DisplayCalls: Sendable {
     func openDRM(card: String, connector: String, width: Int, height: Int)
-        -> Result<(DisplayHandle, DRMOutput), DisplayOpenError>
+        -> Result<(DisplayHandle, DRMOutput), DriverFailure>
     /// The buffer not on screen, `stride * height` bytes.
     func backBuffer(_ output: DisplayHandle) -> UnsafeMutablePointer<UInt8>
     /// Shows the back buffer, waiting at most `timeout` for the flip.
@@ -100,13 +90,13 @@ public struct LibDRM: DisplayCalls {
     private func handle(_ pointer: OpaquePointer?) -> DisplayHandle { DisplayHandle(raw: UInt(bitPattern: pointer)) }
 
     public func openDRM(card: String, connector: String, width: Int, height: Int)
-        -> Result<(DisplayHandle, DRMOutput), DisplayOpenError>
+        -> Result<(DisplayHandle, DRMOutput), DriverFailure>
     {
         var drm: OpaquePointer?
         var message = [CChar](repeating: 0, count: 256)
         let result = ss_drm_open(card, connector, UInt32(width), UInt32(height), &drm, &message, message.count)
         guard result == 0 else {
-            return .failure(DisplayOpenError(SystemError(negative: result), cString(message)))
+            return .failure(DriverFailure(SystemError(negative: result), cString(message)))
         }
         var info = ss_drm_info()
         ss_drm_info_get(drm, &info)

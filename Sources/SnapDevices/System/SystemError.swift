@@ -38,3 +38,13 @@ public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(String(cString: strerror(code))) (\(name))" }
 }
+
+/// A failure to open a device: the errno, and the shim's sentence about what it tried.
+public struct DriverFailure: Error, Sendable, Hashable {
+    public var error: SystemError
+    public var message: String
+    public init(_ error: SystemError, _ message: String) {
+        self.error = error
+        self.message = message
+    }
+}

@@ -6,7 +6,7 @@ import Synchronization
 /// framebuffer with padded rows, so tests read back exactly the bytes a panel would scan out.
 final class MockDisplay: DisplayCalls, @unchecked Sendable {
     struct State {
-        var openFailure: DisplayOpenError?
+        var openFailure: DriverFailure?
         var presentFailure: SystemError?
         var back = 0
         var presents = 0
@@ -51,7 +51,7 @@ final class MockDisplay: DisplayCalls, @unchecked Sendable {
     }
 
     func openDRM(card: String, connector: String, width: Int, height: Int)
-        -> Result<(DisplayHandle, DRMOutput), DisplayOpenError>
+        -> Result<(DisplayHandle, DRMOutput), DriverFailure>
     {
         state.withLock { state in
             state.requested = (card, connector, width, height)

@@ -1,0 +1,158 @@
+import Foundation
+import SnapDevices
+import Synchronization
+
+/// A camera layer in memory that behaves like libcamera: a pool of NV12 buffers cycled by a producer
+/// thread, buffers out until `frameDone`, a still on the request after `wantStill`, and one or two
+/// streams depending on the pipeline it plays.
+final class MockCamera: CameraCalls, @unchecked Sendable {
+    struct State {
+        var cameras: [CameraInfo] = [CameraInfo(id: "/base/soc/i2c0mux/i2c@1/imx708@1a", model: "imx708")]
+        var openFailure: DriverFailure?
+        var configures: [Bool] = []
+        var streams: CameraStreams?
+        var running = false
+        var sink: (any CameraSink)?
+        var free: [Int] = []
+        var outstanding: Set<Int> = []
+        var wantStill = false
+        var dropStills = false
+        var stops = 0
+        var closed = false
+        var managerStopped = false
+        var sequence = 0
+    }
+
+    let state = Mutex(State())
+    /// Whether the pipeline runs a preview and a still stream together (the Pi's ISP) or only one (UVC).
+    let twoStreams: Bool
+    /// Luma and chroma of every frame: (81, 90, 240) is pure red in BT.601.
+    let yuv: (y: UInt8, u: UInt8, v: UInt8)
+    private var memory: [Int: UnsafeMutablePointer<UInt8>] = [:]
+    private let memoryLock = NSLock()
+    let libraryVersion = "mock"
+
+    init(twoStreams: Bool = true, yuv: (UInt8, UInt8, UInt8) = (81, 90, 240)) {
+        self.twoStreams = twoStreams
+        self.yuv = yuv
+    }
+
+    deinit { for (_, buffer) in memory { buffer.deallocate() } }
+
+    func startManager() -> Result<CameraHandle, SystemError> { .success(CameraHandle(raw: 0x1000)) }
+    func stopManager(_ manager: CameraHandle) { state.withLock { $0.managerStopped = true } }
+    func cameras(_ manager: CameraHandle) -> [CameraInfo] { state.withLock { $0.cameras } }
+
+    func open(_ manager: CameraHandle, selector: String) -> Result<CameraHandle, DriverFailure> {
+        state.withLock { state in
+            if let failure = state.openFailure { return .failure(failure) }
+            return .success(CameraHandle(raw: 0x2000))
+        }
+    }
+
+    func close(_ camera: CameraHandle) { state.withLock { $0.closed = true } }
+
+    func configure(_ camera: CameraHandle, _ streams: CameraStreams, singleStream: Bool)
+        -> Result<CameraStreams, DriverFailure>
+    {
+        state.withLock { state in
+            state.configures.append(singleStream)
+            var given = streams
+            given.previewFormat = .nv12
+            if singleStream {
+                given.preview = streams.still
+            }
+            given.stillWithPreview = twoStreams && !singleStream
+            given.stillFormat = .nv12
+            if !given.stillWithPreview && !singleStream { given.still = given.preview }
+            state.streams = given
+            state.free = Array(0..<4)
+            state.outstanding = []
+            return .success(given)
+        }
+    }
+
+    private func buffer(_ index: Int, width: Int, height: Int) -> UnsafePointer<UInt8> {
+        memoryLock.lock()
+        defer { memoryLock.unlock() }
+        let key = index * 100_000 + width
+        if let buffer = memory[key] { return UnsafePointer(buffer) }
+        let size = width * height * 3 / 2
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
+        buffer.initialize(repeating: yuv.y, count: width * height)
+        for index in stride(from: width * height, to: size, by: 2) {
+            buffer[index] = yuv.u
+            buffer[index + 1] = yuv.v
+        }
+        memory[key] = buffer
+        return UnsafePointer(buffer)
+    }
+
+    func start(_ camera: CameraHandle, sink: any CameraSink) -> Result<Void, SystemError> {
+        state.withLock { state in
+            state.running = true
+            state.sink = sink
+        }
+        let thread = Thread { self.produce() }
+        thread.name = "mock-camera"
+        thread.start()
+        return .success(())
+    }
+
+    /// Hands out a frame every 5 ms while there is a free buffer, as libcamera completes requests.
+    private func produce() {
+        while true {
+            let next = state.withLock { state -> (any CameraSink, CameraBuffer)? in
+                guard state.running, let sink = state.sink, let streams = state.streams, !state.free.isEmpty
+                else { return nil }
+                let index = state.free.removeFirst()
+                state.outstanding.insert(index)
+                state.sequence += 1
+                let still = state.wantStill && !state.dropStills
+                state.wantStill = false
+                let size = still && streams.stillWithPreview ? streams.still : streams.preview
+                return (
+                    sink,
+                    CameraBuffer(
+                        still: still, format: .nv12, width: size.width, height: size.height, stride: size.width,
+                        planes: [], planeBytes: [], timestamp: MonotonicClock.now(), sequence: state.sequence,
+                        cookie: UInt64(index))
+                )
+            }
+            guard state.withLock({ $0.running }) else { return }
+            if var (sink, frame) = next {
+                let luma = buffer(Int(frame.cookie), width: frame.width, height: frame.height)
+                frame.planes = [luma, luma + frame.width * frame.height]
+                frame.planeBytes = [frame.width * frame.height, frame.width * frame.height / 2]
+                sink.received(frame)
+            }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+    }
+
+    func wantStill(_ camera: CameraHandle) -> Result<Void, SystemError> {
+        state.withLock { $0.wantStill = true }
+        return .success(())
+    }
+
+    func frameDone(_ camera: CameraHandle, cookie: UInt64) {
+        state.withLock { state in
+            if state.outstanding.remove(Int(cookie)) != nil { state.free.append(Int(cookie)) }
+        }
+    }
+
+    func stop(_ camera: CameraHandle) {
+        state.withLock { state in
+            state.running = false
+            state.stops += 1
+        }
+        // Like libcamera's stop: the producer is done before it returns.
+        Thread.sleep(forTimeInterval: 0.02)
+    }
+
+    /// Plays a USB camera being unplugged.
+    func unplug() {
+        let sink = state.withLock { $0.sink }
+        sink?.received(.disconnected)
+    }
+}
