@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -169,6 +170,8 @@ const char *ss_cam_library_version(void) {
 }
 
 int ss_cam_manager_start(ss_cam_manager **out) {
+    // libcamera logs every INFO line to stderr; the station keeps warnings unless the person asked.
+    setenv("LIBCAMERA_LOG_LEVELS", "*:WARN", 0);
     auto manager = std::make_unique<CameraManager>();
     int result = manager->start();
     if (result < 0) return result;

@@ -159,7 +159,7 @@ public final class LibcameraCamera: Camera, CameraSink {
 
     // MARK: Inside
 
-    static func openProblem(_ failure: DriverFailure) -> String {
+    public static func openProblem(_ failure: DriverFailure) -> String {
         let message = failure.message.isEmpty ? "\(failure.error)" : failure.message
         switch failure.error {
         case .noDevice where message == "no camera found":

@@ -132,3 +132,19 @@ private struct EdgeReader: Sendable {
         }
     }
 }
+
+extension GPIOButtons {
+    /// Opens the chip and requests the lines, then lets them go: proves the wiring's names are right and
+    /// the lines are free. Returns what was found, such as "gpiochip0 (pinctrl-bcm2711): shutter GPIO17".
+    public func check() throws(DeviceError) -> String {
+        let chip = try GPIOChip(settings.chip, calls: calls, device: .buttons)
+        var found: [String] = []
+        for (role, line) in [("shutter", settings.shutter)] + (settings.mode.map { [("mode", $0)] } ?? []) {
+            let offset = try chip.offset(of: line, device: .buttons)
+            _ = try chip.requestInput(
+                line, bias: settings.bias, activeLow: settings.activeLow, debounce: .zero, device: .buttons)
+            found.append("\(role) \(line)" + (line == .offset(offset) ? "" : " (offset \(offset))"))
+        }
+        return "\(chip.title): " + found.joined(separator: ", ")
+    }
+}

@@ -12,6 +12,7 @@ final class MockDisplay: DisplayCalls, @unchecked Sendable {
         var presents = 0
         var closed = false
         var requested: (card: String, connector: String, width: Int, height: Int)?
+        var card: DRMCardInfo?
     }
 
     let state = Mutex(State())
@@ -73,7 +74,9 @@ final class MockDisplay: DisplayCalls, @unchecked Sendable {
 
     func closeDRM(_ output: DisplayHandle) { state.withLock { $0.closed = true } }
 
-    func describeDRM(card: String) -> Result<DRMCardInfo, SystemError> { .failure(.noEntry) }
+    func describeDRM(card: String) -> Result<DRMCardInfo, SystemError> {
+        state.withLock { $0.card.map { .success($0) } ?? .failure(.accessDenied) }
+    }
 
     func openFramebuffer(_ path: String) -> Result<(DisplayHandle, FramebufferInfo), SystemError> {
         if let failure = state.withLock({ $0.openFailure }) { return .failure(failure.error) }

@@ -83,6 +83,7 @@ final class MockGPIO: GPIOCalls {
             guard
                 let chip = state.chips.values.first(where: {
                     [$0.info.name, $0.info.label, $0.path].contains(descriptor)
+                        || descriptor.hasSuffix("/" + $0.info.name)
                 })
             else { return .failure(.noEntry) }
             let handle = newHandle(&state)
