@@ -42,6 +42,7 @@ public final class LibcameraCamera: Camera, CameraSink {
         var trigger: Duration?
         /// Which capture the waiter belongs to, so a late timeout cannot fail the next one.
         var stillNumber = 0
+        var lastShutterLag: Duration?
         var ended: CheckedContinuation<DeviceError?, Never>?
         var endReason: DeviceError?
     }
@@ -122,6 +123,9 @@ public final class LibcameraCamera: Camera, CameraSink {
         do throws(DeviceError) { try reconfigure(stillMode: true) } catch { end(error) }
     }
 
+    /// From the last still's trigger to its sensor timestamp (the start of its exposure).
+    public var lastShutterLag: Duration? { state.withLock { $0.lastShutterLag } }
+
     // MARK: CameraSink
 
     public func received(_ buffer: CameraBuffer) {
@@ -134,6 +138,7 @@ public final class LibcameraCamera: Camera, CameraSink {
             let image = convert(buffer, generation: generation)
             calls.frameDone(camera, cookie: buffer.cookie)
             if let trigger = state.withLock({ $0.trigger }) {
+                state.withLock { $0.lastShutterLag = buffer.timestamp - trigger }
                 logger.info(
                     "still \(buffer.width)x\(buffer.height) \(buffer.format)",
                     metadata: ["shutter_lag_ms": "\(Self.milliseconds(buffer.timestamp - trigger))"])

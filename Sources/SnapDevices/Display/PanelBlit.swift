@@ -14,23 +14,23 @@ public enum PanelFormat: Sendable, Hashable {
 /// Copies a drawn canvas into a panel's memory: turned for a portrait-mounted panel and converted to the
 /// panel's pixel format, with libyuv's SIMD rows. The one scratch buffer (for turn plus conversion) is
 /// kept between frames. Unchecked Sendable: each display uses its blit only under its own lock.
-final class PanelBlit: @unchecked Sendable {
-    let rotation: Int
-    let format: PanelFormat
+public final class PanelBlit: @unchecked Sendable {
+    public let rotation: Int
+    public let format: PanelFormat
     private var scratch: [UInt8] = []
 
     /// `rotation`: quarter turns clockwise, in degrees, from the canvas to the panel.
-    init(rotation: Int, format: PanelFormat) {
+    public init(rotation: Int, format: PanelFormat) {
         self.rotation = rotation
         self.format = format
     }
 
     /// The canvas size for a panel of `width` x `height`: swapped for a quarter turn.
-    static func canvasSize(panelWidth width: Int, height: Int, rotation: Int) -> (width: Int, height: Int) {
+    public static func canvasSize(panelWidth width: Int, height: Int, rotation: Int) -> (width: Int, height: Int) {
         rotation % 180 == 0 ? (width, height) : (height, width)
     }
 
-    func copy(_ canvas: Canvas, to target: UnsafeMutablePointer<UInt8>, stride targetStride: Int) {
+    public func copy(_ canvas: Canvas, to target: UnsafeMutablePointer<UInt8>, stride targetStride: Int) {
         canvas.withPixels { pixels, stride in
             let (width, height) = (Int32(canvas.width), Int32(canvas.height))
             guard rotation != 0 else {
