@@ -2,6 +2,7 @@ import Logging
 import ServiceLifecycle
 import SnapCore
 import SnapDevices
+import SnapImaging
 import SnapScreens
 import Synchronization
 
@@ -9,20 +10,28 @@ import Synchronization
 /// frame to the display.
 ///
 /// Screen changes are drawn in order, each one; preview frames only as often as the display wants them,
-/// and only the newest (the preview never queues).
+/// and only the newest (the preview never queues). Where the display can scan camera buffers out on a
+/// plane of their own (`ScanoutDisplay`), the screens are drawn with a transparent background over the
+/// camera's buffer and nothing is copied; otherwise the frame is converted, turned as the camera is
+/// mounted, and drawn under the screens on the CPU.
 public final class DisplayService: Service {
     private let display: any Display
     private let renderer: ScreenRenderer
     private let slot: PreviewSlot
+    private let orientation: Orientation
     private let logger: Logger
     private let current = Mutex<(screen: Screen?, since: ContinuousClock.Instant)>((nil, .now))
     private let changes: AsyncStream<(Screen, FrameChange)>
     private let continuation: AsyncStream<(Screen, FrameChange)>.Continuation
 
-    public init(display: any Display, renderer: ScreenRenderer, slot: PreviewSlot, logger: Logger) {
+    public init(
+        display: any Display, renderer: ScreenRenderer, slot: PreviewSlot, orientation: Orientation = .upright,
+        logger: Logger
+    ) {
         self.display = display
         self.renderer = renderer
         self.slot = slot
+        self.orientation = orientation
         self.logger = logger
         (changes, continuation) = AsyncStream.makeStream()
     }
@@ -53,10 +62,10 @@ public final class DisplayService: Service {
             }
             await withGracefulShutdownHandler {
                 var failed = false
+                var path = ""
                 for await (screen, change) in changes {
-                    renderer.draw(screen, preview: screen.showsLivePreview ? slot.latest?.image : nil, on: canvas)
                     do {
-                        try display.present(canvas, change: change)
+                        try show(screen, change: change, on: canvas, path: &path)
                         failed = false
                     } catch {
                         // Logged once per run of failures: a display that is gone must not flood the journal.
@@ -69,6 +78,24 @@ public final class DisplayService: Service {
             }
             group.cancelAll()
         }
+    }
+
+    private func show(_ screen: Screen, change: FrameChange, on canvas: Canvas, path: inout String)
+        throws(DeviceError)
+    {
+        let frame = screen.showsLivePreview ? slot.latest : nil
+        if let frame, frame.scanout != nil, orientation.isUpright, let scanout = display as? any ScanoutDisplay {
+            renderer.draw(screen, live: .behind, on: canvas)
+            let shown = try scanout.present(canvas, over: frame)
+            if scanout.previewPath != path {
+                path = scanout.previewPath
+                logger.info("live preview: \(path)")
+            }
+            if shown { return }
+        }
+        let image = frame?.image.map { orientation.isUpright ? $0 : $0.oriented(orientation) }
+        renderer.draw(screen, preview: image, on: canvas)
+        try display.present(canvas, change: change)
     }
 
     private func pumpPreview(rate: Double) async {

@@ -47,7 +47,9 @@ public enum Station {
         let captures = CaptureCache()
         let reference = ReferenceFrame()
         let renderer = ScreenRenderer(images: .disk(capture: { captures.image(for: $0) }))
-        let display = DisplayService(display: parts.display, renderer: renderer, slot: slot, logger: logger)
+        let display = DisplayService(
+            display: parts.display, renderer: renderer, slot: slot, orientation: parts.pipeline.orientation,
+            logger: logger)
         let uploads = UploadService(
             store: store, backend: parts.backend, bus: bus, logger: logger, stationName: config.station.name,
             shareSticker: config.processing.shareSticker)

@@ -35,6 +35,15 @@ public final class Canvas {
         fill(bounds, color)
     }
 
+    /// Makes `rect` fully transparent, for a display plane underneath to show through.
+    public func punch(_ rect: Rect) {
+        cairo_save(context)
+        cairo_set_operator(context, CAIRO_OPERATOR_CLEAR)
+        cairo_rectangle(context, rect.x, rect.y, rect.width, rect.height)
+        cairo_fill(context)
+        cairo_restore(context)
+    }
+
     public var bounds: Rect { Rect(x: 0, y: 0, width: Double(width), height: Double(height)) }
 
     public func fill(_ rect: Rect, _ color: Color, radius: Double = 0) {

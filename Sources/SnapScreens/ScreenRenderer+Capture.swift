@@ -2,7 +2,7 @@ import SnapCore
 import SnapImaging
 
 extension ScreenRenderer {
-    func drawReady(_ ready: ReadyScreen, preview: PixelImage?, _ canvas: Canvas, _ layout: ScreenLayout) {
+    func drawReady(_ ready: ReadyScreen, preview: LivePreview?, _ canvas: Canvas, _ layout: ScreenLayout) {
         background(preview, canvas)
         let m = layout.margin
         let titleBar = layout.bar(layout.title)
@@ -67,7 +67,7 @@ extension ScreenRenderer {
         }
     }
 
-    func drawCountdown(_ countdown: CountdownScreen, preview: PixelImage?, _ canvas: Canvas, _ layout: ScreenLayout) {
+    func drawCountdown(_ countdown: CountdownScreen, preview: LivePreview?, _ canvas: Canvas, _ layout: ScreenLayout) {
         background(preview, canvas)
         let bounds = canvas.bounds
         let radius = layout.short * 0.3

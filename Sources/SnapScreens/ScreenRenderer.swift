@@ -1,6 +1,14 @@
 import SnapCore
 import SnapImaging
 
+/// What shows under the ready and countdown screens.
+public enum LivePreview: Sendable {
+    /// A camera frame drawn as the background.
+    case image(PixelImage)
+    /// The camera is on a display plane underneath: the background is left transparent.
+    case behind
+}
+
 /// Draws a `Screen` onto a `Canvas`, with the live preview under the screens that show it.
 public struct ScreenRenderer: Sendable {
     public var images: ScreenImages
@@ -10,6 +18,11 @@ public struct ScreenRenderer: Sendable {
     }
 
     public func draw(_ screen: Screen, preview: PixelImage?, on canvas: Canvas) {
+        draw(screen, live: preview.map(LivePreview.image), on: canvas)
+    }
+
+    /// Draws `screen`; `live` is what shows under the screens that show the camera.
+    public func draw(_ screen: Screen, live preview: LivePreview?, on canvas: Canvas) {
         let layout = ScreenLayout(canvas.bounds)
         canvas.clear(.ink)
         switch screen {
@@ -30,6 +43,14 @@ public struct ScreenRenderer: Sendable {
     // MARK: Parts shared by several screens
 
     /// The camera picture, or a quiet placeholder when there is none yet.
+    func background(_ preview: LivePreview?, _ canvas: Canvas) {
+        switch preview {
+        case .image(let image): background(image, canvas)
+        case .behind: canvas.punch(canvas.bounds)
+        case nil: background(nil as PixelImage?, canvas)
+        }
+    }
+
     func background(_ image: PixelImage?, _ canvas: Canvas, dim: Double = 0) {
         if let image {
             canvas.draw(image, in: canvas.bounds, cover: true)

@@ -129,8 +129,9 @@ struct ss_cam {
             for (int i = 0; i < frame.plane_count; i++) {
                 frame.planes[i] = pointers[i];
                 frame.plane_bytes[i] = buffer->metadata().planes()[i].bytesused;
+                frame.plane_fds[i] = buffer->planes()[i].fd.get();
+                frame.plane_offsets[i] = buffer->planes()[i].offset;
             }
-            frame.dmabuf = buffer->planes()[0].fd.get();
             frame.timestamp_ns = sensor ? sensor : static_cast<int64_t>(buffer->metadata().timestamp);
             frame.sequence = buffer->metadata().sequence;
             frame.cookie = reinterpret_cast<uint64_t>(request);

@@ -94,6 +94,8 @@ public struct CameraBuffer: @unchecked Sendable {
     public var timestamp: Duration
     public var sequence: Int
     public var cookie: UInt64
+    /// The dmabufs behind the planes, when the buffer can be scanned out without a copy.
+    public var dmabufs: [(fd: Int32, offset: Int)] = []
     public init(
         still: Bool, format: FourCC, width: Int, height: Int, stride: Int, planes: [UnsafePointer<UInt8>],
         planeBytes: [Int], timestamp: Duration, sequence: Int, cookie: UInt64
@@ -217,13 +219,17 @@ public struct LibCamera: CameraCalls {
                 let raw = frame.pointee
                 let planes = withUnsafeBytes(of: raw.planes) { Array($0.bindMemory(to: UnsafePointer<UInt8>?.self)) }
                 let bytes = withUnsafeBytes(of: raw.plane_bytes) { Array($0.bindMemory(to: UInt32.self)) }
+                let fds = withUnsafeBytes(of: raw.plane_fds) { Array($0.bindMemory(to: Int32.self)) }
+                let offsets = withUnsafeBytes(of: raw.plane_offsets) { Array($0.bindMemory(to: UInt32.self)) }
                 let count = Int(raw.plane_count)
-                sink.received(
+                var buffer =
                     CameraBuffer(
                         still: raw.stream == Int32(SS_CAM_STREAM_STILL), format: FourCC(rawValue: raw.format),
                         width: Int(raw.width), height: Int(raw.height), stride: Int(raw.stride),
                         planes: planes.prefix(count).compactMap { $0 }, planeBytes: bytes.prefix(count).map(Int.init),
-                        timestamp: .nanoseconds(raw.timestamp_ns), sequence: Int(raw.sequence), cookie: raw.cookie))
+                        timestamp: .nanoseconds(raw.timestamp_ns), sequence: Int(raw.sequence), cookie: raw.cookie)
+                buffer.dmabufs = (0..<count).map { (fds[$0], Int(offsets[$0])) }
+                sink.received(buffer)
             },
             { context, event in
                 guard let context else { return }

@@ -148,7 +148,7 @@ public final class LibcameraCamera: Camera, CameraSink {
         }
         slot?.put(
             PreviewFrame(
-                width: buffer.width, height: buffer.height, timestamp: buffer.timestamp,
+                width: buffer.width, height: buffer.height, timestamp: buffer.timestamp, scanout: Scanout(buffer),
                 convert: { try? self.convert(buffer, generation: generation).get() },
                 release: { self.handBack(buffer.cookie, generation: generation) }))
         started?()

@@ -2,12 +2,22 @@ import Foundation
 import SnapScreens
 import Synchronization
 
+/// A display that can show camera buffers on a plane of their own, under the screens: zero copy, the way
+/// rpicam-apps previews.
+public protocol ScanoutDisplay: Display {
+    /// Shows `canvas` (transparent where the camera shows through) over `frame`'s buffer, scanned out
+    /// directly. Returns false when this display cannot for this frame; the caller then composes on the CPU.
+    func present(_ canvas: Canvas, over frame: PreviewFrame) throws(DeviceError) -> Bool
+    /// "plane", "CPU (reason)", or "not tried yet": for the log.
+    var previewPath: String { get }
+}
+
 /// A display through DRM/KMS: two dumb buffers, the screen drawn into the one not shown, then a page
 /// flip on vblank, so a half-drawn frame is never on screen.
 ///
 /// The canvas is the panel's size, turned by `rotation` for a portrait-mounted panel. `present` waits
 /// for the flip (one refresh at most), which also paces the preview to the panel.
-public final class DRMDisplay: Display {
+public final class DRMDisplay: ScanoutDisplay {
     public let width: Int
     public let height: Int
     public let output: DRMOutput
@@ -15,7 +25,22 @@ public final class DRMDisplay: Display {
 
     private let calls: any DisplayCalls
     private let handle: DisplayHandle
-    private let blit: Mutex<PanelBlit>
+    private let video: Mutex<VideoState>
+
+    /// Everything a present touches, under one lock: the blit's scratch and the zero-copy state.
+    private struct VideoState {
+        enum Mode: Equatable {
+            case untried
+            case on
+            case off(String)
+        }
+        var blit: PanelBlit
+        var mode = Mode.untried
+        /// The camera frame on screen and its framebuffer: held until the next flip replaces them, so the
+        /// camera does not write into a buffer being scanned out.
+        var onScreen: PreviewFrame?
+        var framebuffer: UInt32 = 0
+    }
 
     /// `card` "" picks the first card with a connected display; `connector` "" the first connected one;
     /// `mode` nil the connector's preferred mode.
@@ -32,10 +57,16 @@ public final class DRMDisplay: Display {
         }
         self.calls = calls
         (width, height) = PanelBlit.canvasSize(panelWidth: output.width, height: output.height, rotation: rotation)
-        blit = Mutex(PanelBlit(rotation: rotation, format: .xrgb8888))
+        video = Mutex(VideoState(blit: PanelBlit(rotation: rotation, format: .xrgb8888)))
     }
 
-    deinit { calls.closeDRM(handle) }
+    deinit {
+        video.withLock { state in
+            if state.framebuffer != 0 { calls.forgetVideo(handle, framebuffer: state.framebuffer) }
+            state.onScreen = nil
+        }
+        calls.closeDRM(handle)
+    }
 
     static func openProblem(_ failure: DriverFailure) -> String {
         switch failure.error {
@@ -47,13 +78,72 @@ public final class DRMDisplay: Display {
     }
 
     public func present(_ canvas: Canvas, change: FrameChange) throws(DeviceError) {
-        let result = blit.withLock { blit in
-            blit.copy(canvas, to: calls.backBuffer(handle), stride: output.stride)
-            return calls.present(handle, timeout: .milliseconds(500))
+        let result = video.withLock { state -> Result<Void, SystemError> in
+            guard state.mode == .on else {
+                state.blit.copy(canvas, to: calls.backBuffer(handle), stride: output.stride)
+                return calls.present(handle, timeout: .milliseconds(500))
+            }
+            // Once the planes are in use, every frame goes through them; this one without the camera.
+            state.blit.copy(canvas, to: calls.videoScreenBuffer(handle), stride: output.stride)
+            return calls.presentVideo(handle, framebuffer: 0, width: 0, height: 0, timeout: .milliseconds(500)).map {
+                replaceOnScreen(&state, with: nil, framebuffer: 0)
+            }
         }
         if case .failure(let error) = result {
             throw DeviceError(.display, "\(output.card) \(output.connector): page flip failed: \(error)")
         }
+    }
+
+    public var previewPath: String {
+        switch video.withLock({ $0.mode }) {
+        case .untried: "not tried yet"
+        case .on: "zero copy: camera buffers on their own plane"
+        case .off(let reason): "composed on the CPU (\(reason))"
+        }
+    }
+
+    public func present(_ canvas: Canvas, over frame: PreviewFrame) throws(DeviceError) -> Bool {
+        guard let scanout = frame.scanout, video.withLock({ $0.blit.rotation == 0 }) else { return false }
+        let result = video.withLock { state -> Result<Bool, SystemError> in
+            if state.mode == .untried {
+                switch calls.enableVideo(handle, format: scanout.format) {
+                case .success: state.mode = .on
+                case .failure(let failure): state.mode = .off(failure.message)
+                }
+            }
+            guard state.mode == .on else { return .success(false) }
+            let framebuffer: UInt32
+            switch calls.importVideo(handle, scanout) {
+            case .success(let imported): framebuffer = imported
+            case .failure(let error):
+                // A buffer the driver cannot import will not become importable: compose from now on.
+                state.mode = .off("the camera's \(scanout.format) buffers cannot be imported: \(error)")
+                return .success(false)
+            }
+            state.blit.copy(canvas, to: calls.videoScreenBuffer(handle), stride: output.stride)
+            let shown = calls.presentVideo(
+                handle, framebuffer: framebuffer, width: scanout.width, height: scanout.height,
+                timeout: .milliseconds(500))
+            guard case .success = shown else {
+                calls.forgetVideo(handle, framebuffer: framebuffer)
+                return shown.map { true }
+            }
+            replaceOnScreen(&state, with: frame, framebuffer: framebuffer)
+            return .success(true)
+        }
+        switch result {
+        case .success(let shown): return shown
+        case .failure(let error):
+            throw DeviceError(.display, "\(output.card) \(output.connector): page flip failed: \(error)")
+        }
+    }
+
+    /// After a flip: the previous camera buffer is off screen, so its framebuffer goes and the frame is
+    /// let go (which hands the buffer back to the camera).
+    private func replaceOnScreen(_ state: inout VideoState, with frame: PreviewFrame?, framebuffer: UInt32) {
+        if state.framebuffer != 0 { calls.forgetVideo(handle, framebuffer: state.framebuffer) }
+        state.framebuffer = framebuffer
+        state.onScreen = frame
     }
 }
 

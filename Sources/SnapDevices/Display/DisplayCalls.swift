@@ -76,6 +76,16 @@ public protocol DisplayCalls: Sendable {
     /// Shows the back buffer, waiting at most `timeout` for the flip.
     func present(_ output: DisplayHandle, timeout: Duration) -> Result<Void, SystemError>
     func closeDRM(_ output: DisplayHandle)
+    /// Finds a plane that scans out `format` and an ARGB8888 plane above it for the screens.
+    func enableVideo(_ output: DisplayHandle, format: FourCC) -> Result<Void, DriverFailure>
+    /// The screens' buffer not on screen in video mode (premultiplied ARGB, `stride` bytes per row).
+    func videoScreenBuffer(_ output: DisplayHandle) -> UnsafeMutablePointer<UInt8>
+    /// A framebuffer of a camera buffer, without a copy.
+    func importVideo(_ output: DisplayHandle, _ scanout: Scanout) -> Result<UInt32, SystemError>
+    func forgetVideo(_ output: DisplayHandle, framebuffer: UInt32)
+    /// Shows `framebuffer` (0: none) under the screens' buffer in one commit, and waits for it.
+    func presentVideo(_ output: DisplayHandle, framebuffer: UInt32, width: Int, height: Int, timeout: Duration)
+        -> Result<Void, SystemError>
     func describeDRM(card: String) -> Result<DRMCardInfo, SystemError>
     func openFramebuffer(_ path: String) -> Result<(DisplayHandle, FramebufferInfo), SystemError>
     func framebufferMemory(_ framebuffer: DisplayHandle) -> UnsafeMutablePointer<UInt8>
@@ -117,6 +127,37 @@ public struct LibDRM: DisplayCalls {
     }
 
     public func closeDRM(_ output: DisplayHandle) { ss_drm_close(pointer(output)) }
+
+    public func enableVideo(_ output: DisplayHandle, format: FourCC) -> Result<Void, DriverFailure> {
+        var message = [CChar](repeating: 0, count: 256)
+        let result = ss_drm_video_enable(pointer(output), format.rawValue, &message, message.count)
+        return result < 0 ? .failure(DriverFailure(SystemError(negative: result), cString(message))) : .success(())
+    }
+
+    public func videoScreenBuffer(_ output: DisplayHandle) -> UnsafeMutablePointer<UInt8> {
+        ss_drm_video_ui_buffer(pointer(output))
+    }
+
+    public func importVideo(_ output: DisplayHandle, _ scanout: Scanout) -> Result<UInt32, SystemError> {
+        var framebuffer: UInt32 = 0
+        let result = ss_drm_video_import(
+            pointer(output), scanout.planes.map(\.fd), scanout.planes.map { UInt32($0.stride) },
+            scanout.planes.map { UInt32($0.offset) }, Int32(scanout.planes.count), scanout.format.rawValue,
+            UInt32(scanout.width), UInt32(scanout.height), &framebuffer)
+        return result < 0 ? .failure(SystemError(negative: result)) : .success(framebuffer)
+    }
+
+    public func forgetVideo(_ output: DisplayHandle, framebuffer: UInt32) {
+        ss_drm_video_forget(pointer(output), framebuffer)
+    }
+
+    public func presentVideo(_ output: DisplayHandle, framebuffer: UInt32, width: Int, height: Int, timeout: Duration)
+        -> Result<Void, SystemError>
+    {
+        let result = ss_drm_video_present(
+            pointer(output), framebuffer, UInt32(width), UInt32(height), Int32(timeout.seconds * 1000))
+        return result < 0 ? .failure(SystemError(negative: result)) : .success(())
+    }
 
     public func describeDRM(card: String) -> Result<DRMCardInfo, SystemError> {
         var info = ss_drm_card_info()

@@ -13,6 +13,14 @@ final class MockDisplay: DisplayCalls, @unchecked Sendable {
         var closed = false
         var requested: (card: String, connector: String, width: Int, height: Int)?
         var card: DRMCardInfo?
+        var videoFailure: DriverFailure?
+        var importFailure: SystemError?
+        var enables = 0
+        var imported: [Scanout] = []
+        var forgotten: [UInt32] = []
+        /// The camera framebuffer of each video present (0: the plane hidden).
+        var videoPresents: [UInt32] = []
+        var nextFramebuffer: UInt32 = 100
     }
 
     let state = Mutex(State())
@@ -73,6 +81,40 @@ final class MockDisplay: DisplayCalls, @unchecked Sendable {
     }
 
     func closeDRM(_ output: DisplayHandle) { state.withLock { $0.closed = true } }
+
+    func enableVideo(_ output: DisplayHandle, format: FourCC) -> Result<Void, DriverFailure> {
+        state.withLock { state in
+            state.enables += 1
+            return state.videoFailure.map { .failure($0) } ?? .success(())
+        }
+    }
+
+    /// The screens' buffer in video mode: the same two buffers, as the layout is the same.
+    func videoScreenBuffer(_ output: DisplayHandle) -> UnsafeMutablePointer<UInt8> { backBuffer(output) }
+
+    func importVideo(_ output: DisplayHandle, _ scanout: Scanout) -> Result<UInt32, SystemError> {
+        state.withLock { state in
+            if let failure = state.importFailure { return .failure(failure) }
+            state.imported.append(scanout)
+            state.nextFramebuffer += 1
+            return .success(state.nextFramebuffer)
+        }
+    }
+
+    func forgetVideo(_ output: DisplayHandle, framebuffer: UInt32) {
+        state.withLock { $0.forgotten.append(framebuffer) }
+    }
+
+    func presentVideo(_ output: DisplayHandle, framebuffer: UInt32, width: Int, height: Int, timeout: Duration)
+        -> Result<Void, SystemError>
+    {
+        state.withLock { state in
+            if let failure = state.presentFailure { return .failure(failure) }
+            state.videoPresents.append(framebuffer)
+            state.back ^= 1
+            return .success(())
+        }
+    }
 
     func describeDRM(card: String) -> Result<DRMCardInfo, SystemError> {
         state.withLock { $0.card.map { .success($0) } ?? .failure(.accessDenied) }

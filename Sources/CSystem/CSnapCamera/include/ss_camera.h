@@ -83,8 +83,9 @@ typedef struct ss_cam_frame {
     int plane_count;
     const uint8_t *planes[3];
     uint32_t plane_bytes[3];
-    /// The dmabuf of the first plane, for scanning it out directly.
-    int dmabuf;
+    /// Each plane's dmabuf and offset in it, for scanning the buffer out directly (zero copy).
+    int plane_fds[3];
+    uint32_t plane_offsets[3];
     /// The sensor's timestamp of the frame's start of exposure (CLOCK_MONOTONIC, nanoseconds).
     int64_t timestamp_ns;
     uint32_t sequence;

@@ -46,6 +46,22 @@ int ss_drm_present(ss_drm *drm, int timeout_ms);
 /// Frees the buffers and gives the CRTC back the framebuffer it had before.
 void ss_drm_close(ss_drm *drm);
 
+/// Zero-copy preview: finds a plane on the output that scans out camera buffers in `format` (a DRM
+/// fourcc such as NV12) and an ARGB8888 plane above it for the screens, and switches to atomic commits.
+/// Returns 0, or -ENOTSUP with the reason in `error` when the driver has no such planes (the caller then
+/// composes on the CPU).
+int ss_drm_video_enable(ss_drm *drm, uint32_t format, char *error, size_t error_size);
+/// The screens' buffer not on screen: ARGB8888 with premultiplied alpha, `stride` bytes per row;
+/// transparent where the camera should show through.
+uint8_t *ss_drm_video_ui_buffer(ss_drm *drm);
+/// Makes a framebuffer of a camera buffer's dmabufs without copying. Returns 0 or a negative errno.
+int ss_drm_video_import(ss_drm *drm, const int *fds, const uint32_t *strides, const uint32_t *offsets, int planes,
+                        uint32_t format, uint32_t width, uint32_t height, uint32_t *framebuffer);
+void ss_drm_video_forget(ss_drm *drm, uint32_t framebuffer);
+/// Shows `video_fb` (0 hides the camera) scaled to the screen under the screens' buffer, in one atomic
+/// commit on vblank, and waits for it. Returns 0 or a negative errno.
+int ss_drm_video_present(ss_drm *drm, uint32_t video_fb, uint32_t src_width, uint32_t src_height, int timeout_ms);
+
 /// What `snapstation selftest` shows about one card.
 typedef struct ss_drm_connector_info {
     char name[32];
