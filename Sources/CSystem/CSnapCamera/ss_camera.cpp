@@ -1,5 +1,8 @@
-// ss_camera over libcamera. Built against 0.0.3 (Debian bookworm); the calls used are the same in the
-// 0.5 series of Raspberry Pi OS, except where the LIBCAMERA_VERSION blocks below say otherwise.
+// ss_camera over libcamera. Compiled with -Werror against 0.0.3 (Debian bookworm, the build here), 0.5.2 and
+// 0.7.1 (Raspberry Pi's fork, headers generated from its sources: see docs/drivers.md). The calls used
+// are the same in all three; the differences are absorbed where they occur (a StreamRole vector for
+// generateConfiguration, properties::Model as string or string_view), so no LIBCAMERA_VERSION branch is
+// needed yet. A future incompatible change goes behind LIBCAMERA_VERSION_MAJOR/MINOR here, nowhere else.
 #include "ss_camera.h"
 
 #include <algorithm>
@@ -195,8 +198,9 @@ int ss_cam_info_at(ss_cam_manager *manager, int index, ss_cam_info *info) {
     *info = {};
     std::snprintf(info->id, sizeof info->id, "%s", camera->id().c_str());
     const ControlList &properties = camera->properties();
+    // Model is a std::string up to 0.4 and a std::string_view from 0.5: a std::string takes either.
     if (auto model = properties.get(properties::Model))
-        std::snprintf(info->model, sizeof info->model, "%s", model->c_str());
+        std::snprintf(info->model, sizeof info->model, "%s", std::string(*model).c_str());
     info->location = SS_CAM_LOCATION_UNKNOWN;
     if (auto location = properties.get(properties::Location)) info->location = *location;
     if (auto size = properties.get(properties::PixelArraySize)) {

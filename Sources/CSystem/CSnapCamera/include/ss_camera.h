@@ -3,8 +3,7 @@
 // Why this shim exists: libcamera is C++ only (signals, shared_ptr, templates). The station needs a
 // camera list, a preview stream and a still stream configured together (zero shutter lag), frames
 // handed out by callback, and buffers handed back when their last user is done. Version differences
-// (Debian bookworm's 0.0.3, Raspberry Pi OS's 0.5 series) stay in ss_camera.cpp behind
-// LIBCAMERA_VERSION_MAJOR/MINOR.
+// (Debian bookworm's 0.0.3, Raspberry Pi OS's 0.5 to 0.7) stay in ss_camera.cpp.
 #ifndef SS_CAMERA_H
 #define SS_CAMERA_H
 
