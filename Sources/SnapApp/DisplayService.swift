@@ -100,7 +100,7 @@ public final class DisplayService: Service {
 
     private func pumpPreview(rate: Double) async {
         let interval = Duration.milliseconds(Int64(1000 / rate))
-        while await slot.next() != nil {
+        for await _ in slot {
             if let screen = current.withLock({ $0.screen }), screen.showsLivePreview {
                 continuation.yield((screen, .preview))
             }

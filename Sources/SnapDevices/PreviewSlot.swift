@@ -65,3 +65,16 @@ public final class PreviewSlot: Sendable {
         }
     }
 }
+
+/// The preview as an async sequence: each element is the newest frame since the last one taken; the
+/// sequence ends when the task is cancelled.
+extension PreviewSlot: AsyncSequence {
+    public typealias Element = PreviewFrame
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let slot: PreviewSlot
+        public mutating func next() async -> PreviewFrame? { await slot.next() }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(slot: self) }
+}

@@ -11,10 +11,10 @@ struct DeviceSurveyTests {
         let dev = TemporaryDirectory("dev")
         let sys = TemporaryDirectory("sys")
         for node in ["gpiochip0", "gpiochip9", "video0", "fb0", "null"] {
-            FileManager.default.createFile(atPath: dev.path + "/" + node, contents: nil)
+            _ = FileManager.default.createFile(atPath: dev.path + "/" + node, contents: nil)
         }
         try FileManager.default.createDirectory(atPath: dev.path + "/dri", withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: dev.path + "/dri/card1", contents: nil)
+        _ = FileManager.default.createFile(atPath: dev.path + "/dri/card1", contents: nil)
         try FileManager.default.createDirectory(
             atPath: sys.path + "/class/video4linux/video0", withIntermediateDirectories: true)
         try "unicam-image\n".write(

@@ -27,6 +27,25 @@ struct PreviewSlotTests {
         #expect(slot.droppedFrames == 0)
     }
 
+    @Test("should be an async sequence of the newest frames")
+    func sequence() async {
+        let slot = PreviewSlot()
+        let taken = Counter()
+        let reader = Task {
+            var shades: [UInt8] = []
+            for await frame in slot {
+                shades.append(frame.image?.rgb(x: 0, y: 0).red ?? 0)
+                taken.add()
+                if shades.count == 2 { break }
+            }
+            return shades
+        }
+        slot.put(frame(4))
+        while taken.value == 0 { try? await Task.sleep(for: .milliseconds(5)) }
+        slot.put(frame(5))
+        #expect(await reader.value == [4, 5])
+    }
+
     @Test("should give nil to a waiting reader whose task is cancelled")
     func cancelled() async {
         let slot = PreviewSlot()

@@ -120,7 +120,7 @@ final class MockCamera: CameraCalls, @unchecked Sendable {
                 )
             }
             guard state.withLock({ $0.running }) else { return }
-            if var (sink, frame) = next {
+            if case (let sink, var frame)? = next {
                 let luma = buffer(Int(frame.cookie), width: frame.width, height: frame.height)
                 frame.planes = [luma, luma + frame.width * frame.height]
                 frame.planeBytes = [frame.width * frame.height, frame.width * frame.height / 2]

@@ -1,0 +1,214 @@
+#!/bin/sh
+# The hardware-in-the-loop scenarios: the real snapstation binary against real kernel drivers.
+#
+#   scenarios.sh vm    in the qemu VM: vkms (display), gpio-sim (buttons, LED), vimc (camera)
+#   scenarios.sh pi    on a Raspberry Pi with the jig of board/hil-jig.md
+#
+# Each scenario prints "HIL: PASS name", "HIL: FAIL name: why" or "HIL: SKIP name: why"; figures are
+# "HIL: FIGURE name value". Only the device layer (press, LED, display signature) differs per target.
+# POSIX sh: the VM has busybox only.
+target=${1:-vm}
+bin=${SNAPSTATION:-/usr/bin/snapstation}
+work=${HIL_WORK:-/tmp/hil}
+mkdir -p "$work"
+
+pass() { echo "HIL: PASS $1"; }
+fail() { echo "HIL: FAIL $1: $2"; }
+skip() { echo "HIL: SKIP $1: $2"; }
+figure() { echo "HIL: FIGURE $1 $2"; }
+
+# Waits up to $2 seconds for $1 (a fixed string) to appear in the file $3.
+wait_for() {
+    limit=$(( $2 * 10 ))
+    while [ $limit -gt 0 ]; do
+        grep -qF "$1" "$3" 2>/dev/null && return 0
+        sleep 0.1
+        limit=$(( limit - 1 ))
+    done
+    return 1
+}
+
+count() { grep -cF "$1" "$2" 2>/dev/null || true; }
+
+# MARK: the device layer
+
+setup_vm() {
+    sim=/sys/kernel/config/gpio-sim/snap
+    mkdir -p $sim/bank0
+    echo 32 > $sim/bank0/num_lines
+    echo snapstation-sim > $sim/bank0/label
+    for line in 17 22 27; do
+        mkdir $sim/bank0/line$line
+        echo GPIO$line > $sim/bank0/line$line/name
+    done
+    echo 1 > $sim/live
+    chip=$(cat $sim/bank0/chip_name)
+    SIM=/sys/devices/platform/$(cat $sim/dev_name)/$chip
+    CHIP=snapstation-sim
+    # libcamera enumerates through udev; without udevd, empty udev records for the nodes are enough.
+    mkdir -p /run/udev/data
+    for node in /dev/video* /dev/media* /dev/v4l-subdev*; do
+        [ -e "$node" ] || continue
+        set -- $(stat -c '%t %T' "$node")
+        : > /run/udev/data/c$((0x$1)):$((0x$2))
+    done
+    CRC=/sys/kernel/debug/dri/0/crtc-0/crc
+}
+
+press() { echo pull-down > $SIM/sim_gpio17/pull; }
+release() { echo pull-up > $SIM/sim_gpio17/pull; }
+led() { cat $SIM/sim_gpio27/value; }
+# The CRC of the next frame scanned out: changes when the picture does.
+signature() { head -n 1 $CRC/data | tr -d '\0' | cut -d' ' -f2; }
+
+config() {
+    # $1: state folder, $2: GPIO chip, $3: display backend
+    cat <<TOML
+[station]
+name = "HIL"
+time_zone = "UTC"
+default_mode = "group"
+[camera]
+backend = "libcamera"
+id = "first"
+preview_width = 640
+preview_height = 480
+still_width = 1280
+still_height = 720
+[gpio]
+backend = "gpiod"
+chip = "$2"
+shutter_line = "GPIO17"
+mode_line = "GPIO22"
+led_line = "GPIO27"
+debounce_ms = 30
+long_press_ms = 800
+[display]
+backend = "$3"
+[countdown]
+seconds = 1
+[processing]
+quality_gate = false
+[group]
+name = "Jig"
+backend = "folder"
+review_seconds = 1
+[storage]
+dir = "$1"
+TOML
+}
+
+# Starts the station with config $1, log $2; sets STATION to its pid.
+start() {
+    "$bin" run --config "$1" --no-stdin --log-level debug > "$2" 2>&1 &
+    STATION=$!
+}
+stop() { kill "$STATION" 2>/dev/null; wait "$STATION" 2>/dev/null; }
+
+# MARK: the scenarios
+
+scenario_selftest() {
+    config $work/s1 $CHIP drm > $work/s1.toml
+    if "$bin" selftest --config $work/s1.toml > $work/selftest.txt 2>&1; then
+        missing=""
+        for expected in vkms snapstation-sim GPIO17 Virtual-1 "ok    camera" "ok    buttons" "ok    display"; do
+            grep -qF "$expected" $work/selftest.txt || missing="$missing '$expected'"
+        done
+        if [ -z "$missing" ]; then pass selftest; else fail selftest "no$missing in the report"; fi
+    else
+        fail selftest "exit $?"
+    fi
+    sed 's/^/  | /' $work/selftest.txt
+}
+
+scenario_flow() {
+    config $work/s2 $CHIP drm > $work/s2.toml
+    start $work/s2.toml $work/s2.log
+    if ! wait_for "screen: ready" 60 $work/s2.log || ! wait_for "camera preview" 60 $work/s2.log; then
+        fail flow "the station did not reach the ready screen with a camera"
+        stop; sed 's/^/  | /' $work/s2.log | tail -30; return
+    fi
+    sleep 2
+    ready=$(signature)
+    ( while kill -0 $STATION 2>/dev/null; do [ "$(led)" = 1 ] && echo on >> $work/led.log; sleep 0.02; done ) &
+    watcher=$!
+    press; sleep 0.2; release
+    problems=""
+    wait_for "screen: countdown" 20 $work/s2.log || problems="$problems; no countdown"
+    countdown=$(signature)
+    wait_for "captured" 60 $work/s2.log || problems="$problems; no capture"
+    wait_for "screen: locked" 120 $work/s2.log || problems="$problems; no lock screen"
+    sleep 1
+    locked=$(signature)
+    kill $watcher 2>/dev/null
+    [ -s $work/led.log ] || problems="$problems; the LED line never went high"
+    [ "$(led)" = 0 ] || problems="$problems; the LED is still on"
+    [ "$ready" != "$countdown" ] || problems="$problems; the countdown did not change the display ($ready)"
+    [ "$countdown" != "$locked" ] || problems="$problems; the lock screen did not change the display"
+    photo=$(find $work/s2/outbox -name '*.jpg' | head -n 1)
+    if [ -z "$photo" ] || [ "$(wc -c < "$photo")" -lt 5000 ]; then problems="$problems; no photo in the outbox"; fi
+    size=$(grep -o 'size=[0-9]*x[0-9]*' $work/s2.log | head -n 1)
+    figure flow_photo "${size#size=}"
+    lag=$(grep -o 'shutter_lag_ms=[0-9-]*' $work/s2.log | head -n 1)
+    [ -n "$lag" ] && figure shutter_lag_ms "${lag#shutter_lag_ms=}"
+    stop
+    if [ -z "$problems" ]; then pass flow; else fail flow "${problems#; }"; sed 's/^/  | /' $work/s2.log | tail -40; fi
+}
+
+scenario_bounce_and_hold() {
+    config $work/s3 $CHIP drm > $work/s3.toml
+    start $work/s3.toml $work/s3.log
+    if ! wait_for "camera preview" 60 $work/s3.log; then fail bounce "no camera preview"; stop; return; fi
+    sleep 1
+    # Contact bounce: five closures within a few milliseconds, then one clean release.
+    for _ in 1 2 3 4 5; do press; release; done
+    press; sleep 0.15; release
+    wait_for "screen: locked" 120 $work/s3.log
+    sleep 1
+    captures=$(count "] captured" $work/s3.log)
+    [ "$captures" = 0 ] && captures=$(count "captured 20" $work/s3.log)
+    if [ "$captures" = 1 ]; then pass bounce; else fail bounce "$captures captures from one bouncing press"; fi
+    # A long press on the lock screen switches to meal mode.
+    press; sleep 1.5; release
+    if wait_for "button: hold" 10 $work/s3.log; then pass hold; else fail hold "no hold seen"; fi
+    stop
+}
+
+scenario_missing() {
+    config $work/s4 snapstation-no-such-chip drm > $work/s4.toml
+    start $work/s4.toml $work/s4.log
+    if wait_for "buttons missing" 60 $work/s4.log && sleep 2 && kill -0 $STATION 2>/dev/null; then
+        pass gpio-missing
+    else
+        fail gpio-missing "no 'buttons missing' or the station stopped"
+    fi
+    # With the station holding DRM master, a second opener gets a clear refusal.
+    wait_for "screen: ready" 30 $work/s4.log
+    config $work/s4b $CHIP drm > $work/s4b.toml
+    "$bin" selftest --config $work/s4b.toml > $work/busy.txt 2>&1
+    if grep -q "another process holds DRM master" $work/busy.txt; then pass display-busy; else
+        fail display-busy "$(grep display $work/busy.txt | tail -n 1)"
+    fi
+    stop
+    if rmmod vimc 2>/dev/null; then
+        config $work/s5 $CHIP drm > $work/s5.toml
+        start $work/s5.toml $work/s5.log
+        if wait_for "screen: error-camera-missing" 60 $work/s5.log && sleep 2 && kill -0 $STATION 2>/dev/null; then
+            pass camera-missing
+        else
+            fail camera-missing "no camera error screen, or the station stopped"
+        fi
+        stop
+    else
+        skip camera-missing "vimc could not be unloaded"
+    fi
+}
+
+case $target in
+    vm) setup_vm ;;
+    *) echo "HIL: FAIL setup: unknown target $target"; exit 1 ;;
+esac
+scenario_selftest
+scenario_flow
+scenario_bounce_and_hold
+scenario_missing
