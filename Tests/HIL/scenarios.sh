@@ -137,7 +137,7 @@ scenario_flow() {
     wait_for "screen: countdown" 20 $work/s2.log || problems="$problems; no countdown"
     countdown=$(signature)
     wait_for "captured" 60 $work/s2.log || problems="$problems; no capture"
-    wait_for "screen: locked" 120 $work/s2.log || problems="$problems; no lock screen"
+    wait_for "screen: group-lock" 120 $work/s2.log || problems="$problems; no lock screen"
     sleep 1
     locked=$(signature)
     kill $watcher 2>/dev/null
@@ -163,7 +163,7 @@ scenario_bounce_and_hold() {
     # Contact bounce: five closures within a few milliseconds, then one clean release.
     for _ in 1 2 3 4 5; do press; release; done
     press; sleep 0.15; release
-    wait_for "screen: locked" 120 $work/s3.log
+    wait_for "screen: group-lock" 120 $work/s3.log
     sleep 1
     captures=$(count "] captured" $work/s3.log)
     [ "$captures" = 0 ] && captures=$(count "captured 20" $work/s3.log)
