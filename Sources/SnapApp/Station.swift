@@ -42,6 +42,7 @@ public enum Station {
         let aiConfigured = !(parts.analyzer is UnconfiguredAnalyzer)
         let settings = config.stationSettings(aiConfigured: aiConfigured)
         let bus = EventBus()
+        let notifier = SystemdNotifier()
         let clock = StationClock()
         let slot = PreviewSlot()
         let captures = CaptureCache()
@@ -60,7 +61,7 @@ public enum Station {
             minimumFreeBytes: UInt64(config.storage.minFreeMB) * 1_000_000,
             bus: bus, clock: clock, display: display, uploads: uploads, analysisQueue: analysisQueue,
             captures: captures,
-            reference: reference, logger: logger)
+            reference: reference, notifier: notifier, logger: logger)
         var services: [any Service] = [
             display, station, uploads,
             CameraService(camera: parts.camera, slot: slot, bus: bus, logger: logger),
@@ -70,6 +71,10 @@ public enum Station {
                 logger: logger),
         ]
         if let analysisQueue { services.append(analysisQueue) }
+        if let interval = notifier.watchdogInterval {
+            services.append(WatchdogService(interval: interval, bus: bus))
+            logger.info("systemd watchdog: pinging from the event loop every \(interval / 2)")
+        }
         if parts.pipeline.sticker != nil {
             services.append(
                 ReferenceService(

@@ -12,6 +12,9 @@ extension StationService {
         case .show(let screen):
             if screen.name != lastScreen {
                 logger.info("screen: \(screen.name)")
+                // systemd: ready once the ready screen is first up, and the screen as the unit's status.
+                if case .ready = screen { notifier.ready() }
+                notifier.send("STATUS=\(screen.name)")
                 if case .countdown = screen {
                     // A camera that cannot stream preview and stills together switches now, not at the shutter.
                     group.addTask { [camera = parts.camera] in await camera.prepareStill() }

@@ -24,13 +24,14 @@ public final class StationService: Service {
     let captures: CaptureCache
     let reference: ReferenceFrame
     let logger: Logger
+    let notifier: SystemdNotifier
     let timers = TaskRegistry<TimerID>()
     let analysisTasks = TaskRegistry<PhotoID>()
 
     public init(
         settings: StationSettings, parts: StationParts, minimumFreeBytes: UInt64, bus: EventBus, clock: StationClock,
         display: DisplayService, uploads: UploadService, analysisQueue: AnalysisQueueService?, captures: CaptureCache,
-        reference: ReferenceFrame, logger: Logger
+        reference: ReferenceFrame, notifier: SystemdNotifier = SystemdNotifier(environment: [:]), logger: Logger
     ) {
         self.settings = settings
         self.parts = parts
@@ -42,6 +43,7 @@ public final class StationService: Service {
         self.analysisQueue = analysisQueue
         self.captures = captures
         self.reference = reference
+        self.notifier = notifier
         self.logger = logger
     }
 
@@ -68,6 +70,7 @@ public final class StationService: Service {
             await withGracefulShutdownHandler {
                 for await event in bus.events {
                     perform(machine.handle(event, now: clock.now()), &group)
+                    if event == .heartbeat { notifier.send("WATCHDOG=1") }
                 }
             } onGracefulShutdown: { [bus] in
                 bus.finish()
@@ -75,6 +78,7 @@ public final class StationService: Service {
             group.cancelAll()
         }
         try? parts.flash.set(on: false)
+        notifier.send("STOPPING=1")
         logger.info("station stopped")
     }
 }

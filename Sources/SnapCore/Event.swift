@@ -17,6 +17,9 @@ public enum Event: Sendable, Hashable {
     case device(DeviceKind, DeviceStatus)
     /// A queued analysis finished while the person was elsewhere: the meal is in the log.
     case mealLogged(Meal)
+    /// Sent through the event loop by the shell's watchdog: handling it proves the loop is not stuck.
+    /// The machine does nothing with it.
+    case heartbeat
 }
 
 /// What the station asks the shell to do. Actions are data: the state machine performs none of them.

@@ -59,6 +59,8 @@ public struct StationMachine: Sendable {
             return timerFired(id, now: now)
         case .device(let kind, let status):
             return deviceChanged(kind, status, now: now)
+        case .heartbeat:
+            return []
         default:
             return handleResult(event, now: now)
         }

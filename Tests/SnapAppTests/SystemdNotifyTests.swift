@@ -1,0 +1,85 @@
+import Foundation
+import SnapApp
+import SnapTestSupport
+import Testing
+
+/// A datagram socket bound where `NOTIFY_SOCKET` points, as systemd has it.
+final class NotifySocket {
+    let path: String
+    let descriptor: Int32
+
+    init(path: String) throws {
+        self.path = path
+        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        var bytes = Array(path.utf8)
+        if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+        }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        guard result == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+    }
+
+    deinit {
+        close(descriptor)
+        if !path.hasPrefix("@") { unlink(path) }
+    }
+
+    /// Messages until `until` returns true for the list so far, or `seconds` pass.
+    func messages(within seconds: Double, until: ([String]) -> Bool) -> [String] {
+        var received: [String] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline, !until(received) {
+            var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+            guard poll(&descriptors, 1, 200) > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count > 0 { received.append(String(decoding: buffer.prefix(count), as: UTF8.self)) }
+        }
+        return received
+    }
+}
+
+@Suite("systemd notifications")
+struct SystemdNotifyTests {
+    let folder = TemporaryDirectory("notify")
+
+    @Test("should send READY=1 at the ready screen, STATUS= lines, and WATCHDOG=1 from the event loop")
+    func station() throws {
+        let socket = try NotifySocket(path: folder.path + "/notify")
+        let station = try StationProcess(
+            ["run", "--simulate", "--state", folder.path + "/state", "--no-stdin", "--script", "1s press"],
+            logPath: folder.path + "/run.log",
+            environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "400000"])
+        let messages = socket.messages(within: 60) { received in
+            received.filter { $0 == "WATCHDOG=1" }.count >= 3 && received.contains("STATUS=countdown")
+        }
+        #expect(station.stop() == 0)
+        let stopping = socket.messages(within: 10) { $0.contains("STOPPING=1") }
+        #expect(messages.contains("READY=1"))
+        #expect(messages.contains("STATUS=ready"))
+        #expect(messages.contains("STATUS=countdown"), "the status follows the screens")
+        #expect(messages.filter { $0 == "WATCHDOG=1" }.count >= 3)
+        #expect(messages.filter { $0 == "READY=1" }.count == 1, "ready once, though the ready screen returns")
+        #expect(stopping.contains("STOPPING=1"))
+        #expect(station.output.contains("systemd watchdog: pinging from the event loop"))
+    }
+
+    @Test("should reach an abstract socket, and leave the watchdog to the process it names")
+    func environment() throws {
+        let name = "@snapstation-test-\(getpid())"
+        let socket = try NotifySocket(path: name)
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": name, "WATCHDOG_USEC": "2000000"])
+        notifier.send("STATUS=hello")
+        #expect(socket.messages(within: 5) { !$0.isEmpty } == ["STATUS=hello"])
+        #expect(notifier.watchdogInterval == .seconds(2))
+        let other = SystemdNotifier(environment: ["WATCHDOG_USEC": "2000000", "WATCHDOG_PID": "1"])
+        #expect(other.watchdogInterval == nil, "the watchdog was meant for PID 1")
+        #expect(SystemdNotifier(environment: [:]).isActive == false)
+    }
+}
