@@ -9,6 +9,22 @@ struct StationConfigTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("docs/snapstation.example.toml").path
 
+    @Test("should read every board's example config without a problem")
+    func boardConfigs() throws {
+        let board = URL(fileURLWithPath: Self.examplePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("board").path
+        let folders = try FileManager.default.contentsOfDirectory(atPath: board).sorted()
+        let configs = folders.map { "\(board)/\($0)/snapstation.toml" }.filter {
+            FileManager.default.fileExists(atPath: $0)
+        }
+        #expect(configs.count == 5, "pi4, pi5, zero2w, cm4, x86-vm")
+        for path in configs {
+            let config = try StationConfig(contentsOf: path)
+            #expect(config.gpio.backend == .gpiod && config.camera.backend == .libcamera, "\(path)")
+            #expect(config.gpio.shutterLine == .name("GPIO17"), "\(path)")
+        }
+    }
+
     private func problems(_ text: String) -> [String] {
         do {
             _ = try StationConfig(parsing: text, file: "t.toml")
