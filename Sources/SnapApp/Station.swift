@@ -61,7 +61,7 @@ public enum Station {
             minimumFreeBytes: UInt64(config.storage.minFreeMB) * 1_000_000,
             bus: bus, clock: clock, display: display, uploads: uploads, analysisQueue: analysisQueue,
             captures: captures,
-            reference: reference, notifier: notifier, logger: logger)
+            reference: reference, notifier: notifier, testHang: TestHang(bus: bus), logger: logger)
         var services: [any Service] = [
             display, station, uploads,
             CameraService(camera: parts.camera, slot: slot, bus: bus, logger: logger),

@@ -12,8 +12,9 @@ extension StationService {
         case .show(let screen):
             if screen.name != lastScreen {
                 logger.info("screen: \(screen.name)")
-                // systemd: ready once the ready screen is first up, and the screen as the unit's status.
-                if case .ready = screen { notifier.ready() }
+                // systemd: ready once the first screen is up (the ready screen, or the lock screen when today's
+                // photo is already taken, or an error), and the screen as the unit's status.
+                notifier.ready()
                 notifier.send("STATUS=\(screen.name)")
                 if case .countdown = screen {
                     // A camera that cannot stream preview and stills together switches now, not at the shutter.

@@ -25,13 +25,15 @@ public final class StationService: Service {
     let reference: ReferenceFrame
     let logger: Logger
     let notifier: SystemdNotifier
+    let testHang: TestHang?
     let timers = TaskRegistry<TimerID>()
     let analysisTasks = TaskRegistry<PhotoID>()
 
     public init(
         settings: StationSettings, parts: StationParts, minimumFreeBytes: UInt64, bus: EventBus, clock: StationClock,
         display: DisplayService, uploads: UploadService, analysisQueue: AnalysisQueueService?, captures: CaptureCache,
-        reference: ReferenceFrame, notifier: SystemdNotifier = SystemdNotifier(environment: [:]), logger: Logger
+        reference: ReferenceFrame, notifier: SystemdNotifier = SystemdNotifier(environment: [:]),
+        testHang: TestHang? = nil, logger: Logger
     ) {
         self.settings = settings
         self.parts = parts
@@ -44,6 +46,7 @@ public final class StationService: Service {
         self.captures = captures
         self.reference = reference
         self.notifier = notifier
+        self.testHang = testHang
         self.logger = logger
     }
 
@@ -70,7 +73,10 @@ public final class StationService: Service {
             await withGracefulShutdownHandler {
                 for await event in bus.events {
                     perform(machine.handle(event, now: clock.now()), &group)
-                    if event == .heartbeat { notifier.send("WATCHDOG=1") }
+                    if event == .heartbeat {
+                        testHang?.holdIfRequested(logger: logger)
+                        notifier.send("WATCHDOG=1")
+                    }
                 }
             } onGracefulShutdown: { [bus] in
                 bus.finish()

@@ -5,7 +5,8 @@ import SnapCore
 import Synchronization
 
 /// Tells systemd how the station is doing, over `$NOTIFY_SOCKET` (the sd_notify protocol, without
-/// libsystemd): READY=1 when the ready screen is first shown, STATUS= as the screen changes, WATCHDOG=1
+/// libsystemd): READY=1 when the first screen is shown (ready, lock or error: the station is up),
+/// STATUS= as the screen changes, WATCHDOG=1
 /// each time the station's event loop handles a heartbeat. Outside systemd there is no socket and every
 /// call does nothing.
 public final class SystemdNotifier: Sendable {
@@ -80,5 +81,37 @@ public struct WatchdogService: Service {
                 try? await Task.sleep(for: interval / 2)
             }
         }
+    }
+}
+
+/// A deliberate hang of the event loop, for the system test of the watchdog: with
+/// `SNAPSTATION_TEST_HANG=1` in the environment, SIGUSR2 makes the loop stop handling events (the process
+/// stays alive), so systemd's watchdog, not a crash, has to restart the station. Off unless that
+/// variable is set.
+public final class TestHang: Sendable {
+    private final class Flag: Sendable {
+        let raised = Mutex(false)
+    }
+    private let requested = Flag()
+    // Kept only to stay alive; never used after init.
+    private nonisolated(unsafe) let source: DispatchSourceSignal
+
+    public init?(environment: [String: String] = ProcessInfo.processInfo.environment, bus: EventBus) {
+        guard environment["SNAPSTATION_TEST_HANG"] == "1" else { return nil }
+        signal(SIGUSR2, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGUSR2)
+        let requested = requested
+        source.setEventHandler {
+            requested.raised.withLock { $0 = true }
+            bus.send(.heartbeat)
+        }
+        source.resume()
+    }
+
+    /// Blocks forever once the hang was asked for: called by the event loop after each event.
+    func holdIfRequested(logger: Logger) {
+        guard requested.raised.withLock({ $0 }) else { return }
+        logger.warning("SIGUSR2 with SNAPSTATION_TEST_HANG=1: the event loop hangs here, as a test")
+        while true { sleep(3600) }
     }
 }

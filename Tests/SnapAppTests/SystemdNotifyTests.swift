@@ -70,6 +70,25 @@ struct SystemdNotifyTests {
         #expect(station.output.contains("systemd watchdog: pinging from the event loop"))
     }
 
+    @Test("should stop the watchdog pings when the event loop hangs (the test hang, SIGUSR2)")
+    func hang() throws {
+        let socket = try NotifySocket(path: folder.path + "/hang")
+        let station = try StationProcess(
+            ["run", "--simulate", "--state", folder.path + "/hang-state", "--no-stdin"],
+            logPath: folder.path + "/hang.log",
+            environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "400000", "SNAPSTATION_TEST_HANG": "1"])
+        defer { _ = station.stop(SIGKILL) }
+        let before = socket.messages(within: 60) { $0.filter { $0 == "WATCHDOG=1" }.count >= 2 }
+        #expect(before.filter { $0 == "WATCHDOG=1" }.count >= 2)
+        kill(station.process.processIdentifier, SIGUSR2)
+        // The signal may land between pings: allow those already on their way, then none.
+        _ = socket.messages(within: 1) { _ in false }
+        let after = socket.messages(within: 2) { _ in false }
+        #expect(!after.contains("WATCHDOG=1"), "no pings from a hung loop: \(after)")
+        #expect(station.process.isRunning, "the process is alive; only the watchdog can tell")
+        #expect(station.output.contains("the event loop hangs here"))
+    }
+
     @Test("should reach an abstract socket, and leave the watchdog to the process it names")
     func environment() throws {
         let name = "@snapstation-test-\(getpid())"

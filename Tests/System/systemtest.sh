@@ -1,0 +1,49 @@
+#!/bin/bash
+# Runs inside the Debian image under systemd (systemtest.service): the unit as systemd runs it.
+# Lines starting "HIL:" are the results, on the serial console.
+pass() { echo "HIL: PASS $1"; }
+fail() { echo "HIL: FAIL $1: $2"; }
+show() { systemctl show -p "$1" --value snapstation.service; }
+
+for _ in $(seq 120); do [ "$(systemctl is-active snapstation)" = active ] && break; sleep 1; done
+if [ "$(systemctl is-active snapstation)" = active ]; then
+    pass "ready (Type=notify: active, status \"$(show StatusText)\")"
+else
+    fail ready "$(systemctl status snapstation --no-pager | tail -n 20)"
+fi
+
+first=$(show WatchdogTimestampMonotonic)
+sleep 6
+second=$(show WatchdogTimestampMonotonic)
+if [ -n "$first" ] && [ "$first" != 0 ] && [ "$second" != "$first" ]; then pass watchdog-pings; else
+    fail watchdog-pings "WatchdogTimestampMonotonic $first then $second"
+fi
+
+pid=$(show MainPID)
+user=$(ps -o user= -p "$pid")
+if [ "$user" = snapstation ]; then pass "unprivileged (runs as $user)"; else fail unprivileged "runs as $user"; fi
+
+sim=$(cat /sys/kernel/config/gpio-sim/snap/bank0/chip_name)
+line=/sys/devices/platform/$(cat /sys/kernel/config/gpio-sim/snap/dev_name)/$sim/sim_gpio17/pull
+echo pull-down > "$line"; sleep 0.2; echo pull-up > "$line"
+for _ in $(seq 120); do ls /var/lib/snapstation/outbox/*/*/*.jpg >/dev/null 2>&1 && break; sleep 1; done
+if ls /var/lib/snapstation/outbox/*/*/*.jpg >/dev/null 2>&1; then pass "flow (a press through the hardened unit gives a shared photo)"; else
+    fail flow "$(journalctl -u snapstation --no-pager | tail -n 20)"
+fi
+
+restarts=$(show NRestarts)
+kill -USR2 "$pid"
+# One restart, by the watchdog, and READY again within the start timeout.
+for _ in $(seq 90); do
+    [ "$(show NRestarts)" = $((restarts + 1)) ] && [ "$(systemctl is-active snapstation)" = active ] && break
+    sleep 1
+done
+journal=$(journalctl -u snapstation --no-pager)
+if [ "$(show NRestarts)" = $((restarts + 1)) ] && [ "$(systemctl is-active snapstation)" = active ] &&
+    echo "$journal" | grep -q "Failed with result 'watchdog'"; then
+    pass "watchdog-restart (a hung event loop in a live process: killed by the watchdog, READY again as PID $(show MainPID), showing \"$(show StatusText)\")"
+else
+    fail watchdog-restart "NRestarts $restarts -> $(show NRestarts), $(systemctl is-active snapstation); $(echo "$journal" | grep -E 'Failed with|Watchdog' | tail -n 4)"
+fi
+echo "HIL: DONE"
+systemctl poweroff
