@@ -10,6 +10,8 @@
 target=${1:-vm}
 bin=${SNAPSTATION:-/usr/bin/snapstation}
 work=${HIL_WORK:-/tmp/hil}
+board=$(dirname "$0")/board.toml
+[ -f "$board" ] || board=$(dirname "$0")/../../board/x86-vm/snapstation.toml
 mkdir -p "$work"
 
 pass() { echo "HIL: PASS $1"; }
@@ -96,40 +98,10 @@ led() { ${target}_led; }
 signature() { [ -n "$CRC" ] && head -n 1 $CRC/data | tr -d '\0' | cut -d' ' -f2; }
 
 config() {
-    # $1: state folder, $2: GPIO chip, $3: display backend
-    cat <<TOML
-[station]
-name = "HIL"
-time_zone = "UTC"
-default_mode = "group"
-[camera]
-backend = "libcamera"
-id = "first"
-preview_width = 640
-preview_height = 480
-still_width = 1280
-still_height = 720
-[gpio]
-backend = "gpiod"
-chip = "$2"
-shutter_line = "GPIO17"
-mode_line = "GPIO22"
-led_line = "GPIO27"
-debounce_ms = 30
-long_press_ms = 800
-[display]
-backend = "$3"
-[countdown]
-seconds = 1
-[processing]
-quality_gate = false
-[group]
-name = "Jig"
-backend = "folder"
-review_seconds = 1
-[storage]
-dir = "$1"
-TOML
+    # $1: state folder, $2: GPIO chip, $3: display backend, set in the test VM's board config (the same
+    # file as board/x86-vm/snapstation.toml: 1 s countdown and review, no quality gate).
+    sed -e "s|^dir = .*|dir = \"$1\"|" -e "s|^chip = .*|chip = \"$2\"|" \
+        -e "/^\[display\]/,/^\[/ s|^backend = .*|backend = \"$3\"|" "$board"
 }
 
 # Starts the station with config $1, log $2; sets STATION to its pid.
