@@ -2,7 +2,7 @@ import CSnapCamera
 import Synchronization
 
 /// An opaque handle from the camera layer: the camera manager or an open camera.
-public struct CameraHandle: Sendable, Hashable {
+public struct CameraHandle: DriverHandle {
     public var raw: UInt
     public init(raw: UInt) { self.raw = raw }
 }
@@ -147,23 +147,20 @@ public protocol CameraCalls: Sendable {
 public struct LibCamera: CameraCalls {
     public init() {}
 
-    private func pointer(_ handle: CameraHandle) -> OpaquePointer { OpaquePointer(bitPattern: handle.raw)! }
-    private func handle(_ pointer: OpaquePointer?) -> CameraHandle { CameraHandle(raw: UInt(bitPattern: pointer)) }
-
     public var libraryVersion: String { String(cString: ss_cam_library_version()) }
 
     public func startManager() -> Result<CameraHandle, SystemError> {
         var manager: OpaquePointer?
         let result = ss_cam_manager_start(&manager)
-        return result < 0 ? .failure(SystemError(negative: result)) : .success(handle(manager))
+        return SystemError.check(result).map { CameraHandle(manager) }
     }
 
-    public func stopManager(_ manager: CameraHandle) { ss_cam_manager_stop(pointer(manager)) }
+    public func stopManager(_ manager: CameraHandle) { ss_cam_manager_stop(manager.pointer) }
 
     public func cameras(_ manager: CameraHandle) -> [CameraInfo] {
-        (0..<Int(ss_cam_count(pointer(manager)))).compactMap { index in
+        (0..<Int(ss_cam_count(manager.pointer))).compactMap { index in
             var info = ss_cam_info()
-            guard ss_cam_info_at(pointer(manager), Int32(index), &info) == 0 else { return nil }
+            guard ss_cam_info_at(manager.pointer, Int32(index), &info) == 0 else { return nil }
             let formats = withUnsafeBytes(of: info.formats) { Array($0.bindMemory(to: UInt32.self)) }
             return CameraInfo(
                 id: text(info.id), model: text(info.model), location: .init(rawValue: Int(info.location)) ?? .unknown,
@@ -177,12 +174,12 @@ public struct LibCamera: CameraCalls {
     public func open(_ manager: CameraHandle, selector: String) -> Result<CameraHandle, DriverFailure> {
         var camera: OpaquePointer?
         var message = [CChar](repeating: 0, count: 256)
-        let result = ss_cam_open(pointer(manager), selector, &camera, &message, message.count)
+        let result = ss_cam_open(manager.pointer, selector, &camera, &message, message.count)
         return result < 0
-            ? .failure(DriverFailure(SystemError(negative: result), cString(message))) : .success(handle(camera))
+            ? .failure(DriverFailure(SystemError(negative: result), cString(message))) : .success(CameraHandle(camera))
     }
 
-    public func close(_ camera: CameraHandle) { ss_cam_close(pointer(camera)) }
+    public func close(_ camera: CameraHandle) { ss_cam_close(camera.pointer) }
 
     public func configure(_ camera: CameraHandle, _ streams: CameraStreams, singleStream: Bool)
         -> Result<CameraStreams, DriverFailure>
@@ -193,7 +190,7 @@ public struct LibCamera: CameraCalls {
         config.still_width = UInt32(streams.still.width)
         config.still_height = UInt32(streams.still.height)
         var message = [CChar](repeating: 0, count: 256)
-        let result = ss_cam_configure(pointer(camera), &config, singleStream, &message, message.count)
+        let result = ss_cam_configure(camera.pointer, &config, singleStream, &message, message.count)
         guard result == 0 else { return .failure(DriverFailure(SystemError(negative: result), cString(message))) }
         var given = streams
         given.preview = (Int(config.preview_width), Int(config.preview_height))
@@ -212,7 +209,7 @@ public struct LibCamera: CameraCalls {
     public func start(_ camera: CameraHandle, sink: any CameraSink) -> Result<Void, SystemError> {
         let box = Unmanaged.passRetained(SinkBox(sink))
         let result = ss_cam_start(
-            pointer(camera),
+            camera.pointer,
             { context, frame in
                 guard let context, let frame else { return }
                 let sink = Unmanaged<SinkBox>.fromOpaque(context).takeUnretainedValue().sink
@@ -245,14 +242,14 @@ public struct LibCamera: CameraCalls {
     }
 
     public func wantStill(_ camera: CameraHandle) -> Result<Void, SystemError> {
-        let result = ss_cam_want_still(pointer(camera))
-        return result < 0 ? .failure(SystemError(negative: result)) : .success(())
+        let result = ss_cam_want_still(camera.pointer)
+        return SystemError.check(result)
     }
 
-    public func frameDone(_ camera: CameraHandle, cookie: UInt64) { ss_cam_frame_done(pointer(camera), cookie) }
+    public func frameDone(_ camera: CameraHandle, cookie: UInt64) { ss_cam_frame_done(camera.pointer, cookie) }
 
     public func stop(_ camera: CameraHandle) {
-        ss_cam_stop(pointer(camera))
+        ss_cam_stop(camera.pointer)
         // No callback runs after stop returns, so the sink the C side pointed at can go.
         sinks.withLock { $0.removeValue(forKey: camera.raw) }?.release()
     }

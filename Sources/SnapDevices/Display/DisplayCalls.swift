@@ -1,7 +1,7 @@
 import CSnapDisplay
 
 /// An opaque handle from the display layer: an open DRM output or framebuffer.
-public struct DisplayHandle: Sendable, Hashable {
+public struct DisplayHandle: DriverHandle {
     public var raw: UInt
     public init(raw: UInt) { self.raw = raw }
 }
@@ -96,9 +96,6 @@ public protocol DisplayCalls: Sendable {
 public struct LibDRM: DisplayCalls {
     public init() {}
 
-    private func pointer(_ handle: DisplayHandle) -> OpaquePointer { OpaquePointer(bitPattern: handle.raw)! }
-    private func handle(_ pointer: OpaquePointer?) -> DisplayHandle { DisplayHandle(raw: UInt(bitPattern: pointer)) }
-
     public func openDRM(card: String, connector: String, width: Int, height: Int)
         -> Result<(DisplayHandle, DRMOutput), DriverFailure>
     {
@@ -114,49 +111,49 @@ public struct LibDRM: DisplayCalls {
             card: text(info.card), driver: text(info.driver), connector: text(info.connector),
             width: Int(info.width), height: Int(info.height), refreshHz: Double(info.refresh_mhz) / 1000,
             stride: Int(info.stride))
-        return .success((handle(drm), output))
+        return .success((DisplayHandle(drm), output))
     }
 
     public func backBuffer(_ output: DisplayHandle) -> UnsafeMutablePointer<UInt8> {
-        ss_drm_back_buffer(pointer(output))
+        ss_drm_back_buffer(output.pointer)
     }
 
     public func present(_ output: DisplayHandle, timeout: Duration) -> Result<Void, SystemError> {
-        let result = ss_drm_present(pointer(output), Int32(timeout.seconds * 1000))
-        return result < 0 ? .failure(SystemError(negative: result)) : .success(())
+        let result = ss_drm_present(output.pointer, Int32(timeout.seconds * 1000))
+        return SystemError.check(result)
     }
 
-    public func closeDRM(_ output: DisplayHandle) { ss_drm_close(pointer(output)) }
+    public func closeDRM(_ output: DisplayHandle) { ss_drm_close(output.pointer) }
 
     public func enableVideo(_ output: DisplayHandle, format: FourCC) -> Result<Void, DriverFailure> {
         var message = [CChar](repeating: 0, count: 256)
-        let result = ss_drm_video_enable(pointer(output), format.rawValue, &message, message.count)
+        let result = ss_drm_video_enable(output.pointer, format.rawValue, &message, message.count)
         return result < 0 ? .failure(DriverFailure(SystemError(negative: result), cString(message))) : .success(())
     }
 
     public func videoScreenBuffer(_ output: DisplayHandle) -> UnsafeMutablePointer<UInt8> {
-        ss_drm_video_ui_buffer(pointer(output))
+        ss_drm_video_ui_buffer(output.pointer)
     }
 
     public func importVideo(_ output: DisplayHandle, _ scanout: Scanout) -> Result<UInt32, SystemError> {
         var framebuffer: UInt32 = 0
         let result = ss_drm_video_import(
-            pointer(output), scanout.planes.map(\.fd), scanout.planes.map { UInt32($0.stride) },
+            output.pointer, scanout.planes.map(\.fd), scanout.planes.map { UInt32($0.stride) },
             scanout.planes.map { UInt32($0.offset) }, Int32(scanout.planes.count), scanout.format.rawValue,
             UInt32(scanout.width), UInt32(scanout.height), &framebuffer)
-        return result < 0 ? .failure(SystemError(negative: result)) : .success(framebuffer)
+        return SystemError.check(result).map { framebuffer }
     }
 
     public func forgetVideo(_ output: DisplayHandle, framebuffer: UInt32) {
-        ss_drm_video_forget(pointer(output), framebuffer)
+        ss_drm_video_forget(output.pointer, framebuffer)
     }
 
     public func presentVideo(_ output: DisplayHandle, framebuffer: UInt32, width: Int, height: Int, timeout: Duration)
         -> Result<Void, SystemError>
     {
         let result = ss_drm_video_present(
-            pointer(output), framebuffer, UInt32(width), UInt32(height), Int32(timeout.seconds * 1000))
-        return result < 0 ? .failure(SystemError(negative: result)) : .success(())
+            output.pointer, framebuffer, UInt32(width), UInt32(height), Int32(timeout.seconds * 1000))
+        return SystemError.check(result)
     }
 
     public func describeDRM(card: String) -> Result<DRMCardInfo, SystemError> {
@@ -184,7 +181,7 @@ public struct LibDRM: DisplayCalls {
         ss_fb_info_get(fb, &info)
         return .success(
             (
-                handle(fb),
+                DisplayHandle(fb),
                 FramebufferInfo(
                     id: text(info.id), width: Int(info.width), height: Int(info.height),
                     bitsPerPixel: Int(info.bits_per_pixel), stride: Int(info.stride),
@@ -193,10 +190,10 @@ public struct LibDRM: DisplayCalls {
     }
 
     public func framebufferMemory(_ framebuffer: DisplayHandle) -> UnsafeMutablePointer<UInt8> {
-        ss_fb_memory(pointer(framebuffer))
+        ss_fb_memory(framebuffer.pointer)
     }
 
-    public func closeFramebuffer(_ framebuffer: DisplayHandle) { ss_fb_close(pointer(framebuffer)) }
+    public func closeFramebuffer(_ framebuffer: DisplayHandle) { ss_fb_close(framebuffer.pointer) }
 }
 
 /// A fixed-size C char array (a tuple in Swift) as a String.

@@ -1,7 +1,7 @@
 import CSnapGPIO
 
 /// An opaque handle from the GPIO layer: a chip or a requested line.
-public struct GPIOHandle: Sendable, Hashable {
+public struct GPIOHandle: DriverHandle {
     public var raw: UInt
     public init(raw: UInt) { self.raw = raw }
 }
@@ -88,29 +88,23 @@ public struct LibGPIOD: GPIOCalls {
     public var apiVersion: Int { Int(ss_gpio_api_version()) }
     public var kernelDebounce: Bool { ss_gpio_kernel_debounce() }
 
-    private func pointer(_ handle: GPIOHandle) -> OpaquePointer { OpaquePointer(bitPattern: handle.raw)! }
-    private func handle(_ pointer: OpaquePointer?) -> GPIOHandle { GPIOHandle(raw: UInt(bitPattern: pointer)) }
-    private func check(_ result: Int32) -> Result<Void, SystemError> {
-        result < 0 ? .failure(SystemError(negative: result)) : .success(())
-    }
-
     public func openChip(_ descriptor: String) -> Result<GPIOHandle, SystemError> {
         var chip: OpaquePointer?
-        return check(ss_gpio_chip_open(descriptor, &chip)).map { handle(chip) }
+        return SystemError.check(ss_gpio_chip_open(descriptor, &chip)).map { GPIOHandle(chip) }
     }
 
-    public func closeChip(_ chip: GPIOHandle) { ss_gpio_chip_close(pointer(chip)) }
+    public func closeChip(_ chip: GPIOHandle) { ss_gpio_chip_close(chip.pointer) }
 
     public func chipInfo(_ chip: GPIOHandle) -> GPIOChipInfo {
         GPIOChipInfo(
-            name: String(cString: ss_gpio_chip_name(pointer(chip))),
-            label: String(cString: ss_gpio_chip_label(pointer(chip))),
-            lineCount: Int(ss_gpio_chip_line_count(pointer(chip))))
+            name: String(cString: ss_gpio_chip_name(chip.pointer)),
+            label: String(cString: ss_gpio_chip_label(chip.pointer)),
+            lineCount: Int(ss_gpio_chip_line_count(chip.pointer)))
     }
 
     public func lineInfo(_ chip: GPIOHandle, offset: Int) -> Result<GPIOLineInfo, SystemError> {
         var info = ss_gpio_line_info()
-        return check(ss_gpio_line_info_get(pointer(chip), UInt32(offset), &info)).map {
+        return SystemError.check(ss_gpio_line_info_get(chip.pointer, UInt32(offset), &info)).map {
             GPIOLineInfo(
                 name: text(info.name), consumer: text(info.consumer),
                 used: info.used, output: info.output)
@@ -118,8 +112,8 @@ public struct LibGPIOD: GPIOCalls {
     }
 
     public func findLine(_ chip: GPIOHandle, name: String) -> Result<Int, SystemError> {
-        let result = ss_gpio_find_line(pointer(chip), name)
-        return check(result).map { Int(result) }
+        let result = ss_gpio_find_line(chip.pointer, name)
+        return SystemError.check(result).map { Int(result) }
     }
 
     public func requestInput(
@@ -127,29 +121,30 @@ public struct LibGPIOD: GPIOCalls {
     ) -> Result<GPIOHandle, SystemError> {
         var line: OpaquePointer?
         let microseconds = UInt32(clamping: Int64(debounce.seconds * 1_000_000))
-        return check(
+        return SystemError.check(
             ss_gpio_request_input(
-                pointer(chip), UInt32(offset), consumer, bias.rawValue, activeLow, microseconds, &line)
-        ).map { handle(line) }
+                chip.pointer, UInt32(offset), consumer, bias.rawValue, activeLow, microseconds, &line)
+        ).map { GPIOHandle(line) }
     }
 
     public func requestOutput(_ chip: GPIOHandle, offset: Int, consumer: String, value: Bool)
         -> Result<GPIOHandle, SystemError>
     {
         var line: OpaquePointer?
-        return check(ss_gpio_request_output(pointer(chip), UInt32(offset), consumer, value ? 1 : 0, &line)).map {
-            handle(line)
-        }
+        return SystemError.check(ss_gpio_request_output(chip.pointer, UInt32(offset), consumer, value ? 1 : 0, &line))
+            .map {
+                GPIOHandle(line)
+            }
     }
 
-    public func release(_ line: GPIOHandle) { ss_gpio_line_release(pointer(line)) }
+    public func release(_ line: GPIOHandle) { ss_gpio_line_release(line.pointer) }
 
-    public func eventDescriptor(_ line: GPIOHandle) -> Int32 { ss_gpio_line_fd(pointer(line)) }
+    public func eventDescriptor(_ line: GPIOHandle) -> Int32 { ss_gpio_line_fd(line.pointer) }
 
     public func readEdges(_ line: GPIOHandle) -> Result<[GPIOEdge], SystemError> {
         var events = [ss_gpio_event](repeating: ss_gpio_event(), count: 16)
-        let count = ss_gpio_read_events(pointer(line), &events, Int32(events.count))
-        return check(count).map {
+        let count = ss_gpio_read_events(line.pointer, &events, Int32(events.count))
+        return SystemError.check(count).map {
             events.prefix(Int(count)).map {
                 GPIOEdge(active: $0.active, timestamp: .nanoseconds(Int64(clamping: $0.timestamp_ns)))
             }
@@ -157,11 +152,11 @@ public struct LibGPIOD: GPIOCalls {
     }
 
     public func setValue(_ line: GPIOHandle, _ value: Bool) -> Result<Void, SystemError> {
-        check(ss_gpio_set_value(pointer(line), value ? 1 : 0))
+        SystemError.check(ss_gpio_set_value(line.pointer, value ? 1 : 0))
     }
 
     public func getValue(_ line: GPIOHandle) -> Result<Bool, SystemError> {
-        let result = ss_gpio_get_value(pointer(line))
-        return check(result).map { result == 1 }
+        let result = ss_gpio_get_value(line.pointer)
+        return SystemError.check(result).map { result == 1 }
     }
 }

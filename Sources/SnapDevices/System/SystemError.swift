@@ -9,6 +9,11 @@ public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
     /// From a shim's negative-errno return.
     public init(negative result: Int32) { self.code = -result }
 
+    /// A shim's return: 0 or more is success, a negative errno a failure.
+    public static func check(_ result: Int32) -> Result<Void, SystemError> {
+        result < 0 ? .failure(SystemError(negative: result)) : .success(())
+    }
+
     /// The last errno of this thread.
     public static var current: SystemError { SystemError(errno) }
 
@@ -47,4 +52,16 @@ public struct DriverFailure: Error, Sendable, Hashable {
         self.error = error
         self.message = message
     }
+}
+
+/// An opaque handle from a C shim (a chip, a line, an output, a camera), carried as its pointer's bits
+/// so that mocks can make their own.
+public protocol DriverHandle: Sendable, Hashable {
+    var raw: UInt { get }
+    init(raw: UInt)
+}
+
+extension DriverHandle {
+    init(_ pointer: OpaquePointer?) { self.init(raw: UInt(bitPattern: pointer)) }
+    var pointer: OpaquePointer { OpaquePointer(bitPattern: raw)! }
 }
