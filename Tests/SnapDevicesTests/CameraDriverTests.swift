@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SnapImaging
 import SnapTestSupport
+import Synchronization
 import Testing
 
 @testable import SnapDevices
@@ -106,6 +107,94 @@ struct CameraDriverTests {
         }
     }
 
+    @Test("should give each of two stills asked for at once its own frame, the second after the first")
+    func queuedStills() async throws {
+        let mock = MockCamera(twoStreams: true)
+        let camera = LibcameraCamera(settings: settings, calls: mock, logger: Logger(label: "test"))
+        try await streaming(camera) { slot in
+            _ = await slot.next()
+            // The capture and the reference frame asking together: neither may be left waiting.
+            let both = await withDeadline(seconds: 60) {
+                async let first = camera.captureStill()
+                async let second = camera.captureStill()
+                return [try await first, try await second].map(\.width)
+            }
+            #expect(both == [320, 320], "both stills arrive, neither waits for ever")
+        }
+    }
+
+    @Test("should switch a single-stream camera once for stills asked for together, and back after both")
+    func queuedStillsSingleStream() async throws {
+        let mock = MockCamera(twoStreams: false)
+        let camera = LibcameraCamera(settings: settings, calls: mock, logger: Logger(label: "test"))
+        try await streaming(camera) { slot in
+            _ = await slot.next()
+            let both = await withDeadline(seconds: 60) {
+                async let first = camera.captureStill()
+                async let second = camera.captureStill()
+                return [try await first, try await second].map(\.width)
+            }
+            #expect(both == [320, 320])
+            #expect(await waitUntil { camera.lifecycle == .previewing }, "back to the preview configuration")
+        }
+        #expect(mock.state.withLock { $0.configures } == [false, true, false])
+    }
+
+    @Test("should run every start, configure, stop and close on the camera's own thread, never on the pool")
+    func controlThread() async throws {
+        let mock = MockCamera(twoStreams: false)
+        let camera = LibcameraCamera(settings: settings, calls: mock, logger: Logger(label: "test"))
+        try await streaming(camera) { slot in
+            _ = await slot.next()
+            await camera.prepareStill()
+            _ = try await camera.captureStill()
+        }
+        let threads = mock.state.withLock { $0.controlThreads }
+        #expect(threads.count >= 8, "\(threads)")
+        #expect(threads.allSatisfy { $0.hasSuffix("@camera") }, "\(threads)")
+    }
+
+    @Test("should never hand a buffer back while the camera is being stopped or closed")
+    func handBackAgainstStop() async throws {
+        var overlaps = 0
+        for _ in 0..<15 {
+            let mock = MockCamera()
+            mock.state.withLock { $0.frameDoneDelay = 0.002 }
+            let camera = LibcameraCamera(settings: settings, calls: mock, logger: Logger(label: "test"))
+            let slot = PreviewSlot()
+            let preview = Task { try await camera.streamPreview(into: slot, started: {}) }
+            // The display letting go of frames as fast as they come, while the camera is stopped.
+            let display = Thread {
+                while !mock.state.withLock({ $0.closed }) { _ = slot.latest }
+            }
+            display.start()
+            _ = await slot.next()
+            try await Task.sleep(for: .milliseconds(30))
+            preview.cancel()
+            _ = await preview.result
+            overlaps += mock.state.withLock { $0.stopsDuringHandBack }
+        }
+        #expect(overlaps == 0, "a stop or close began while a buffer was being handed back")
+    }
+
+    @Test("should drop frames that arrive after a failed start, and leave the camera stopped")
+    func failedStart() async throws {
+        let mock = MockCamera()
+        mock.state.withLock { $0.failStartAfterQueueing = true }
+        let camera = LibcameraCamera(settings: settings, calls: mock, logger: Logger(label: "test"))
+        let slot = PreviewSlot()
+        let failure = await #expect(throws: DeviceError.self) {
+            try await camera.streamPreview(into: slot, started: {})
+        }
+        #expect(failure?.message.contains("cannot start the camera") == true)
+        let (running, closed, delivered) = mock.state.withLock {
+            ($0.running, $0.closed, $0.framesAfterFailedStart)
+        }
+        #expect(delivered > 0, "the mock did complete requests after the failed start")
+        #expect(slot.latest == nil, "no frame of a failed start reaches the preview")
+        #expect(!running && closed, "stopped and closed")
+    }
+
     @Test("should say when there is no camera or it is in use")
     func openErrors() async {
         let mock = MockCamera()
@@ -194,4 +283,28 @@ struct CameraDriverTests {
         #expect(failure.error == .noDevice)
         #expect(failure.message == "no camera found")
     }
+}
+
+/// Runs `body`, or gives up after `seconds` (nil): a continuation that is never resumed fails the test
+/// instead of hanging it (the hung task is left behind).
+func withDeadline<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async -> T? {
+    let answer = Mutex<CheckedContinuation<T?, Never>?>(nil)
+    return await withCheckedContinuation { continuation in
+        answer.withLock { $0 = continuation }
+        let finish: @Sendable (T?) -> Void = { value in answer.withLock { $0.take() }?.resume(returning: value) }
+        Task { finish(try? await body()) }
+        Task {
+            try? await Task.sleep(for: .seconds(seconds))
+            finish(nil)
+        }
+    }
+}
+
+/// Polls `condition` every 10 ms for up to 5 s.
+func waitUntil(_ condition: () -> Bool) async -> Bool {
+    for _ in 0..<500 {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
 }

@@ -6,6 +6,7 @@
 #include "ss_camera.h"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -76,6 +77,7 @@ struct ss_cam {
     std::mutex lock;
     bool running = false;
     bool want_still = false;
+    uint32_t frame_rate = 0;
     ss_cam_frame_callback on_frame = nullptr;
     ss_cam_event_callback on_event = nullptr;
     void *context = nullptr;
@@ -295,6 +297,7 @@ int ss_cam_configure(ss_cam *camera, ss_cam_config *wanted, bool single_stream, 
         return result;
     }
     camera->config = std::move(config);
+    camera->frame_rate = wanted->frame_rate;
     camera->preview = camera->config->at(0).stream();
     camera->still = camera->config->size() == 2 ? camera->config->at(1).stream() : nullptr;
     camera->allocator = std::make_unique<FrameBufferAllocator>(camera->camera);
@@ -348,13 +351,27 @@ int ss_cam_start(ss_cam *camera, ss_cam_frame_callback on_frame, ss_cam_event_ca
     if (available.find(&controls::AeEnable) != available.end()) controls.set(controls::AeEnable, true);
     if (available.find(&controls::AfMode) != available.end())
         controls.set(controls::AfMode, static_cast<int32_t>(controls::AfModeContinuous));
+    if (camera->frame_rate > 0 && available.find(&controls::FrameDurationLimits) != available.end()) {
+        // Minimum and maximum frame time alike: the sensor runs at exactly this rate (in microseconds).
+        const int64_t frame_time = 1000000 / camera->frame_rate;
+        const std::array<int64_t, 2> limits = {frame_time, frame_time};
+        controls.set(controls::FrameDurationLimits, Span<const int64_t, 2>(limits));
+    }
     int result = camera->camera->start(&controls);
     if (result < 0) return result;
-    std::lock_guard<std::mutex> guard(camera->lock);
-    camera->running = true;
-    for (const auto &request : camera->requests) {
-        result = camera->camera->queueRequest(request.get());
-        if (result < 0) return result;
+    {
+        std::lock_guard<std::mutex> guard(camera->lock);
+        camera->running = true;
+        for (const auto &request : camera->requests) {
+            result = camera->camera->queueRequest(request.get());
+            if (result < 0) break;
+        }
+    }
+    if (result < 0) {
+        // Some requests went out: stop (outside the lock, which completions take) so that no callback
+        // reaches a caller that was told the start failed.
+        ss_cam_stop(camera);
+        return result;
     }
     return 0;
 }

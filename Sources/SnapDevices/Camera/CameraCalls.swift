@@ -64,6 +64,8 @@ public struct CameraStreams: Sendable, Hashable {
     public var still: (width: Int, height: Int)
     public var previewFormat = FourCC(rawValue: 0)
     public var stillFormat = FourCC(rawValue: 0)
+    /// Preview frames per second asked of the sensor; 0 leaves the camera's default.
+    public var framesPerSecond = 0
     /// Both run together, so a still needs no mode switch.
     public var stillWithPreview = false
 
@@ -189,6 +191,7 @@ public struct LibCamera: CameraCalls {
         config.preview_height = UInt32(streams.preview.height)
         config.still_width = UInt32(streams.still.width)
         config.still_height = UInt32(streams.still.height)
+        config.frame_rate = UInt32(max(0, streams.framesPerSecond))
         var message = [CChar](repeating: 0, count: 256)
         let result = ss_cam_configure(camera.pointer, &config, singleStream, &message, message.count)
         guard result == 0 else { return .failure(DriverFailure(SystemError(negative: result), cString(message))) }
@@ -234,6 +237,9 @@ public struct LibCamera: CameraCalls {
                 sink.received(event == Int32(SS_CAM_EVENT_DISCONNECTED) ? CameraEvent.disconnected : .failed)
             }, box.toOpaque())
         guard result == 0 else {
+            // Requests queued before the failure may still complete: stop (a no-op when nothing runs)
+            // before the box their callbacks point at goes.
+            ss_cam_stop(camera.pointer)
             box.release()
             return .failure(SystemError(negative: result))
         }

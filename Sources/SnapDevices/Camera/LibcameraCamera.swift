@@ -1,4 +1,5 @@
 import Logging
+import SnapFiles
 import SnapImaging
 import Synchronization
 
@@ -11,46 +12,75 @@ import Synchronization
 /// when drawn and go back to libcamera when the last holder drops them; the slot keeps one frame and
 /// drops stale ones. Rotation and flips are applied in software to every frame (as for the other
 /// cameras), so stills look the same whatever the pipeline supports.
+///
+/// One owner for the C camera: every call that starts, configures, stops or closes it runs on the
+/// camera's own thread (`SerialThread` "camera"), so those blocking calls never hold a thread of the
+/// cooperative pool and never interleave. Stills are queued: each `captureStill` gets its own still,
+/// in the order asked, whoever asks (the capture and the reference frame). A buffer is handed back
+/// under the same lock that stopping takes, so no buffer goes back to a camera that is stopping or gone.
 public final class LibcameraCamera: Camera, CameraSink {
     public struct Settings: Sendable {
         /// An id as `snapstation selftest` lists it, an index, or "first".
         public var selector: String
         public var preview: (width: Int, height: Int)
         public var still: (width: Int, height: Int)
-        /// How long a still may take before the capture fails.
+        /// Preview frames per second asked of the sensor; 0 leaves the camera's default.
+        public var previewFPS: Int
+        /// How long a still may take, from the request, before the capture fails.
         public var stillTimeout: Duration
-        public init(selector: String, preview: (Int, Int), still: (Int, Int), stillTimeout: Duration = .seconds(5)) {
+        public init(
+            selector: String, preview: (Int, Int), still: (Int, Int), previewFPS: Int = 0,
+            stillTimeout: Duration = .seconds(5)
+        ) {
             self.selector = selector
             self.preview = preview
             self.still = still
+            self.previewFPS = previewFPS
             self.stillTimeout = stillTimeout
         }
     }
 
+    /// Where the camera is in its life. Every change happens on the camera thread.
+    public enum Lifecycle: Sendable, Hashable {
+        case closed
+        /// Configured and starting: a frame that completes now goes straight back, unseen.
+        case starting
+        /// Streaming preview, with a still stream beside it where the pipeline has one.
+        case previewing
+        /// A single-stream pipeline switched to its still-sized stream for the next shot.
+        case stillMode
+    }
+
+    private struct StillRequest {
+        var number: Int
+        var waiter: CheckedContinuation<Result<PixelImage, DeviceError>, Never>
+    }
+
     private struct State {
+        var lifecycle = Lifecycle.closed
         var manager: CameraHandle?
         var camera: CameraHandle?
         var streams: CameraStreams?
-        var stillMode = false
         /// Bumped whenever buffers may be unmapped: frames of an older generation are neither converted
         /// nor handed back.
         var generation = 0
-        var accepting = false
         var slot: PreviewSlot?
         var started: (@Sendable () -> Void)?
-        var stillWaiter: CheckedContinuation<Result<PixelImage, DeviceError>, Never>?
+        /// Stills asked for, oldest first; the first one is being taken when `trigger` is set.
+        var stills: [StillRequest] = []
         var trigger: Duration?
-        /// Which capture the waiter belongs to, so a late timeout cannot fail the next one.
-        var stillNumber = 0
+        var nextStillNumber = 0
         var lastShutterLag: Duration?
         var ended: CheckedContinuation<DeviceError?, Never>?
         var endReason: DeviceError?
+        var accepting: Bool { lifecycle == .previewing || lifecycle == .stillMode }
     }
 
     public let settings: Settings
     private let calls: any CameraCalls
     private let logger: Logger
     private let state = Mutex(State())
+    private let thread = SerialThread(name: "camera")
 
     public init(settings: Settings, calls: any CameraCalls = LibCamera(), logger: Logger) {
         self.settings = settings
@@ -58,11 +88,19 @@ public final class LibcameraCamera: Camera, CameraSink {
         self.logger = logger
     }
 
+    deinit { thread.shutDown() }
+
     // MARK: Camera
 
     public func streamPreview(into slot: PreviewSlot, started: @escaping @Sendable () -> Void) async throws(DeviceError)
     {
-        try open(slot: slot, started: started)
+        do {
+            try await thread.run { () throws(DeviceError) in try self.open(slot: slot, started: started) }
+        } catch let error as DeviceError {
+            throw error
+        } catch {
+            throw DeviceError(.camera, "\(error)")
+        }
         let reason: DeviceError? = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let early = state.withLock { state -> DeviceError?? in
@@ -76,74 +114,67 @@ public final class LibcameraCamera: Camera, CameraSink {
         } onCancel: {
             end(nil)
         }
-        shutDown()
+        _ = try? await thread.run { self.shutDown() }
         if let reason { throw reason }
     }
 
     public func captureStill() async throws(DeviceError) -> PixelImage {
-        guard let streams = state.withLock({ $0.camera == nil ? nil : $0.streams }) else {
-            throw DeviceError(.camera, "the camera is not running")
-        }
-        if !streams.stillWithPreview { await prepareStill() }
         let result = await withCheckedContinuation { continuation in
-            let refused = state.withLock { state -> DeviceError? in
-                guard let camera = state.camera else { return DeviceError(.camera, "the camera is not running") }
-                state.stillWaiter = continuation
-                state.trigger = MonotonicClock.now()
-                state.stillNumber += 1
-                if case .failure(let error) = calls.wantStill(camera) {
-                    state.stillWaiter = nil
-                    return DeviceError(.camera, "cannot ask for a still: \(error)")
-                }
-                return nil
+            let number = state.withLock { state -> Int? in
+                guard state.accepting else { return nil }
+                state.nextStillNumber += 1
+                state.stills.append(StillRequest(number: state.nextStillNumber, waiter: continuation))
+                return state.nextStillNumber
             }
-            if let refused {
-                continuation.resume(returning: .failure(refused))
+            guard let number else {
+                continuation.resume(returning: .failure(DeviceError(.camera, "the camera is not running")))
                 return
             }
-            let number = state.withLock { $0.stillNumber }
+            thread.submit { self.serveStills() }
             Task { [settings] in
                 try? await Task.sleep(for: settings.stillTimeout)
                 self.finishStill(
-                    .failure(DeviceError(.camera, "no still within \(settings.stillTimeout) of the trigger")),
-                    number: number)
+                    number, .failure(DeviceError(.camera, "no still within \(settings.stillTimeout) of the request")))
             }
-        }
-        if state.withLock({ $0.stillMode }) {
-            // Back to the preview configuration for the next countdown.
-            do throws(DeviceError) { try reconfigure(stillMode: false) } catch { end(error) }
         }
         return try result.get()
     }
 
     public func prepareStill() async {
-        guard let streams = state.withLock({ $0.streams }), !streams.stillWithPreview,
-            !state.withLock({ $0.stillMode })
-        else { return }
-        do throws(DeviceError) { try reconfigure(stillMode: true) } catch { end(error) }
+        _ = try? await thread.run {
+            guard self.state.withLock({ $0.lifecycle == .previewing && $0.streams?.stillWithPreview == false })
+            else { return }
+            do throws(DeviceError) { try self.reconfigure(stillMode: true) } catch { self.end(error) }
+        }
     }
 
     /// From the last still's trigger to its sensor timestamp (the start of its exposure).
     public var lastShutterLag: Duration? { state.withLock { $0.lastShutterLag } }
 
-    // MARK: CameraSink
+    /// Where the camera is in its life.
+    public var lifecycle: Lifecycle { state.withLock { $0.lifecycle } }
+
+    // MARK: CameraSink (libcamera's thread)
 
     public func received(_ buffer: CameraBuffer) {
-        let (camera, generation, accepting, slot, started) = state.withLock { state in
+        let (generation, accepting, slot, started, trigger) = state.withLock { state in
+            if state.lifecycle == .starting, let camera = state.camera {
+                calls.frameDone(camera, cookie: buffer.cookie)
+            }
             defer { if state.accepting && !buffer.still { state.started = nil } }
-            return (state.camera, state.generation, state.accepting, state.slot, state.started)
+            return (state.generation, state.accepting, state.slot, state.started, state.trigger)
         }
-        guard let camera, accepting else { return }
+        guard accepting else { return }
         if buffer.still {
             let image = convert(buffer, generation: generation)
-            calls.frameDone(camera, cookie: buffer.cookie)
-            if let trigger = state.withLock({ $0.trigger }) {
+            handBack(buffer.cookie, generation: generation)
+            if let trigger {
                 state.withLock { $0.lastShutterLag = buffer.timestamp - trigger }
                 logger.info(
                     "still \(buffer.width)x\(buffer.height) \(buffer.format)",
                     metadata: ["shutter_lag_ms": "\(Self.milliseconds(buffer.timestamp - trigger))"])
             }
-            finishStill(image)
+            finishStillInFlight(image)
             return
         }
         slot?.put(
@@ -178,6 +209,7 @@ public final class LibcameraCamera: Camera, CameraSink {
 
     static func milliseconds(_ duration: Duration) -> Int { Int((duration.seconds * 1000).rounded()) }
 
+    /// On the camera thread: starts the manager, opens the camera, configures and starts it.
     private func open(slot: PreviewSlot, started: @escaping @Sendable () -> Void) throws(DeviceError) {
         let manager: CameraHandle
         switch calls.startManager() {
@@ -192,7 +224,9 @@ public final class LibcameraCamera: Camera, CameraSink {
             throw DeviceError(.camera, Self.openProblem(failure))
         }
         state.withLock { state in
+            let generation = state.generation
             state = State()
+            state.generation = generation + 1
             state.manager = manager
             state.camera = camera
             state.slot = slot
@@ -206,104 +240,171 @@ public final class LibcameraCamera: Camera, CameraSink {
         }
     }
 
-    /// Stops the camera if it runs, configures it for preview (with a still stream where it can) or for
-    /// stills only, and starts it again.
+    /// On the camera thread: stops the camera if it runs, configures it for preview (with a still stream
+    /// where it can) or for stills only, and starts it again.
     private func reconfigure(stillMode: Bool) throws(DeviceError) {
-        guard let camera = state.withLock({ $0.camera }) else { return }
-        let wasRunning = state.withLock { state in
-            defer {
-                state.accepting = false
-                state.generation += 1
-            }
-            return state.streams != nil
+        let (camera, wasRunning) = state.withLock { state in
+            defer { state.generation += 1 }
+            let wasRunning = state.streams != nil
+            // Closed while switching: frames that arrive are dropped, and none goes back, until started.
+            state.lifecycle = .closed
+            return (state.camera, wasRunning)
         }
+        guard let camera else { return }
         if wasRunning { calls.stop(camera) }
-        let wanted = CameraStreams(preview: settings.preview, still: settings.still)
+        var wanted = CameraStreams(preview: settings.preview, still: settings.still)
+        wanted.framesPerSecond = settings.previewFPS
         // Under the lock, so no frame of the old generation is being converted while buffers are unmapped.
         let configured = state.withLock { state in
             let result = calls.configure(camera, wanted, singleStream: stillMode)
-            if case .success(let streams) = result {
-                state.streams = streams
-                state.stillMode = stillMode
-                state.accepting = true
-            }
+            state.streams = try? result.get()
             return result
         }
+        let streams: CameraStreams
         switch configured {
         case .failure(let failure):
             throw DeviceError(.camera, "cannot configure the camera: \(failure.message)")
-        case .success(let streams):
-            logger.info(
-                "camera \(stillMode ? "still mode" : "preview")",
-                metadata: [
-                    "preview": "\(streams.preview.width)x\(streams.preview.height) \(streams.previewFormat)",
-                    "still": streams.stillWithPreview
-                        ? "\(streams.still.width)x\(streams.still.height) \(streams.stillFormat) (with preview)"
-                        : "switches mode at the countdown",
-                ])
+        case .success(let given):
+            streams = given
         }
-        if case .failure(let error) = calls.start(camera, sink: self) {
+        logger.info(
+            "camera \(stillMode ? "still mode" : "preview")",
+            metadata: [
+                "preview": "\(streams.preview.width)x\(streams.preview.height) \(streams.previewFormat)",
+                "still": streams.stillWithPreview
+                    ? "\(streams.still.width)x\(streams.still.height) \(streams.stillFormat) (with preview)"
+                    : "switches mode at the countdown",
+            ])
+        state.withLock { $0.lifecycle = .starting }
+        let started = calls.start(camera, sink: self)
+        state.withLock { $0.lifecycle = started.isSuccess ? (stillMode ? .stillMode : .previewing) : .closed }
+        if case .failure(let error) = started {
+            // Requests may have gone out before the failure: stop, so no callback outlives the start.
+            state.withLock { $0.generation += 1 }
+            calls.stop(camera)
             throw DeviceError(.camera, "cannot start the camera: \(error)")
+        }
+    }
+
+    /// On the camera thread: takes the next still asked for, unless one is being taken; with nothing
+    /// asked, a single-stream camera goes back to its preview configuration.
+    private func serveStills() {
+        enum Next {
+            case nothing, switchToPreview, switchToStills
+            case trigger(CameraHandle)
+        }
+        while true {
+            let next = state.withLock { state -> Next in
+                guard state.accepting, let camera = state.camera, let streams = state.streams else { return .nothing }
+                if state.trigger != nil { return .nothing }
+                if state.stills.isEmpty { return state.lifecycle == .stillMode ? .switchToPreview : .nothing }
+                if !streams.stillWithPreview && state.lifecycle == .previewing { return .switchToStills }
+                state.trigger = MonotonicClock.now()
+                return .trigger(camera)
+            }
+            switch next {
+            case .nothing:
+                return
+            case .switchToPreview, .switchToStills:
+                do throws(DeviceError) {
+                    try reconfigure(stillMode: { if case .switchToStills = next { true } else { false } }())
+                } catch {
+                    end(error)
+                    return
+                }
+                if case .switchToPreview = next { return }
+            case .trigger(let camera):
+                if case .failure(let error) = calls.wantStill(camera) {
+                    finishStillInFlight(.failure(DeviceError(.camera, "cannot ask for a still: \(error)")))
+                    continue
+                }
+                return
+            }
         }
     }
 
     private func convert(_ buffer: CameraBuffer, generation: Int) -> Result<PixelImage, DeviceError> {
         state.withLock { state in
-            guard state.generation == generation, state.camera != nil else {
+            guard state.generation == generation, state.accepting else {
                 return .failure(DeviceError(.camera, "the frame's buffer was reconfigured away"))
             }
             return Result { () throws(DeviceError) in try CameraPixels.convert(buffer) }
         }
     }
 
+    /// Gives a buffer back, under the lock that stopping and closing take: a buffer of an older
+    /// generation (the camera was stopped or reconfigured since) is not handed back at all.
     private func handBack(_ cookie: UInt64, generation: Int) {
-        let camera = state.withLock { $0.generation == generation ? $0.camera : nil }
-        if let camera { calls.frameDone(camera, cookie: cookie) }
+        state.withLock { state in
+            guard state.generation == generation, state.accepting, let camera = state.camera else { return }
+            calls.frameDone(camera, cookie: cookie)
+        }
     }
 
-    /// Completes the capture waiting (only capture `number`, when given).
-    private func finishStill(_ result: Result<PixelImage, DeviceError>, number: Int? = nil) {
+    /// Completes the still being taken, and lets the camera thread take the next.
+    private func finishStillInFlight(_ result: Result<PixelImage, DeviceError>) {
+        let number = state.withLock { state -> Int? in
+            guard state.trigger != nil else { return nil }
+            return state.stills.first?.number
+        }
+        if let number { finishStill(number, result) }
+    }
+
+    /// Completes still request `number` if it is still waiting (a late timeout finds it gone).
+    private func finishStill(_ number: Int, _ result: Result<PixelImage, DeviceError>) {
         let waiter = state.withLock { state -> CheckedContinuation<Result<PixelImage, DeviceError>, Never>? in
-            if let number, number != state.stillNumber { return nil }
+            guard let index = state.stills.firstIndex(where: { $0.number == number }) else { return nil }
+            if index == 0 { state.trigger = nil }
+            return state.stills.remove(at: index).waiter
+        }
+        guard let waiter else { return }
+        waiter.resume(returning: result)
+        thread.submit { self.serveStills() }
+    }
+
+    /// Ends the stream: cancelled (nil) or the camera went away. Stills waiting fail with the reason.
+    private func end(_ reason: DeviceError?) {
+        let (ended, stills) = state.withLock { state in
             defer {
-                state.stillWaiter = nil
+                state.ended = nil
+                state.stills = []
                 state.trigger = nil
             }
-            return state.stillWaiter
-        }
-        waiter?.resume(returning: result)
-    }
-
-    /// Ends the stream: cancelled (nil) or the camera went away.
-    private func end(_ reason: DeviceError?) {
-        let ended = state.withLock { state in
-            defer { state.ended = nil }
             if state.endReason == nil { state.endReason = reason }
-            return state.ended
+            return (state.ended, state.stills)
         }
         ended?.resume(returning: reason)
-        if let reason { finishStill(.failure(reason)) }
+        let failure = reason ?? DeviceError(.camera, "the camera stopped")
+        for still in stills { still.waiter.resume(returning: .failure(failure)) }
     }
 
+    /// On the camera thread: stops and closes the camera and the manager.
     private func shutDown() {
-        let (manager, camera) = state.withLock { state in
+        let (manager, camera, stills) = state.withLock { state in
             defer {
-                state.accepting = false
+                state.lifecycle = .closed
                 state.generation += 1
                 state.slot = nil
+                state.started = nil
+                state.camera = nil
+                state.manager = nil
+                state.streams = nil
+                state.stills = []
+                state.trigger = nil
             }
-            return (state.manager, state.camera)
+            return (state.manager, state.camera, state.stills)
         }
         if let camera {
             calls.stop(camera)
-            state.withLock { $0.camera = nil }
             calls.close(camera)
         }
         if let manager { calls.stopManager(manager) }
-        state.withLock { state in
-            state.manager = nil
-            state.streams = nil
-        }
-        finishStill(.failure(DeviceError(.camera, "the camera stopped")))
+        for still in stills { still.waiter.resume(returning: .failure(DeviceError(.camera, "the camera stopped"))) }
+    }
+}
+
+extension Result {
+    fileprivate var isSuccess: Bool {
+        if case .success = self { true } else { false }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SnapDevices
+import SnapFiles
 import Synchronization
 
 /// A camera layer in memory that behaves like libcamera: a pool of NV12 buffers cycled by a producer
@@ -21,6 +22,17 @@ final class MockCamera: CameraCalls, @unchecked Sendable {
         var closed = false
         var managerStopped = false
         var sequence = 0
+        /// The thread each control call ran on, in order: "configure@camera", "stop@camera", …
+        var controlThreads: [String] = []
+        /// `frameDone` calls running now, and how often `stop` or `close` began while one was.
+        var handingBack = 0
+        var stopsDuringHandBack = 0
+        /// How long `frameDone` takes: widens the window in which a stop could overlap it.
+        var frameDoneDelay: TimeInterval = 0
+        /// `start` queues its requests, then fails, as libcamera can when a queueRequest is refused.
+        var failStartAfterQueueing = false
+        var framesAfterFailedStart = 0
+        var startFailed = false
     }
 
     let state = Mutex(State())
@@ -50,12 +62,19 @@ final class MockCamera: CameraCalls, @unchecked Sendable {
         }
     }
 
-    func close(_ camera: CameraHandle) { state.withLock { $0.closed = true } }
+    func close(_ camera: CameraHandle) {
+        state.withLock { state in
+            state.closed = true
+            state.controlThreads.append("close@\(SerialThread.currentThreadName)")
+            if state.handingBack > 0 { state.stopsDuringHandBack += 1 }
+        }
+    }
 
     func configure(_ camera: CameraHandle, _ streams: CameraStreams, singleStream: Bool)
         -> Result<CameraStreams, DriverFailure>
     {
         state.withLock { state in
+            state.controlThreads.append("configure@\(SerialThread.currentThreadName)")
             state.configures.append(singleStream)
             var given = streams
             given.previewFormat = .nv12
@@ -89,13 +108,21 @@ final class MockCamera: CameraCalls, @unchecked Sendable {
     }
 
     func start(_ camera: CameraHandle, sink: any CameraSink) -> Result<Void, SystemError> {
-        state.withLock { state in
+        let fail = state.withLock { state in
+            state.controlThreads.append("start@\(SerialThread.currentThreadName)")
             state.running = true
             state.sink = sink
+            return state.failStartAfterQueueing
         }
         let thread = Thread { self.produce() }
         thread.name = "mock-camera"
         thread.start()
+        guard !fail else {
+            // The requests are out and complete on the producer thread until someone stops the camera.
+            state.withLock { $0.startFailed = true }
+            Thread.sleep(forTimeInterval: 0.02)
+            return .failure(SystemError(EIO))
+        }
         return .success(())
     }
 
@@ -121,6 +148,7 @@ final class MockCamera: CameraCalls, @unchecked Sendable {
             }
             guard state.withLock({ $0.running }) else { return }
             if case (let sink, var frame)? = next {
+                state.withLock { if $0.startFailed { $0.framesAfterFailedStart += 1 } }
                 let luma = buffer(Int(frame.cookie), width: frame.width, height: frame.height)
                 frame.planes = [luma, luma + frame.width * frame.height]
                 frame.planeBytes = [frame.width * frame.height, frame.width * frame.height / 2]
@@ -136,13 +164,21 @@ final class MockCamera: CameraCalls, @unchecked Sendable {
     }
 
     func frameDone(_ camera: CameraHandle, cookie: UInt64) {
+        let delay = state.withLock { state in
+            state.handingBack += 1
+            return state.frameDoneDelay
+        }
+        if delay > 0 { Thread.sleep(forTimeInterval: delay) }
         state.withLock { state in
+            state.handingBack -= 1
             if state.outstanding.remove(Int(cookie)) != nil { state.free.append(Int(cookie)) }
         }
     }
 
     func stop(_ camera: CameraHandle) {
         state.withLock { state in
+            state.controlThreads.append("stop@\(SerialThread.currentThreadName)")
+            if state.handingBack > 0 { state.stopsDuringHandBack += 1 }
             state.running = false
             state.stops += 1
         }

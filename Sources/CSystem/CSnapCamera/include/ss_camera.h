@@ -57,6 +57,8 @@ void ss_cam_close(ss_cam *camera);
 typedef struct ss_cam_config {
     uint32_t preview_width, preview_height;
     uint32_t still_width, still_height;
+    /// Frames per second asked of the sensor (FrameDurationLimits), 0 for the camera's default.
+    uint32_t frame_rate;
     /// Out: the preview stream's format, size and bytes per row.
     uint32_t preview_format, preview_stride;
     /// Out: the still stream's, when there is one (`still_with_preview`).
@@ -96,7 +98,8 @@ typedef void (*ss_cam_frame_callback)(void *context, const ss_cam_frame *frame);
 enum { SS_CAM_EVENT_DISCONNECTED = 1, SS_CAM_EVENT_FAILED = 2 };
 typedef void (*ss_cam_event_callback)(void *context, int event);
 
-/// Starts streaming with auto-exposure and continuous auto-focus where the camera has them.
+/// Starts streaming with auto-exposure and continuous auto-focus where the camera has them, at the
+/// configured frame rate where the camera takes one. On failure nothing runs and no callback is made.
 int ss_cam_start(ss_cam *camera, ss_cam_frame_callback on_frame, ss_cam_event_callback on_event, void *context);
 /// Adds the still buffer to the next request queued; the still is the first one completed after this.
 int ss_cam_want_still(ss_cam *camera);
