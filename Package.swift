@@ -53,8 +53,7 @@ let package = Package(
         .target(
             name: "SnapDevices",
             dependencies: [
-                "SnapCore", "SnapImaging", "SnapScreens", "SnapFiles", "CSnapGPIO", "CSnapDisplay", "CSnapCamera",
-                "CYUV",
+                "SnapCore", "SnapImaging", "SnapFiles", "CSnapGPIO", "CSnapDisplay", "CSnapCamera", "CYUV",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -90,7 +89,8 @@ let package = Package(
         .testTarget(name: "SnapStoreTests", dependencies: ["SnapStore", "SnapTestSupport"]),
         .testTarget(name: "SnapImagingTests", dependencies: ["SnapImaging", "SnapTestSupport"]),
         .testTarget(name: "SnapScreensTests", dependencies: ["SnapScreens", "SnapTestSupport"]),
-        .testTarget(name: "SnapDevicesTests", dependencies: ["SnapDevices", "SnapTestSupport"]),
+        .testTarget(
+            name: "SnapDevicesTests", dependencies: ["SnapDevices", "SnapFiles", "SnapScreens", "SnapTestSupport"]),
         .testTarget(name: "SnapServicesTests", dependencies: ["SnapServices", "SnapTestSupport"]),
         .testTarget(
             name: "SnapAppTests",

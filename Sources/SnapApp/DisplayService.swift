@@ -2,27 +2,58 @@ import Logging
 import ServiceLifecycle
 import SnapCore
 import SnapDevices
+import SnapFiles
 import SnapImaging
 import SnapScreens
 import Synchronization
 
 /// Draws the current screen, with the live preview under it when the screen shows one, and hands each
-/// frame to the display.
+/// frame to the display, on the display's own thread.
 ///
-/// Screen changes are drawn in order, each one; preview frames only as often as the display wants them,
-/// and only the newest (the preview never queues). Where the display can scan camera buffers out on a
-/// plane of their own (`ScanoutDisplay`), the screens are drawn with a transparent background over the
-/// camera's buffer and nothing is copied; otherwise the frame is converted, turned as the camera is
-/// mounted, and drawn under the screens on the CPU.
+/// Drawing and `present` (which waits for a page flip, up to one refresh) run on the "display" thread,
+/// never on the cooperative pool. Nothing queues without bound: `show` keeps only the newest screen for
+/// a panel (a screen that lasted a few milliseconds was never visible), and a preview frame only marks
+/// the screen for a redraw, at most as often as the display wants. A display that records every
+/// screen (the headless PNG frames) is given each different screen in order, with updates of one
+/// screen (a progress bar, the seconds left) folded into the newest.
+///
+/// Where the display can scan camera buffers out on a plane of their own (`ScanoutDisplay`), the
+/// screens are drawn with a transparent background over the camera's buffer and nothing is copied;
+/// otherwise the frame is converted, turned as the camera is mounted, and drawn under the screens on
+/// the CPU.
 public final class DisplayService: Service {
+    private struct Mailbox {
+        var current: Screen?
+        var since = ContinuousClock.now
+        /// Screens not drawn yet, oldest first: at most one unless the display records every screen.
+        var pending: [Screen] = []
+        /// A newer preview frame waits under the current screen.
+        var previewDue = false
+        /// A draw is submitted to the display thread and has not started yet.
+        var scheduled = false
+        /// Screens never drawn because newer ones replaced them.
+        var skipped = 0
+        var draws = 0
+    }
+
+    /// What only the display thread touches: the canvas and the failure state.
+    private final class Surface: @unchecked Sendable {
+        var canvas: Canvas?
+        var failed = false
+        var path = ""
+    }
+
+    /// How many different screens a recording display may be behind before the oldest are skipped.
+    static let recordingBacklog = 16
+
     private let display: any Display
     private let renderer: ScreenRenderer
     private let slot: PreviewSlot
     private let orientation: Orientation
     private let logger: Logger
-    private let current = Mutex<(screen: Screen?, since: ContinuousClock.Instant)>((nil, .now))
-    private let changes: AsyncStream<(Screen, FrameChange)>
-    private let continuation: AsyncStream<(Screen, FrameChange)>.Continuation
+    private let mailbox = Mutex(Mailbox())
+    private let surface = Surface()
+    private let thread = SerialThread(name: "display")
 
     public init(
         display: any Display, renderer: ScreenRenderer, slot: PreviewSlot, orientation: Orientation = .upright,
@@ -33,77 +64,129 @@ public final class DisplayService: Service {
         self.slot = slot
         self.orientation = orientation
         self.logger = logger
-        (changes, continuation) = AsyncStream.makeStream()
     }
 
-    /// Shows `screen` next.
+    deinit { thread.shutDown() }
+
+    /// Shows `screen` next. Returns at once; the drawing happens on the display thread.
     public func show(_ screen: Screen) {
-        current.withLock { current in
-            if current.screen?.name != screen.name { current.since = .now }
-            current.screen = screen
+        let needsDraw = mailbox.withLock { mailbox -> Bool in
+            if mailbox.current?.name != screen.name { mailbox.since = .now }
+            mailbox.current = screen
+            if display.recordsEveryScreen {
+                if mailbox.pending.last?.name == screen.name {
+                    mailbox.pending[mailbox.pending.count - 1] = screen
+                    mailbox.skipped += 1
+                } else {
+                    mailbox.pending.append(screen)
+                }
+                let excess = mailbox.pending.count - Self.recordingBacklog
+                if excess > 0 {
+                    mailbox.pending.removeFirst(excess)
+                    mailbox.skipped += excess
+                }
+            } else {
+                mailbox.skipped += mailbox.pending.count
+                mailbox.pending = [screen]
+            }
+            return self.schedule(&mailbox)
         }
-        continuation.yield((screen, .screen(screen.name)))
+        if needsDraw { thread.submit { self.drawDue() } }
     }
 
     /// How long the ready screen has been showing; zero when another screen is.
     public func readyFor() -> Duration {
-        current.withLock { current in
-            guard case .ready = current.screen else { return .zero }
-            return ContinuousClock.now - current.since
+        mailbox.withLock { mailbox in
+            guard case .ready = mailbox.current else { return .zero }
+            return ContinuousClock.now - mailbox.since
         }
     }
 
+    /// Frames drawn, and screens skipped because a newer one replaced them before they were drawn.
+    public var counts: (draws: Int, skipped: Int) { mailbox.withLock { ($0.draws, $0.skipped) } }
+
+    /// How long the display thread has been busy with the frame it is drawing; nil when idle.
+    public var busyFor: Duration? { thread.busyFor }
+
     public func run() async throws {
-        let canvas = Canvas(width: display.width, height: display.height)
         let rate = display.previewFramesPerSecond
         await withDiscardingTaskGroup { group in
             if rate > 0 {
                 group.addTask { await self.pumpPreview(rate: rate) }
             }
-            await withGracefulShutdownHandler {
-                var failed = false
-                var path = ""
-                for await (screen, change) in changes {
-                    do {
-                        try show(screen, change: change, on: canvas, path: &path)
-                        failed = false
-                    } catch {
-                        // Logged once per run of failures: a display that is gone must not flood the journal.
-                        if !failed { logger.error("display: \(error)") }
-                        failed = true
-                    }
-                }
-            } onGracefulShutdown: {
-                self.continuation.finish()
-            }
+            try? await gracefulShutdown()
             group.cancelAll()
+        }
+        // The frames already asked for are drawn; then the thread ends.
+        _ = try? await thread.run {}
+        thread.shutDown()
+    }
+
+    /// Marks the mailbox scheduled when it has work and no draw is on its way; true if one must be sent.
+    private func schedule(_ mailbox: inout Mailbox) -> Bool {
+        guard !mailbox.scheduled, !mailbox.pending.isEmpty || mailbox.previewDue else { return false }
+        mailbox.scheduled = true
+        return true
+    }
+
+    /// On the display thread: draws the screens waiting, then the preview if a new frame came.
+    private func drawDue() {
+        let (screens, current, preview) = mailbox.withLock { mailbox in
+            let taken = (mailbox.pending, mailbox.current, mailbox.previewDue)
+            mailbox.draws += mailbox.pending.count
+            mailbox.pending = []
+            mailbox.previewDue = false
+            mailbox.scheduled = false
+            return taken
+        }
+        let canvas = surface.canvas ?? Canvas(width: display.width, height: display.height)
+        surface.canvas = canvas
+        for screen in screens { draw(screen, change: .screen(screen.name), on: canvas) }
+        if preview, screens.isEmpty, let current, current.showsLivePreview {
+            draw(current, change: .preview, on: canvas)
+            mailbox.withLock { $0.draws += 1 }
         }
     }
 
-    private func show(_ screen: Screen, change: FrameChange, on canvas: Canvas, path: inout String)
-        throws(DeviceError)
-    {
+    private func draw(_ screen: Screen, change: FrameChange, on canvas: Canvas) {
+        do {
+            try present(screen, change: change, on: canvas)
+            surface.failed = false
+        } catch {
+            // Logged once per run of failures: a display that is gone must not flood the journal.
+            if !surface.failed { logger.error("display: \(error)") }
+            surface.failed = true
+        }
+    }
+
+    private func present(_ screen: Screen, change: FrameChange, on canvas: Canvas) throws(DeviceError) {
         let frame = screen.showsLivePreview ? slot.latest : nil
         if let frame, frame.scanout != nil, orientation.isUpright, let scanout = display as? any ScanoutDisplay {
             renderer.draw(screen, live: .behind, on: canvas)
-            let shown = try scanout.present(canvas, over: frame)
-            if scanout.previewPath != path {
-                path = scanout.previewPath
-                logger.info("live preview: \(path)")
+            let shown = try canvas.withFrame { screens throws(DeviceError) in
+                try scanout.present(screens, over: frame)
+            }
+            if scanout.previewPath != surface.path {
+                surface.path = scanout.previewPath
+                logger.info("live preview: \(surface.path)")
             }
             if shown { return }
         }
         let image = frame?.image.map { orientation.isUpright ? $0 : $0.oriented(orientation) }
         renderer.draw(screen, preview: image, on: canvas)
-        try display.present(canvas, change: change)
+        try canvas.withFrame { pixels throws(DeviceError) in try display.present(pixels, change: change) }
     }
 
+    /// Marks the screen for a redraw as new frames come, at most `rate` times a second.
     private func pumpPreview(rate: Double) async {
         let interval = Duration.milliseconds(Int64(1000 / rate))
         for await _ in slot {
-            if let screen = current.withLock({ $0.screen }), screen.showsLivePreview {
-                continuation.yield((screen, .preview))
+            let needsDraw = mailbox.withLock { mailbox -> Bool in
+                guard let screen = mailbox.current, screen.showsLivePreview else { return false }
+                mailbox.previewDue = true
+                return self.schedule(&mailbox)
             }
+            if needsDraw { thread.submit { self.drawDue() } }
             do { try await Task.sleep(for: interval) } catch { return }
         }
     }

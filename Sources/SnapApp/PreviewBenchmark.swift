@@ -54,7 +54,9 @@ public enum PreviewBenchmark {
             let converted = threadCPU()
             renderer.draw(ready, preview: image, on: canvas)
             let drawn = threadCPU()
-            panel.withUnsafeMutableBufferPointer { blit.copy(canvas, to: $0.baseAddress!, stride: width * 4) }
+            panel.withUnsafeMutableBufferPointer { target in
+                canvas.withFrame { blit.copy($0, to: target.baseAddress!, stride: width * 4) }
+            }
             let copied = threadCPU()
             for row in bar..<(bar + 8) { nv12.replaceSubrange(row * width..<(row + 1) * width, with: luma[0..<width]) }
             convert.append(converted - start)
@@ -70,7 +72,8 @@ public enum PreviewBenchmark {
     /// Milliseconds from asking for a still to having it: the simulated camera renders its frame on demand.
     public static func simulatedStills(_ count: Int, width: Int, height: Int) async throws -> [Double] {
         let camera = try SimulatedCamera(
-            previewSize: (800, 480), stillSize: (width, height), framesPerSecond: 15, source: "")
+            previewSize: (800, 480), stillSize: (width, height), framesPerSecond: 15, source: "",
+            scene: TestScene.cameraScene)
         var figures: [Double] = []
         for _ in 0..<count {
             let start = ContinuousClock.now

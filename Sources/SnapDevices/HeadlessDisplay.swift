@@ -1,6 +1,6 @@
 import Foundation
 import SnapFiles
-import SnapScreens
+import SnapImaging
 import Synchronization
 
 /// The embedded default display: PNG frames in a folder.
@@ -14,6 +14,7 @@ public final class HeadlessDisplay: Display {
     public let folder: String
     public let previewFramesPerSecond: Double
     public let keep: Int
+    public var recordsEveryScreen: Bool { true }
 
     private struct State {
         var sequence = 0
@@ -39,7 +40,7 @@ public final class HeadlessDisplay: Display {
         }
     }
 
-    public func present(_ canvas: Canvas, change: FrameChange) throws(DeviceError) {
+    public func present(_ frame: FramePixels, change: FrameChange) throws(DeviceError) {
         let now = ContinuousClock.now
         let name: String? = state.withLock { state in
             switch change {
@@ -55,8 +56,8 @@ public final class HeadlessDisplay: Display {
         }
         guard let name else { return }
         do {
-            try canvas.writePNG(to: folder + "/" + name)
-            try canvas.writePNG(to: folder + "/latest.png")
+            try PNG.write(frame, to: folder + "/" + name)
+            try PNG.write(frame, to: folder + "/latest.png")
         } catch {
             throw DeviceError(.display, "\(folder)/\(name): \(error)")
         }

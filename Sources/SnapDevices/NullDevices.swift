@@ -1,6 +1,5 @@
 import SnapCore
 import SnapImaging
-import SnapScreens
 
 /// A camera that is not there: every call fails with the reason given.
 public struct NullCamera: Camera {
@@ -32,5 +31,5 @@ public struct NullDisplay: Display {
         self.width = width
         self.height = height
     }
-    public func present(_ canvas: Canvas, change: FrameChange) throws(DeviceError) {}
+    public func present(_ frame: FramePixels, change: FrameChange) throws(DeviceError) {}
 }

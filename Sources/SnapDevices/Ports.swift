@@ -1,6 +1,5 @@
 import SnapCore
 import SnapImaging
-import SnapScreens
 
 /// A device that is missing or failed: which one, and what its driver said.
 public struct DeviceError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -50,11 +49,20 @@ public enum FrameChange: Sendable, Hashable {
     case preview
 }
 
-/// The display: shows what a `Canvas` of its size holds.
+/// The display: shows a drawn frame of its size.
+///
+/// `present` may block (a page flip waits for vblank): the display service calls it from its own thread.
 public protocol Display: Sendable {
     var width: Int { get }
     var height: Int { get }
     /// How often a new preview frame is worth drawing: the panel's refresh, or a headless display's cap.
     var previewFramesPerSecond: Double { get }
-    func present(_ canvas: Canvas, change: FrameChange) throws(DeviceError)
+    /// True for a display that keeps a record of what it showed (the headless PNG frames): it is given
+    /// every screen, not only the newest, so the record tells the whole story.
+    var recordsEveryScreen: Bool { get }
+    func present(_ frame: FramePixels, change: FrameChange) throws(DeviceError)
+}
+
+extension Display {
+    public var recordsEveryScreen: Bool { false }
 }

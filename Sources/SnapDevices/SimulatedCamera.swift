@@ -5,20 +5,26 @@ import SnapImaging
 
 /// The embedded default camera: a moving test scene, or the JPEG files of a folder shown in turn.
 public struct SimulatedCamera: Camera {
+    /// Draws the test scene at a size, `seconds` after start, labelled with the time.
+    public typealias Scene = @Sendable (_ width: Int, _ height: Int, _ seconds: Double, _ label: String) -> PixelImage
+
     public var previewSize: (width: Int, height: Int)
     public var stillSize: (width: Int, height: Int)
     public var framesPerSecond: Int
     /// JPEG files shown in turn, each for a few seconds; empty for the test scene.
     public var pictures: [String]
+    private let scene: Scene
     private let started = ContinuousClock.now
 
-    /// `source` is a folder of JPEG files, or "" for the test scene. A folder without JPEGs is an error.
-    public init(previewSize: (Int, Int), stillSize: (Int, Int), framesPerSecond: Int, source: String)
-        throws(DeviceError)
-    {
+    /// `source` is a folder of JPEG files, or "" for `scene`. A folder without JPEGs is an error.
+    public init(
+        previewSize: (Int, Int), stillSize: (Int, Int), framesPerSecond: Int, source: String,
+        scene: @escaping Scene = SimulatedCamera.plainScene
+    ) throws(DeviceError) {
         self.previewSize = previewSize
         self.stillSize = stillSize
         self.framesPerSecond = max(1, framesPerSecond)
+        self.scene = scene
         guard !source.isEmpty else {
             pictures = []
             return
@@ -57,7 +63,7 @@ public struct SimulatedCamera: Camera {
         let seconds = (ContinuousClock.now - started).seconds
         guard !pictures.isEmpty else {
             let time = Date().formatted(date: .omitted, time: .standard)
-            return TestScene.frame(width: width, height: height, seconds: seconds, label: "Simulated camera · \(time)")
+            return scene(width, height, seconds, "Simulated camera · \(time)")
         }
         let path = pictures[Int(seconds / 5) % pictures.count]
         do {
@@ -66,5 +72,13 @@ public struct SimulatedCamera: Camera {
         } catch {
             throw DeviceError(.camera, "\(path): \(error)")
         }
+    }
+}
+
+extension SimulatedCamera {
+    /// A scene without drawing: grey that brightens and darkens over a few seconds, so frames differ.
+    public static let plainScene: Scene = { width, height, seconds, _ in
+        let level = UInt8(96 + 64 * (1 + sin(seconds)) / 2)
+        return PixelImage(width: width, height: height, blue: level, green: level, red: level)
     }
 }

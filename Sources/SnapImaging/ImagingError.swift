@@ -2,13 +2,15 @@
 public enum ImagingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// TurboJPEG refused the data; `call` is the TurboJPEG function, `message` its error string.
     case jpeg(call: String, message: String)
+    /// cairo could not write a PNG; `call` is the function, `message` cairo's or the system's words.
+    case png(call: String, message: String)
     /// The header announces more pixels than the station will allocate.
     case tooLarge(width: Int, height: Int)
     case empty
 
     public var description: String {
         switch self {
-        case .jpeg(let call, let message): "\(call): \(message)"
+        case .jpeg(let call, let message), .png(let call, let message): "\(call): \(message)"
         case .tooLarge(let width, let height): "the image is \(width)×\(height), more than the station decodes"
         case .empty: "the image data is empty"
         }

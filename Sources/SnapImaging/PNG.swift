@@ -1,4 +1,5 @@
 internal import CPangoCairo
+import Glibc
 
 /// PNG encoding of an image with alpha, through cairo.
 public enum PNG {
@@ -31,9 +32,30 @@ public enum PNG {
             }
         }
         guard status == CAIRO_STATUS_SUCCESS else {
-            throw .jpeg(
+            throw .png(
                 call: "cairo_surface_write_to_png_stream", message: String(cString: cairo_status_to_string(status)))
         }
         return sink.bytes
+    }
+
+    /// Writes `frame` as an opaque PNG file, atomically: a temporary file renamed into place, so a reader
+    /// never sees half a frame. Wraps `cairo_surface_write_to_png`.
+    public static func write(_ frame: FramePixels, to path: String) throws(ImagingError) {
+        // cairo only reads the pixels; its API takes a mutable pointer for surfaces it may draw on.
+        let surface = cairo_image_surface_create_for_data(
+            UnsafeMutablePointer(mutating: frame.bytes), CAIRO_FORMAT_RGB24, Int32(frame.width), Int32(frame.height),
+            Int32(frame.stride))
+        defer { cairo_surface_destroy(surface) }
+        let temporary = path + ".partial"
+        let status = cairo_surface_write_to_png(surface, temporary)
+        guard status == CAIRO_STATUS_SUCCESS else {
+            unlink(temporary)
+            throw .png(call: "cairo_surface_write_to_png", message: String(cString: cairo_status_to_string(status)))
+        }
+        guard rename(temporary, path) == 0 else {
+            let error = errno
+            unlink(temporary)
+            throw .png(call: "rename", message: "\(path): \(String(cString: strerror(error)))")
+        }
     }
 }

@@ -179,11 +179,20 @@ public final class Canvas {
 
     /// The pixels drawn so far, in place: BGRX (cairo's ARGB32 on a little-endian CPU), `stride` bytes per
     /// row. A display copies them out from here, without the copy a snapshot makes.
-    public func withPixels<Result>(_ body: (_ pixels: UnsafePointer<UInt8>, _ stride: Int) throws -> Result) rethrows
-        -> Result
-    {
+    public func withPixels<Result, Failure: Error>(
+        _ body: (_ pixels: UnsafePointer<UInt8>, _ stride: Int) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
         cairo_surface_flush(surface)
         return try body(cairo_image_surface_get_data(surface)!, Int(cairo_image_surface_get_stride(surface)))
+    }
+
+    /// The pixels drawn so far, lent as a frame for a display.
+    public func withFrame<Result, Failure: Error>(_ body: (FramePixels) throws(Failure) -> Result) throws(Failure)
+        -> Result
+    {
+        try withPixels { pixels, stride throws(Failure) in
+            try body(FramePixels(width: width, height: height, stride: stride, bytes: pixels))
+        }
     }
 
     /// The pixels drawn so far.
@@ -200,19 +209,9 @@ public final class Canvas {
         return PixelImage(width: width, height: height, pixels: pixels)
     }
 
-    /// Writes the canvas as a PNG file, atomically: a temporary file renamed into place, so a reader never
-    /// sees half a frame. Wraps `cairo_surface_write_to_png`.
-    public func writePNG(to path: String) throws(CanvasError) {
-        cairo_surface_flush(surface)
-        let temporary = path + ".partial"
-        let status = cairo_surface_write_to_png(surface, temporary)
-        guard status == CAIRO_STATUS_SUCCESS else {
-            throw CanvasError(
-                call: "cairo_surface_write_to_png", message: String(cString: cairo_status_to_string(status)))
-        }
-        guard rename(temporary, path) == 0 else {
-            throw CanvasError(call: "rename", message: String(cString: strerror(errno)))
-        }
+    /// Writes the canvas as a PNG file, atomically (see `PNG.write`).
+    public func writePNG(to path: String) throws(ImagingError) {
+        try withFrame { frame throws(ImagingError) in try PNG.write(frame, to: path) }
     }
 
     private func path(_ rect: Rect, radius: Double) {
@@ -245,11 +244,4 @@ public enum TextAlignment: Sendable {
         case .trailing: PANGO_ALIGN_RIGHT
         }
     }
-}
-
-/// A cairo call that failed, with cairo's message.
-public struct CanvasError: Error, Sendable, CustomStringConvertible {
-    public var call: String
-    public var message: String
-    public var description: String { "\(call): \(message)" }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import SnapImaging
-import SnapScreens
 
 /// The simulated camera's picture: a table top with a plate of food that drifts slowly, and a clock, so
 /// that successive frames differ and a still shows when it was taken.
@@ -46,5 +45,11 @@ public enum TestScene {
             font: Font(size: short * 0.04),
             color: Color(1, 1, 1, 0.85), alignment: .trailing, maxLines: 3)
         return canvas.snapshot()
+    }
+
+    /// The scene as the simulated camera draws it, with the plate.
+    public static let cameraScene: @Sendable (Int, Int, Double, String) -> PixelImage = {
+        width, height, seconds, label in
+        frame(width: width, height: height, seconds: seconds, label: label)
     }
 }

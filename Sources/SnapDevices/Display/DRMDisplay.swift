@@ -1,13 +1,13 @@
 import Foundation
-import SnapScreens
+import SnapImaging
 import Synchronization
 
 /// A display that can show camera buffers on a plane of their own, under the screens: zero copy, the way
 /// rpicam-apps previews.
 public protocol ScanoutDisplay: Display {
-    /// Shows `canvas` (transparent where the camera shows through) over `frame`'s buffer, scanned out
+    /// Shows `screens` (transparent where the camera shows through) over `frame`'s buffer, scanned out
     /// directly. Returns false when this display cannot for this frame; the caller then composes on the CPU.
-    func present(_ canvas: Canvas, over frame: PreviewFrame) throws(DeviceError) -> Bool
+    func present(_ screens: FramePixels, over frame: PreviewFrame) throws(DeviceError) -> Bool
     /// "plane", "CPU (reason)", or "not tried yet": for the log.
     var previewPath: String { get }
 }
@@ -77,14 +77,14 @@ public final class DRMDisplay: ScanoutDisplay {
         }
     }
 
-    public func present(_ canvas: Canvas, change: FrameChange) throws(DeviceError) {
+    public func present(_ frame: FramePixels, change: FrameChange) throws(DeviceError) {
         let result = video.withLock { state -> Result<Void, SystemError> in
             guard state.mode == .on else {
-                state.blit.copy(canvas, to: calls.backBuffer(handle), stride: output.stride)
+                state.blit.copy(frame, to: calls.backBuffer(handle), stride: output.stride)
                 return calls.present(handle, timeout: .milliseconds(500))
             }
             // Once the planes are in use, every frame goes through them; this one without the camera.
-            state.blit.copy(canvas, to: calls.videoScreenBuffer(handle), stride: output.stride)
+            state.blit.copy(frame, to: calls.videoScreenBuffer(handle), stride: output.stride)
             return calls.presentVideo(handle, framebuffer: 0, width: 0, height: 0, timeout: .milliseconds(500)).map {
                 replaceOnScreen(&state, with: nil, framebuffer: 0)
             }
@@ -102,7 +102,7 @@ public final class DRMDisplay: ScanoutDisplay {
         }
     }
 
-    public func present(_ canvas: Canvas, over frame: PreviewFrame) throws(DeviceError) -> Bool {
+    public func present(_ screens: FramePixels, over frame: PreviewFrame) throws(DeviceError) -> Bool {
         guard let scanout = frame.scanout, video.withLock({ $0.blit.rotation == 0 }) else { return false }
         let result = video.withLock { state -> Result<Bool, SystemError> in
             if state.mode == .untried {
@@ -120,7 +120,7 @@ public final class DRMDisplay: ScanoutDisplay {
                 state.mode = .off("the camera's \(scanout.format) buffers cannot be imported: \(error)")
                 return .success(false)
             }
-            state.blit.copy(canvas, to: calls.videoScreenBuffer(handle), stride: output.stride)
+            state.blit.copy(screens, to: calls.videoScreenBuffer(handle), stride: output.stride)
             let shown = calls.presentVideo(
                 handle, framebuffer: framebuffer, width: scanout.width, height: scanout.height,
                 timeout: .milliseconds(500))
@@ -186,7 +186,7 @@ public final class FramebufferDisplay: Display {
 
     deinit { calls.closeFramebuffer(handle) }
 
-    public func present(_ canvas: Canvas, change: FrameChange) throws(DeviceError) {
-        blit.withLock { $0.copy(canvas, to: calls.framebufferMemory(handle), stride: info.stride) }
+    public func present(_ frame: FramePixels, change: FrameChange) throws(DeviceError) {
+        blit.withLock { $0.copy(frame, to: calls.framebufferMemory(handle), stride: info.stride) }
     }
 }

@@ -1,5 +1,5 @@
 import CYUV
-import SnapScreens
+import SnapImaging
 
 /// How a panel stores a pixel.
 public enum PanelFormat: Sendable, Hashable {
@@ -30,25 +30,24 @@ public final class PanelBlit: @unchecked Sendable {
         rotation % 180 == 0 ? (width, height) : (height, width)
     }
 
-    public func copy(_ canvas: Canvas, to target: UnsafeMutablePointer<UInt8>, stride targetStride: Int) {
-        canvas.withPixels { pixels, stride in
-            let (width, height) = (Int32(canvas.width), Int32(canvas.height))
-            guard rotation != 0 else {
-                convert(pixels, Int32(stride), width, height, to: target, Int32(targetStride))
-                return
-            }
-            let mode = RotationMode(rawValue: UInt32(rotation))
-            if format == .xrgb8888 {
-                ARGBRotate(pixels, Int32(stride), target, Int32(targetStride), width, height, mode)
-                return
-            }
-            let (panelWidth, panelHeight) = rotation % 180 == 0 ? (width, height) : (height, width)
-            let needed = Int(panelWidth) * Int(panelHeight) * 4
-            if scratch.count != needed { scratch = [UInt8](repeating: 0, count: needed) }
-            scratch.withUnsafeMutableBufferPointer { turned in
-                ARGBRotate(pixels, Int32(stride), turned.baseAddress, panelWidth * 4, width, height, mode)
-                convert(turned.baseAddress!, panelWidth * 4, panelWidth, panelHeight, to: target, Int32(targetStride))
-            }
+    public func copy(_ frame: FramePixels, to target: UnsafeMutablePointer<UInt8>, stride targetStride: Int) {
+        let (pixels, stride) = (frame.bytes, frame.stride)
+        let (width, height) = (Int32(frame.width), Int32(frame.height))
+        guard rotation != 0 else {
+            convert(pixels, Int32(stride), width, height, to: target, Int32(targetStride))
+            return
+        }
+        let mode = RotationMode(rawValue: UInt32(rotation))
+        if format == .xrgb8888 {
+            ARGBRotate(pixels, Int32(stride), target, Int32(targetStride), width, height, mode)
+            return
+        }
+        let (panelWidth, panelHeight) = rotation % 180 == 0 ? (width, height) : (height, width)
+        let needed = Int(panelWidth) * Int(panelHeight) * 4
+        if scratch.count != needed { scratch = [UInt8](repeating: 0, count: needed) }
+        scratch.withUnsafeMutableBufferPointer { turned in
+            ARGBRotate(pixels, Int32(stride), turned.baseAddress, panelWidth * 4, width, height, mode)
+            convert(turned.baseAddress!, panelWidth * 4, panelWidth, panelHeight, to: target, Int32(targetStride))
         }
     }
 

@@ -1,0 +1,99 @@
+import Foundation
+import Logging
+import SnapApp
+import SnapCore
+import SnapDevices
+import SnapFiles
+import SnapImaging
+import SnapScreens
+import Synchronization
+import Testing
+
+/// A display that takes `delay` per frame, as a panel waiting for vblank does, and records what it got
+/// and on which thread.
+final class SlowDisplay: Display {
+    let width = 480
+    let height = 320
+    let previewFramesPerSecond = 0.0
+    let recordsEveryScreen: Bool
+    let delay: TimeInterval
+    let shown = Mutex<[(change: FrameChange, thread: String)]>([])
+
+    init(delay: TimeInterval, recordsEveryScreen: Bool = false) {
+        self.delay = delay
+        self.recordsEveryScreen = recordsEveryScreen
+    }
+
+    func present(_ frame: FramePixels, change: FrameChange) throws(DeviceError) {
+        Thread.sleep(forTimeInterval: delay)
+        shown.withLock { $0.append((change, SerialThread.currentThreadName)) }
+    }
+
+    var names: [String] {
+        shown.withLock { $0.compactMap { if case .screen(let name) = $0.change { name } else { nil } } }
+    }
+}
+
+@Suite("The display service")
+struct DisplayServiceTests {
+    func service(_ display: SlowDisplay) -> DisplayService {
+        DisplayService(
+            display: display, renderer: ScreenRenderer(images: .disk()), slot: PreviewSlot(),
+            logger: Logger(label: "test"))
+    }
+
+    func uploading(_ progress: Double) -> Screen {
+        let photo = ProcessedPhoto(
+            id: PhotoID("20261123-120000-beef"), photoPath: "/nonexistent.jpg", thumbnailPath: "/nonexistent-t.jpg",
+            takenAt: Date())
+        return .uploading(UploadingScreen(photo: photo, group: "Family", progress: progress))
+    }
+
+    /// Waits until every screen shown was drawn or skipped.
+    func settled(_ service: DisplayService, shown: Int) async -> Bool {
+        for _ in 0..<1000 {
+            let (draws, skipped) = service.counts
+            if draws + skipped >= shown && service.busyFor == nil { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
+    @Test("should draw and present on the display's own thread, never on the cooperative pool")
+    func ownThread() async {
+        let display = SlowDisplay(delay: 0)
+        let service = service(display)
+        service.show(.sent(group: "Family"))
+        #expect(await settled(service, shown: 1))
+        #expect(display.shown.withLock { $0.map(\.thread) } == ["display"])
+    }
+
+    @Test("should keep only the newest screen for a slow panel: 200 progress updates are a few frames")
+    func coalesces() async {
+        let display = SlowDisplay(delay: 0.03)
+        let service = service(display)
+        for step in 0...200 { service.show(uploading(Double(step) / 200)) }
+        #expect(await settled(service, shown: 201))
+        let (draws, skipped) = service.counts
+        #expect(draws <= 5, "a frame takes 30 ms; the updates came in far less")
+        #expect(draws + skipped == 201)
+        #expect(display.shown.withLock { $0.count } == draws)
+    }
+
+    @Test("should give a recording display every different screen in order, folding updates of one screen")
+    func recordsEveryScreen() async {
+        let display = SlowDisplay(delay: 0.02, recordsEveryScreen: true)
+        let service = service(display)
+        let screens: [Screen] =
+            [.countdown(CountdownScreen(secondsLeft: 3, mode: .group))]
+            + [.countdown(CountdownScreen(secondsLeft: 2, mode: .group)), .capturing(mode: .group)]
+            + (0...50).map { uploading(Double($0) / 50) } + [.sent(group: "Family")]
+        for screen in screens { service.show(screen) }
+        #expect(await settled(service, shown: screens.count))
+        let names = display.names
+        var folded: [String] = []
+        for name in names where folded.last != name { folded.append(name) }
+        #expect(folded == ["countdown", "capturing", "uploading", "sent"], "\(names)")
+        #expect(names.count < 20, "the 51 progress updates were folded")
+    }
+}
