@@ -40,19 +40,13 @@ public struct StationConfig: Sendable, Hashable {
 
     public struct GPIO: Sendable, Hashable {
         public enum Backend: String, Sendable, Hashable, CaseIterable { case simulated, gpiod, none }
-        public enum Bias: String, Sendable, Hashable, CaseIterable {
-            case pullUp = "pull-up"
-            case pullDown = "pull-down"
-            case disabled
-            case asIs = "as-is"
-        }
         public var backend = Backend.simulated
         public var chip = "gpiochip0"
         public var shutterLine: GPIOLine? = .name("GPIO17")
         public var modeLine: GPIOLine?
         public var ledLine: GPIOLine? = .name("GPIO27")
         public var activeLow = true
-        public var bias = Bias.pullUp
+        public var bias = LineBias.pullUp
         public var debounceMS = 30
         public var longPressMS = 800
         /// Simulated buttons: a timed script such as "2s press, 10s hold"; "" reads standard input only.
@@ -82,11 +76,10 @@ public struct StationConfig: Sendable, Hashable {
     }
 
     public struct Processing: Sendable, Hashable {
-        public enum Filter: String, Sendable, Hashable, CaseIterable { case sepia, mono, vivid, vignette, sharpen }
         public var maxSize = 2048
         public var quality = 80
         public var thumbnailSize = 320
-        public var filter = Filter.sepia
+        public var filter = PhotoFilter.sepia
         /// 0 leaves the photo as it is; 1 applies the filter fully.
         public var intensity = 0.0
         public var sticker = false
@@ -99,10 +92,9 @@ public struct StationConfig: Sendable, Hashable {
     }
 
     public struct AI: Sendable, Hashable {
-        public enum Detail: String, Sendable, Hashable, CaseIterable { case low, high }
         public var baseURL = "https://api.openai.com/v1"
         public var model = "gpt-4o-mini"
-        public var detail = Detail.low
+        public var detail = ImageDetail.low
         public var keySource = KeySource.environment("OPENAI_API_KEY")
         public var dailyLimit = 10
         public var dietary: [DietaryPreference] = []

@@ -1,14 +1,10 @@
+import SnapCore
+
 /// The copy of a photo sent to the AI service, sized by how the model looks at it: the main cost of an
 /// analysis is the image, so nothing larger than the model uses is sent.
 public enum AIImage {
     /// How much of the photo the model examines (OpenAI's `detail`).
-    public enum Detail: String, Sendable, Hashable, CaseIterable {
-        /// The model sees a 512 × 512 version: a fixed, small cost.
-        case low
-        /// The model fits the image in 2048 × 2048, then scales its shortest side to 768 and reads it in
-        /// 512-pixel tiles.
-        case high
-    }
+    public typealias Detail = ImageDetail
 
     /// The size the model will actually use for a `width` × `height` photo.
     public static func size(width: Int, height: Int, detail: Detail) -> (width: Int, height: Int) {

@@ -1,13 +1,12 @@
 internal import CYUV
+import SnapCore
 
-/// A look applied to the whole photo, blended with the original by an intensity from 0 (none) to 1.
+/// The photo filters (the cases live in SnapCore, where the config reads them).
 ///
 /// Every filter runs on libyuv's SIMD row functions (SSSE3/AVX2 on x86, NEON on the Pi): colour filters
 /// are one `ARGBColorMatrix` pass with the intensity folded into the matrix; the vignette multiplies by a
 /// small radial mask scaled up; the sharpen is an unsharp mask from `ARGBBlur`.
-public enum PhotoFilter: String, Sendable, Hashable, CaseIterable {
-    case sepia, mono, vivid, vignette, sharpen
-
+extension PhotoFilter {
     /// The photo with the filter applied at `intensity` (clamped to 0…1).
     public func apply(to image: PixelImage, intensity: Double) -> PixelImage {
         let amount = min(1, max(0, intensity))

@@ -55,7 +55,7 @@ extension SnapStation {
             let analyzer = OpenAIAnalyzer(
                 settings: OpenAIAnalyzer.Settings(
                     baseURL: config.ai.baseURL, model: config.ai.model,
-                    detail: AIImage.Detail(rawValue: config.ai.detail.rawValue) ?? .low, key: "dry-run",
+                    detail: config.ai.detail, key: "dry-run",
                     dietary: config.ai.dietary),
                 client: HTTPClient(), logger: Logger(label: "dry-run", factory: { _ in SwiftLogNoOpLogHandler() }))
             let rates = AIImage.TokenRates.forModel(config.ai.model)

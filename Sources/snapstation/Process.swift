@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SnapCore
 import SnapFiles
 import SnapImaging
 

@@ -1,3 +1,4 @@
+import SnapCore
 import SnapImaging
 import SnapTestSupport
 import Testing

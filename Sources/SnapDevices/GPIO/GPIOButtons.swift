@@ -8,12 +8,12 @@ public struct GPIOButtonSettings: Sendable, Hashable {
     public var shutter: GPIOLine
     public var mode: GPIOLine?
     public var activeLow: Bool
-    public var bias: GPIOBias
+    public var bias: LineBias
     public var debounce: Duration
     public var longPress: Duration
 
     public init(
-        chip: String, shutter: GPIOLine, mode: GPIOLine? = nil, activeLow: Bool = true, bias: GPIOBias = .pullUp,
+        chip: String, shutter: GPIOLine, mode: GPIOLine? = nil, activeLow: Bool = true, bias: LineBias = .pullUp,
         debounce: Duration = .milliseconds(30), longPress: Duration = .milliseconds(800)
     ) {
         self.chip = chip

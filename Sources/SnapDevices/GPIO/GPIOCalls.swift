@@ -1,4 +1,5 @@
 import CSnapGPIO
+import SnapCore
 
 /// An opaque handle from the GPIO layer: a chip or a requested line.
 public struct GPIOHandle: DriverHandle {
@@ -45,11 +46,16 @@ public struct GPIOEdge: Sendable, Hashable {
     }
 }
 
-public enum GPIOBias: Int32, Sendable, Hashable {
-    case asIs = 0
-    case disabled = 1
-    case pullUp = 2
-    case pullDown = 3
+extension LineBias {
+    /// The shim's SS_GPIO_BIAS_* value.
+    var shimValue: Int32 {
+        switch self {
+        case .asIs: 0
+        case .disabled: 1
+        case .pullUp: 2
+        case .pullDown: 3
+        }
+    }
 }
 
 /// The GPIO operations the station makes, one per call of the C shim.
@@ -67,7 +73,7 @@ public protocol GPIOCalls: Sendable {
     func lineInfo(_ chip: GPIOHandle, offset: Int) -> Result<GPIOLineInfo, SystemError>
     func findLine(_ chip: GPIOHandle, name: String) -> Result<Int, SystemError>
     func requestInput(
-        _ chip: GPIOHandle, offset: Int, consumer: String, bias: GPIOBias, activeLow: Bool, debounce: Duration
+        _ chip: GPIOHandle, offset: Int, consumer: String, bias: LineBias, activeLow: Bool, debounce: Duration
     ) -> Result<GPIOHandle, SystemError>
     func requestOutput(_ chip: GPIOHandle, offset: Int, consumer: String, value: Bool) -> Result<
         GPIOHandle, SystemError
@@ -117,13 +123,13 @@ public struct LibGPIOD: GPIOCalls {
     }
 
     public func requestInput(
-        _ chip: GPIOHandle, offset: Int, consumer: String, bias: GPIOBias, activeLow: Bool, debounce: Duration
+        _ chip: GPIOHandle, offset: Int, consumer: String, bias: LineBias, activeLow: Bool, debounce: Duration
     ) -> Result<GPIOHandle, SystemError> {
         var line: OpaquePointer?
         let microseconds = UInt32(clamping: Int64(debounce.seconds * 1_000_000))
         return SystemError.check(
             ss_gpio_request_input(
-                chip.pointer, UInt32(offset), consumer, bias.rawValue, activeLow, microseconds, &line)
+                chip.pointer, UInt32(offset), consumer, bias.shimValue, activeLow, microseconds, &line)
         ).map { GPIOHandle(line) }
     }
 

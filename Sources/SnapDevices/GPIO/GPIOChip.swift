@@ -63,7 +63,7 @@ final class GPIOChip: Sendable {
         }
     }
 
-    func requestInput(_ line: GPIOLine, bias: GPIOBias, activeLow: Bool, debounce: Duration, device: DeviceKind)
+    func requestInput(_ line: GPIOLine, bias: LineBias, activeLow: Bool, debounce: Duration, device: DeviceKind)
         throws(DeviceError) -> GPIOHandle
     {
         let offset = try offset(of: line, device: device)

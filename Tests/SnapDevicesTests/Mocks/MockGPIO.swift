@@ -1,4 +1,5 @@
 import Foundation
+import SnapCore
 import SnapDevices
 import Synchronization
 
@@ -17,7 +18,7 @@ final class MockGPIO: GPIOCalls {
         var chip: String
         var offset: Int
         var output: Bool
-        var bias: GPIOBias?
+        var bias: LineBias?
         var activeLow: Bool?
         var debounce: Duration?
         var consumer: String
@@ -137,7 +138,7 @@ final class MockGPIO: GPIOCalls {
     }
 
     func requestInput(
-        _ chip: GPIOHandle, offset: Int, consumer: String, bias: GPIOBias, activeLow: Bool, debounce: Duration
+        _ chip: GPIOHandle, offset: Int, consumer: String, bias: LineBias, activeLow: Bool, debounce: Duration
     ) -> Result<GPIOHandle, SystemError> {
         let name = state.withLock { $0.openChips[chip]! }
         return request(
