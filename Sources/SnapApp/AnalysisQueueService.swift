@@ -58,13 +58,15 @@ public final class AnalysisQueueService: Service {
     /// Analyses one job; false when the service is still out of reach (the rest would fail alike).
     private func analyse(_ job: AnalysisJob) async -> Bool {
         guard let photo = FileBytes.readIfPresent(job.photo.photoPath) else {
-            try? store.failAnalysis(job, error: "the photo file is gone", nextAttempt: nil)
+            await record("give up on \(job.photo.id)") { store throws(StoreError) in
+                try store.failAnalysis(job, error: "the photo file is gone", nextAttempt: nil)
+            }
             logger.error("gave up on the analysis of \(job.photo.id): the photo file is gone")
             return true
         }
         do {
             let meal = Meal(photo: job.photo, day: job.day, analysis: try await analyzer.analyse(jpeg: photo))
-            try store.completeAnalysis(job, meal: meal)
+            try await store.writing { store throws(StoreError) in try store.completeAnalysis(job, meal: meal) }
             logger.info("queued analysis of \(job.photo.id) logged for \(job.day)")
             bus.send(.mealLogged(meal))
             return true
@@ -75,17 +77,35 @@ public final class AnalysisQueueService: Service {
                     if case .rateLimited(let after?) = failure { max(after.seconds, 5) } else {
                         UploadService.backoff(afterAttempts: job.attempts)
                     }
-                try? store.failAnalysis(job, error: failure.message, nextAttempt: Date().addingTimeInterval(wait))
+                await record("requeue \(job.photo.id)") { store throws(StoreError) in
+                    try store.failAnalysis(job, error: failure.message, nextAttempt: Date().addingTimeInterval(wait))
+                }
                 logger.notice("analysis of \(job.photo.id) waits: \(failure.message); next try in \(Int(wait)) s")
                 return false
             default:
-                try? store.failAnalysis(job, error: failure.message, nextAttempt: nil)
+                await record("give up on \(job.photo.id)") { store throws(StoreError) in
+                    try store.failAnalysis(job, error: failure.message, nextAttempt: nil)
+                }
                 logger.error("gave up on the analysis of \(job.photo.id): \(failure.message)")
                 return true
             }
         } catch {
             logger.error("analysis of \(job.photo.id): \(error)")
             return true
+        }
+    }
+}
+
+extension AnalysisQueueService {
+    /// Writes a change of the queue on the store's thread; a failure is logged and the job keeps its
+    /// old state, so it is tried again.
+    fileprivate func record(_ what: String, _ write: @escaping @Sendable (StationStore) throws(StoreError) -> Void)
+        async
+    {
+        do throws(StoreError) {
+            try await store.writing(write)
+        } catch {
+            logger.error("analysis queue: \(what): \(error)")
         }
     }
 }

@@ -61,7 +61,7 @@ public enum Station {
             minimumFreeBytes: UInt64(config.storage.minFreeMB) * 1_000_000,
             bus: bus, clock: clock, display: display, uploads: uploads, analysisQueue: analysisQueue,
             captures: captures,
-            reference: reference, notifier: notifier, testHang: TestHang(bus: bus), logger: logger)
+            reference: reference, notifier: notifier, logger: logger)
         var services: [any Service] = [
             display, station, uploads,
             CameraService(camera: parts.camera, slot: slot, bus: bus, logger: logger),
@@ -75,6 +75,7 @@ public enum Station {
             services.append(WatchdogService(interval: interval, bus: bus))
             logger.info("systemd watchdog: pinging from the event loop every \(interval / 2)")
         }
+        if let hang = TestHang(logger: logger) { services.append(hang) }
         if parts.pipeline.sticker != nil {
             services.append(
                 ReferenceService(
@@ -115,7 +116,8 @@ public enum Station {
                 camera = try SimulatedCamera(
                     previewSize: (config.camera.previewWidth, config.camera.previewHeight),
                     stillSize: (config.camera.stillWidth, config.camera.stillHeight),
-                    framesPerSecond: config.camera.previewFPS, source: config.camera.simulatedSource)
+                    framesPerSecond: config.camera.previewFPS, source: config.camera.simulatedSource,
+                    scene: TestScene.cameraScene)
             } catch {
                 camera = NullCamera(reason: error.message)
             }
@@ -197,7 +199,7 @@ public enum Station {
                 quarterTurns: config.camera.rotation.rawValue / 90, mirrored: config.camera.hflip,
                 flipped: config.camera.vflip),
             maxSide: processing.maxSize, quality: processing.quality, thumbnailSide: processing.thumbnailSize,
-            filter: processing.intensity > 0 ? PhotoFilter(rawValue: processing.filter.rawValue) : nil,
+            filter: processing.intensity > 0 ? processing.filter : nil,
             intensity: processing.intensity,
             gate: processing.qualityGate
                 ? QualityGate(minBrightness: processing.minBrightness, minSharpness: processing.minSharpness) : nil,
@@ -215,18 +217,11 @@ extension Station {
     static func gpioParts(_ gpio: StationConfig.GPIO, missing: inout [DeviceError], logger: Logger) -> (
         any Buttons, any FlashLED
     ) {
-        let bias: GPIOBias =
-            switch gpio.bias {
-            case .pullUp: .pullUp
-            case .pullDown: .pullDown
-            case .disabled: .disabled
-            case .asIs: .asIs
-            }
         var buttons: any Buttons = NullButtons()
         if let shutter = gpio.shutterLine {
             buttons = GPIOButtons(
                 settings: GPIOButtonSettings(
-                    chip: gpio.chip, shutter: shutter, mode: gpio.modeLine, activeLow: gpio.activeLow, bias: bias,
+                    chip: gpio.chip, shutter: shutter, mode: gpio.modeLine, activeLow: gpio.activeLow, bias: gpio.bias,
                     debounce: .milliseconds(gpio.debounceMS), longPress: .milliseconds(gpio.longPressMS)),
                 logger: logger)
         } else {
@@ -255,7 +250,7 @@ extension Station {
         return OpenAIAnalyzer(
             settings: OpenAIAnalyzer.Settings(
                 baseURL: config.ai.baseURL, model: config.ai.model,
-                detail: AIImage.Detail(rawValue: config.ai.detail.rawValue) ?? .low, key: key,
+                detail: config.ai.detail, key: key,
                 dietary: config.ai.dietary),
             client: HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(config.ai.timeoutSeconds)),
             logger: logger)

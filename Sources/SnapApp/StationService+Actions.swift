@@ -42,36 +42,36 @@ extension StationService {
         case .cancelAnalysis(let id):
             analysisTasks.cancel(id)
         case .queueAnalysis(let photo, let day):
-            storing("queue \(photo.id) for analysis") {
-                try parts.store.queueAnalysis(photo, day: day, now: Date())
+            storing("queue \(photo.id) for analysis") { [analysisQueue] store throws(StoreError) in
+                try store.queueAnalysis(photo, day: day, now: Date())
                 analysisQueue?.kick()
             }
         case .saveMeal(let meal):
-            storing("save meal \(meal.photo.id)") { try parts.store.saveMeal(meal) }
+            storing("save meal \(meal.photo.id)") { store throws(StoreError) in try store.saveMeal(meal) }
         case .recordAIUse(let day):
-            storing("record AI use") { try parts.store.recordAIUse(on: day) }
+            storing("record AI use") { store throws(StoreError) in try store.recordAIUse(on: day) }
         case .share(let photo, let groupName, let day):
-            storing("queue \(photo.id)") {
-                if try parts.store.share(photo, group: groupName, day: day, now: Date()) {
+            storing("queue \(photo.id)") { [uploads, bus] store throws(StoreError) in
+                if try store.share(photo, group: groupName, day: day, now: Date()) {
                     uploads.kick()
                 } else {
                     bus.send(.uploadFailed(photo.id, .alreadySentToday))
                 }
             }
         case .releaseGroupDay(let day):
-            storing("release \(day)") { try parts.store.releaseGroupDay(day, group: settings.groupName ?? "") }
+            let group = settings.groupName ?? ""
+            storing("release \(day)") { store throws(StoreError) in try store.releaseGroupDay(day, group: group) }
         case .log(let level, let message):
             logger.log(level: level.swiftLog, "\(message)")
         }
     }
 
-    /// Runs a store write; a failure becomes a storage event for the state machine.
-    private func storing(_ what: String, _ write: () throws -> Void) {
-        do {
-            try write()
-        } catch {
+    /// Queues a store write on the store's thread, in order with the others, and goes on at once; a
+    /// failure becomes a storage event for the state machine.
+    private func storing(_ what: String, _ write: @escaping @Sendable (StationStore) throws(StoreError) -> Void) {
+        parts.store.enqueue(write) { [logger, bus] error in
             logger.error("\(what): \(error)")
-            bus.send(.storageFailed((error as? StoreError)?.storageFailure ?? .failed("\(error)")))
+            bus.send(.storageFailed(error.storageFailure))
         }
     }
 
@@ -105,13 +105,18 @@ extension StationService {
         }
         let takenAt = Date()
         do {
-            let output = try parts.pipeline.process(still, reference: reference.image)
+            let (pipeline, referenceImage) = (parts.pipeline, reference.image)
+            let output = try await pipelineThread.run { () throws(ImagingError) in
+                try pipeline.process(still, reference: referenceImage)
+            }
             let paths = parts.store.paths(for: id, day: LocalDay(containing: takenAt, in: settings.timeZone))
             let photo = ProcessedPhoto(
                 id: id, photoPath: paths.photo, thumbnailPath: paths.thumbnail, takenAt: takenAt,
                 quality: output.verdict,
                 stickerPath: output.sticker == nil ? nil : paths.sticker)
-            try parts.store.storePhoto(photo, jpeg: output.photo, thumbnail: output.thumbnail, sticker: output.sticker)
+            try await parts.store.writing { store throws(StoreError) in
+                try store.storePhoto(photo, jpeg: output.photo, thumbnail: output.thumbnail, sticker: output.sticker)
+            }
             if let problem = output.stickerProblem { logger.notice("no sticker for \(id): \(problem)") }
             var details: Logger.Metadata = [
                 "size": "\(output.width)x\(output.height)", "bytes": "\(output.photo.count)",

@@ -3,6 +3,7 @@ import Logging
 import ServiceLifecycle
 import SnapCore
 import SnapDevices
+import SnapFiles
 import SnapImaging
 import SnapServices
 import SnapStore
@@ -25,15 +26,16 @@ public final class StationService: Service {
     let reference: ReferenceFrame
     let logger: Logger
     let notifier: SystemdNotifier
-    let testHang: TestHang?
     let timers = TaskRegistry<TimerID>()
+    /// The photo pipeline's own thread: 100 ms and more of decoding and resizing per photo, which would
+    /// otherwise hold one of the pool's two threads while a press waits for the other.
+    let pipelineThread = SerialThread(name: "pipeline")
     let analysisTasks = TaskRegistry<PhotoID>()
 
     public init(
         settings: StationSettings, parts: StationParts, minimumFreeBytes: UInt64, bus: EventBus, clock: StationClock,
         display: DisplayService, uploads: UploadService, analysisQueue: AnalysisQueueService?, captures: CaptureCache,
-        reference: ReferenceFrame, notifier: SystemdNotifier = SystemdNotifier(environment: [:]),
-        testHang: TestHang? = nil, logger: Logger
+        reference: ReferenceFrame, notifier: SystemdNotifier = SystemdNotifier(environment: [:]), logger: Logger
     ) {
         self.settings = settings
         self.parts = parts
@@ -46,7 +48,6 @@ public final class StationService: Service {
         self.captures = captures
         self.reference = reference
         self.notifier = notifier
-        self.testHang = testHang
         self.logger = logger
     }
 
@@ -73,10 +74,7 @@ public final class StationService: Service {
             await withGracefulShutdownHandler {
                 for await event in bus.events {
                     perform(machine.handle(event, now: clock.now()), &group)
-                    if event == .heartbeat {
-                        testHang?.holdIfRequested(logger: logger)
-                        notifier.send("WATCHDOG=1")
-                    }
+                    if event == .heartbeat { notifier.send("WATCHDOG=1") }
                 }
             } onGracefulShutdown: { [bus] in
                 bus.finish()

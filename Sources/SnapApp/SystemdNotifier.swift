@@ -56,7 +56,8 @@ public final class SystemdNotifier: Sendable {
         let bytes = Array(message.utf8)
         _ = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                sendto(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL), address, length)
+                // Never wait: a full receive queue (a stalled reader) must not block the event loop that pings.
+                sendto(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT), address, length)
             }
         }
     }
@@ -81,37 +82,5 @@ public struct WatchdogService: Service {
                 try? await Task.sleep(for: interval / 2)
             }
         }
-    }
-}
-
-/// A deliberate hang of the event loop, for the system test of the watchdog: with
-/// `SNAPSTATION_TEST_HANG=1` in the environment, SIGUSR2 makes the loop stop handling events (the process
-/// stays alive), so systemd's watchdog, not a crash, has to restart the station. Off unless that
-/// variable is set.
-public final class TestHang: Sendable {
-    private final class Flag: Sendable {
-        let raised = Mutex(false)
-    }
-    private let requested = Flag()
-    // Kept only to stay alive; never used after init.
-    private nonisolated(unsafe) let source: DispatchSourceSignal
-
-    public init?(environment: [String: String] = ProcessInfo.processInfo.environment, bus: EventBus) {
-        guard environment["SNAPSTATION_TEST_HANG"] == "1" else { return nil }
-        signal(SIGUSR2, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGUSR2)
-        let requested = requested
-        source.setEventHandler {
-            requested.raised.withLock { $0 = true }
-            bus.send(.heartbeat)
-        }
-        source.resume()
-    }
-
-    /// Blocks forever once the hang was asked for: called by the event loop after each event.
-    func holdIfRequested(logger: Logger) {
-        guard requested.raised.withLock({ $0 }) else { return }
-        logger.warning("SIGUSR2 with SNAPSTATION_TEST_HANG=1: the event loop hangs here, as a test")
-        while true { sleep(3600) }
     }
 }

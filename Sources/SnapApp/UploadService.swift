@@ -5,6 +5,7 @@ import SnapCore
 import SnapFiles
 import SnapServices
 import SnapStore
+import Synchronization
 
 /// Works the upload queue: each due job goes to the group backend; failures that may heal are retried
 /// with exponential backoff and jitter, those that will not are given up with a reason. The queue lives
@@ -70,7 +71,7 @@ public final class UploadService: Service {
     private func send(_ job: UploadJob) async -> Bool {
         let id = job.photoID
         guard let bytes = FileBytes.readIfPresent(job.photoPath) else {
-            give(up: job, .rejected("the photo file is gone"))
+            await give(up: job, .rejected("the photo file is gone"))
             return true
         }
         let stickerPath = shareSticker ? (try? store.stickerPath(for: id)) ?? nil : nil
@@ -80,27 +81,48 @@ public final class UploadService: Service {
             expiresAt: job.takenAt.addingTimeInterval(GroupUpload.lifetime), station: stationName,
             sticker: sticker)
         do {
-            try await backend.upload(upload) { [bus] fraction in bus.send(.uploadProgress(id, fraction)) }
-            try? store.markDelivered(job)
+            let progress = Mutex(ProgressThrottle())
+            try await backend.upload(upload) { [bus] fraction in
+                if progress.withLock({ $0.admits(fraction) }) { bus.send(.uploadProgress(id, fraction)) }
+            }
+            await record("mark \(id) delivered") { store throws(StoreError) in try store.markDelivered(job) }
             logger.info("delivered \(id) to \(job.group)", metadata: ["attempt": "\(job.attempts + 1)"])
             bus.send(.uploaded(id))
             return true
         } catch .offline {
             let delay = Self.backoff(afterAttempts: job.attempts)
-            try? store.markRetry(job, error: "offline", nextAttempt: Date().addingTimeInterval(delay))
+            await record("requeue \(id)") { store throws(StoreError) in
+                try store.markRetry(job, error: "offline", nextAttempt: Date().addingTimeInterval(delay))
+            }
             logger.warning("offline: \(id) stays queued, next try in \(Int(delay)) s")
             bus.send(.uploadFailed(id, .offline))
             return false
         } catch {
-            give(up: job, error)
+            await give(up: job, error)
             return true
         }
     }
 
-    private func give(up job: UploadJob, _ failure: UploadFailure) {
-        try? store.markFailed(job, error: "\(failure)")
+    private func give(up job: UploadJob, _ failure: UploadFailure) async {
+        await record("give up on \(job.photoID)") { store throws(StoreError) in
+            try store.markFailed(job, error: "\(failure)")
+        }
         logger.error("gave up on \(job.photoID) for \(job.group): \(failure)")
         bus.send(.uploadFailed(job.photoID, failure))
+    }
+}
+
+extension UploadService {
+    /// Writes a change of the queue on the store's thread; a failure is logged, and the job keeps its
+    /// old state (it is tried again, and the backend treats a repeat of its photo id as done).
+    fileprivate func record(_ what: String, _ write: @escaping @Sendable (StationStore) throws(StoreError) -> Void)
+        async
+    {
+        do throws(StoreError) {
+            try await store.writing(write)
+        } catch {
+            logger.error("upload queue: \(what): \(error)")
+        }
     }
 }
 
@@ -124,7 +146,10 @@ public struct RetentionService: Service {
             while !Task.isCancelled {
                 let now = Date()
                 do {
-                    let removed = try store.purgePhotos(takenBefore: now.addingTimeInterval(-retention.seconds))
+                    let cutoff = now.addingTimeInterval(-retention.seconds)
+                    let removed = try await store.writing { store throws(StoreError) in
+                        try store.purgePhotos(takenBefore: cutoff)
+                    }
                     if removed > 0 { logger.info("deleted \(removed) photo(s) past the retention") }
                 } catch {
                     logger.error("retention: \(error)")

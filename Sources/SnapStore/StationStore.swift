@@ -11,6 +11,8 @@ public final class StationStore: Sendable {
     /// The state folder.
     public let directory: String
     let database: DatabasePool
+    /// The thread every write of the running station goes through (see `writing`).
+    let thread = SerialThread(name: "store")
 
     /// Opens (creating if needed) the store in `directory`, migrating it to the current schema.
     public init(directory: String) throws(StoreError) {

@@ -27,10 +27,10 @@ struct EndToEndTests {
     @Test(
         "should walk a press through countdown, capture, review, upload and sent to the lock screen, and stay locked after a restart"
     )
-    func groupFlow() throws {
+    func groupFlow() async throws {
         let config = try writeConfig()
         let first = try station(script: "1s press", config: config, log: "first.log")
-        let locked = StationProcess.waitFor(seconds: 40) { screens.contains("group-lock") }
+        let locked = await StationProcess.waitFor(seconds: 40) { screens.contains("group-lock") }
         #expect(first.stop() == 0, "SIGTERM is a clean exit")
         #expect(locked, "no lock screen; screens were \(screens)\n\(first.output)")
         let expected = [
@@ -59,8 +59,10 @@ struct EndToEndTests {
         // A restart the same day: the lock comes back from the store, and a press sends nothing.
         let second = try station(script: "1s press, 1s press", config: config, log: "second.log")
         // Wait for both scripted presses to have happened, then a moment for the station to answer them.
-        _ = StationProcess.waitFor(seconds: 30) { second.output.components(separatedBy: "script: press").count > 2 }
-        usleep(1_000_000)
+        _ = await StationProcess.waitFor(seconds: 30) {
+            second.output.components(separatedBy: "script: press").count > 2
+        }
+        try? await Task.sleep(for: .microseconds(1_000_000))
         #expect(second.stop() == 0)
         #expect(second.output.contains("screen: group-lock"))
         #expect(!second.output.contains("screen: countdown"))
@@ -68,10 +70,10 @@ struct EndToEndTests {
     }
 
     @Test("should show 'AI service not configured' in meal mode without a key")
-    func mealWithoutKey() throws {
+    func mealWithoutKey() async throws {
         let config = try writeConfig(mode: "meal")
         let station = try station(script: "1s press", config: config, log: "meal.log")
-        let shown = StationProcess.waitFor(seconds: 20) { screens.contains("error-ai-not-configured") }
+        let shown = await StationProcess.waitFor(seconds: 20) { screens.contains("error-ai-not-configured") }
         station.stop()
         #expect(shown, "screens were \(screens)\n\(station.output)")
         #expect(!station.output.contains("captured "), "no photo is taken that cannot be analysed")

@@ -28,11 +28,13 @@ struct MealEndToEndTests {
     private var screens: [String] { StationFixture.screens(in: folder.path + "/state/frames") }
 
     @Test("should analyse, show the result, save the meal by itself, and count it")
-    func analyseAndSave() throws {
+    func analyseAndSave() async throws {
         let station = try StationProcess(
             ["run", "--config", config(), "--state", folder.path + "/state", "--no-stdin", "--script", "1s press"],
             logPath: folder.path + "/station.log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
-        let saved = StationProcess.waitFor(seconds: 40) { screens.last == "ready" && screens.contains("meal-result") }
+        let saved = await StationProcess.waitFor(seconds: 40) {
+            screens.last == "ready" && screens.contains("meal-result")
+        }
         #expect(station.stop() == 0)
         #expect(saved, "screens: \(screens)\n\(station.output)")
         #expect(
@@ -55,7 +57,7 @@ struct MealEndToEndTests {
                 "1s press, 8s press",
             ],
             logPath: folder.path + "/station.log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
-        let retried = StationProcess.waitFor(seconds: 40) { screens.contains("meal-result") }
+        let retried = await StationProcess.waitFor(seconds: 40) { screens.contains("meal-result") }
         station.stop()
         #expect(retried, "screens: \(screens)\n\(station.output)")
         #expect(screens.contains("error-ai-failed"))
@@ -63,7 +65,7 @@ struct MealEndToEndTests {
     }
 
     @Test("should keep a meal shot while the service is down, and log it by itself when it is back")
-    func offlineThenOnline() throws {
+    func offlineThenOnline() async throws {
         let port = FakeServices.freePort()
         let station = try StationProcess(
             [
@@ -71,9 +73,9 @@ struct MealEndToEndTests {
                 "--no-stdin", "--script", "1s press",
             ],
             logPath: folder.path + "/offline.log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
-        let queued = StationProcess.waitFor(seconds: 30) { screens.contains("error-analysis-queued") }
+        let queued = await StationProcess.waitFor(seconds: 30) { screens.contains("error-analysis-queued") }
         let service = try FakeServices(port: port)
-        let logged = StationProcess.waitFor(seconds: 30) { station.output.contains("logged for") }
+        let logged = await StationProcess.waitFor(seconds: 30) { station.output.contains("logged for") }
         #expect(station.stop() == 0)
         #expect(queued, "screens: \(screens)\n\(station.output)")
         #expect(logged, "\(station.output)")

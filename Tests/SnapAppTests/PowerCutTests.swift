@@ -13,13 +13,13 @@ struct PowerCutTests {
     let folder = TemporaryDirectory("powercut")
 
     @Test("should leave a sound database and only whole photos after being killed mid-write 25 times")
-    func killMidWrite() throws {
+    func killMidWrite() async throws {
         let state = folder.path + "/state"
         var generator = SystemRandomNumberGenerator()
         for round in 0..<25 {
             let writer = try StationProcess(
                 ["store-soak", "--state", state], logPath: folder.path + "/soak-\(round).log")
-            usleep(UInt32.random(in: 30_000...400_000, using: &generator))
+            try? await Task.sleep(for: .microseconds(Int.random(in: 30_000...400_000, using: &generator)))
             writer.stop(SIGKILL)
         }
         let check = try StationProcess.run(["store-check", "--state", state], logPath: folder.path + "/check.log")

@@ -38,14 +38,14 @@ struct UploadQueueEndToEndTests {
     func killDuringUpload() async throws {
         try await fake.queue("storage", ["timeout"])  // the first upload hangs: the station is mid-upload
         let first = try station(script: "1s press", log: "first.log")
-        let uploading = StationProcess.waitFor(seconds: 30) { first.output.contains("screen: uploading") }
-        usleep(500_000)
+        let uploading = await StationProcess.waitFor(seconds: 30) { first.output.contains("screen: uploading") }
+        try? await Task.sleep(for: .microseconds(500_000))
         first.stop(SIGKILL)
         #expect(uploading, "\(first.output)")
         #expect(try await rows().isEmpty, "nothing arrived before the kill")
 
         let second = try station(script: "", log: "second.log")
-        _ = StationProcess.waitFor(seconds: 30) { second.output.contains("delivered ") }
+        _ = await StationProcess.waitFor(seconds: 30) { second.output.contains("delivered ") }
         #expect(second.stop() == 0)
         #expect(second.output.contains("1 photo(s) waiting in the upload queue"))
         let delivered = try await rows()
@@ -60,8 +60,10 @@ struct UploadQueueEndToEndTests {
     func drainsAfterOutage() async throws {
         try await fake.queue("storage", ["503"])
         let station = try station(script: "1s press", log: "outage.log")
-        let offline = StationProcess.waitFor(seconds: 30) { station.output.contains("screen: error-network-down") }
-        let drained = StationProcess.waitFor(seconds: 30) { station.output.contains("delivered ") }
+        let offline = await StationProcess.waitFor(seconds: 30) {
+            station.output.contains("screen: error-network-down")
+        }
+        let drained = await StationProcess.waitFor(seconds: 30) { station.output.contains("delivered ") }
         #expect(station.stop() == 0)
         #expect(offline, "\(station.output)")
         #expect(drained, "\(station.output)")

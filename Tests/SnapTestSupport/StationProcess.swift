@@ -52,12 +52,13 @@ public final class StationProcess {
         return process.terminationStatus
     }
 
-    /// Polls `condition` every 100 ms for up to `seconds`; true if it came true.
-    public static func waitFor(seconds: Double, _ condition: () -> Bool) -> Bool {
+    /// Polls `condition` every 100 ms for up to `seconds`; true if it came true. It sleeps as a task,
+    /// never blocking a thread of the cooperative pool (two on this machine), which the other tests share.
+    public static func waitFor(seconds: Double, _ condition: () -> Bool) async -> Bool {
         let end = Date().addingTimeInterval(seconds)
         while Date() < end {
             if condition() { return true }
-            usleep(100_000)
+            try? await Task.sleep(for: .milliseconds(100))
         }
         return condition()
     }

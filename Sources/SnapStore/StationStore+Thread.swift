@@ -1,0 +1,37 @@
+import SnapFiles
+
+extension StationStore {
+    /// Runs `work` on the store's own thread, after the writes queued before it, and waits for it
+    /// without holding a thread of the cooperative pool.
+    ///
+    /// Every write the running station makes goes through here or `enqueue`: a commit with
+    /// `synchronous = FULL` and the fsyncs of `AtomicFile` wait for the SD card, which can take
+    /// hundreds of milliseconds, and must not stall the two threads every task shares. The synchronous
+    /// methods stay for commands and tests, which own their thread.
+    public func writing<Value: Sendable>(
+        _ work: @escaping @Sendable (StationStore) throws(StoreError) -> Value
+    ) async throws(StoreError) -> Value {
+        do {
+            return try await thread.run { () throws(StoreError) in try work(self) }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError("write to the store", error)
+        }
+    }
+
+    /// Queues `work` on the store's thread behind the writes before it, and returns at once; a failure
+    /// goes to `failed`, on the store's thread.
+    public func enqueue(
+        _ work: @escaping @Sendable (StationStore) throws(StoreError) -> Void,
+        failed: @escaping @Sendable (StoreError) -> Void
+    ) {
+        let accepted = thread.submit {
+            do throws(StoreError) { try work(self) } catch { failed(error) }
+        }
+        if !accepted { failed(StoreError("write to the store", SerialThread.Closed(name: thread.name))) }
+    }
+
+    /// How long the write now running has run; nil when the store's thread is idle.
+    public var writeBusyFor: Duration? { thread.busyFor }
+}
