@@ -148,9 +148,10 @@ struct CameraDriverTests {
             _ = await slot.next()
             await camera.prepareStill()
             _ = try await camera.captureStill()
+            #expect(await waitUntil { camera.lifecycle == .previewing }, "back to the preview configuration")
         }
         let threads = mock.state.withLock { $0.controlThreads }
-        #expect(threads.count >= 8, "\(threads)")
+        #expect(threads.count == 10, "preview, still mode, preview again, then stopped and closed: \(threads)")
         #expect(threads.allSatisfy { $0.hasSuffix("@camera") }, "\(threads)")
     }
 

@@ -1,67 +1,16 @@
-#include "ss_display.h"
+// ss_display's DRM/KMS output: find a connected display, two dumb buffers, page flips on vblank.
+// The zero-copy preview planes are in ss_drm_planes.c, the Linux framebuffer in ss_fbdev.c.
+#include "ss_drm_internal.h"
 
 #include <dirent.h>
 #include <drm_fourcc.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <linux/fb.h>
 #include <poll.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <xf86drm.h>
-#include <xf86drmMode.h>
-
-static int negative_errno(void) { return errno > 0 ? -errno : -EIO; }
-
-#define FAIL(code, ...)                                                                                        \
-    do {                                                                                                       \
-        if (error) snprintf(error, error_size, __VA_ARGS__);                                                   \
-        return (code);                                                                                         \
-    } while (0)
-
-// MARK: DRM/KMS
-
-typedef struct ss_drm_buffer {
-    uint32_t handle;
-    uint32_t framebuffer;
-    uint32_t stride;
-    uint64_t size;
-    uint8_t *memory;
-} ss_drm_buffer;
-
-// The plane properties an atomic commit sets.
-typedef struct ss_plane_props {
-    uint32_t fb_id, crtc_id, src_x, src_y, src_w, src_h, crtc_x, crtc_y, crtc_w, crtc_h;
-} ss_plane_props;
-
-// Camera buffers on one plane, the screens on a plane above it: the zero-copy preview.
-typedef struct ss_drm_video {
-    bool enabled;
-    uint32_t video_plane, ui_plane;
-    ss_plane_props video_props, ui_props;
-    ss_drm_buffer ui[2];
-    int ui_back;
-    uint32_t shown_fb;
-} ss_drm_video;
-
-struct ss_drm {
-    int fd;
-    ss_drm_video video;
-    uint32_t crtc_index;
-    ss_drm_info info;
-    uint32_t connector_id;
-    uint32_t crtc_id;
-    drmModeModeInfo mode;
-    drmModeCrtc *saved_crtc;
-    ss_drm_buffer buffers[2];
-    int back;
-    bool shown;
-    bool flip_pending;
-};
 
 static uint32_t refresh_mhz(const drmModeModeInfo *mode) {
     if (!mode->htotal || !mode->vtotal) return mode->vrefresh * 1000u;
@@ -117,7 +66,7 @@ static uint32_t choose_crtc(int fd, const drmModeRes *resources, const drmModeCo
     return 0;
 }
 
-static void free_buffer(int fd, ss_drm_buffer *buffer) {
+void ss_drm_free_buffer(int fd, ss_drm_buffer *buffer) {
     if (buffer->memory) munmap(buffer->memory, buffer->size);
     if (buffer->framebuffer) drmModeRmFB(fd, buffer->framebuffer);
     if (buffer->handle) {
@@ -127,7 +76,7 @@ static void free_buffer(int fd, ss_drm_buffer *buffer) {
     memset(buffer, 0, sizeof *buffer);
 }
 
-static int create_buffer(int fd, uint32_t width, uint32_t height, uint32_t format, ss_drm_buffer *buffer) {
+int ss_drm_create_buffer(int fd, uint32_t width, uint32_t height, uint32_t format, ss_drm_buffer *buffer) {
     struct drm_mode_create_dumb create = {.width = width, .height = height, .bpp = 32};
     if (drmIoctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &create) < 0) return negative_errno();
     buffer->handle = create.handle;
@@ -137,19 +86,19 @@ static int create_buffer(int fd, uint32_t width, uint32_t height, uint32_t forma
     if (drmModeAddFB2(fd, width, height, format, handles, pitches, offsets, &buffer->framebuffer, 0) <
         0) {
         int result = negative_errno();
-        free_buffer(fd, buffer);
+        ss_drm_free_buffer(fd, buffer);
         return result;
     }
     struct drm_mode_map_dumb map = {.handle = create.handle};
     if (drmIoctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &map) < 0) {
         int result = negative_errno();
-        free_buffer(fd, buffer);
+        ss_drm_free_buffer(fd, buffer);
         return result;
     }
     void *memory = mmap(NULL, create.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)map.offset);
     if (memory == MAP_FAILED) {
         int result = negative_errno();
-        free_buffer(fd, buffer);
+        ss_drm_free_buffer(fd, buffer);
         return result;
     }
     buffer->memory = memory;
@@ -256,7 +205,8 @@ int ss_drm_open(const char *card, const char *connector, uint32_t width, uint32_
     drm->info.height = drm->mode.vdisplay;
     drm->info.refresh_mhz = refresh_mhz(&drm->mode);
     for (int i = 0; i < 2; i++) {
-        result = create_buffer(drm->fd, drm->info.width, drm->info.height, DRM_FORMAT_XRGB8888, &drm->buffers[i]);
+        result = ss_drm_create_buffer(drm->fd, drm->info.width, drm->info.height, DRM_FORMAT_XRGB8888,
+                                      &drm->buffers[i]);
         if (result < 0) {
             snprintf(error, error_size, "%s: cannot create a %ux%u buffer: %s", drm->info.card, drm->info.width,
                      drm->info.height, strerror(-result));
@@ -280,7 +230,7 @@ static void flip_done(int fd, unsigned sequence, unsigned seconds, unsigned micr
     ((ss_drm *)context)->flip_pending = false;
 }
 
-static int wait_for_flip(ss_drm *drm, int timeout_ms) {
+int ss_drm_wait_for_flip(ss_drm *drm, int timeout_ms) {
     drmEventContext events = {.version = 2, .page_flip_handler = flip_done};
     while (drm->flip_pending) {
         struct pollfd descriptor = {.fd = drm->fd, .events = POLLIN};
@@ -305,7 +255,7 @@ int ss_drm_present(ss_drm *drm, int timeout_ms) {
             drm->flip_pending = false;
             return negative_errno();
         }
-        int result = wait_for_flip(drm, timeout_ms);
+        int result = ss_drm_wait_for_flip(drm, timeout_ms);
         if (result < 0) return result;
     }
     drm->back ^= 1;
@@ -315,7 +265,7 @@ int ss_drm_present(ss_drm *drm, int timeout_ms) {
 void ss_drm_close(ss_drm *drm) {
     if (!drm) return;
     if (drm->fd >= 0) {
-        if (drm->flip_pending) wait_for_flip(drm, 100);
+        if (drm->flip_pending) ss_drm_wait_for_flip(drm, 100);
         if (drm->saved_crtc) {
             drmModeCrtc *saved = drm->saved_crtc;
             if (saved->buffer_id)
@@ -323,8 +273,8 @@ void ss_drm_close(ss_drm *drm) {
                                &saved->mode);
             drmModeFreeCrtc(saved);
         }
-        for (int i = 0; i < 2; i++) free_buffer(drm->fd, &drm->buffers[i]);
-        for (int i = 0; i < 2; i++) free_buffer(drm->fd, &drm->video.ui[i]);
+        for (int i = 0; i < 2; i++) ss_drm_free_buffer(drm->fd, &drm->buffers[i]);
+        for (int i = 0; i < 2; i++) ss_drm_free_buffer(drm->fd, &drm->video.ui[i]);
         close(drm->fd);
     }
     free(drm);
@@ -372,210 +322,4 @@ int ss_drm_describe(const char *card, ss_drm_card_info *info) {
     if (planes) drmModeFreePlaneResources(planes);
     close(fd);
     return 0;
-}
-
-// MARK: Zero-copy preview planes
-
-static uint32_t property_id(int fd, uint32_t object, uint32_t type, const char *name, uint64_t *value) {
-    drmModeObjectProperties *properties = drmModeObjectGetProperties(fd, object, type);
-    uint32_t found = 0;
-    for (uint32_t i = 0; properties && i < properties->count_props && !found; i++) {
-        drmModePropertyRes *property = drmModeGetProperty(fd, properties->props[i]);
-        if (property && strcmp(property->name, name) == 0) {
-            found = property->prop_id;
-            if (value) *value = properties->prop_values[i];
-        }
-        if (property) drmModeFreeProperty(property);
-    }
-    if (properties) drmModeFreeObjectProperties(properties);
-    return found;
-}
-
-static bool plane_properties(int fd, uint32_t plane, ss_plane_props *props) {
-    const char *names[] = {"FB_ID", "CRTC_ID", "SRC_X", "SRC_Y", "SRC_W", "SRC_H", "CRTC_X", "CRTC_Y", "CRTC_W", "CRTC_H"};
-    uint32_t *slots[] = {&props->fb_id, &props->crtc_id, &props->src_x, &props->src_y, &props->src_w,
-                         &props->src_h, &props->crtc_x, &props->crtc_y, &props->crtc_w, &props->crtc_h};
-    for (int i = 0; i < 10; i++) {
-        *slots[i] = property_id(fd, plane, DRM_MODE_OBJECT_PLANE, names[i], NULL);
-        if (!*slots[i]) return false;
-    }
-    return true;
-}
-
-static bool plane_takes(const drmModePlane *plane, uint32_t format) {
-    for (uint32_t f = 0; f < plane->count_formats; f++)
-        if (plane->formats[f] == format) return true;
-    return false;
-}
-
-int ss_drm_video_enable(ss_drm *drm, uint32_t format, char *error, size_t error_size) {
-    if (drm->video.enabled) return 0;
-    if (drmSetClientCap(drm->fd, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1) < 0 ||
-        drmSetClientCap(drm->fd, DRM_CLIENT_CAP_ATOMIC, 1) < 0)
-        FAIL(-ENOTSUP, "%s has no atomic modesetting", drm->info.card);
-    drmModePlaneRes *planes = drmModeGetPlaneResources(drm->fd);
-    if (!planes) FAIL(negative_errno(), "%s: cannot list planes", drm->info.card);
-    // Planes in the kernel's order, which is bottom to top unless a zpos property says otherwise.
-    uint32_t video = 0, ui = 0;
-    uint64_t video_z = 0;
-    for (uint32_t i = 0; i < planes->count_planes; i++) {
-        drmModePlane *plane = drmModeGetPlane(drm->fd, planes->planes[i]);
-        if (!plane) continue;
-        uint64_t type = 0, zpos = i;
-        property_id(drm->fd, plane->plane_id, DRM_MODE_OBJECT_PLANE, "type", &type);
-        property_id(drm->fd, plane->plane_id, DRM_MODE_OBJECT_PLANE, "zpos", &zpos);
-        bool usable = (plane->possible_crtcs & (1u << drm->crtc_index)) && type != DRM_PLANE_TYPE_CURSOR &&
-                      type != DRM_PLANE_TYPE_PRIMARY;
-        if (usable && !video && plane_takes(plane, format)) {
-            video = plane->plane_id;
-            video_z = zpos;
-        } else if (usable && video && !ui && zpos > video_z && plane_takes(plane, DRM_FORMAT_ARGB8888)) {
-            ui = plane->plane_id;
-        }
-        drmModeFreePlane(plane);
-    }
-    drmModeFreePlaneResources(planes);
-    char name[5] = {(char)format, (char)(format >> 8), (char)(format >> 16), (char)(format >> 24), 0};
-    if (!video) FAIL(-ENOTSUP, "%s has no overlay plane that scans out %s", drm->info.card, name);
-    if (!ui) FAIL(-ENOTSUP, "%s has no ARGB8888 plane above the %s plane for the screens", drm->info.card, name);
-    if (!plane_properties(drm->fd, video, &drm->video.video_props) ||
-        !plane_properties(drm->fd, ui, &drm->video.ui_props))
-        FAIL(-ENOTSUP, "%s: a plane lacks the standard atomic properties", drm->info.card);
-    for (int i = 0; i < 2; i++) {
-        int result = create_buffer(drm->fd, drm->info.width, drm->info.height, DRM_FORMAT_ARGB8888, &drm->video.ui[i]);
-        if (result < 0) FAIL(result, "%s: cannot create the screens' buffer: %s", drm->info.card, strerror(-result));
-    }
-    drm->video.video_plane = video;
-    drm->video.ui_plane = ui;
-    drm->video.enabled = true;
-    return 0;
-}
-
-uint8_t *ss_drm_video_ui_buffer(ss_drm *drm) { return drm->video.ui[drm->video.ui_back].memory; }
-
-int ss_drm_video_import(ss_drm *drm, const int *fds, const uint32_t *strides, const uint32_t *offsets, int planes,
-                        uint32_t format, uint32_t width, uint32_t height, uint32_t *framebuffer) {
-    uint32_t handles[4] = {0}, pitches[4] = {0}, starts[4] = {0};
-    for (int i = 0; i < planes && i < 4; i++) {
-        if (drmPrimeFDToHandle(drm->fd, fds[i], &handles[i]) < 0) return negative_errno();
-        pitches[i] = strides[i];
-        starts[i] = offsets[i];
-    }
-    int result = drmModeAddFB2(drm->fd, width, height, format, handles, pitches, starts, framebuffer, 0) < 0
-                     ? negative_errno()
-                     : 0;
-    // The framebuffer holds its own reference to the memory; the handles are not needed after this.
-    for (int i = 0; i < planes && i < 4; i++) {
-        bool repeated = false;
-        for (int j = 0; j < i; j++) repeated = repeated || handles[j] == handles[i];
-        if (handles[i] && !repeated) drmCloseBufferHandle(drm->fd, handles[i]);
-    }
-    return result;
-}
-
-void ss_drm_video_forget(ss_drm *drm, uint32_t framebuffer) {
-    if (framebuffer) drmModeRmFB(drm->fd, framebuffer);
-}
-
-static void add_plane(drmModeAtomicReq *request, uint32_t plane, const ss_plane_props *props, uint32_t crtc,
-                      uint32_t fb, uint32_t src_w, uint32_t src_h, uint32_t width, uint32_t height) {
-    drmModeAtomicAddProperty(request, plane, props->fb_id, fb);
-    drmModeAtomicAddProperty(request, plane, props->crtc_id, fb ? crtc : 0);
-    drmModeAtomicAddProperty(request, plane, props->src_x, 0);
-    drmModeAtomicAddProperty(request, plane, props->src_y, 0);
-    drmModeAtomicAddProperty(request, plane, props->src_w, (uint64_t)src_w << 16);
-    drmModeAtomicAddProperty(request, plane, props->src_h, (uint64_t)src_h << 16);
-    drmModeAtomicAddProperty(request, plane, props->crtc_x, 0);
-    drmModeAtomicAddProperty(request, plane, props->crtc_y, 0);
-    drmModeAtomicAddProperty(request, plane, props->crtc_w, width);
-    drmModeAtomicAddProperty(request, plane, props->crtc_h, height);
-}
-
-int ss_drm_video_present(ss_drm *drm, uint32_t video_fb, uint32_t src_width, uint32_t src_height, int timeout_ms) {
-    if (!drm->video.enabled) return -EINVAL;
-    if (!drm->shown) {
-        // The CRTC needs a mode first: the primary plane with its (black) buffer.
-        int result = ss_drm_present(drm, timeout_ms);
-        if (result < 0) return result;
-    }
-    drmModeAtomicReq *request = drmModeAtomicAlloc();
-    if (!request) return -ENOMEM;
-    uint32_t width = drm->info.width, height = drm->info.height;
-    add_plane(request, drm->video.video_plane, &drm->video.video_props, drm->crtc_id, video_fb, src_width,
-              src_height, video_fb ? width : 0, video_fb ? height : 0);
-    add_plane(request, drm->video.ui_plane, &drm->video.ui_props, drm->crtc_id,
-              drm->video.ui[drm->video.ui_back].framebuffer, width, height, width, height);
-    drm->flip_pending = true;
-    int result = drmModeAtomicCommit(drm->fd, request, DRM_MODE_PAGE_FLIP_EVENT | DRM_MODE_ATOMIC_NONBLOCK, drm);
-    drmModeAtomicFree(request);
-    if (result < 0) {
-        drm->flip_pending = false;
-        return negative_errno();
-    }
-    result = wait_for_flip(drm, timeout_ms);
-    if (result < 0) return result;
-    drm->video.ui_back ^= 1;
-    drm->video.shown_fb = video_fb;
-    return 0;
-}
-
-// MARK: fbdev
-
-struct ss_fb {
-    int fd;
-    ss_fb_info info;
-    uint8_t *memory;
-    size_t size;
-};
-
-int ss_fb_open(const char *path, ss_fb **out) {
-    int fd = open(path, O_RDWR | O_CLOEXEC);
-    if (fd < 0) return negative_errno();
-    struct fb_var_screeninfo variable;
-    struct fb_fix_screeninfo fixed;
-    if (ioctl(fd, FBIOGET_VSCREENINFO, &variable) < 0 || ioctl(fd, FBIOGET_FSCREENINFO, &fixed) < 0) {
-        int result = negative_errno();
-        close(fd);
-        return result;
-    }
-    if (variable.bits_per_pixel != 16 && variable.bits_per_pixel != 32) {
-        close(fd);
-        return -ENOTSUP;
-    }
-    size_t size = (size_t)fixed.line_length * variable.yres;
-    void *memory = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (memory == MAP_FAILED) {
-        int result = negative_errno();
-        close(fd);
-        return result;
-    }
-    ss_fb *fb = calloc(1, sizeof *fb);
-    if (!fb) {
-        munmap(memory, size);
-        close(fd);
-        return -ENOMEM;
-    }
-    fb->fd = fd;
-    fb->memory = memory;
-    fb->size = size;
-    snprintf(fb->info.id, sizeof fb->info.id, "%.16s", fixed.id);
-    fb->info.width = variable.xres;
-    fb->info.height = variable.yres;
-    fb->info.bits_per_pixel = variable.bits_per_pixel;
-    fb->info.stride = fixed.line_length;
-    fb->info.red_offset = variable.red.offset;
-    fb->info.blue_offset = variable.blue.offset;
-    *out = fb;
-    return 0;
-}
-
-void ss_fb_info_get(ss_fb *fb, ss_fb_info *info) { *info = fb->info; }
-
-uint8_t *ss_fb_memory(ss_fb *fb) { return fb->memory; }
-
-void ss_fb_close(ss_fb *fb) {
-    if (!fb) return;
-    munmap(fb->memory, fb->size);
-    close(fb->fd);
-    free(fb);
 }
