@@ -73,7 +73,7 @@ let package = Package(
             name: "snapstation",
             dependencies: [
                 "SnapApp", "SnapConfig", "SnapStore", "SnapFiles", "SnapScreens", "SnapCore", "SnapImaging",
-                "SnapDevices",
+                "SnapDevices", "SnapServices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

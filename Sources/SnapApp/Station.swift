@@ -39,7 +39,7 @@ public enum Station {
 
         let store = try StationStore(directory: config.storage.dir)
         let parts = try makeParts(config, store: store, options: options, logger: logger)
-        let aiConfigured = !(parts.analyzer is UnconfiguredAnalyzer)
+        let aiConfigured = parts.aiConfigured
         let settings = config.stationSettings(aiConfigured: aiConfigured)
         let bus = EventBus()
         let notifier = SystemdNotifier()
@@ -205,7 +205,8 @@ public enum Station {
                 ? QualityGate(minBrightness: processing.minBrightness, minSharpness: processing.minSharpness) : nil,
             sticker: processing.sticker ? StickerMaker(outline: processing.stickerOutline) : nil)
         return StationParts(
-            camera: camera, buttons: buttons, flash: flash, display: display, analyzer: analyzer,
+            camera: camera, buttons: buttons, flash: flash, display: display,
+            analyzer: analyzer ?? UnconfiguredAnalyzer(), aiConfigured: analyzer != nil,
             backend: backend, store: store, pipeline: pipeline, missing: missing)
     }
 }
@@ -241,11 +242,11 @@ extension Station {
         return (buttons, flash)
     }
 
-    /// The AI client the config describes, or the "not configured" one when its key cannot be found.
-    public static func makeAnalyzer(_ config: StationConfig, logger: Logger) -> any MealAnalyzer {
+    /// The AI client the config describes, or nil when its key cannot be found.
+    public static func makeAnalyzer(_ config: StationConfig, logger: Logger) -> (any MealAnalyzer)? {
         guard let key = config.ai.keySource.resolve() else {
             logger.notice("no AI key at \(config.ai.keySource): meal mode says \"AI service not configured\"")
-            return UnconfiguredAnalyzer()
+            return nil
         }
         return OpenAIAnalyzer(
             settings: OpenAIAnalyzer.Settings(

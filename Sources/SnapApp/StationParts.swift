@@ -14,6 +14,8 @@ public struct StationParts: Sendable {
     public var flash: any FlashLED
     public var display: any Display
     public var analyzer: any MealAnalyzer
+    /// An AI key was found: meal mode can analyse. Without one, `analyzer` is the unconfigured one.
+    public var aiConfigured: Bool
     public var backend: any GroupBackend
     public var store: StationStore
     public var pipeline: PhotoPipeline
@@ -22,13 +24,15 @@ public struct StationParts: Sendable {
 
     public init(
         camera: any Camera, buttons: any Buttons, flash: any FlashLED, display: any Display, analyzer: any MealAnalyzer,
-        backend: any GroupBackend, store: StationStore, pipeline: PhotoPipeline, missing: [DeviceError] = []
+        aiConfigured: Bool, backend: any GroupBackend, store: StationStore, pipeline: PhotoPipeline,
+        missing: [DeviceError] = []
     ) {
         self.camera = camera
         self.buttons = buttons
         self.flash = flash
         self.display = display
         self.analyzer = analyzer
+        self.aiConfigured = aiConfigured
         self.backend = backend
         self.store = store
         self.pipeline = pipeline

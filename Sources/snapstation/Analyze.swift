@@ -28,8 +28,7 @@ extension SnapStation {
             if dryRun { return try printCost(config) }
             // Standard output carries the JSON; the station's request log lines are not wanted here.
             let quiet = Logger(label: "snapstation", factory: { _ in SwiftLogNoOpLogHandler() })
-            let analyzer = Station.makeAnalyzer(config, logger: quiet)
-            guard !(analyzer is UnconfiguredAnalyzer) else {
+            guard let analyzer = Station.makeAnalyzer(config, logger: quiet) else {
                 FileHandle.standardError.write(
                     Data("snapstation: AI service not configured: no key at \(config.ai.keySource)\n".utf8))
                 throw ExitCode(2)
