@@ -94,7 +94,10 @@ let package = Package(
         .testTarget(name: "SnapServicesTests", dependencies: ["SnapServices", "SnapTestSupport"]),
         .testTarget(
             name: "SnapAppTests",
-            dependencies: ["SnapApp", "SnapTestSupport", "SnapStore", "SnapConfig", "SnapDevices", "snapstation"]),
+            dependencies: [
+                "SnapApp", "SnapTestSupport", "SnapCore", "SnapStore", "SnapConfig", "SnapDevices", "SnapServices",
+                "SnapFiles", "snapstation",
+            ]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

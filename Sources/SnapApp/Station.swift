@@ -70,6 +70,12 @@ public enum Station {
                 store: store, backend: parts.backend, retention: .seconds(config.storage.retentionHours * 3600),
                 logger: logger),
         ]
+        if !config.group.names.isEmpty {
+            services.append(
+                InboxService(
+                    store: store, backend: parts.backend, groups: config.group.names, bus: bus, logger: logger,
+                    interval: .seconds(config.group.inboxMinutes * 60)))
+        }
         if let analysisQueue { services.append(analysisQueue) }
         if let interval = notifier.watchdogInterval {
             services.append(WatchdogService(interval: interval, bus: bus))
@@ -87,7 +93,8 @@ public enum Station {
             metadata: [
                 "state": "\(config.storage.dir)", "camera": "\(config.camera.backend.rawValue)",
                 "buttons": "\(config.gpio.backend.rawValue)", "display": "\(config.display.backend.rawValue)",
-                "group": "\(config.group.name.isEmpty ? "-" : config.group.name) (\(config.group.backend.rawValue))",
+                "group":
+                    "\(config.group.names.isEmpty ? "-" : config.group.names.joined(separator: ", ")) (\(config.group.backend.rawValue))",
             ])
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
@@ -180,11 +187,11 @@ public enum Station {
         let analyzer = makeAnalyzer(config, logger: logger)
         let backend: any GroupBackend
         switch config.group.backend {
-        case .folder: backend = FolderBackend(folder: config.outboxDirectory)
+        case .folder: backend = FolderBackend(folder: config.outboxDirectory, station: config.station.name)
         case .supabase:
             if let key = config.group.keySource.resolve() {
                 backend = SupabaseBackend(
-                    projectURL: config.group.url, bucket: config.group.bucket, key: key,
+                    projectURL: config.group.url, bucket: config.group.bucket, key: key, anonKey: config.group.anonKey,
                     client: HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(120)), logger: logger)
             } else {
                 logger.error("no group key at \(config.group.keySource): photos stay queued until there is one")
@@ -263,5 +270,9 @@ struct OfflineBackend: GroupBackend {
     func upload(_ upload: GroupUpload, progress: @escaping @Sendable (Double) -> Void) async throws(UploadFailure) {
         throw .offline
     }
-    func removeExpired(now: Date) async -> Int { 0 }
+    func shared(in group: String, now: Date) async throws(UploadFailure) -> [SharedItem] { throw .offline }
+    func download(_ item: SharedItem, from offset: Int, limit: Int) async throws(UploadFailure) -> [UInt8] {
+        throw .offline
+    }
+    func removeOwn(_ photos: [OwnShare]) async throws(UploadFailure) -> [PhotoID] { throw .offline }
 }

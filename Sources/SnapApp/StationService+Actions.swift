@@ -58,8 +58,7 @@ extension StationService {
                     bus.send(.uploadFailed(photo.id, .alreadySentToday))
                 }
             }
-        case .releaseGroupDay(let day):
-            let group = settings.groupName ?? ""
+        case .releaseGroupDay(let day, let group):
             storing("release \(day)") { store throws(StoreError) in try store.releaseGroupDay(day, group: group) }
         case .log(let level, let message):
             logger.log(level: level.swiftLog, "\(message)")

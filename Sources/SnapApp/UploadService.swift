@@ -89,13 +89,14 @@ public final class UploadService: Service {
             logger.info("delivered \(id) to \(job.group)", metadata: ["attempt": "\(job.attempts + 1)"])
             bus.send(.uploaded(id))
             return true
-        } catch .offline {
+        } catch let failure where failure == .offline || failure == .destinationFull {
             let delay = Self.backoff(afterAttempts: job.attempts)
+            let reason = failure == .offline ? "offline" : "the group's folder is full"
             await record("requeue \(id)") { store throws(StoreError) in
-                try store.markRetry(job, error: "offline", nextAttempt: Date().addingTimeInterval(delay))
+                try store.markRetry(job, error: reason, nextAttempt: Date().addingTimeInterval(delay))
             }
-            logger.warning("offline: \(id) stays queued, next try in \(Int(delay)) s")
-            bus.send(.uploadFailed(id, .offline))
+            logger.warning("\(reason): \(id) stays queued, next try in \(Int(delay)) s")
+            bus.send(.uploadFailed(id, failure))
             return false
         } catch {
             await give(up: job, error)
@@ -126,8 +127,9 @@ extension UploadService {
     }
 }
 
-/// Deletes photos past the retention, and expired entries in the group backend, at start and then
-/// every quarter of an hour.
+/// Deletes photos past the retention, and the station's own shared photos from the group backend once
+/// their 48 hours are over, at start and then every quarter of an hour. Deleting is idempotent and
+/// retried: a photo is marked removed only when the backend says it is gone.
 public struct RetentionService: Service {
     let store: StationStore
     let backend: any GroupBackend
@@ -154,10 +156,27 @@ public struct RetentionService: Service {
                 } catch {
                     logger.error("retention: \(error)")
                 }
-                let expired = await backend.removeExpired(now: now)
-                if expired > 0 { logger.info("removed \(expired) expired group photo(s)") }
+                await removeOwnShares(now: now)
                 try? await Task.sleep(for: .seconds(900))
             }
+        }
+    }
+}
+
+extension RetentionService {
+    /// Deletes the station's expired shares from the backend and records which are gone.
+    func removeOwnShares(now: Date) async {
+        do {
+            let jobs = try store.ownExpiredShares(now: now)
+            guard !jobs.isEmpty else { return }
+            let own = jobs.map { OwnShare(photoID: $0.photoID, group: $0.group, day: $0.day) }
+            let gone = try await backend.removeOwn(own)
+            try await store.writing { store throws(StoreError) in try store.markRemoteRemoved(gone) }
+            logger.info("removed \(gone.count) expired photo(s) of this station from the group")
+        } catch let failure as UploadFailure where failure == .offline {
+            return  // tried again in a quarter of an hour
+        } catch {
+            logger.error("removing expired shares: \(error)")
         }
     }
 }

@@ -9,6 +9,8 @@ struct ConfigReader {
     private var nodes: [String: TOMLDocument.Node] = [:]
     private var tables: [String: Int] = [:]
     private(set) var knownKeys: [String] = []
+    /// Keys an earlier version read: reported with the reason, never as unknown.
+    private var retiredKeys: Set<String> = []
     private(set) var problems: [ConfigProblem] = []
 
     init(_ document: TOMLDocument) {
@@ -158,6 +160,37 @@ struct ConfigReader {
         return result
     }
 
+    /// One string or a list of strings (a single value reads as a list of one; "" as an empty list), at
+    /// most `maxCount`, none empty and no two the same.
+    mutating func stringOrStrings(_ path: String, default value: [String], maxCount: Int) -> [String] {
+        let expected = "a string, or a list of at most \(maxCount) different strings"
+        guard let node = nodes[path] else {
+            knownKeys.append(path)
+            return value
+        }
+        if case .string(let text) = node.value {
+            knownKeys.append(path)
+            return text.isEmpty ? [] : [text]
+        }
+        let list = strings(path, default: value, maxCount: maxCount)
+        if list.contains("") {
+            report(path, "an entry is empty", expected: expected)
+            return value
+        }
+        if Set(list).count != list.count {
+            report(path, "an entry appears twice", expected: expected)
+            return value
+        }
+        return list
+    }
+
+    /// A key an earlier version read and this one does not: if set, it is reported with `reason`, so the
+    /// installer learns what replaced it rather than "unknown key".
+    mutating func retired(_ path: String, because reason: String, instead: String) {
+        retiredKeys.insert(path)
+        if nodes[path] != nil { report(path, "is no longer read: \(reason)", expected: instead) }
+    }
+
     /// A GPIO line: an offset on the chip, or a line name such as `GPIO17`; "" or -1 means none.
     mutating func gpioLine(_ path: String, default value: GPIOLine?) -> GPIOLine? {
         let expected = "a line offset from 0 to 511, a line name such as \"GPIO17\", or \"\" for none"
@@ -182,7 +215,8 @@ struct ConfigReader {
                 let parts = key.split(separator: ".")
                 return (1..<parts.count).map { parts.prefix($0).joined(separator: ".") }
             })
-        for (path, node) in nodes.sorted(by: { $0.value.line < $1.value.line }) where !known.contains(path) {
+        for (path, node) in nodes.sorted(by: { $0.value.line < $1.value.line })
+        where !known.contains(path) && !retiredKeys.contains(path) {
             let table = path.split(separator: ".").dropLast().joined(separator: ".")
             if !table.isEmpty && !knownTables.contains(table) { continue }  // reported once, as its table
             let siblings = knownKeys.filter { $0.split(separator: ".").dropLast().joined(separator: ".") == table }

@@ -95,6 +95,8 @@ extension StationConfig {
         display.rotation = r.rotation("display.rotation", default: d.display.rotation)
         display.framesDir = r.string("display.frames_dir", default: d.display.framesDir)
         display.previewPNGFPS = r.double("display.preview_png_fps", default: d.display.previewPNGFPS, in: 0...30)
+        display.idleSeconds = r.int("display.idle_seconds", default: d.display.idleSeconds, in: 0...86_400)
+        display.slideSeconds = r.int("display.slide_seconds", default: d.display.slideSeconds, in: 2...600)
 
         countdown.seconds = r.int("countdown.seconds", default: d.countdown.seconds, in: 0...10)
         countdown.flash = r.bool("countdown.flash", default: d.countdown.flash)
@@ -129,14 +131,23 @@ extension StationConfig {
         ai.timeoutSeconds = r.int("ai.timeout_seconds", default: d.ai.timeoutSeconds, in: 1...300)
         ai.autoSaveSeconds = r.int("ai.auto_save_seconds", default: d.ai.autoSaveSeconds, in: 1...600)
 
-        group.name = r.string("group.name", default: d.group.name)
-        group.members = r.strings("group.members", default: d.group.members, maxCount: Self.maxGroupMembers)
+        group.names = r.stringOrStrings("group.name", default: d.group.names, maxCount: Self.maxGroups)
+        r.retired(
+            "group.members", because: "each station is a member of its groups, with its own key",
+            instead: "nothing here: add the station to its groups on the server (docs/supabase/schema.sql)")
         group.backend = r.choice("group.backend", default: d.group.backend)
         group.folder = r.string("group.folder", default: d.group.folder)
         group.url = r.string("group.url", default: d.group.url)
         group.bucket = r.string("group.bucket", default: d.group.bucket)
         group.keySource = r.keySource("group.key_source", default: d.group.keySource)
+        group.anonKey = r.string("group.anon_key", default: d.group.anonKey)
         group.reviewSeconds = r.int("group.review_seconds", default: d.group.reviewSeconds, in: 1...30)
+        group.inboxMinutes = r.int("group.inbox_minutes", default: d.group.inboxMinutes, in: 1...1440)
+        for name in group.names where name.count > 100 || name.contains(where: { !Self.isPathSafe($0) }) {
+            r.report(
+                "group.name", "\"\(name)\" cannot name a folder of the group's photos",
+                expected: "up to 100 letters, digits, spaces and _ ! - . * ' ( ) & $ @ = ; : + , ?")
+        }
         if group.backend == .supabase && !Self.isSecureOrLocal(group.url) {
             r.report(
                 r.isSet("group.url") ? "group.url" : "group.backend",
@@ -155,6 +166,12 @@ extension StationConfig {
 
 extension StationConfig {
     /// https anywhere; plain http only to this machine (a Supabase running locally), never across a network.
+    /// What Supabase Storage accepts in an object's path, and a folder name on any file system: a group
+    /// name is the first folder of every photo it is sent.
+    static func isPathSafe(_ character: Character) -> Bool {
+        character.isASCII && (character.isLetter || character.isNumber || " _!-.*'()&$@=;:+,?".contains(character))
+    }
+
     static func isSecureOrLocal(_ text: String) -> Bool {
         guard let url = URL(string: text), let host = url.host else { return false }
         return url.scheme == "https" || (url.scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(host))

@@ -11,10 +11,12 @@ extension StationConfig {
     public func stationSettings(aiConfigured: Bool) -> StationSettings {
         StationSettings(
             timeZone: resolvedTimeZone, defaultMode: station.defaultMode,
-            groupName: group.name.isEmpty ? nil : group.name, countdownSeconds: countdown.seconds,
+            groups: group.names, countdownSeconds: countdown.seconds,
             flash: countdown.flash && gpio.ledLine != nil, groupReviewSeconds: group.reviewSeconds,
             mealAutoSaveSeconds: ai.autoSaveSeconds, aiConfigured: aiConfigured, aiDailyLimit: ai.dailyLimit,
-            dietaryPreferences: Set(ai.dietary))
+            dietaryPreferences: Set(ai.dietary),
+            idleAfter: display.idleSeconds > 0 ? .seconds(display.idleSeconds) : nil,
+            slideDuration: .seconds(display.slideSeconds))
     }
 
     /// Where the headless display writes its frames.

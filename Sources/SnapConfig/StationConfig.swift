@@ -68,6 +68,11 @@ public struct StationConfig: Sendable, Hashable {
         public var framesDir = ""
         /// Headless: at most this many preview frames per second are written (screen changes always are).
         public var previewPNGFPS = 1.0
+        /// After this many seconds on the ready screen without a press, the idle screen shows (the
+        /// group's slideshow, or a dimmed clock); 0 never.
+        public var idleSeconds = 60
+        /// How long each photo of the group's slideshow shows.
+        public var slideSeconds = 8
     }
 
     public struct Countdown: Sendable, Hashable {
@@ -104,17 +109,21 @@ public struct StationConfig: Sendable, Hashable {
 
     public struct Group: Sendable, Hashable {
         public enum Backend: String, Sendable, Hashable, CaseIterable { case folder, supabase }
-        /// "" turns group mode off.
-        public var name = "Friends"
-        public var members: [String] = []
+        /// The groups the station shares with, in the mode button's order; empty turns group mode off.
+        public var names = ["Friends"]
         public var backend = Backend.folder
         /// Folder backend: where photos and their JSON sidecars go; "" means `outbox` in the storage folder.
         public var folder = ""
         /// Supabase backend: the project URL.
         public var url = ""
         public var bucket = "snapstation"
+        /// Supabase backend: the station's own key (its member's JWT), a secret.
         public var keySource = KeySource.environment("SUPABASE_KEY")
+        /// Supabase backend: the project's public anon key, sent as `apikey`; "" sends the station's key.
+        public var anonKey = ""
         public var reviewSeconds = 3
+        /// How often the station looks for the photos the other members shared.
+        public var inboxMinutes = 5
     }
 
     public struct Storage: Sendable, Hashable {
@@ -124,8 +133,8 @@ public struct StationConfig: Sendable, Hashable {
         public var minFreeMB = 64
     }
 
-    /// The largest group the station shares with.
-    public static let maxGroupMembers = 12
+    /// The most groups one station belongs to (the mode button cycles through them).
+    public static let maxGroups = 8
 }
 
 /// A quarter turn of the camera or the panel.

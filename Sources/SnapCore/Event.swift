@@ -17,6 +17,8 @@ public enum Event: Sendable, Hashable {
     case device(DeviceKind, DeviceStatus)
     /// A queued analysis finished while the person was elsewhere: the meal is in the log.
     case mealLogged(Meal)
+    /// The photos the groups' other members shared that the station now keeps (all groups, unexpired).
+    case inboxChanged([SharedPhoto])
     /// Sent through the event loop by the shell's watchdog: handling it proves the loop is not stuck.
     /// The machine does nothing with it.
     case heartbeat
@@ -41,8 +43,8 @@ public enum Action: Sendable, Hashable {
     case recordAIUse(LocalDay)
     /// Claim `day` for `group` in the store and queue the photo for upload, in one transaction.
     case share(ProcessedPhoto, group: String, day: LocalDay)
-    /// Give `day` back after the server refused the photo for good, so the person can try again.
-    case releaseGroupDay(LocalDay)
+    /// Give `day` back to `group` after the server refused the photo for good, so the person can try again.
+    case releaseGroupDay(LocalDay, group: String)
     case log(LogLevel, String)
 }
 

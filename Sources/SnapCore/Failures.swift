@@ -47,6 +47,8 @@ public enum UploadFailure: Sendable, Hashable, Error {
     case alreadySentToday
     /// The server refused the upload for a reason that retrying will not heal.
     case rejected(String)
+    /// The group's folder (the folder backend's disk) is full: the photo waits until there is space.
+    case destinationFull
 }
 
 /// Why storing a capture or a meal failed.

@@ -13,6 +13,7 @@ public enum Screen: Sendable, Hashable {
     case sent(group: String)
     case locked(LockScreen)
     case problem(ProblemScreen)
+    case idle(IdleScreen)
 
     /// Whether the live camera preview runs under this screen's overlay.
     public var showsLivePreview: Bool {
@@ -36,6 +37,7 @@ public enum Screen: Sendable, Hashable {
         case .sent: "sent"
         case .locked(let screen): screen.reason == .aiLimit ? "ai-limit" : "group-lock"
         case .problem(let screen): "error-\(screen.kind.name)"
+        case .idle: "idle"
         }
     }
 }
@@ -150,10 +152,30 @@ public struct LockScreen: Sendable, Hashable {
     /// Time until the next local midnight; nil while the clock is not trustworthy (far behind the last
     /// day the station saw, as on a Pi without a real-time clock before NTP).
     public var remaining: Duration?
-    public init(reason: Reason, limit: Int, remaining: Duration?) {
+    /// The group's slideshow behind the lock, when its members shared photos.
+    public var slide: Slide?
+    public init(reason: Reason, limit: Int, remaining: Duration?, slide: Slide? = nil) {
         self.reason = reason
         self.limit = limit
         self.remaining = remaining
+        self.slide = slide
+    }
+}
+
+/// Nobody has pressed for a while: the group's slideshow, or a dimmed clock. A press starts the
+/// countdown as on the ready screen.
+public struct IdleScreen: Sendable, Hashable {
+    public var mode: StationMode
+    public var group: String?
+    /// The photo the slideshow shows; nil shows the clock.
+    public var slide: Slide?
+    /// The local time for the clock, "14:05".
+    public var clock: String
+    public init(mode: StationMode, group: String?, slide: Slide?, clock: String) {
+        self.mode = mode
+        self.group = group
+        self.slide = slide
+        self.clock = clock
     }
 }
 
@@ -165,6 +187,8 @@ public struct ProblemScreen: Sendable, Hashable {
         case processingFailed(String)
         case aiFailed(AIFailure)
         case networkDown(group: String)
+        /// The group's folder is full: the photo waits until there is space.
+        case destinationFull(group: String)
         /// Meal mode offline: the photo waits for the network, and the meal is logged by itself then.
         case analysisQueued
         case uploadRejected(String)
@@ -179,6 +203,7 @@ public struct ProblemScreen: Sendable, Hashable {
             case .aiFailed(.notConfigured): "ai-not-configured"
             case .aiFailed: "ai-failed"
             case .networkDown: "network-down"
+            case .destinationFull: "destination-full"
             case .analysisQueued: "analysis-queued"
             case .uploadRejected: "upload-rejected"
             case .storageFull: "storage-full"

@@ -2,22 +2,26 @@ extension StationMachine {
     mutating func handle(_ gesture: ButtonGesture, now: Instant) -> [Action] {
         if gesture == .mode {
             switch phase {
-            case .ready, .locked: return toggleMode(now: now)
+            case .ready, .locked, .idle: return toggleMode(now: now)
             default: return []
             }
         }
         let press = gesture == .press
         switch phase {
-        case .ready:
+        case .ready, .idle:
+            // A press on the idle screen is not lost to waking it: the countdown starts at once.
             return press ? startCountdown(now: now) : toggleMode(now: now)
+        case .locked(.group) where press && slideshow(now: now).count > 1:
+            nextSlide(now: now)
+            return transition(to: phase, now: now)
         case .locked:
-            return press ? enterIdle(now: now) : toggleMode(now: now)
+            return press ? enterResting(now: now) : toggleMode(now: now)
         case .countdown:
-            return press ? [] : enterIdle(now: now, also: [.log(.info, "countdown cancelled")])
+            return press ? [] : enterResting(now: now, also: [.log(.info, "countdown cancelled")])
         case .capturing, .sent, .uploading:
             return []
         case .processing(let id):
-            return press ? [] : enterIdle(now: now, also: [.log(.info, "processing of \(id) cancelled")])
+            return press ? [] : enterResting(now: now, also: [.log(.info, "processing of \(id) cancelled")])
         case .retake(let photo):
             return press
                 ? startCountdown(now: now, also: [.log(.info, "retake instead of \(photo.id)")])
@@ -25,16 +29,16 @@ extension StationMachine {
         case .analysing(let photo):
             return press
                 ? []
-                : enterIdle(
+                : enterResting(
                     now: now, also: [.cancelAnalysis(photo.id), .log(.info, "analysis of \(photo.id) cancelled")])
         case .mealResult(let photo, let analysis, _):
             return press
                 ? saveMeal(photo, analysis, now: now)
-                : enterIdle(now: now, also: [.log(.info, "meal \(photo.id) discarded")])
+                : enterResting(now: now, also: [.log(.info, "meal \(photo.id) discarded")])
         case .groupReview(let photo, _):
             return press
                 ? startCountdown(now: now, also: [.log(.info, "retake instead of \(photo.id)")])
-                : enterIdle(now: now, also: [.log(.info, "sharing of \(photo.id) cancelled")])
+                : enterResting(now: now, also: [.log(.info, "sharing of \(photo.id) cancelled")])
         case .problem(.aiFailed(let failure), let photo?) where press && failure != .notConfigured:
             return transition(to: .analysing(photo), now: now, also: [.analyse(photo)])
         case .problem(.aiFailed(.notConfigured), _) where !press:
@@ -42,7 +46,7 @@ extension StationMachine {
         case .problem(.cameraMissing, _):
             return []
         case .problem:
-            return enterIdle(now: now)
+            return enterResting(now: now)
         }
     }
 
@@ -58,7 +62,7 @@ extension StationMachine {
         let meal = Meal(photo: photo, day: today(now), analysis: analysis)
         meals.append(meal)
         record(meal.day)
-        return enterIdle(now: now, also: [.saveMeal(meal)])
+        return enterResting(now: now, also: [.saveMeal(meal)])
     }
 
     mutating func timerFired(_ id: TimerID, now: Instant) -> [Action] {
@@ -72,10 +76,19 @@ extension StationMachine {
             return left > 1
                 ? transition(to: .mealResult(photo, analysis, secondsLeft: left - 1), now: now)
                 : saveMeal(photo, analysis, now: now)
-        case (.sentLinger, .sent), (.problemDismiss, .problem), (.midnight, .ready):
-            return enterIdle(now: now)
+        case (.sentLinger, .sent), (.problemDismiss, .problem):
+            return enterResting(now: now)
+        case (.midnight, .ready):
+            // Midnight, or nobody pressed for the idle time (the earlier of the two was set).
+            guard readyDay == today(now), settings.idleAfter != nil else { return enterResting(now: now) }
+            slideShownAt = now.uptime
+            return transition(to: .idle, now: now)
+        case (.slideshow, .idle):
+            nextSlide(now: now)
+            return transition(to: .idle, now: now)
         case (.lockTick, .locked):
-            return enterIdle(now: now)
+            if now.uptime - slideShownAt >= settings.slideDuration { nextSlide(now: now) }
+            return enterResting(now: now)
         default:
             return []
         }
@@ -83,8 +96,8 @@ extension StationMachine {
 
     mutating func share(_ photo: ProcessedPhoto, now: Instant) -> [Action] {
         let day = today(now)
-        let group = settings.groupName ?? ""
-        groupSendDays.insert(day)
+        let group = activeGroup ?? ""
+        groupSends[group, default: []].insert(day)
         record(day)
         return transition(
             to: .uploading(photo, progress: 0), now: now,

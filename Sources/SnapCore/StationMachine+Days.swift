@@ -18,8 +18,15 @@ extension StationMachine {
         max(0, settings.aiDailyLimit - (aiUses[today(now)] ?? 0))
     }
 
+    /// The group the next photo goes to: nil in meal mode or without groups.
+    public var activeGroup: String? {
+        guard mode == .group, settings.groups.indices.contains(groupIndex) else { return nil }
+        return settings.groups[groupIndex]
+    }
+
     func groupPhotoTaken(_ now: Instant) -> Bool {
-        groupSendDays.contains(today(now))
+        guard let group = activeGroup else { return false }
+        return groupSends[group]?.contains(today(now)) ?? false
     }
 
     func todaysMeals(_ now: Instant) -> [Meal] {
@@ -39,7 +46,7 @@ extension StationMachine {
     }
 
     /// The resting phase for the current mode: ready, or a lock screen, or the camera error.
-    mutating func enterIdle(now: Instant, also extra: [Action] = []) -> [Action] {
+    mutating func enterResting(now: Instant, also extra: [Action] = []) -> [Action] {
         let day = today(now)
         meals.removeAll { $0.day < day }
         if let detail = missingDevices[.camera] {
@@ -47,19 +54,53 @@ extension StationMachine {
         }
         switch mode {
         case .group where groupPhotoTaken(now):
-            return transition(to: .locked(.group(settings.groupName ?? "")), now: now, also: extra)
+            return transition(to: .locked(.group(activeGroup ?? "")), now: now, also: extra)
         case .meal where settings.aiConfigured && analysesLeft(now) == 0:
             return transition(to: .locked(.aiLimit), now: now, also: extra)
         default:
+            readyDay = day
             return transition(to: .ready, now: now, also: extra)
         }
     }
 
+    /// The mode button's cycle: meal, then each group in turn, then meal again.
     mutating func toggleMode(now: Instant) -> [Action] {
-        guard settings.groupName != nil else {
-            return enterIdle(now: now, also: [.log(.notice, "mode stays meal: no group is configured")])
+        guard !settings.groups.isEmpty else {
+            return enterResting(now: now, also: [.log(.notice, "mode stays meal: no group is configured")])
         }
-        mode = mode == .meal ? .group : .meal
-        return enterIdle(now: now, also: [.log(.info, "mode switched to \(mode.rawValue)")])
+        switch mode {
+        case .meal:
+            mode = .group
+            groupIndex = 0
+        case .group where groupIndex + 1 < settings.groups.count:
+            groupIndex += 1
+        case .group:
+            mode = .meal
+        }
+        slideIndex = 0
+        let name = activeGroup.map { "group \($0)" } ?? mode.rawValue
+        return enterResting(now: now, also: [.log(.info, "mode switched to \(name)")])
+    }
+
+    /// The active group's photos in the slideshow, oldest first.
+    func slideshow(now: Instant) -> [SharedPhoto] {
+        guard let group = activeGroup else { return [] }
+        return inbox.filter { $0.group == group && $0.expiresAt > now.wall }
+    }
+
+    /// The slide showing now, if the active group has photos.
+    func currentSlide(now: Instant) -> Slide? {
+        let photos = slideshow(now: now)
+        guard !photos.isEmpty else { return nil }
+        let index = slideIndex % photos.count
+        let photo = photos[index]
+        let age = Duration.seconds(max(0, now.wall.timeIntervalSince(photo.takenAt)).rounded(.down))
+        return Slide(photo: photo, age: age, index: index, count: photos.count)
+    }
+
+    /// Moves the slideshow on by one photo.
+    mutating func nextSlide(now: Instant) {
+        slideIndex = (slideIndex + 1) % max(1, slideshow(now: now).count)
+        slideShownAt = now.uptime
     }
 }

@@ -55,6 +55,12 @@ extension StationMachine {
             let logged: Action = .log(.info, "queued analysis of \(meal.photo.id) logged: \(meal.analysis.title)")
             if case .ready = phase { return transition(to: .ready, now: now, also: [logged]) }
             return [logged]
+        case (.inboxChanged(let photos), _):
+            inbox = photos.sorted { $0.takenAt < $1.takenAt }
+            switch phase {
+            case .idle, .locked(.group): return transition(to: phase, now: now)
+            default: return []
+            }
         case (.uploaded(let id), _):
             return [.log(.info, "queued photo \(id) delivered")]
         case (.uploadFailed(let id, let failure), _):
@@ -75,20 +81,26 @@ extension StationMachine {
     }
 
     private mutating func uploadFailed(_ photo: ProcessedPhoto, _ failure: UploadFailure, now: Instant) -> [Action] {
-        let group = settings.groupName ?? ""
+        let group = activeGroup ?? ""
         switch failure {
         case .offline:
             return transition(
                 to: .problem(.networkDown(group: group), photo: photo), now: now,
                 also: [.log(.warning, "offline: \(photo.id) saved and queued for \(group)")])
+        case .destinationFull:
+            return transition(
+                to: .problem(.destinationFull(group: group), photo: photo), now: now,
+                also: [.log(.warning, "the folder of \(group) is full: \(photo.id) waits for space")])
         case .alreadySentToday:
-            return enterIdle(now: now, also: [.log(.notice, "the server already has today's photo for \(group)")])
+            return enterResting(now: now, also: [.log(.notice, "the server already has today's photo for \(group)")])
         case .rejected(let reason):
             let day = today(now)
-            groupSendDays.remove(day)
+            groupSends[group]?.remove(day)
             return transition(
                 to: .problem(.uploadRejected(reason), photo: photo), now: now,
-                also: [.releaseGroupDay(day), .log(.error, "upload of \(photo.id) rejected: \(reason)")])
+                also: [
+                    .releaseGroupDay(day, group: group), .log(.error, "upload of \(photo.id) rejected: \(reason)"),
+                ])
         }
     }
 
@@ -104,8 +116,8 @@ extension StationMachine {
             log = .log(.error, "\(kind.rawValue) missing: \(detail)")
         }
         switch phase {
-        case .ready, .countdown, .locked, .problem(.cameraMissing, _):
-            return enterIdle(now: now, also: [log])
+        case .ready, .countdown, .locked, .idle, .problem(.cameraMissing, _):
+            return enterResting(now: now, also: [log])
         case .capturing where kind == .camera:
             return transition(
                 to: .problem(.cameraMissing(missingDevices[.camera] ?? ""), photo: nil), now: now, also: [log])

@@ -1,3 +1,5 @@
+import Foundation
+
 extension StationMachine {
     /// The screen for the current phase at `now`.
     public func screen(now: Instant) -> Screen {
@@ -6,7 +8,7 @@ extension StationMachine {
             let meals = todaysMeals(now)
             return .ready(
                 ReadyScreen(
-                    mode: mode, groupName: settings.groupName,
+                    mode: mode, groupName: activeGroup,
                     totals: meals.reduce(.zero) { $0 + $1.analysis.totals },
                     mealThumbnails: meals.map(\.photo.thumbnailPath), groupPhotoAvailable: !groupPhotoTaken(now),
                     analysesLeft: analysesLeft(now),
@@ -25,15 +27,21 @@ extension StationMachine {
             let clashes = analysis.items.map { DietaryPreference.clashes(of: $0, with: settings.dietaryPreferences) }
             return .mealResult(MealResultScreen(photo: photo, analysis: analysis, clashes: clashes, autoSaveIn: left))
         case .groupReview(let photo, let left):
-            return .groupReview(GroupReviewScreen(photo: photo, group: settings.groupName ?? "", secondsLeft: left))
+            return .groupReview(GroupReviewScreen(photo: photo, group: activeGroup ?? "", secondsLeft: left))
         case .uploading(let photo, let progress):
-            return .uploading(UploadingScreen(photo: photo, group: settings.groupName ?? "", progress: progress))
+            return .uploading(UploadingScreen(photo: photo, group: activeGroup ?? "", progress: progress))
         case .sent:
-            return .sent(group: settings.groupName ?? "")
+            return .sent(group: activeGroup ?? "")
         case .locked(let reason):
-            return .locked(LockScreen(reason: reason, limit: settings.aiDailyLimit, remaining: lockRemaining(now)))
+            let slide = if case .group = reason { currentSlide(now: now) } else { Slide?.none }
+            return .locked(
+                LockScreen(reason: reason, limit: settings.aiDailyLimit, remaining: lockRemaining(now), slide: slide))
         case .problem(let kind, let photo):
             return .problem(ProblemScreen(kind: kind, photo: photo))
+        case .idle:
+            let time = Calendar.gregorian(in: settings.timeZone).dateComponents([.hour, .minute], from: now.wall)
+            let clock = String(format: "%02d:%02d", time.hour ?? 0, time.minute ?? 0)
+            return .idle(IdleScreen(mode: mode, group: activeGroup, slide: currentSlide(now: now), clock: clock))
         }
     }
 }

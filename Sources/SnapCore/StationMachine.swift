@@ -20,14 +20,26 @@ public struct StationMachine: Sendable {
         case sent
         case locked(LockScreen.Reason)
         case problem(ProblemScreen.Kind, photo: ProcessedPhoto?)
+        /// Nobody pressed for `settings.idleAfter`: the slideshow or the clock.
+        case idle
     }
 
     public let settings: StationSettings
     public internal(set) var mode: StationMode
+    /// In group mode, which of `settings.groups` the next photo goes to.
+    public internal(set) var groupIndex = 0
     public internal(set) var phase: Phase = .ready
     var meals: [Meal]
     var aiUses: [LocalDay: Int]
-    var groupSendDays: Set<LocalDay>
+    var groupSends: [String: Set<LocalDay>]
+    /// Other members' photos, all groups, oldest first.
+    var inbox: [SharedPhoto]
+    /// The slideshow's place, and when (uptime) its photo came up.
+    var slideIndex = 0
+    var slideShownAt: Duration = .zero
+    /// The day the ready screen came up: its timer fires at midnight or at the idle time, and this tells
+    /// which.
+    var readyDay: LocalDay?
     /// The latest day anything was recorded for: "today" never goes back before it.
     var recordedDay: LocalDay?
     var missingDevices: [DeviceKind: String] = [:]
@@ -36,16 +48,17 @@ public struct StationMachine: Sendable {
 
     public init(settings: StationSettings, snapshot: StationSnapshot = StationSnapshot()) {
         self.settings = settings
-        self.mode = settings.groupName == nil ? .meal : settings.defaultMode
+        self.mode = settings.groups.isEmpty ? .meal : settings.defaultMode
         self.meals = snapshot.meals
         self.aiUses = snapshot.aiUses
-        self.groupSendDays = snapshot.groupSendDays
+        self.groupSends = snapshot.groupSends
+        self.inbox = snapshot.inbox.sorted { $0.takenAt < $1.takenAt }
         self.recordedDay = snapshot.latestDay
     }
 
     /// Shows the first screen. Call once, before any event.
     public mutating func start(now: Instant) -> [Action] {
-        enterIdle(now: now)
+        enterResting(now: now)
     }
 
     /// Handles one event that happened at `now` and returns what the shell must do.
@@ -98,8 +111,10 @@ public struct StationMachine: Sendable {
         case .mealResult: (.mealAutoSave, .seconds(1))
         case .sent: (.sentLinger, settings.sentLinger)
         case .locked: (.lockTick, .seconds(1))
-        case .problem(.networkDown, _), .problem(.analysisQueued, _): (.problemDismiss, settings.problemDismiss)
-        case .ready: (.midnight, untilMidnight(now: now))
+        case .problem(.networkDown, _), .problem(.analysisQueued, _), .problem(.destinationFull, _):
+            (.problemDismiss, settings.problemDismiss)
+        case .ready: (.midnight, min(untilMidnight(now: now), settings.idleAfter ?? .seconds(86_400 * 2)))
+        case .idle: (.slideshow, min(untilMidnight(now: now), settings.slideDuration))
         default: nil
         }
     }

@@ -4,8 +4,9 @@ import Foundation
 public struct StationSettings: Sendable, Hashable {
     public var timeZone: TimeZone
     public var defaultMode: StationMode
-    /// Nil when no group is configured: group mode is then unavailable.
-    public var groupName: String?
+    /// The groups the station shares with, in the order the mode button cycles through them; empty when
+    /// none is configured (group mode is then unavailable).
+    public var groups: [String]
     public var countdownSeconds: Int
     /// Whether the flash LED lights for the last second of the countdown and the shot.
     public var flash: Bool
@@ -16,16 +17,22 @@ public struct StationSettings: Sendable, Hashable {
     public var aiConfigured: Bool
     public var aiDailyLimit: Int
     public var dietaryPreferences: Set<DietaryPreference>
+    /// After this long on the ready screen with nobody there, the idle screen shows (the group's
+    /// slideshow, or a dimmed clock); nil keeps the ready screen up.
+    public var idleAfter: Duration?
+    /// How long each photo of the group's slideshow shows.
+    public var slideDuration: Duration
 
     public init(
-        timeZone: TimeZone = .current, defaultMode: StationMode = .group, groupName: String? = "Friends",
+        timeZone: TimeZone = .current, defaultMode: StationMode = .group, groups: [String] = ["Friends"],
         countdownSeconds: Int = 3, flash: Bool = true, groupReviewSeconds: Int = 3, mealAutoSaveSeconds: Int = 20,
         sentLinger: Duration = .seconds(3), problemDismiss: Duration = .seconds(8), aiConfigured: Bool = false,
-        aiDailyLimit: Int = 10, dietaryPreferences: Set<DietaryPreference> = []
+        aiDailyLimit: Int = 10, dietaryPreferences: Set<DietaryPreference> = [], idleAfter: Duration? = nil,
+        slideDuration: Duration = .seconds(8)
     ) {
         self.timeZone = timeZone
         self.defaultMode = defaultMode
-        self.groupName = groupName
+        self.groups = groups
         self.countdownSeconds = countdownSeconds
         self.flash = flash
         self.groupReviewSeconds = groupReviewSeconds
@@ -35,6 +42,8 @@ public struct StationSettings: Sendable, Hashable {
         self.aiConfigured = aiConfigured
         self.aiDailyLimit = aiDailyLimit
         self.dietaryPreferences = dietaryPreferences
+        self.idleAfter = idleAfter
+        self.slideDuration = slideDuration
     }
 }
 
@@ -45,15 +54,19 @@ public struct StationSnapshot: Sendable, Hashable {
     public var latestDay: LocalDay?
     public var meals: [Meal]
     public var aiUses: [LocalDay: Int]
-    public var groupSendDays: Set<LocalDay>
+    /// The days each group's photo was shared.
+    public var groupSends: [String: Set<LocalDay>]
+    /// The photos other members shared, kept until they expire.
+    public var inbox: [SharedPhoto]
 
     public init(
         latestDay: LocalDay? = nil, meals: [Meal] = [], aiUses: [LocalDay: Int] = [:],
-        groupSendDays: Set<LocalDay> = []
+        groupSends: [String: Set<LocalDay>] = [:], inbox: [SharedPhoto] = []
     ) {
         self.latestDay = latestDay
         self.meals = meals
         self.aiUses = aiUses
-        self.groupSendDays = groupSendDays
+        self.groupSends = groupSends
+        self.inbox = inbox
     }
 }

@@ -12,6 +12,9 @@ public enum TimerID: String, Sendable, Hashable, CaseIterable {
     case lockTick
     /// Leaves an error screen that needs no answer (network down: the capture is queued).
     case problemDismiss
-    /// Local midnight while the ready screen shows: today's totals start again.
+    /// On the ready screen: local midnight (today's totals start again), or the idle time, whichever comes
+    /// first.
     case midnight
+    /// On the idle screen: the next photo of the slideshow, and the check for a new day.
+    case slideshow
 }

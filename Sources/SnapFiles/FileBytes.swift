@@ -4,8 +4,9 @@ import Glibc
 /// `Data`: a 12 MP JPEG is 8 MB, and a second copy of it is the difference between the station's peak
 /// memory and libvips'.
 public enum FileBytes {
-    /// The file's bytes; wraps `open`, `fstat` and `read`.
-    public static func read(_ path: String) throws(FileError) -> [UInt8] {
+    /// The file's bytes; wraps `open`, `fstat` and `read`. A file larger than `limit` is refused (EFBIG)
+    /// before anything is read.
+    public static func read(_ path: String, limit: Int = .max) throws(FileError) -> [UInt8] {
         let (descriptor, openError) = retryingInterrupts { Int(Glibc.open(path, O_RDONLY | O_CLOEXEC)) }
         guard descriptor >= 0 else { throw FileError(call: "open", path: path, errno: openError) }
         let file = Int32(descriptor)
@@ -13,6 +14,7 @@ public enum FileBytes {
         var status = stat()
         guard fstat(file, &status) == 0 else { throw FileError(call: "fstat", path: path, errno: errno) }
         let size = Int(status.st_size)
+        guard size <= limit else { throw FileError(call: "read", path: path, errno: EFBIG) }
         var failure: FileError?
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             count = 0

@@ -37,6 +37,10 @@ public enum ScreenGallery {
         blurred.quality = .tooBlurred
         var stickerResult = result
         stickerResult.photo.stickerPath = sticker
+        let shared = SharedPhoto(
+            id: PhotoID("shared"), group: "Family", member: "Grandma's kitchen", takenAt: photo.takenAt,
+            expiresAt: photo.takenAt + 48 * 3600, path: photo.photoPath)
+        let slide = Slide(photo: shared, age: .seconds(3 * 3600 + 120), index: 1, count: 3)
         return [
             ("01-ready-meal", .ready(ready)),
             ("02-ready-group", .ready(groupReady)),
@@ -86,6 +90,18 @@ public enum ScreenGallery {
                 .problem(ProblemScreen(kind: .uploadRejected("the server refused the photo (HTTP 403)"), photo: photo))
             ),
             ("22-error-storage-full", .problem(ProblemScreen(kind: .storageFull, photo: nil))),
+            (
+                "23-error-destination-full",
+                .problem(ProblemScreen(kind: .destinationFull(group: "Family"), photo: photo))
+            ),
+            (
+                "24-group-lock-slideshow",
+                .locked(
+                    LockScreen(
+                        reason: .group("Family"), limit: 10, remaining: .seconds(9 * 3600 + 4 * 60 + 12), slide: slide))
+            ),
+            ("25-idle-slideshow", .idle(IdleScreen(mode: .group, group: "Family", slide: slide, clock: "14:05"))),
+            ("26-idle-clock", .idle(IdleScreen(mode: .meal, group: nil, slide: nil, clock: "23:41"))),
         ]
     }
 }

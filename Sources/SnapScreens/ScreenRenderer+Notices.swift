@@ -4,6 +4,12 @@ extension ScreenRenderer {
     func drawLock(_ lock: LockScreen, _ canvas: Canvas, _ layout: ScreenLayout) {
         let m = layout.margin
         var column = canvas.bounds.bottom(layout.bar(layout.small)).0.inset(m)
+        if let slide = lock.slide {
+            // The group's photos behind the lock, dimmed so the words stay readable.
+            photo(slide.photo.path, in: canvas.bounds, cover: true, canvas)
+            canvas.fill(canvas.bounds, Color.black.opacity(0.62))
+            column = column.bottom(caption(slide, canvas, layout, above: layout.bar(layout.small))).0
+        }
         let label =
             lock.reason == .aiLimit
             ? ScreenText.modeTitle(.meal, group: nil) : ScreenText.modeTitle(.group, group: lockGroup(lock))
@@ -26,7 +32,43 @@ extension ScreenRenderer {
                 ScreenText.lockCountdown(lock), in: column, font: layout.body, color: .accent, alignment: .center,
                 maxLines: 3)
         }
-        hint(lock.reason == .aiLimit ? "Hold: group mode" : "Hold: meal log", canvas, layout)
+        let next = (lock.slide?.count ?? 0) > 1 ? "Press: next photo · " : ""
+        hint(next + (lock.reason == .aiLimit ? "Hold: group mode" : "Hold: switch mode"), canvas, layout)
+    }
+
+    /// The idle screen: the group's slideshow, or a dimmed clock.
+    func drawIdle(_ idle: IdleScreen, _ canvas: Canvas, _ layout: ScreenLayout) {
+        guard let slide = idle.slide else {
+            canvas.fill(canvas.bounds, .black)
+            canvas.text(
+                idle.clock, in: canvas.bounds, font: Font(size: layout.short * 0.28, bold: true),
+                color: Color.muted.opacity(0.5), alignment: .center, verticallyCentered: true, shrinkToFit: true)
+            hint("Press: take a photo", canvas, layout)
+            return
+        }
+        photo(slide.photo.path, in: canvas.bounds, cover: true, canvas)
+        let (band, _) = canvas.bounds.top(layout.bar(layout.small))
+        canvas.fill(band, Color.black.opacity(0.5))
+        canvas.text(
+            ScreenText.modeTitle(.group, group: idle.group), in: band.inset(layout.margin / 2), font: layout.small,
+            color: .muted, verticallyCentered: true, shrinkToFit: true)
+        _ = caption(slide, canvas, layout, above: layout.bar(layout.small))
+        hint("Press: take a photo", canvas, layout)
+    }
+
+    /// Who shared the slide and when, in a band above the bottom `above` points; returns the band's height.
+    private func caption(_ slide: Slide, _ canvas: Canvas, _ layout: ScreenLayout, above: Double) -> Double {
+        let height = layout.bar(layout.body)
+        let band = Rect(x: 0, y: canvas.bounds.maxY - above - height, width: canvas.bounds.width, height: height)
+        canvas.fill(band, Color.black.opacity(0.55))
+        let words = ScreenText.slideCaption(slide)
+        let inner = band.inset(layout.margin / 2)
+        canvas.text(words.who, in: inner, font: layout.body, verticallyCentered: true, shrinkToFit: true)
+        if let place = words.place {
+            canvas.text(
+                place, in: inner, font: layout.small, color: .muted, alignment: .trailing, verticallyCentered: true)
+        }
+        return height
     }
 
     private func lockGroup(_ lock: LockScreen) -> String {

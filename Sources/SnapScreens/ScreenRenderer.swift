@@ -37,6 +37,7 @@ public struct ScreenRenderer: Sendable {
         case .sent(let group): drawSent(group: group, canvas, layout)
         case .locked(let lock): drawLock(lock, canvas, layout)
         case .problem(let problem): drawProblem(problem, canvas, layout)
+        case .idle(let idle): drawIdle(idle, canvas, layout)
         }
     }
 

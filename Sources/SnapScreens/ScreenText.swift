@@ -23,7 +23,7 @@ public enum ScreenText {
 
     public static func lockTitle(_ lock: LockScreen) -> String {
         switch lock.reason {
-        case .group(let name): "Already shared today with \(name) — see you tomorrow!"
+        case .group(let name): "You've already shared a photo with \(name) today — see you tomorrow!"
         case .aiLimit: "Today's \(lock.limit) meal analyses are used up — see you tomorrow!"
         }
     }
@@ -55,6 +55,11 @@ public enum ScreenText {
                 "Saved — will send when online", "No network: the photo for \(group) waits in the queue",
                 "It goes out by itself"
             )
+        case .destinationFull(let group):
+            (
+                "Storage full — will send when there is space",
+                "The folder of \(group) is full: the photo waits on the station", "It goes out by itself"
+            )
         case .analysisQueued:
             (
                 "Saved — will analyse when online", "No network: the meal is analysed and logged by itself later",
@@ -67,6 +72,23 @@ public enum ScreenText {
         case .storageFailed(let detail):
             ("The photo could not be saved", detail, "Press to go back")
         }
+    }
+
+    /// How long ago a photo was taken, as a slideshow caption says it: "just now", "12 min ago", "3 h ago".
+    public static func age(_ age: Duration) -> String {
+        let minutes = Int(age.components.seconds) / 60
+        switch minutes {
+        case ..<1: return "just now"
+        case ..<60: return "\(minutes) min ago"
+        case ..<(48 * 60): return "\(minutes / 60) h ago"
+        default: return "\(minutes / (24 * 60)) days ago"
+        }
+    }
+
+    /// "Kitchen · 3 h ago", and "2 / 5" when the slideshow has more than one photo.
+    public static func slideCaption(_ slide: Slide) -> (who: String, place: String?) {
+        let who = (slide.photo.member.isEmpty ? "A member" : slide.photo.member) + " · " + age(slide.age)
+        return (who, slide.count > 1 ? "\(slide.index + 1) / \(slide.count)" : nil)
     }
 
     /// Title and detail of the quality gate's "retake?" screen.

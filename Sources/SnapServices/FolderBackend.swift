@@ -2,16 +2,22 @@ import Foundation
 import SnapCore
 import SnapFiles
 
-/// The folder group backend: each day's photo as `GROUP/DAY/ID.jpg` with an `ID.json` sidecar, written
-/// atomically into a folder — a USB stick, a synced folder, a network share.
+/// The folder group backend: each station's photo of the day as `GROUP/STATION/DAY/ID.jpg` with an
+/// `ID.json` sidecar, written atomically into a folder that the group's stations share — a synced
+/// folder, a network share, or a USB stick carried between them.
 ///
-/// A different photo already in the group's day folder means the day is taken; the same id again is a
-/// retry and succeeds without writing. A missing folder (the stick is out) is `offline`: the job waits.
+/// Each station writes only under its own name; it reads the other stations' folders for the group's
+/// slideshow and deletes only its own photos when their 48 hours are over. A different photo already in
+/// the station's day folder means the day is taken; the same id again is a retry and succeeds without
+/// writing. A missing folder (the stick is out) is `offline`: the job waits.
 public struct FolderBackend: GroupBackend {
     public var folder: String
+    /// This station's name: its subfolder in each group.
+    public var station: String
 
-    public init(folder: String) {
+    public init(folder: String, station: String) {
         self.folder = folder
+        self.station = station
     }
 
     /// The sidecar that travels with each photo.
@@ -25,14 +31,16 @@ public struct FolderBackend: GroupBackend {
         public var sticker: String?
     }
 
+    /// Where this station's photos of `day` for `group` go.
+    func dayFolder(group: String, day: LocalDay) -> String {
+        "\(folder)/\(Self.safeName(group))/\(Self.safeName(station))/\(day)"
+    }
+
     public func upload(_ upload: GroupUpload, progress: @escaping @Sendable (Double) -> Void)
         async throws(UploadFailure)
     {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw .offline
-        }
-        let dayFolder = "\(folder)/\(Self.safeName(upload.group))/\(upload.day)"
+        guard isMounted else { throw .offline }
+        let dayFolder = dayFolder(group: upload.group, day: upload.day)
         let existing = ((try? FileManager.default.contentsOfDirectory(atPath: dayFolder)) ?? [])
             .filter { $0.hasSuffix(".json") }
         if existing.contains("\(upload.photoID).json") {
@@ -58,31 +66,71 @@ public struct FolderBackend: GroupBackend {
             try AtomicFile.write(try encoder.encode(sidecar), to: "\(dayFolder)/\(upload.photoID).json")
         } catch let error as FileError where error.errno == ENOENT || error.errno == EROFS || error.errno == EIO {
             throw .offline
+        } catch let error as FileError where error.isDiskFull {
+            throw .destinationFull
         } catch {
             throw .rejected("\(error)")
         }
         progress(1)
     }
 
-    public func removeExpired(now: Date) async -> Int {
+    public func shared(in group: String, now: Date) async throws(UploadFailure) -> [SharedItem] {
+        guard isMounted else { throw .offline }
+        let groupFolder = "\(folder)/\(Self.safeName(group))"
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        var removed = 0
-        let walker = FileManager.default.enumerator(atPath: folder)
-        while let relative = walker?.nextObject() as? String {
-            guard relative.hasSuffix(".json"), let data = FileManager.default.contents(atPath: "\(folder)/\(relative)"),
-                let sidecar = try? decoder.decode(Sidecar.self, from: data), sidecar.expiresAt <= now
-            else { continue }
-            let base = "\(folder)/\(relative)".dropLast(5)
-            for suffix in [".jpg", "-sticker.png", ".json"] { unlink(base + suffix) }
-            removed += 1
+        var items: [SharedItem] = []
+        for member in (try? FileManager.default.contentsOfDirectory(atPath: groupFolder)) ?? [] {
+            let memberFolder = "\(groupFolder)/\(member)"
+            for day in (try? FileManager.default.contentsOfDirectory(atPath: memberFolder)) ?? [] {
+                let dayFolder = "\(memberFolder)/\(day)"
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: dayFolder)) ?? []
+                where name.hasSuffix(".json") && !name.hasPrefix(AtomicFile.temporaryPrefix) {
+                    guard let data = FileManager.default.contents(atPath: "\(dayFolder)/\(name)"),
+                        let sidecar = try? decoder.decode(Sidecar.self, from: data), sidecar.expiresAt > now
+                    else { continue }
+                    let photo = "\(dayFolder)/\(sidecar.photo)"
+                    let size = (try? FileManager.default.attributesOfItem(atPath: photo)[.size]) as? Int
+                    items.append(
+                        SharedItem(
+                            photoID: PhotoID(String(name.dropLast(5))), group: group, member: sidecar.station,
+                            takenAt: sidecar.takenAt, expiresAt: sidecar.expiresAt, location: photo, byteSize: size))
+                }
+            }
         }
-        return removed
+        return items.sorted { $0.takenAt < $1.takenAt }
     }
 
-    /// A group name as a folder name: no slashes or leading dots.
-    static func safeName(_ group: String) -> String {
-        let cleaned = group.map { $0 == "/" || $0 == "\\" ? "_" : $0 }
-        return String(cleaned.drop { $0 == "." }).isEmpty ? "group" : String(String(cleaned).drop { $0 == "." })
+    public func download(_ item: SharedItem, from offset: Int, limit: Int) async throws(UploadFailure) -> [UInt8] {
+        guard isMounted else { throw .offline }
+        let bytes: [UInt8]
+        do {
+            bytes = try FileBytes.read(item.location, limit: offset + limit)
+        } catch {
+            throw .rejected("\(item.location) cannot be read: \(error)")
+        }
+        return Array(bytes.dropFirst(offset))
+    }
+
+    public func removeOwn(_ photos: [OwnShare]) async throws(UploadFailure) -> [PhotoID] {
+        guard isMounted else { throw .offline }
+        return photos.map { photo in
+            let base = "\(dayFolder(group: photo.group, day: photo.day))/\(photo.photoID)"
+            // The sidecar first: without it the photo is no longer listed, whatever else a cut leaves.
+            for suffix in [".json", ".jpg", "-sticker.png"] { unlink(base + suffix) }
+            rmdir(dayFolder(group: photo.group, day: photo.day))  // fails, harmlessly, unless empty
+            return photo.photoID
+        }
+    }
+
+    private var isMounted: Bool {
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) && isFolder.boolValue
+    }
+
+    /// A group or station name as a folder name: no slashes or leading dots.
+    static func safeName(_ name: String) -> String {
+        let cleaned = String(name.map { $0 == "/" || $0 == "\\" ? "_" : $0 }.drop { $0 == "." })
+        return cleaned.isEmpty ? "unnamed" : cleaned
     }
 }

@@ -32,11 +32,59 @@ public struct GroupUpload: Sendable, Hashable {
     public static let lifetime: TimeInterval = 48 * 3600
 }
 
-/// Where group photos go. Implementations enforce one photo per group per day on their side too, and
-/// treat a second upload of the same photo id as success, so a retried job is never sent twice.
+/// A photo a member shared, as the backend lists it.
+public struct SharedItem: Sendable, Hashable {
+    public var photoID: PhotoID
+    public var group: String
+    /// The member's name, as the group knows the station that shared it.
+    public var member: String
+    public var takenAt: Date
+    public var expiresAt: Date
+    /// Where the backend keeps the photo: the object's name in the bucket, or the file's path.
+    public var location: String
+    /// The photo's size when the backend says: a download must come to exactly this.
+    public var byteSize: Int?
+
+    public init(
+        photoID: PhotoID, group: String, member: String, takenAt: Date, expiresAt: Date, location: String,
+        byteSize: Int?
+    ) {
+        self.photoID = photoID
+        self.group = group
+        self.member = member
+        self.takenAt = takenAt
+        self.expiresAt = expiresAt
+        self.location = location
+        self.byteSize = byteSize
+    }
+}
+
+/// One of the station's own shared photos, to be deleted from the backend when its 48 hours are over.
+public struct OwnShare: Sendable, Hashable {
+    public var photoID: PhotoID
+    public var group: String
+    public var day: LocalDay
+
+    public init(photoID: PhotoID, group: String, day: LocalDay) {
+        self.photoID = photoID
+        self.group = group
+        self.day = day
+    }
+}
+
+/// Where group photos go, and where the other members' photos come from. Implementations enforce one
+/// photo per member per group per day on their side too, and treat a second upload of the same photo id
+/// as success, so a retried job is never sent twice.
 public protocol GroupBackend: Sendable {
     /// Uploads the photo, calling `progress` with 0…1 as bytes leave.
     func upload(_ upload: GroupUpload, progress: @escaping @Sendable (Double) -> Void) async throws(UploadFailure)
-    /// Deletes entries whose expiry has passed, where the backend can; returns how many.
-    func removeExpired(now: Date) async -> Int
+    /// The photos shared in `group` that have not expired at `now`, oldest first, the station's own
+    /// among them.
+    func shared(in group: String, now: Date) async throws(UploadFailure) -> [SharedItem]
+    /// The bytes of `item` from `offset` on, at most `limit` of them: a download cut off resumes where it
+    /// stopped. A photo that is gone is `.rejected`.
+    func download(_ item: SharedItem, from offset: Int, limit: Int) async throws(UploadFailure) -> [UInt8]
+    /// Deletes the station's own photos (their 48 hours are over); returns those that are gone now,
+    /// counting those that were gone already.
+    func removeOwn(_ photos: [OwnShare]) async throws(UploadFailure) -> [PhotoID]
 }

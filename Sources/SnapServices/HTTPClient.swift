@@ -8,14 +8,19 @@ public struct HTTPRequest: Sendable {
     public var url: String
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]?
+    /// The largest response body accepted: a service that answers with more is cut off (`bodyTooLarge`)
+    /// rather than allowed to fill the station's memory.
+    public var maxBodyBytes: Int
 
     public init(
-        method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil
+        method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
+        maxBodyBytes: Int = 4 << 20
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.maxBodyBytes = maxBodyBytes
     }
 }
 
@@ -40,6 +45,8 @@ public struct HTTPError: Error, Sendable, Hashable, CustomStringConvertible {
         case connectionLost
         /// The server's certificate did not verify.
         case tls
+        /// The body was longer than the request allowed (`HTTPRequest.maxBodyBytes`).
+        case bodyTooLarge
         case cancelled
         case other
     }
@@ -97,7 +104,8 @@ public struct HTTPClient: Sendable {
                                 url: url, method: method, headers: headers.baseAddress, header_count: headers.count,
                                 body: body, body_length: length,
                                 connect_timeout_ms: Int(connectTimeout.components.seconds * 1000),
-                                total_timeout_ms: Int(totalTimeout.components.seconds * 1000), ca_file: ca)
+                                total_timeout_ms: Int(totalTimeout.components.seconds * 1000), ca_file: ca,
+                                max_body_bytes: request.maxBodyBytes)
                             let context = Unmanaged.passUnretained(transfer).toOpaque()
                             return withExtendedLifetime(transfer) {
                                 ss_http_perform(
@@ -117,10 +125,11 @@ public struct HTTPClient: Sendable {
         defer { ss_http_response_free(&response) }
         guard code == 0 else {
             let message = withUnsafeBytes(of: response.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            return .failure(
-                HTTPError(
-                    kind: Self.kind(of: code, cancelled: transfer.cancelled.load(ordering: .relaxed)), code: Int(code),
-                    message: message))
+            let kind =
+                response.body_too_large != 0
+                ? .bodyTooLarge : Self.kind(of: code, cancelled: transfer.cancelled.load(ordering: .relaxed))
+            let said = kind == .bodyTooLarge ? "the answer is larger than \(request.maxBodyBytes) bytes" : message
+            return .failure(HTTPError(kind: kind, code: Int(code), message: said))
         }
         let body = response.body.map { Array(UnsafeBufferPointer(start: $0, count: response.body_length)) } ?? []
         let headerText =

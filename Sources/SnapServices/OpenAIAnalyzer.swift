@@ -114,6 +114,7 @@ public struct OpenAIAnalyzer: MealAnalyzer {
             case .tls: return .failure(.offline)
             case .cancelled: return .failure(.timedOut)
             case .other: return .retry(.serverError(status: 0), wait: nil)
+            case .bodyTooLarge: return .failure(.malformedAnswer(error.message))
             }
         }
         switch response.status {

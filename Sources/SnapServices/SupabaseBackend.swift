@@ -3,95 +3,151 @@ import Logging
 import SnapCore
 
 /// The Supabase group backend: the photo goes to a Storage bucket, then a row into the `group_photos`
-/// table through PostgREST. The table's unique (group_name, day) constraint is the server's half of "one
-/// photo per group per day"; docs/supabase/schema.sql creates it, with row-level security and the 48-hour
-/// cleanup.
+/// table through PostgREST; the other members' photos come back the same way. docs/supabase/schema.sql
+/// sets the project up: groups of at most 12 members, the server's half of "one photo per member per
+/// group per day" (a unique constraint), row-level security and the 48-hour cleanup of rows.
 ///
-/// Retries are safe: the object is written with `x-upsert` at a path named by the photo id, and a 409 on
-/// the row is read back — our own photo id means an earlier attempt got through (success), another means
-/// the day is taken (`alreadySentToday`).
+/// The station is a member: `key` is its own JWT (the policies see it as `auth.uid()`), `anonKey` the
+/// project's public key that Supabase's gateway wants as `apikey`.
+///
+/// Retries are safe: the object is written with `x-upsert` at a path named by the photo id, and the row
+/// is inserted with `on_conflict=photo_id` and `resolution=ignore-duplicates`, so a retried photo is
+/// accepted and only a different photo on a day already used meets the constraint (409).
 public struct SupabaseBackend: GroupBackend {
     public var projectURL: String
     public var bucket: String
     public var key: String
+    public var anonKey: String
     public var table = "group_photos"
     let client: HTTPClient
     let logger: Logger
 
-    public init(projectURL: String, bucket: String, key: String, client: HTTPClient, logger: Logger) {
+    public init(
+        projectURL: String, bucket: String, key: String, anonKey: String = "", client: HTTPClient, logger: Logger
+    ) {
         self.projectURL = projectURL.hasSuffix("/") ? String(projectURL.dropLast()) : projectURL
         self.bucket = bucket
         self.key = key
+        self.anonKey = anonKey
         self.client = client
         self.logger = logger
     }
 
-    /// Where a photo lives in the bucket: GROUP/DAY/ID.jpg.
-    public static func objectPath(group: String, day: LocalDay, photo: PhotoID, suffix: String = ".jpg") -> String {
-        "\(group.percentEncoded)/\(day)/\(photo.rawValue.percentEncoded)\(suffix)"
+    /// A photo's name in the bucket: GROUP/DAY/ID.jpg (what the row's `object_path` holds).
+    public static func objectName(group: String, day: LocalDay, photo: PhotoID, suffix: String = ".jpg") -> String {
+        "\(group)/\(day)/\(photo.rawValue)\(suffix)"
+    }
+
+    /// The name as it goes into a URL: each segment percent-encoded.
+    static func urlPath(_ name: String) -> String {
+        name.split(separator: "/", omittingEmptySubsequences: false).map { String($0).percentEncoded }
+            .joined(separator: "/")
     }
 
     public func upload(_ upload: GroupUpload, progress: @escaping @Sendable (Double) -> Void)
         async throws(UploadFailure)
     {
-        let path = Self.objectPath(group: upload.group, day: upload.day, photo: upload.photoID)
-        try await put(upload.jpeg, at: path, type: "image/jpeg") { fraction in progress(fraction * 0.9) }
+        let name = Self.objectName(group: upload.group, day: upload.day, photo: upload.photoID)
+        try await put(upload.jpeg, at: name, type: "image/jpeg") { fraction in progress(fraction * 0.9) }
         if let sticker = upload.sticker {
-            let stickerPath = Self.objectPath(
+            let stickerName = Self.objectName(
                 group: upload.group, day: upload.day, photo: upload.photoID, suffix: "-sticker.png")
-            try await put(sticker, at: stickerPath, type: "image/png") { _ in }
+            try await put(sticker, at: stickerName, type: "image/png") { _ in }
         }
         let row: [String: Any] = [
             "group_name": upload.group, "day": upload.day.description, "photo_id": upload.photoID.rawValue,
-            "object_path": path, "station": upload.station,
-            "taken_at": ISO8601DateFormatter().string(from: upload.takenAt),
-            "expires_at": ISO8601DateFormatter().string(from: upload.expiresAt),
+            "object_path": name, "taken_at": Self.timestamp(upload.takenAt),
+            "expires_at": Self.timestamp(upload.expiresAt), "byte_size": upload.jpeg.count,
         ]
         let body = (try? JSONSerialization.data(withJSONObject: row, options: [.sortedKeys])).map { [UInt8]($0) }
         let response = try await send(
             HTTPRequest(
-                method: "POST", url: "\(projectURL)/rest/v1/\(table)",
-                headers: headers + [("Content-Type", "application/json"), ("Prefer", "return=minimal")], body: body))
+                method: "POST", url: "\(projectURL)/rest/v1/\(table)?on_conflict=photo_id",
+                headers: headers + [
+                    ("Content-Type", "application/json"), ("Prefer", "return=minimal,resolution=ignore-duplicates"),
+                ], body: body))
         switch response.status {
         case 200, 201, 204:
             progress(1)
         case 409:
-            guard try await dayBelongs(to: upload) else {
-                logger.notice("the server already has today's photo for \(upload.group)")
-                throw .alreadySentToday
-            }
-            progress(1)
+            logger.notice("the server already has today's photo from this station for \(upload.group)")
+            throw .alreadySentToday
         default:
             throw Self.failure(response, "insert the row")
         }
     }
 
-    /// Expired rows and objects are deleted on the server by the scheduled cleanup in schema.sql.
-    public func removeExpired(now: Date) async -> Int { 0 }
-
-    private var headers: [(name: String, value: String)] {
-        [("apikey", key), ("Authorization", "Bearer \(key)")]
+    public func shared(in group: String, now: Date) async throws(UploadFailure) -> [SharedItem] {
+        let query = [
+            "group_name=eq.\(group.percentEncoded)", "expires_at=gt.\(Self.timestamp(now).percentEncoded)",
+            "select=photo_id,group_name,member_name,object_path,taken_at,expires_at,byte_size",
+            "order=taken_at.asc",
+        ].joined(separator: "&")
+        let response = try await send(
+            HTTPRequest(url: "\(projectURL)/rest/v1/\(table)?\(query)", headers: headers, maxBodyBytes: 1 << 20))
+        guard response.status == 200 else { throw Self.failure(response, "list the photos of \(group)") }
+        guard let rows = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]] else {
+            throw .rejected("the list of \(group)'s photos is not the JSON array PostgREST sends")
+        }
+        return rows.compactMap { row in
+            guard let id = row["photo_id"] as? String, let path = row["object_path"] as? String,
+                let taken = (row["taken_at"] as? String).flatMap(Self.date),
+                let expires = (row["expires_at"] as? String).flatMap(Self.date)
+            else {
+                logger.warning("supabase: skipped a row of \(group) without its id, path or times")
+                return nil
+            }
+            return SharedItem(
+                photoID: PhotoID(id), group: row["group_name"] as? String ?? group,
+                member: row["member_name"] as? String ?? "", takenAt: taken, expiresAt: expires, location: path,
+                byteSize: row["byte_size"] as? Int)
+        }
     }
 
-    private func put(_ bytes: [UInt8], at path: String, type: String, progress: @escaping @Sendable (Double) -> Void)
+    public func download(_ item: SharedItem, from offset: Int, limit: Int) async throws(UploadFailure) -> [UInt8] {
+        var request = HTTPRequest(
+            url: "\(projectURL)/storage/v1/object/authenticated/\(bucket)/\(Self.urlPath(item.location))",
+            headers: headers, maxBodyBytes: limit)
+        if offset > 0 { request.headers.append(("Range", "bytes=\(offset)-")) }
+        let response = try await send(request)
+        switch response.status {
+        case 206: return response.body
+        // The whole object: a server that ignores Range sends it all again.
+        case 200: return offset > 0 ? Array(response.body.dropFirst(offset)) : response.body
+        default: throw Self.failure(response, "download \(item.location)")
+        }
+    }
+
+    public func removeOwn(_ photos: [OwnShare]) async throws(UploadFailure) -> [PhotoID] {
+        guard !photos.isEmpty else { return [] }
+        let names = photos.flatMap { photo in
+            [".jpg", "-sticker.png"].map {
+                Self.objectName(group: photo.group, day: photo.day, photo: photo.photoID, suffix: $0)
+            }
+        }
+        let body = (try? JSONSerialization.data(withJSONObject: ["prefixes": names])).map { [UInt8]($0) }
+        let response = try await send(
+            HTTPRequest(
+                method: "DELETE", url: "\(projectURL)/storage/v1/object/\(bucket)",
+                headers: headers + [("Content-Type", "application/json")], body: body, maxBodyBytes: 1 << 20))
+        // Storage answers with what it deleted; names already gone are left out, and count as done.
+        guard response.status == 200 else { throw Self.failure(response, "delete expired photos") }
+        return photos.map(\.photoID)
+    }
+
+    private var headers: [(name: String, value: String)] {
+        [("apikey", anonKey.isEmpty ? key : anonKey), ("Authorization", "Bearer \(key)")]
+    }
+
+    private func put(_ bytes: [UInt8], at name: String, type: String, progress: @escaping @Sendable (Double) -> Void)
         async throws(UploadFailure)
     {
         let response = try await send(
             HTTPRequest(
-                method: "POST", url: "\(projectURL)/storage/v1/object/\(bucket)/\(path)",
+                method: "POST", url: "\(projectURL)/storage/v1/object/\(bucket)/\(Self.urlPath(name))",
                 headers: headers + [("Content-Type", type), ("x-upsert", "true")], body: bytes),
             progress: progress)
-        guard response.status == 200 else { throw Self.failure(response, "upload \(path)") }
-    }
-
-    /// Whether the day's row for this group is ours, from an earlier attempt.
-    private func dayBelongs(to upload: GroupUpload) async throws(UploadFailure) -> Bool {
-        let query = "group_name=eq.\(upload.group.percentEncoded)&day=eq.\(upload.day)&select=photo_id"
-        let response = try await send(HTTPRequest(url: "\(projectURL)/rest/v1/\(table)?\(query)", headers: headers))
-        guard response.status == 200,
-            let rows = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]]
-        else { throw Self.failure(response, "read the day's row") }
-        return rows.contains { $0["photo_id"] as? String == upload.photoID.rawValue }
+        guard response.status == 200 else { throw Self.failure(response, "upload \(name)") }
     }
 
     private func send(_ request: HTTPRequest, progress: (@Sendable (Double) -> Void)? = nil) async throws(UploadFailure)
@@ -100,19 +156,33 @@ public struct SupabaseBackend: GroupBackend {
         do {
             return try await client.send(request, progress: progress)
         } catch {
-            // Every transport failure may heal: the job stays queued and is retried with backoff.
+            // Transport failures may heal: the job stays queued and is retried with backoff.
             logger.warning("supabase: \(error)")
             throw .offline
         }
     }
 
     /// 5xx and 429 heal by themselves (the job waits); anything else the server refuses is for good.
+    /// Storage puts its real status in the body of an HTTP 400 (`statusCode`).
     static func failure(_ response: HTTPResponse, _ what: String) -> UploadFailure {
-        if response.status >= 500 || response.status == 429 { return .offline }
-        let message =
-            (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
-            .flatMap { $0["message"] as? String } ?? "HTTP \(response.status)"
-        return .rejected("the server refused to \(what): \(message) (HTTP \(response.status))")
+        let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+        let status = (json?["statusCode"] as? String).flatMap(Int.init) ?? response.status
+        if status >= 500 || status == 429 { return .offline }
+        let message = json.flatMap { $0["message"] as? String } ?? "HTTP \(response.status)"
+        return .rejected("the server refused to \(what): \(message) (HTTP \(status))")
+    }
+
+    /// ISO 8601 in UTC with seconds, as PostgREST reads a timestamptz.
+    static func timestamp(_ date: Date) -> String {
+        ISO8601DateFormatter().string(from: date)
+    }
+
+    /// A timestamptz as PostgREST writes it: "2026-03-10T12:00:00+00:00", with or without fractions.
+    static func date(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
     }
 }
 
@@ -120,6 +190,11 @@ extension String {
     /// Safe as one URL path segment or query value: letters, digits, '-', '_' and '.' stay, anything else
     /// is percent-encoded.
     var percentEncoded: String {
-        addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_."))) ?? self
+        addingPercentEncoding(withAllowedCharacters: unreservedASCII) ?? self
     }
 }
+
+/// ASCII letters and digits, '-', '_' and '.': `CharacterSet.alphanumerics` would let other scripts'
+/// letters through unencoded.
+private let unreservedASCII = CharacterSet(
+    charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")

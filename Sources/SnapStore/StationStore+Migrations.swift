@@ -73,6 +73,28 @@ extension StationStore {
                     CREATE INDEX analysis_jobs_due ON analysis_jobs (state, next_attempt);
                     """)
         }
+        migrator.registerMigration("v4: the group's photos received, own photos removed from the server") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE received_photos (
+                        photo_id TEXT PRIMARY KEY,
+                        group_name TEXT NOT NULL,
+                        member TEXT NOT NULL,
+                        taken_at REAL NOT NULL,
+                        expires_at REAL NOT NULL,
+                        path TEXT NOT NULL,
+                        bytes INTEGER NOT NULL
+                    );
+                    CREATE INDEX received_photos_expiry ON received_photos (expires_at);
+                    CREATE TABLE inbox_failures (
+                        photo_id TEXT PRIMARY KEY,
+                        attempts INTEGER NOT NULL,
+                        next_attempt REAL NOT NULL,
+                        last_error TEXT NOT NULL
+                    );
+                    ALTER TABLE upload_jobs ADD COLUMN remote_removed INTEGER NOT NULL DEFAULT 0;
+                    """)
+        }
         return migrator
     }
 }

@@ -58,7 +58,7 @@ extension StationStore {
         try jobs(where: "photo_id = ?", [photo.rawValue], limit: 1).first
     }
 
-    private func jobs(where condition: String, _ values: [any DatabaseValueConvertible & Sendable], limit: Int)
+    func jobs(where condition: String, _ values: [any DatabaseValueConvertible & Sendable], limit: Int)
         throws(StoreError) -> [UploadJob]
     {
         do {

@@ -140,22 +140,27 @@ public final class StationStore: Sendable {
         }
     }
 
-    /// What the state machine needs at start: the days recorded and `day`'s meals.
-    public func snapshot(group: String?, day: LocalDay) throws(StoreError) -> StationSnapshot {
+    /// What the state machine needs at start: the days recorded for `groups`, `day`'s meals, and the
+    /// photos received that have not expired at `now`.
+    public func snapshot(groups: [String], day: LocalDay, now: Date = Date()) throws(StoreError) -> StationSnapshot {
         do {
             return try database.read { db in
                 var snapshot = StationSnapshot()
                 for row in try Row.fetchAll(db, sql: "SELECT day, count FROM ai_uses") {
                     if let day = LocalDay(row["day"] as String) { snapshot.aiUses[day] = row["count"] }
                 }
-                let sends = try String.fetchAll(
-                    db, sql: "SELECT day FROM group_sends WHERE group_name = ?", arguments: [group ?? ""])
-                snapshot.groupSendDays = Set(sends.compactMap(LocalDay.init))
+                for row in try Row.fetchAll(db, sql: "SELECT group_name, day FROM group_sends") {
+                    let group: String = row["group_name"]
+                    guard groups.contains(group), let day = LocalDay(row["day"] as String) else { continue }
+                    snapshot.groupSends[group, default: []].insert(day)
+                }
                 snapshot.meals = try Self.meals(db, on: day)
+                snapshot.inbox = try Self.received(db, now: now)
                 let mealDays =
                     try String?.fetchOne(db, sql: "SELECT MAX(day) FROM meals").flatMap { $0 }
                     .flatMap(LocalDay.init).map { [$0] } ?? []
-                snapshot.latestDay = (Array(snapshot.aiUses.keys) + snapshot.groupSendDays + mealDays).max()
+                let sendDays = snapshot.groupSends.values.flatMap { $0 }
+                snapshot.latestDay = (Array(snapshot.aiUses.keys) + sendDays + mealDays).max()
                 return snapshot
             }
         } catch {

@@ -1,21 +1,31 @@
 #!/usr/bin/env python3
 """Local stand-ins for the cloud services SnapStation talks to, speaking their real wire formats.
 
-    python3 Tests/Fakes/fake_services.py [--cert CERT --key KEY]
+    python3 Tests/Fakes/fake_services.py [--cert CERT --key KEY] [--port N]
+                                         [--postgres SOCKET_DIR [--pg-port 5432] [--pg-user postgres]]
 
-Binds 127.0.0.1 on a free port and prints "PORT <n>". Serves:
+Binds 127.0.0.1 on a free port and prints "PORT <n>" once it is ready. Serves:
   POST /v1/chat/completions             OpenAI chat completions (Bearer test-key), json_schema answers
-  POST /storage/v1/object/<bucket>/<p>  Supabase Storage upload (apikey + Bearer test-key)
-  POST /rest/v1/<table>                 Supabase REST (PostgREST) insert, unique (group_name, day) -> 409
-  GET  /rest/v1/<table>?...             PostgREST select with eq. filters
+  /storage/v1/object/...                Supabase Storage: upload, download (Range), delete
+  /rest/v1/<table>                      Supabase REST (PostgREST): select with filters, insert, update, delete
+The Supabase routes run in a fresh database of the PostgreSQL cluster given with --postgres
+(Tests/Group/postgres.sh), with docs/supabase/schema.sql loaded, as the caller's role and JWT: the
+constraints, the member cap and row-level security answer for real (supabase_standin.py, postgrest.py,
+storage_api.py). Without --postgres they answer 503.
 Control, for tests:
   POST /_control/faults  {"openai": ["429:2", "ok"], "storage": [...], "rest": [...]}  queue behaviours
   GET  /_requests        what was received (no secrets)
-Faults: ok, 401, 429:SECONDS, 500, 503, timeout, reset, drip, malformed, refusal, offschema, mismatch.
+  POST /_control/reset   forget faults and requests (and every Supabase row, member and object)
+  POST /_control/sink    reads any body and answers 200 {"size": n}
+  POST /_control/member {"group", "name"[, "user_id"]}, POST /_control/age {"hours"}, POST /_control/expire,
+  GET /_control/objects, GET /_control/rows   the Supabase side door (supabase_standin.py)
+Faults: ok, 401, 429:SECONDS, 500, 503, timeout, reset, drip, malformed, refusal, offschema, mismatch, and
+cut[:BYTES] (Supabase: send the head and part of the body, then close: a download cut short).
 """
 import argparse
 import base64
 import json
+import signal
 import socket
 import ssl
 import struct
@@ -23,14 +33,17 @@ import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlparse
+from types import SimpleNamespace
+from urllib.parse import urlparse
+
+from reply import Reply
 
 KEY = "test-key"
 lock = threading.Lock()
 faults = {"openai": [], "storage": [], "rest": []}
 received = []
-objects = {}
-rows = []
+supabase = None  # the stand-in's parts (standin, rest, storage) when started with --postgres
+NEEDS_POSTGRES = {"message": "the Supabase stand-in needs --postgres"}
 
 MEAL = {
     "title": "Spaghetti with tomato sauce",
@@ -59,10 +72,10 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(length) if length else b""
 
-    def reply(self, status, payload, headers=()):
+    def reply(self, status, payload, headers=(), content_type="application/json"):
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         for name, value in headers:
             self.send_header(name, value)
@@ -85,12 +98,7 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(30)
             return self.reply(500, {"error": {"message": "too late"}})
         if fault == "reset":
-            # Linger 0 turns close into a TCP reset; the reader must close first, or Python keeps the socket.
-            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            self.rfile.close()
-            self.connection.close()
-            self.close_connection = True
-            return None
+            return self.reset_connection()
         if fault == "drip":
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -103,16 +111,35 @@ class Handler(BaseHTTPRequestHandler):
             return None
         return ok()
 
+    def reset_connection(self):
+        # Linger 0 turns close into a TCP reset; the reader must close first, or Python keeps the socket.
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.rfile.close()
+        self.connection.close()
+        self.close_connection = True
+
     def do_GET(self):
         url = urlparse(self.path)
         if url.path == "/_requests":
             with lock:
                 return self.reply(200, received)
-        if url.path.startswith("/rest/v1/"):
-            query = parse_qs(url.query)
-            match = [r for r in rows if all(
-                str(r.get(k)) == v[0][3:] for k, v in query.items() if v[0].startswith("eq."))]
-            return self.reply(200, match)
+        if url.path.startswith("/_control/"):
+            return self.control("GET", url.path, b"")
+        if is_supabase(url.path):
+            return self.supabase("GET", url, b"")
+        self.reply(404, {"error": "not found"})
+
+    def do_DELETE(self):
+        self.route_supabase_only("DELETE")
+
+    def do_PATCH(self):
+        self.route_supabase_only("PATCH")
+
+    def route_supabase_only(self, method):
+        url = urlparse(self.path)
+        body = self.body()
+        if is_supabase(url.path):
+            return self.supabase(method, url, body)
         self.reply(404, {"error": "not found"})
 
     def do_POST(self):
@@ -126,19 +153,32 @@ class Handler(BaseHTTPRequestHandler):
                 for service, items in json.loads(body).items():
                     faults[service].extend(items)
             return self.reply(200, {"ok": True})
-        if url.path == "/_control/reset":
+        if url.path.startswith("/_control/"):
+            return self.control("POST", url.path, body)
+        if url.path == "/v1/chat/completions":
+            return self.chat(body, record, auth_ok)
+        if is_supabase(url.path):
+            return self.supabase("POST", url, body)
+        self.reply(404, {"error": "not found"})
+
+    def control(self, method, path, body):
+        route = path[len("/_control/"):]
+        if (method, route) == ("POST", "reset"):
             with lock:
                 for queue in faults.values():
                     queue.clear()
-                received.clear(), objects.clear(), rows.clear()
+                received.clear()
+            if supabase:
+                supabase.standin.control(method, route, body, supabase.storage)
             return self.reply(200, {"ok": True})
-        if url.path == "/v1/chat/completions":
-            return self.chat(body, record, auth_ok)
-        if url.path.startswith("/storage/v1/object/"):
-            return self.storage(url.path[len("/storage/v1/object/"):], body, record, auth_ok)
-        if url.path.startswith("/rest/v1/"):
-            return self.rest(url.path[len("/rest/v1/"):], body, record, auth_ok)
-        self.reply(404, {"error": "not found"})
+        if (method, route) == ("POST", "sink"):  # takes any body: for the HTTP client's own tests
+            return self.reply(200, {"size": len(body)})
+        if supabase is None:
+            return self.reply(503, NEEDS_POSTGRES)
+        answer = supabase.standin.control(method, route, body, supabase.storage)
+        if answer is None:
+            return self.reply(404, {"error": "not found"})
+        self.send_reply(answer)
 
     def chat(self, body, record, auth_ok):
         fault = next_fault("openai")
@@ -188,43 +228,65 @@ class Handler(BaseHTTPRequestHandler):
             return answer(json.dumps(meal))
         return self.fault(fault, lambda: answer(json.dumps(MEAL)))
 
-    def storage(self, path, body, record, auth_ok):
-        fault = next_fault("storage")
-        record.update(fault=fault, object=path)
+    def supabase(self, method, url, body):
+        """A Storage or REST request: the queued fault for its service, else the stand-in's answer (503
+        without --postgres: faults still work there, for the HTTP client's own tests)."""
+        storage = url.path.startswith("/storage/")
+        fault = next_fault("storage" if storage else "rest")
+        record = {"method": method, "path": url.path, "size": len(body), "fault": fault,
+                  "auth_ok": bool(supabase) and supabase.standin.auth_ok(self.headers),
+                  "headers": {k: v for k, v in self.headers.items() if k.lower() not in ("authorization", "apikey")}}
+        if storage:
+            record["object"] = url.path[len("/storage/v1/object/"):]
+        else:
+            record.update(table=url.path[len("/rest/v1/"):], query=url.query)
         with lock:
             received.append(record)
-        if not auth_ok or self.headers.get("apikey") != KEY:
-            return self.reply(400, {"statusCode": "403", "error": "Unauthorized", "message": "Invalid JWT"})
 
-        def ok():
-            upsert = self.headers.get("x-upsert") == "true"
-            with lock:
-                if path in objects and not upsert:
-                    return self.reply(400, {"statusCode": "409", "error": "Duplicate",
-                                            "message": "The resource already exists"})
-                objects[path] = body
-            return self.reply(200, {"Key": path})
+        def answer():
+            if supabase is None:
+                return Reply(503, NEEDS_POSTGRES)
+            if storage:
+                return supabase.storage.handle(method, record["object"], self.headers, body)
+            return supabase.rest.handle(method, record["table"], url.query, self.headers, body)
 
-        return self.fault(fault, ok)
+        if fault.startswith("cut"):
+            return self.cut(answer(), fault)
+        return self.fault(fault, lambda: self.send_reply(answer()))
 
-    def rest(self, table, body, record, auth_ok):
-        fault = next_fault("rest")
-        record.update(fault=fault, table=table)
-        with lock:
-            received.append(record)
-        if not auth_ok or self.headers.get("apikey") != KEY:
-            return self.reply(401, {"message": "Invalid API key"})
+    def send_reply(self, answer):
+        self.reply(answer.status, answer.data(), answer.headers, answer.content_type)
 
-        def ok():
-            row = json.loads(body)
-            with lock:
-                if any(r["group_name"] == row["group_name"] and r["day"] == row["day"] for r in rows):
-                    return self.reply(409, {"code": "23505", "message":
-                                            'duplicate key value violates unique constraint "one_photo_per_day"'})
-                rows.append(row)
-            return self.reply(201, b"")
+    def cut(self, answer, fault):
+        """Sends the head and the first bytes of the body (half, or BYTES from cut:BYTES), then closes the
+        connection: the client has those bytes and knows the rest is missing (curl: error 18)."""
+        data = answer.data()
+        keep = int(fault.split(":")[1]) if ":" in fault else len(data) // 2
+        self.send_response(answer.status)
+        self.send_header("Content-Type", answer.content_type)
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in answer.headers:
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data[:keep])
+        self.wfile.flush()
+        self.close_connection = True
 
-        return self.fault(fault, ok)
+
+def is_supabase(path):
+    return path.startswith("/storage/v1/object/") or path.startswith("/rest/v1/")
+
+
+def start_supabase(args):
+    """The stand-in with its own database; exits with the reason when the cluster is not there."""
+    import supabase_standin  # first: it puts Tests/Group (groupdb) on the path
+    import groupdb
+    import postgrest
+    import storage_api
+    cluster = groupdb.Cluster(args.postgres, args.pg_port, args.pg_user)
+    cluster.check_reachable()
+    standin = supabase_standin.SupabaseStandIn(cluster)
+    return SimpleNamespace(standin=standin, rest=postgrest.PostgREST(standin), storage=storage_api.StorageAPI(standin))
 
 
 def jpeg_size(data):
@@ -238,11 +300,17 @@ def jpeg_size(data):
 
 
 def main():
+    global supabase
     parser = argparse.ArgumentParser()
     parser.add_argument("--cert")
     parser.add_argument("--key")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--postgres", metavar="SOCKET_DIR", help="the cluster's socket folder (postgres.sh env)")
+    parser.add_argument("--pg-port", type=int, default=5432, help="the port that names the cluster's socket")
+    parser.add_argument("--pg-user", default="postgres", help="the cluster's superuser")
     args = parser.parse_args()
+    if args.postgres:
+        supabase = start_supabase(args)
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
     if args.cert:
@@ -252,7 +320,14 @@ def main():
     print(f"PORT {server.server_address[1]}", flush=True)
     # Stop when the test that started us goes away (its end of our stdin closes).
     threading.Thread(target=lambda: (sys.stdin.read(), server.shutdown()), daemon=True).start()
-    server.serve_forever()
+    # SIGTERM (the test's process.terminate()) ends serving the same way, so the database is dropped.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        server.serve_forever()
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        if supabase:
+            supabase.standin.close()
 
 
 if __name__ == "__main__":

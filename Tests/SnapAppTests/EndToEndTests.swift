@@ -45,7 +45,7 @@ struct EndToEndTests {
         #expect(flashOn.lowerBound < captured.lowerBound && captured.lowerBound < flashOff.lowerBound)
 
         let day = LocalDay(containing: Date(), in: TimeZone(identifier: "UTC")!)
-        let outbox = folder.path + "/state/outbox/Family/\(day)"
+        let outbox = folder.path + "/state/outbox/Family/SnapStation/\(day)"
         let shared = try FileManager.default.contentsOfDirectory(atPath: outbox).sorted()
         #expect(shared.count == 2 && shared[0].hasSuffix(".jpg") && shared[1].hasSuffix(".json"))
         let jpeg = try #require(FileManager.default.contents(atPath: outbox + "/" + shared[0]))
@@ -53,7 +53,7 @@ struct EndToEndTests {
 
         let store = try StationStore(directory: folder.path + "/state")
         #expect(try store.integrityCheck() == "ok")
-        #expect(try store.snapshot(group: "Family", day: day).groupSendDays == [day])
+        #expect(try store.snapshot(groups: ["Family"], day: day).groupSends == ["Family": [day]])
         #expect(try store.pendingJobs().isEmpty)
 
         // A restart the same day: the lock comes back from the store, and a press sends nothing.
@@ -96,14 +96,14 @@ struct CommandTests {
     @Test("should exit non-zero with one FILE:LINE: key line per problem, and refuse to run the same file")
     func invalidConfig() throws {
         let path = folder.path + "/bad.toml"
-        try "[processing]\nquality = 0\n[group]\nmembres = []\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try "[processing]\nquality = 0\n[group]\nnmae = \"x\"\n".write(toFile: path, atomically: true, encoding: .utf8)
         let (status, output) = try StationProcess.run(["check-config", path], logPath: folder.path + "/bad.log")
         #expect(status == 1)
         let lines = output.split(separator: "\n").map(String.init)
         #expect(
             lines == [
                 "\(path):2: processing.quality: 0 is out of range (an integer from 1 to 100)",
-                "\(path):4: group.membres: unknown key; did you mean \"group.members\"? (a key listed in docs/snapstation.example.toml)",
+                "\(path):4: group.nmae: unknown key; did you mean \"group.name\"? (a key listed in docs/snapstation.example.toml)",
             ])
         let run = try StationProcess.run(
             ["run", "--config", path, "--state", folder.path + "/state", "--no-stdin"],
@@ -121,6 +121,6 @@ struct CommandTests {
         let pngs = try FileManager.default.contentsOfDirectory(atPath: folder.path + "/screens").filter {
             $0.hasSuffix(".png")
         }
-        #expect(pngs.count == 27, "every screen of the gallery, and the sample sticker")
+        #expect(pngs.count == 31, "every screen of the gallery, and the sample sticker")
     }
 }

@@ -45,7 +45,7 @@ struct MealEndToEndTests {
         let today = LocalDay(containing: Date(), in: TimeZone(identifier: "UTC")!)
         let meals = try store.meals(on: today)
         #expect(meals.map(\.analysis.title) == ["Spaghetti with tomato sauce"])
-        #expect(try store.snapshot(group: nil, day: today).aiUses == [today: 1])
+        #expect(try store.snapshot(groups: [], day: today).aiUses == [today: 1])
     }
 
     @Test("should show the AI failure with 'press to retry', then succeed on the retry")
@@ -83,7 +83,7 @@ struct MealEndToEndTests {
         let today = LocalDay(containing: Date(), in: TimeZone(identifier: "UTC")!)
         let store = try StationStore(directory: folder.path + "/state")
         #expect(try store.meals(on: today).map(\.analysis.title) == ["Spaghetti with tomato sauce"])
-        #expect(try store.snapshot(group: nil, day: today).aiUses == [today: 1])
+        #expect(try store.snapshot(groups: [], day: today).aiUses == [today: 1])
     }
 
     @Test("should print the analysis as JSON with the dietary clashes, or exit 1 with the reason")

@@ -5,52 +5,53 @@ import SnapTestSupport
 import Testing
 
 /// The upload queue through the real binary, against the local Supabase-compatible server.
-@Suite("End to end: the upload queue with Supabase", .serialized)
+@Suite(
+    "End to end: the upload queue with Supabase", .serialized,
+    .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)))
 struct UploadQueueEndToEndTests {
     let folder = TemporaryDirectory("queue-e2e")
     let fake: FakeServices
-    let environment = ["SNAPSTATION_TEST_GROUP_KEY": "test-key"]
 
     init() throws { fake = try FakeServices() }
 
-    private func config() throws -> String {
+    private func config(_ member: FakeServices.Member) throws -> String {
         try StationFixture.writeConfig(
             in: folder.path,
             [
                 "group": [
                     "name = \"Family\"", "review_seconds = 1", "backend = \"supabase\"", "url = \"\(fake.baseURL)\"",
-                    "key_source = \"env:SNAPSTATION_TEST_GROUP_KEY\"",
+                    "key_source = \"env:SNAPSTATION_TEST_GROUP_KEY\"", "anon_key = \"\(member.anonKey)\"",
                 ]
             ])
     }
 
-    private func station(script: String, log: String) throws -> StationProcess {
+    private func station(_ member: FakeServices.Member, script: String, log: String) throws -> StationProcess {
         try StationProcess(
-            ["run", "--config", config(), "--state", folder.path + "/state", "--no-stdin", "--script", script],
-            logPath: folder.path + "/" + log, environment: environment)
+            ["run", "--config", config(member), "--state", folder.path + "/state", "--no-stdin", "--script", script],
+            logPath: folder.path + "/" + log, environment: ["SNAPSTATION_TEST_GROUP_KEY": member.key])
     }
 
-    private func rows() async throws -> [[String: Any]] {
-        (try await fake.get("/rest/v1/group_photos?group_name=eq.Family") as? [[String: Any]]) ?? []
-    }
+    private func rows() async throws -> [[String: Any]] { try await fake.rows() }
 
     @Test("should complete an upload cut off by a kill exactly once after a restart")
     func killDuringUpload() async throws {
+        let kitchen = try await fake.member("Kitchen", of: "Family")
         try await fake.queue("storage", ["timeout"])  // the first upload hangs: the station is mid-upload
-        let first = try station(script: "1s press", log: "first.log")
+        let first = try station(kitchen, script: "1s press", log: "first.log")
         let uploading = await StationProcess.waitFor(seconds: 30) { first.output.contains("screen: uploading") }
         try? await Task.sleep(for: .microseconds(500_000))
         first.stop(SIGKILL)
         #expect(uploading, "\(first.output)")
         #expect(try await rows().isEmpty, "nothing arrived before the kill")
 
-        let second = try station(script: "", log: "second.log")
+        let second = try station(kitchen, script: "", log: "second.log")
         _ = await StationProcess.waitFor(seconds: 30) { second.output.contains("delivered ") }
         #expect(second.stop() == 0)
         #expect(second.output.contains("1 photo(s) waiting in the upload queue"))
         let delivered = try await rows()
         #expect(delivered.count == 1, "\(second.output)")
-        let objects = try await fake.requests().compactMap { $0["object"] as? String }
+        let objects = try await fake.requests().filter { $0["method"] as? String == "POST" }
+            .compactMap { $0["object"] as? String }
         #expect(Set(objects).count == 1, "one object, written twice at the same path: \(objects)")
         let store = try StationStore(directory: folder.path + "/state")
         #expect(try store.pendingJobs().isEmpty)
@@ -58,8 +59,9 @@ struct UploadQueueEndToEndTests {
 
     @Test("should say 'saved — will send when online' during an outage, and send by itself after it")
     func drainsAfterOutage() async throws {
+        let kitchen = try await fake.member("Kitchen", of: "Family")
         try await fake.queue("storage", ["503"])
-        let station = try station(script: "1s press", log: "outage.log")
+        let station = try station(kitchen, script: "1s press", log: "outage.log")
         let offline = await StationProcess.waitFor(seconds: 30) {
             station.output.contains("screen: error-network-down")
         }

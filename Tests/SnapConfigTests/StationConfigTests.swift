@@ -76,7 +76,8 @@ struct StationConfigTests {
                 dietary = ["vegan", "gluten-free"]
                 key_source = "credential:openai"
                 [group]
-                members = ["Ana", "Ben"]
+                name = ["Family", "Climbers"]
+                anon_key = "public"
                 """, file: "t.toml")
         #expect(config.station.defaultMode == .meal)
         #expect(config.resolvedTimeZone.identifier == "Europe/Berlin")
@@ -85,8 +86,25 @@ struct StationConfigTests {
         #expect(config.processing.intensity == 1.0)
         #expect(config.ai.dietary == [.vegan, .glutenFree])
         #expect(config.ai.keySource == .credential("openai"))
-        #expect(config.group.members == ["Ana", "Ben"])
+        #expect(config.group.names == ["Family", "Climbers"])
+        #expect(config.group.anonKey == "public")
+        #expect(config.stationSettings(aiConfigured: true).groups == ["Family", "Climbers"])
         #expect(!config.stationSettings(aiConfigured: true).flash, "no LED line, no flash")
+    }
+
+    @Test("should read one group name or a list, and say what replaced the members list")
+    func groups() throws {
+        #expect(try StationConfig(parsing: "[group]\nname = \"Family\"\n", file: "t.toml").group.names == ["Family"])
+        #expect(try StationConfig(parsing: "[group]\nname = \"\"\n", file: "t.toml").group.names == [])
+        #expect(
+            problems("[group]\nname = [\"A\", \"A\"]\n") == [
+                "t.toml:2: group.name: an entry appears twice (a string, or a list of at most 8 different strings)"
+            ])
+        #expect(problems("[group]\nname = \"A/B\"\n").first?.contains("cannot name a folder") == true)
+        #expect(
+            problems("[group]\nmembers = [\"Ana\"]\n") == [
+                "t.toml:2: group.members: is no longer read: each station is a member of its groups, with its own key (nothing here: add the station to its groups on the server (docs/supabase/schema.sql))"
+            ])
     }
 
     @Test("should report a syntax error with its line")
@@ -131,12 +149,12 @@ struct StationConfigTests {
         #expect(problems("[processing]\nquality = 100\n").isEmpty)
     }
 
-    @Test("should refuse a group of more than 12 members")
-    func groupSize() {
-        let thirteen = (1...13).map { "\"m\($0)\"" }.joined(separator: ", ")
+    @Test("should refuse more than 8 groups")
+    func groupCount() {
+        let nine = (1...9).map { "\"g\($0)\"" }.joined(separator: ", ")
         #expect(
-            problems("[group]\nmembers = [\(thirteen)]\n") == [
-                "t.toml:2: group.members: 13 entries are too many (a list of strings, at most 12)"
+            problems("[group]\nname = [\(nine)]\n") == [
+                "t.toml:2: group.name: 9 entries are too many (a list of strings, at most 8)"
             ])
     }
 

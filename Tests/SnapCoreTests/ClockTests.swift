@@ -8,7 +8,7 @@ struct ClockTests {
     @Test("should show 21:30:00 on the lock screen at 01:30 on the spring-forward day")
     func lockOnSpringForward() {
         let day = LocalDay(year: 2026, month: 3, day: 29)
-        let snapshot = StationSnapshot(latestDay: day, groupSendDays: [day])
+        let snapshot = StationSnapshot(latestDay: day, groupSends: ["Family": [day]])
         let script = StationScript(settings: Fixture.settings(), snapshot: snapshot, startingAt: "2026-03-29 01:30:00")
         #expect(script.screen?.lock?.remaining == .seconds(21 * 3600 + 30 * 60))
     }
@@ -16,7 +16,7 @@ struct ClockTests {
     @Test("should show 23:30:00 on the lock screen at the first 01:30 of the fall-back day")
     func lockOnFallBack() {
         let day = LocalDay(year: 2026, month: 10, day: 25)
-        let snapshot = StationSnapshot(latestDay: day, groupSendDays: [day])
+        let snapshot = StationSnapshot(latestDay: day, groupSends: ["Family": [day]])
         let script = StationScript(settings: Fixture.settings(), snapshot: snapshot, startingAt: "2026-10-25 01:30:00")
         #expect(script.screen?.lock?.remaining == .seconds(23 * 3600 + 30 * 60))
     }
@@ -41,7 +41,7 @@ struct ClockTests {
 
     @Test("should stay locked after a restart whose clock starts in the past")
     func restartWithOldClock() {
-        let snapshot = StationSnapshot(latestDay: Fixture.day, groupSendDays: [Fixture.day])
+        let snapshot = StationSnapshot(latestDay: Fixture.day, groupSends: ["Family": [Fixture.day]])
         var script = StationScript(settings: Fixture.settings(), snapshot: snapshot, startingAt: "2026-03-09 18:00:00")
         #expect(script.screen?.lock?.reason == .group("Family"))
         script.press(.hold)

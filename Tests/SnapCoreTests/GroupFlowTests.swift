@@ -52,7 +52,7 @@ struct GroupFlowTests {
 
     @Test("should keep the lock on a press and release it at local midnight")
     func lockUntilMidnight() {
-        let snapshot = StationSnapshot(latestDay: Fixture.day, groupSendDays: [Fixture.day])
+        let snapshot = StationSnapshot(latestDay: Fixture.day, groupSends: ["Family": [Fixture.day]])
         var script = StationScript(settings: Fixture.settings(), snapshot: snapshot, startingAt: "2026-03-10 23:59:58")
         #expect(script.screen?.lock?.remaining == .seconds(2))
         let pressed = script.press()
@@ -108,7 +108,7 @@ struct GroupFlowTests {
         let photo = Fixture.capture(&script)
         script.advance(seconds: 3)
         let actions = script.send(.uploadFailed(photo.id, .rejected("bucket not found")))
-        #expect(actions.contains(.releaseGroupDay(Fixture.day)))
+        #expect(actions.contains(.releaseGroupDay(Fixture.day, group: "Family")))
         #expect(script.screen?.problem == .uploadRejected("bucket not found"))
         script.press()
         #expect(script.screen?.ready?.groupPhotoAvailable == true)
@@ -116,7 +116,7 @@ struct GroupFlowTests {
 
     @Test("should log a queued photo delivered later without leaving the lock screen")
     func lateDelivery() {
-        let snapshot = StationSnapshot(latestDay: Fixture.day, groupSendDays: [Fixture.day])
+        let snapshot = StationSnapshot(latestDay: Fixture.day, groupSends: ["Family": [Fixture.day]])
         var script = StationScript(settings: Fixture.settings(), snapshot: snapshot, startingAt: "2026-03-10 12:00:00")
         let actions = script.send(.uploaded(PhotoID("old")))
         #expect(actions == [.log(.info, "queued photo old delivered")])

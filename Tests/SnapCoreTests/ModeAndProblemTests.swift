@@ -26,7 +26,7 @@ struct ModeAndProblemTests {
 
     @Test("should leave the group lock for meal mode with a hold")
     func leaveLockForMeals() {
-        let snapshot = StationSnapshot(latestDay: Fixture.day, groupSendDays: [Fixture.day])
+        let snapshot = StationSnapshot(latestDay: Fixture.day, groupSends: ["Family": [Fixture.day]])
         var script = StationScript(settings: Fixture.settings(), snapshot: snapshot, startingAt: "2026-03-10 12:00:00")
         #expect(script.screen?.lock != nil)
         script.press(.hold)

@@ -11,7 +11,8 @@ enum Fixture {
         preferences: Set<DietaryPreference> = []
     ) -> StationSettings {
         StationSettings(
-            timeZone: Samples.berlin, defaultMode: mode, groupName: group, countdownSeconds: 3, flash: true,
+            timeZone: Samples.berlin, defaultMode: mode, groups: group.map { [$0] } ?? [], countdownSeconds: 3,
+            flash: true,
             groupReviewSeconds: 3, mealAutoSaveSeconds: 20, sentLinger: .seconds(3), problemDismiss: .seconds(8),
             aiConfigured: ai, aiDailyLimit: limit, dietaryPreferences: preferences)
     }

@@ -99,10 +99,22 @@ struct ScreenTextTests {
         #expect(ScreenText.clock(.seconds(25 * 3600)) == "25:00:00")
     }
 
+    @Test("should say how long ago a shared photo was taken, and who shared it")
+    func slideCaption() {
+        #expect(ScreenText.age(.seconds(20)) == "just now")
+        #expect(ScreenText.age(.seconds(12 * 60)) == "12 min ago")
+        #expect(ScreenText.age(.seconds(3 * 3600 + 59)) == "3 h ago")
+        #expect(ScreenText.age(.seconds(50 * 3600)) == "2 days ago")
+        let photo = SharedPhoto(
+            id: PhotoID("a"), group: "Family", member: "Hall", takenAt: .now, expiresAt: .now, path: "/none.jpg")
+        let caption = ScreenText.slideCaption(Slide(photo: photo, age: .seconds(3 * 3600), index: 1, count: 4))
+        #expect(caption.who == "Hall · 3 h ago" && caption.place == "2 / 4")
+    }
+
     @Test("should word the lock screens for the group and for the AI limit")
     func lockWords() {
         let group = LockScreen(reason: .group("Family"), limit: 10, remaining: .seconds(3600))
-        #expect(ScreenText.lockTitle(group) == "Already shared today with Family — see you tomorrow!")
+        #expect(ScreenText.lockTitle(group) == "You've already shared a photo with Family today — see you tomorrow!")
         #expect(ScreenText.lockCountdown(group) == "Next photo in 01:00:00")
         let ai = LockScreen(reason: .aiLimit, limit: 10, remaining: nil)
         #expect(ScreenText.lockTitle(ai) == "Today's 10 meal analyses are used up — see you tomorrow!")

@@ -11,19 +11,22 @@ struct FolderBackendTests {
     let day = LocalDay(year: 2026, month: 3, day: 10)
     let taken = Date(timeIntervalSince1970: 1_773_140_400)
 
-    private func upload(_ id: String, group: String = "Family") -> GroupUpload {
-        GroupUpload(
-            photoID: PhotoID(id), group: group, day: day, jpeg: Array("jpeg \(id)".utf8), takenAt: taken,
-            expiresAt: taken + GroupUpload.lifetime, station: "Kitchen")
+    private func backend(_ station: String = "Kitchen") -> FolderBackend {
+        FolderBackend(folder: folder.path, station: station)
     }
 
-    @Test("should write the photo and a sidecar with the day and the 48-hour expiry, reporting progress")
+    private func upload(_ id: String, group: String = "Family", station: String = "Kitchen") -> GroupUpload {
+        GroupUpload(
+            photoID: PhotoID(id), group: group, day: day, jpeg: Array("jpeg \(id)".utf8), takenAt: taken,
+            expiresAt: taken + GroupUpload.lifetime, station: station)
+    }
+
+    @Test("should write the photo and a sidecar under the station's own folder, reporting progress")
     func writes() async throws {
-        let backend = FolderBackend(folder: folder.path)
         let progress = Mutex<[Double]>([])
-        try await backend.upload(upload("a")) { fraction in progress.withLock { $0.append(fraction) } }
-        #expect(folder.files() == ["Family/2026-03-10/a.jpg", "Family/2026-03-10/a.json"])
-        let json = try #require(FileManager.default.contents(atPath: folder.path + "/Family/2026-03-10/a.json"))
+        try await backend().upload(upload("a")) { fraction in progress.withLock { $0.append(fraction) } }
+        #expect(folder.files() == ["Family/Kitchen/2026-03-10/a.jpg", "Family/Kitchen/2026-03-10/a.json"])
+        let json = try #require(FileManager.default.contents(atPath: folder.path + "/Family/Kitchen/2026-03-10/a.json"))
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         let sidecar = try decoder.decode(FolderBackend.Sidecar.self, from: json)
@@ -33,43 +36,59 @@ struct FolderBackendTests {
         #expect(progress.withLock { $0 }.last == 1)
     }
 
-    @Test("should accept the same photo twice without a second copy, and refuse another photo that day")
-    func oncePerDay() async throws {
-        let backend = FolderBackend(folder: folder.path)
-        try await backend.upload(upload("a")) { _ in }
-        try await backend.upload(upload("a")) { _ in }
-        await #expect(throws: UploadFailure.alreadySentToday) { try await backend.upload(upload("b")) { _ in } }
-        try await backend.upload(upload("b", group: "Climbers")) { _ in }
-        #expect(folder.files().count == 4)
+    @Test("should hold each station to one photo a day per group, not the whole group")
+    func oncePerMemberPerDay() async throws {
+        try await backend().upload(upload("a")) { _ in }
+        try await backend().upload(upload("a")) { _ in }
+        await #expect(throws: UploadFailure.alreadySentToday) { try await backend().upload(upload("b")) { _ in } }
+        try await backend().upload(upload("b", group: "Climbers")) { _ in }
+        try await backend("Hall").upload(upload("c", station: "Hall")) { _ in }
+        #expect(folder.files().count == 6, "Kitchen in two groups, and Hall in Family, the same day")
+    }
+
+    @Test("should list the group's photos of every station, and hand over a photo's bytes from an offset")
+    func receives() async throws {
+        try await backend().upload(upload("a")) { _ in }
+        try await backend("Hall").upload(upload("h", station: "Hall")) { _ in }
+        try await backend("Porch").upload(upload("p", group: "Climbers", station: "Porch")) { _ in }
+        let listed = try await backend().shared(in: "Family", now: taken + 3600)
+        #expect(Set(listed.map(\.photoID.rawValue)) == ["a", "h"], "the group's photos, the station's own among them")
+        let hall = try #require(listed.first { $0.photoID == PhotoID("h") })
+        #expect(hall.member == "Hall" && hall.byteSize == 6 && hall.expiresAt == taken + GroupUpload.lifetime)
+        #expect(try await backend().download(hall, from: 0, limit: 100) == Array("jpeg h".utf8))
+        #expect(try await backend().download(hall, from: 5, limit: 100) == Array("h".utf8), "a cut download resumes")
+        await #expect(throws: UploadFailure.self) { _ = try await backend().download(hall, from: 0, limit: 3) }
+        #expect(try await backend().shared(in: "Family", now: taken + 48 * 3600).isEmpty, "expired photos are gone")
     }
 
     @Test("should write the sticker beside the photo and name it in the sidecar")
     func sticker() async throws {
         var withSticker = upload("s")
         withSticker.sticker = [0x89, 0x50, 0x4E, 0x47]
-        try await FolderBackend(folder: folder.path).upload(withSticker) { _ in }
+        try await backend().upload(withSticker) { _ in }
         #expect(
             folder.files() == [
-                "Family/2026-03-10/s-sticker.png", "Family/2026-03-10/s.jpg", "Family/2026-03-10/s.json",
+                "Family/Kitchen/2026-03-10/s-sticker.png", "Family/Kitchen/2026-03-10/s.jpg",
+                "Family/Kitchen/2026-03-10/s.json",
             ])
-        let json = try #require(FileManager.default.contents(atPath: folder.path + "/Family/2026-03-10/s.json"))
+        let json = try #require(FileManager.default.contents(atPath: folder.path + "/Family/Kitchen/2026-03-10/s.json"))
         #expect(String(decoding: json, as: UTF8.self).contains("\"sticker\" : \"s-sticker.png\""))
-        #expect(await FolderBackend(folder: folder.path).removeExpired(now: taken + 49 * 3600) == 1)
-        #expect(folder.files().isEmpty)
     }
 
     @Test("should say offline when the folder is not there (a USB stick pulled out)")
     func missingFolder() async {
-        let backend = FolderBackend(folder: folder.path + "/unplugged")
+        let backend = FolderBackend(folder: folder.path + "/unplugged", station: "Kitchen")
         await #expect(throws: UploadFailure.offline) { try await backend.upload(upload("a")) { _ in } }
+        await #expect(throws: UploadFailure.offline) { _ = try await backend.shared(in: "Family", now: taken) }
     }
 
-    @Test("should delete photos whose expiry has passed")
-    func expiry() async throws {
-        let backend = FolderBackend(folder: folder.path)
-        try await backend.upload(upload("a")) { _ in }
-        #expect(await backend.removeExpired(now: taken + 47 * 3600) == 0)
-        #expect(await backend.removeExpired(now: taken + 48 * 3600) == 1)
-        #expect(folder.files().isEmpty)
+    @Test("should delete only the station's own photos at expiry, again without harm")
+    func removesOwn() async throws {
+        try await backend().upload(upload("a")) { _ in }
+        try await backend("Hall").upload(upload("h", station: "Hall")) { _ in }
+        let own = OwnShare(photoID: PhotoID("a"), group: "Family", day: day)
+        #expect(try await backend().removeOwn([own]) == [PhotoID("a")])
+        #expect(try await backend().removeOwn([own]) == [PhotoID("a")], "idempotent")
+        #expect(folder.files() == ["Family/Hall/2026-03-10/h.jpg", "Family/Hall/2026-03-10/h.json"])
     }
 }

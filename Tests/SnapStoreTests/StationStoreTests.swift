@@ -34,7 +34,7 @@ struct StationStoreTests {
 
     @Test("should give an empty snapshot for a new store")
     func emptySnapshot() throws {
-        let snapshot = try store().snapshot(group: "Family", day: day)
+        let snapshot = try store().snapshot(groups: ["Family"], day: day)
         #expect(snapshot == StationSnapshot())
     }
 
@@ -51,13 +51,13 @@ struct StationStoreTests {
             try store.recordAIUse(on: day)
             try store.share(stored, group: "Family", day: day, now: noon)
         }
-        let snapshot = try store().snapshot(group: "Family", day: day)
+        let snapshot = try store().snapshot(groups: ["Family"], day: day)
         #expect(snapshot.aiUses == [day: 2])
-        #expect(snapshot.groupSendDays == [day])
+        #expect(snapshot.groupSends == ["Family": [day]])
         #expect(snapshot.latestDay == day)
         #expect(snapshot.meals.map(\.analysis.title) == ["Soup"])
         #expect(snapshot.meals.first?.analysis.items.first?.contains == [.gluten])
-        #expect(try store().snapshot(group: "Other", day: day).groupSendDays.isEmpty)
+        #expect(try store().snapshot(groups: ["Other"], day: day).groupSends.isEmpty)
     }
 
     @Test("should claim a group's day once, queue one job, and free the day on release")
@@ -105,7 +105,7 @@ struct StationStoreTests {
         let analysis = MealAnalysis(title: "Late lunch", totals: .zero, items: [])
         try store.completeAnalysis(again, meal: Meal(photo: stored, day: day, analysis: analysis))
         #expect(try store.dueAnalyses(now: noon + 60).due.isEmpty)
-        let snapshot = try store.snapshot(group: nil, day: day)
+        let snapshot = try store.snapshot(groups: [], day: day)
         #expect(snapshot.meals.map(\.analysis.title) == ["Late lunch"])
         #expect(snapshot.aiUses == [day: 1])
     }

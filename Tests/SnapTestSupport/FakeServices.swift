@@ -30,12 +30,27 @@ public final class FakeServices: @unchecked Sendable {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fakes/fake_services.py").path
 
-    /// Starts the fake on `port` (0: any free port), with TLS when given a certificate and key.
+    /// The throwaway PostgreSQL cluster `Tests/Group/postgres.sh start` made (its socket folder, port and
+    /// user in the environment), which the fake's Supabase routes need; nil when there is none.
+    public static var postgres: [String]? {
+        let environment = ProcessInfo.processInfo.environment
+        guard let socket = environment["SNAPSTATION_PG_SOCKET"], !socket.isEmpty else { return nil }
+        return ["--postgres", socket, "--pg-port", environment["SNAPSTATION_PG_PORT"] ?? "5432"]
+            + ["--pg-user", environment["SNAPSTATION_PG_USER"] ?? "postgres"]
+    }
+
+    /// Why the Supabase tests cannot run here, for their skip message.
+    public static let noPostgres =
+        "no PostgreSQL for the Supabase stand-in: run Tests/Group/postgres.sh start and export its env (Tests/run does)"
+
+    /// Starts the fake on `port` (0: any free port), with TLS when given a certificate and key; its
+    /// Supabase routes run against the test cluster when there is one (`postgres`).
     public init(tls: (cert: String, key: String)? = nil, port: Int = 0) throws {
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments =
             ["python3", Self.script, "--port", "\(port)"] + (tls.map { ["--cert", $0.cert, "--key", $0.key] } ?? [])
+            + (Self.postgres ?? [])
         process.standardInput = input
         process.standardOutput = output
         try process.run()
@@ -62,6 +77,42 @@ public final class FakeServices: @unchecked Sendable {
     public func get(_ path: String) async throws -> Any {
         var request = URLRequestLite(url: baseURL + path, body: nil)
         return try JSONSerialization.jsonObject(with: Data(try await request.send()))
+    }
+
+    /// A POST to one of the fake's control routes, decoded as JSON.
+    public func control(_ path: String, _ body: [String: Any] = [:]) async throws -> Any {
+        var request = URLRequestLite(
+            url: baseURL + path, body: [UInt8](try JSONSerialization.data(withJSONObject: body)))
+        return try JSONSerialization.jsonObject(with: Data(try await request.send()), options: [.fragmentsAllowed])
+    }
+
+    /// A member of the Supabase stand-in: its own key and the project's anon key.
+    public struct Member: Sendable {
+        public var key: String
+        public var anonKey: String
+        public var userID: String
+    }
+
+    /// Adds a station called `name` to `group` (the group is made if needed); `userID` puts the same
+    /// station into another group.
+    public func member(_ name: String, of group: String, userID: String? = nil) async throws -> Member {
+        var body: [String: Any] = ["group": group, "name": name]
+        if let userID { body["user_id"] = userID }
+        guard let answer = try await control("/_control/member", body) as? [String: Any],
+            let key = answer["key"] as? String, let anon = answer["anon_key"] as? String,
+            let user = answer["user_id"] as? String
+        else { throw FakeError(message: "the stand-in did not make \(name) a member of \(group)") }
+        return Member(key: key, anonKey: anon, userID: user)
+    }
+
+    /// Every row of the group photos, as the project's admin sees them.
+    public func rows() async throws -> [[String: Any]] {
+        (try await get("/_control/rows") as? [[String: Any]]) ?? []
+    }
+
+    /// The names of the objects in the bucket.
+    public func objects() async throws -> [String] {
+        (try await get("/_control/objects") as? [String]) ?? []
     }
 
     /// What the fake received, newest last (secrets removed).
@@ -98,8 +149,9 @@ struct URLRequestLite {
         }
         guard connected == 0 else { throw FakeError(message: "cannot reach the fake services") }
         let method = body == nil ? "GET" : "POST"
+        let target = parts.query.map { parts.path + "?" + $0 } ?? parts.path
         let head =
-            "\(method) \(parts.path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body?.count ?? 0)\r\nConnection: close\r\n\r\n"
+            "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body?.count ?? 0)\r\nConnection: close\r\n\r\n"
         let request = Array(head.utf8) + (body ?? [])
         _ = request.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, 0) }
         var response: [UInt8] = []

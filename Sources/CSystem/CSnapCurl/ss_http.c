@@ -10,10 +10,16 @@ typedef struct buffer {
     unsigned char *data;
     size_t length;
     size_t capacity;
+    size_t limit;
     int failed;
+    int too_large;
 } buffer;
 
 static size_t append(buffer *into, const void *data, size_t length) {
+    if (into->limit && into->length + length > into->limit) {
+        into->too_large = 1;
+        return 0;  // libcurl then stops with CURLE_WRITE_ERROR
+    }
     if (into->length + length + 1 > into->capacity) {
         size_t capacity = into->capacity ? into->capacity : 4096;
         while (capacity < into->length + length + 1) capacity *= 2;
@@ -61,6 +67,9 @@ int ss_http_perform(const ss_http_request *request, ss_http_progress progress, v
         return response->curl_code;
     }
     buffer body = {0}, headers = {0};
+    body.limit = request->max_body_bytes;
+    // Headers are small unless a server misbehaves; cap them so it cannot fill the memory.
+    headers.limit = 256 * 1024;
     struct curl_slist *list = NULL;
     for (size_t i = 0; i < request->header_count; i++) list = curl_slist_append(list, request->headers[i]);
     progress_context progress_state = {progress, context};
@@ -95,6 +104,7 @@ int ss_http_perform(const ss_http_request *request, ss_http_progress progress, v
 
     CURLcode code = curl_easy_perform(curl);
     response->curl_code = (int)code;
+    response->body_too_large = body.too_large;
     if (code == CURLE_OK) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response->status);
     if (code != CURLE_OK && response->error[0] == 0) {
         strncpy(response->error, curl_easy_strerror(code), sizeof response->error - 1);

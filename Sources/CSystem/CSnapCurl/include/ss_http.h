@@ -27,6 +27,8 @@ typedef struct ss_http_request {
     long total_timeout_ms;
     /// A CA bundle to trust instead of the system's (tests with a private CA); NULL for the system's.
     const char *ca_file;
+    /// The largest body accepted; a longer one stops the transfer (`body_too_large`). 0: no limit.
+    size_t max_body_bytes;
 } ss_http_request;
 
 /// Called as bytes move; return non-zero to abort the transfer (cancellation).
@@ -42,6 +44,8 @@ typedef struct ss_http_response {
     size_t headers_length;
     /// libcurl's CURLcode; 0 when the exchange completed (whatever the HTTP status).
     int curl_code;
+    /// The body passed `max_body_bytes`; the transfer was stopped there.
+    int body_too_large;
     char error[256];
 } ss_http_response;
 

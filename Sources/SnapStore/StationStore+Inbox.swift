@@ -1,0 +1,170 @@
+import Foundation
+internal import GRDB
+import SnapCore
+import SnapFiles
+
+/// The photos the groups' other members shared, kept in `inbox/GROUP/ID.jpg` until they expire, and the
+/// station's own shared photos that must go from the server when their 48 hours are over.
+extension StationStore {
+    /// The folder a received photo goes into; a download in progress is `ID.jpg.part` beside it.
+    public func inboxPath(for id: PhotoID, group: String) -> String {
+        "\(directory)/inbox/\(Self.folderName(group))/\(id.rawValue).jpg"
+    }
+
+    /// The received photos that have not expired at `now`, oldest first.
+    public func receivedPhotos(now: Date) throws(StoreError) -> [SharedPhoto] {
+        do {
+            return try database.read { db in try Self.received(db, now: now) }
+        } catch {
+            throw StoreError("read the received photos", error)
+        }
+    }
+
+    static func received(_ db: Database, now: Date) throws -> [SharedPhoto] {
+        try Row.fetchAll(
+            db, sql: "SELECT * FROM received_photos WHERE expires_at > ? ORDER BY taken_at",
+            arguments: [now.timeIntervalSince1970]
+        ).map { row in
+            SharedPhoto(
+                id: PhotoID(row["photo_id"]), group: row["group_name"], member: row["member"],
+                takenAt: Date(timeIntervalSince1970: row["taken_at"]),
+                expiresAt: Date(timeIntervalSince1970: row["expires_at"]), path: row["path"])
+        }
+    }
+
+    /// Whether `id` needs nothing more from the inbox: received already, one of the station's own photos,
+    /// or a failed download whose next try is not due at `now`.
+    public func inboxHasNothingToDo(for id: PhotoID, now: Date) throws(StoreError) -> Bool {
+        do {
+            return try database.read { db in
+                let known = try Bool.fetchOne(
+                    db,
+                    sql: """
+                        SELECT EXISTS (SELECT 1 FROM received_photos WHERE photo_id = ?1)
+                            OR EXISTS (SELECT 1 FROM upload_jobs WHERE photo_id = ?1)
+                            OR EXISTS (SELECT 1 FROM inbox_failures WHERE photo_id = ?1 AND next_attempt > ?2)
+                        """,
+                    arguments: [id.rawValue, now.timeIntervalSince1970])
+                return known ?? false
+            }
+        } catch {
+            throw StoreError("read the inbox", error)
+        }
+    }
+
+    /// Keeps a received photo: the file (written atomically, then the folder synced) before its row.
+    public func keepReceived(_ photo: SharedPhoto, jpeg: [UInt8]) throws(StoreError) {
+        do {
+            try AtomicFile.write(jpeg, to: photo.path)
+            try database.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT OR REPLACE INTO received_photos
+                        (photo_id, group_name, member, taken_at, expires_at, path, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        photo.id.rawValue, photo.group, photo.member, photo.takenAt.timeIntervalSince1970,
+                        photo.expiresAt.timeIntervalSince1970, photo.path, jpeg.count,
+                    ])
+                try db.execute(sql: "DELETE FROM inbox_failures WHERE photo_id = ?", arguments: [photo.id.rawValue])
+            }
+        } catch {
+            throw StoreError("keep the received photo \(photo.id)", error)
+        }
+    }
+
+    /// Records a failed download of `id`: tried again after `nextAttempt`.
+    public func noteInboxFailure(_ id: PhotoID, error: String, nextAttempt: Date) throws(StoreError) {
+        do {
+            try database.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO inbox_failures (photo_id, attempts, next_attempt, last_error) VALUES (?, 1, ?, ?)
+                        ON CONFLICT(photo_id) DO UPDATE SET attempts = attempts + 1, next_attempt = excluded.next_attempt,
+                        last_error = excluded.last_error
+                        """,
+                    arguments: [id.rawValue, nextAttempt.timeIntervalSince1970, error])
+            }
+        } catch {
+            throw StoreError("note the failed download of \(id)", error)
+        }
+    }
+
+    /// How often the download of `id` has failed.
+    public func inboxAttempts(for id: PhotoID) throws(StoreError) -> Int {
+        do {
+            return try database.read { db in
+                try Int.fetchOne(
+                    db, sql: "SELECT attempts FROM inbox_failures WHERE photo_id = ?", arguments: [id.rawValue])
+                    ?? 0
+            }
+        } catch {
+            throw StoreError("read the inbox", error)
+        }
+    }
+
+    /// Deletes the received photos expired at `now` (files first, then rows), and partial downloads and
+    /// failure notes older than 48 hours. Returns how many photos went.
+    @discardableResult
+    public func purgeReceived(now: Date) throws(StoreError) -> Int {
+        do {
+            let expired = try database.read { db in
+                try Row.fetchAll(
+                    db, sql: "SELECT photo_id, path FROM received_photos WHERE expires_at <= ?",
+                    arguments: [now.timeIntervalSince1970])
+            }
+            for row in expired {
+                let path: String = row["path"]
+                if unlink(path) != 0 && errno != ENOENT { throw FileError(call: "unlink", path: path, errno: errno) }
+            }
+            try database.write { db in
+                try db.execute(
+                    sql: "DELETE FROM received_photos WHERE expires_at <= ?", arguments: [now.timeIntervalSince1970])
+                try db.execute(
+                    sql: "DELETE FROM inbox_failures WHERE next_attempt < ?",
+                    arguments: [now.timeIntervalSince1970 - 48 * 3600])
+            }
+            removeStalePartials(olderThan: now.addingTimeInterval(-48 * 3600))
+            return expired.count
+        } catch {
+            throw StoreError("delete expired received photos", error)
+        }
+    }
+
+    /// The station's own delivered photos whose 48 hours are over at `now` and which the server may still
+    /// hold: the backend deletes them, then `markRemoteRemoved` records it.
+    public func ownExpiredShares(now: Date) throws(StoreError) -> [UploadJob] {
+        try jobs(
+            where: "state = 'delivered' AND remote_removed = 0 AND taken_at <= ?",
+            [now.timeIntervalSince1970 - 48 * 3600], limit: 100)
+    }
+
+    public func markRemoteRemoved(_ ids: [PhotoID]) throws(StoreError) {
+        do {
+            try database.write { db in
+                for id in ids {
+                    try db.execute(
+                        sql: "UPDATE upload_jobs SET remote_removed = 1 WHERE photo_id = ?", arguments: [id.rawValue])
+                }
+            }
+        } catch {
+            throw StoreError("record removed shares", error)
+        }
+    }
+
+    private func removeStalePartials(olderThan cutoff: Date) {
+        let root = directory + "/inbox"
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return }
+        for case let relative as String in walker where relative.hasSuffix(".part") {
+            let path = root + "/" + relative
+            let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate]) as? Date
+            if let modified, modified < cutoff { unlink(path) }
+        }
+    }
+
+    /// A group name as one folder name.
+    static func folderName(_ group: String) -> String {
+        let cleaned = String(group.map { $0 == "/" || $0 == "\\" ? "_" : $0 }.drop { $0 == "." })
+        return cleaned.isEmpty ? "group" : cleaned
+    }
+}

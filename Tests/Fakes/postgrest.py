@@ -1,0 +1,254 @@
+"""The stand-in's PostgREST: /rest/v1/TABLE for the tables in `public`, with PostgREST's query syntax
+(eq, neq, gt, gte, lt, lte, is, in; select=a,b; order=a.desc; limit; offset) and Prefer header, run in the
+database as the caller. PostgreSQL's errors are answered as PostgREST answers them: the error's fields as
+JSON, and the HTTP status from PostgREST's table (docs.postgrest.org, "Errors").
+"""
+import json
+from urllib.parse import parse_qsl
+
+from groupdb import psycopg, sql
+
+import jwt_hs256
+from reply import Reply
+from supabase_standin import Refusal
+
+JSON_TYPE = "application/json; charset=utf-8"
+OPERATORS = {"eq": "=", "neq": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+IS_VALUES = {"null", "true", "false", "unknown"}
+ORDER_MODIFIERS = {"asc": "asc", "desc": "desc", "nullsfirst": "nulls first", "nullslast": "nulls last"}
+RESERVED = {"select", "order", "limit", "offset", "on_conflict", "columns"}
+
+# PostgREST's HTTP status for PostgreSQL's error codes: exact codes first, then classes; 42501 depends on
+# whether the caller is signed in (403) or not (401).
+EXACT_STATUS = {"23503": 409, "23505": 409, "25006": 405, "P0001": 400, "42883": 404, "42P01": 404, "53400": 500}
+CLASS_STATUS = {"08": 503, "09": 500, "0L": 403, "0P": 403, "25": 500, "28": 403, "2D": 500, "38": 500, "39": 500,
+                "3B": 500, "40": 500, "53": 503, "54": 500, "55": 500, "57": 500, "58": 500, "F0": 500, "HV": 500,
+                "P0": 500, "XX": 500}
+
+
+class RestError(Exception):
+    """A request PostgREST itself refuses (a PGRST code), before it reaches the database."""
+
+    def __init__(self, status, code, message, details=None):
+        super().__init__(message)
+        self.reply = Reply(status, error_body(code, message, details), content_type=JSON_TYPE)
+
+
+def error_body(code, message, details=None, hint=None):
+    return {"code": code, "details": details, "hint": hint, "message": message}
+
+
+class PostgREST:
+    def __init__(self, standin):
+        self.standin = standin
+        self.known_columns = {}
+
+    def handle(self, method, table, query, headers, body):
+        try:
+            claims = self.standin.claims(headers)
+        except Refusal as refusal:
+            return refusal.reply
+        except jwt_hs256.JWTError as error:
+            return Reply(401, error_body("PGRST301", jwt_message(error)), content_type=JSON_TYPE,
+                         headers=[("WWW-Authenticate", f'Bearer error="invalid_token", error_description="{error}"')])
+        request = RestRequest(table, parse_qsl(query, keep_blank_values=True), headers, body, method)
+        try:
+            request.columns = self.columns(table)
+            action = {"GET": self.read, "POST": self.insert, "PATCH": self.update, "DELETE": self.delete}[method]
+            return action(request, claims)
+        except RestError as error:
+            return error.reply
+        except psycopg.Error as error:
+            return database_error(error, claims.get("role") or "anon")
+
+    def columns(self, table):
+        """The table's columns, or PostgREST's 404 for a table it does not expose."""
+        if table not in self.known_columns:
+            with self.standin.as_admin() as connection:
+                rows = connection.execute("select column_name from information_schema.columns "
+                                          "where table_schema = 'public' and table_name = %s", [table]).fetchall()
+            if not rows:
+                raise RestError(404, "42P01", f'relation "public.{table}" does not exist')
+            self.known_columns[table] = {name for (name,) in rows}
+        return self.known_columns[table]
+
+    def run(self, request, claims, statement, values):
+        with self.standin.as_caller(claims, request.method, f"/rest/v1/{request.table}") as connection:
+            cursor = connection.execute(statement, values)
+            return cursor.fetchone() if cursor.description else None
+
+    def read(self, request, claims):
+        where, values = request.where()
+        statement = sql.SQL("select coalesce(json_agg(_row), '[]')::text, count(*) from "
+                            "(select {} from {}{}{}{}) _row").format(
+            request.selected(), request.relation(), where, request.order(), request.window())
+        text, count = self.run(request, claims, statement, values)
+        offset = int(request.param("offset") or 0)
+        span = f"{offset}-{offset + count - 1}/*" if count else "*/*"
+        return Reply(200, text.encode(), [("Content-Range", span)], JSON_TYPE)
+
+    def insert(self, request, claims):
+        rows = request.rows()
+        names = sql.SQL(", ").join(map(sql.Identifier, rows[0]))
+        statement = sql.SQL("insert into {0} ({1}) select {1} from json_populate_recordset(null::{0}, %s::json)")
+        statement = statement.format(request.relation(), names)
+        if request.prefer("resolution") == "ignore-duplicates":
+            target = request.param("on_conflict")
+            statement += (sql.SQL(" on conflict ({}) do nothing").format(request.column_list(target))
+                          if target else sql.SQL(" on conflict do nothing"))
+        return self.write(request, claims, statement, [json.dumps(rows)], created=True)
+
+    def update(self, request, claims):
+        row = request.rows(single=True)[0]
+        names = sql.SQL(", ").join(map(sql.Identifier, row))
+        where, values = request.where()
+        statement = sql.SQL("update {0} set ({1}) = (select {1} from json_populate_record(null::{0}, %s::json)){2}")
+        statement = statement.format(request.relation(), names, where)
+        return self.write(request, claims, statement, [json.dumps(row)] + values)
+
+    def delete(self, request, claims):
+        where, values = request.where()
+        return self.write(request, claims, sql.SQL("delete from {}{}").format(request.relation(), where), values)
+
+    def write(self, request, claims, statement, values, created=False):
+        """Runs an insert, update or delete; Prefer: return=representation answers the rows it wrote."""
+        if request.prefer("return") == "representation":
+            statement = sql.SQL("with _written as ({} returning *) "
+                                "select coalesce(json_agg(_written), '[]')::text from _written").format(statement)
+            text = self.run(request, claims, statement, values)[0]
+            return Reply(201 if created else 200, text.encode(), [("Content-Range", "*/*")], JSON_TYPE)
+        self.run(request, claims, statement, values)
+        return Reply(201 if created else 204, b"", [("Content-Range", "*/*")], JSON_TYPE)
+
+
+class RestRequest:
+    """One /rest/v1 request, read the way PostgREST reads it."""
+
+    def __init__(self, table, params, headers, body, method):
+        self.table, self.params, self.headers, self.body, self.method = table, params, headers, body, method
+        self.columns = set()
+
+    def param(self, name):
+        return next((value for key, value in self.params if key == name), None)
+
+    def prefer(self, name):
+        """One preference of the Prefer header ("return=minimal, resolution=ignore-duplicates")."""
+        for item in (self.headers.get("Prefer") or "").split(","):
+            key, _, value = item.strip().partition("=")
+            if key == name:
+                return value
+        return None
+
+    def relation(self):
+        return sql.Identifier("public", self.table)
+
+    def column(self, name):
+        if name not in self.columns:
+            raise RestError(400, "42703", f"column {self.table}.{name} does not exist")
+        return sql.Identifier(name)
+
+    def column_list(self, text):
+        return sql.SQL(", ").join(self.column(name.strip()) for name in text.split(","))
+
+    def selected(self):
+        text = (self.param("select") or "*").strip()
+        return sql.SQL("*") if text == "*" else self.column_list(text)
+
+    def where(self):
+        """The filters (column=operator.value) as a WHERE clause and its values, which go to PostgreSQL
+        untyped, so it reads them as the column's type (a date, a timestamp)."""
+        conditions, values = [], []
+        for name, value in self.params:
+            if name in RESERVED:
+                continue
+            column = self.column(name)
+            operator, _, operand = value.partition(".")
+            if operator in OPERATORS:
+                conditions.append(sql.SQL("{} {} %s").format(column, sql.SQL(OPERATORS[operator])))
+                values.append(operand)
+            elif operator == "is" and operand in IS_VALUES:
+                conditions.append(sql.SQL("{} is {}").format(column, sql.SQL(operand)))
+            elif operator == "in" and operand.startswith("(") and operand.endswith(")"):
+                items = [item.strip().strip('"') for item in operand[1:-1].split(",")]
+                placeholders = sql.SQL(", ").join(sql.Placeholder() * len(items))
+                conditions.append(sql.SQL("{} in ({})").format(column, placeholders))
+                values.extend(items)
+            else:
+                raise RestError(400, "PGRST100", f'"failed to parse filter ({value})"',
+                                "unexpected operator: use eq, neq, gt, gte, lt, lte, is or in")
+        if not conditions:
+            return sql.SQL(""), values
+        return sql.SQL(" where ") + sql.SQL(" and ").join(conditions), values
+
+    def order(self):
+        text = self.param("order")
+        if not text:
+            return sql.SQL("")
+        terms = []
+        for term in text.split(","):
+            name, *modifiers = term.strip().split(".")
+            if any(modifier not in ORDER_MODIFIERS for modifier in modifiers):
+                raise RestError(400, "PGRST100", f'"failed to parse order ({text})"')
+            terms.append(sql.SQL(" ").join([self.column(name)] + [sql.SQL(ORDER_MODIFIERS[m]) for m in modifiers]))
+        return sql.SQL(" order by ") + sql.SQL(", ").join(terms)
+
+    def window(self):
+        clause = sql.SQL("")
+        for name in ("limit", "offset"):
+            value = self.param(name)
+            if value is not None:
+                if not value.isdigit():
+                    raise RestError(400, "PGRST100", f'"failed to parse {name} ({value})"')
+                clause += sql.SQL(f" {name} ") + sql.Literal(int(value))
+        return clause
+
+    def rows(self, single=False):
+        """The JSON body: one object or (to insert) an array of objects with the same keys, all columns."""
+        try:
+            payload = json.loads(self.body or b"")
+        except ValueError:
+            raise RestError(400, "PGRST102", "Empty or invalid json") from None
+        rows = [payload] if isinstance(payload, dict) else payload
+        if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) and r for r in rows) \
+                or (single and len(rows) != 1):
+            raise RestError(400, "PGRST102", "Empty or invalid json")
+        if any(set(row) != set(rows[0]) for row in rows):
+            raise RestError(400, "PGRST102", "All object keys must match")
+        for name in rows[0]:
+            if name not in self.columns:
+                raise RestError(400, "PGRST204",
+                                f"Could not find the '{name}' column of '{self.table}' in the schema cache")
+        return rows
+
+
+def database_error(error, role):
+    """PostgreSQL's error as PostgREST answers it."""
+    code = error.sqlstate
+    if code is None:  # no answer from the database at all
+        return Reply(503, error_body("PGRST000", "Could not connect with the database", str(error)),
+                     content_type=JSON_TYPE)
+    status = http_status(code, role)
+    diag = error.diag
+    headers = [("WWW-Authenticate", "Bearer")] if status == 401 else []
+    return Reply(status, error_body(code, diag.message_primary, diag.message_detail, diag.message_hint),
+                 headers, JSON_TYPE)
+
+
+def http_status(code, role):
+    if code == "42501":
+        return 401 if role == "anon" else 403
+    if code in EXACT_STATUS:
+        return EXACT_STATUS[code]
+    if code.startswith("PT") and code[2:].isdigit():
+        return int(code[2:])
+    return CLASS_STATUS.get(code[:2], 400)
+
+
+def jwt_message(error):
+    """PostgREST's words for a token it refuses."""
+    text = str(error)
+    if text == "jwt expired":
+        return "JWT expired"
+    if text == "invalid signature":
+        return "JWSError JWSInvalidSignature"
+    return f"JWSError (CompactDecodeError {text})"

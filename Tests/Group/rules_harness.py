@@ -1,0 +1,124 @@
+"""What Tests/Group/check_rules.py acts with: the admin (the SQL editor) and stations (API callers on
+their own connections, each transaction switched to the caller's role and JWT claims as PostgREST does),
+and helpers to expect a refusal and to run callers at the same moment."""
+import json
+import threading
+import uuid
+from contextlib import contextmanager
+from datetime import datetime, timedelta, timezone
+
+from groupdb import psycopg, sql
+
+NOW = datetime.now(timezone.utc)
+TODAY = NOW.date()
+
+
+class Rules:
+    """The database under test, and helpers to act as the admin or as a station."""
+
+    def __init__(self, cluster, database):
+        self.cluster, self.database = cluster, database
+        self.admin = cluster.connect(database)
+
+    def add_member(self, group, name, user=None):
+        """Adds a station to a group as the admin does in the SQL editor; returns its user id."""
+        user = user or self.new_user()
+        self.admin.execute("insert into public.groups (name) values (%s) on conflict (name) do nothing", [group])
+        self.admin.execute("insert into public.members (group_id, user_id, name) "
+                           "select id, %s, %s from public.groups where name = %s", [user, name, group])
+        return user
+
+    def new_user(self):
+        user = uuid.uuid4()
+        self.admin.execute("insert into auth.users (id) values (%s)", [user])
+        return user
+
+    def add_group(self, group, count, prefix="Station"):
+        return [self.add_member(group, f"{prefix} {index + 1}") for index in range(count)]
+
+    def station(self, user, role="authenticated"):
+        return Station(self.cluster.connect(self.database, user="authenticator"), user, role)
+
+
+class Station:
+    """One API caller: each transaction runs as `role` with the claims of `user`'s JWT, as PostgREST does."""
+
+    def __init__(self, connection, user, role):
+        self.connection = connection
+        self.claims = {"role": role, "aud": role}
+        if user:
+            self.claims["sub"] = str(user)
+
+    @contextmanager
+    def transaction(self):
+        with self.connection.transaction():
+            self.connection.execute(sql.SQL("set local role {}").format(sql.Identifier(self.claims["role"])))
+            self.connection.execute("select set_config('request.jwt.claims', %s, true)", [json.dumps(self.claims)])
+            yield self.connection
+
+    def run(self, query, params=()):
+        """Runs one statement in its own transaction; returns its rows (or the row count)."""
+        with self.transaction() as connection:
+            cursor = connection.execute(query, params)
+            return cursor.fetchall() if cursor.description else cursor.rowcount
+
+    def share(self, group, photo_id, day=TODAY, taken=None, **columns):
+        return self.run(*insert_photo(group, photo_id, day, taken, **columns))
+
+    def close(self):
+        self.connection.close()
+
+
+def insert_photo(group, photo_id, day=TODAY, taken=None, **columns):
+    """The INSERT a station's share is, with sensible values for the columns not given."""
+    taken = taken or NOW - timedelta(minutes=5)
+    row = {"group_name": group, "day": day, "photo_id": photo_id, "object_path": f"{group}/{day}/{photo_id}.jpg",
+           "taken_at": taken, "expires_at": taken + timedelta(hours=48)} | columns
+    query = sql.SQL("insert into public.group_photos ({}) values ({})").format(
+        sql.SQL(", ").join(map(sql.Identifier, row)), sql.SQL(", ").join(sql.Placeholder() * len(row)))
+    return query, list(row.values())
+
+
+def refused(action, sqlstate, constraint=None, message=None):
+    """Runs `action`, expecting PostgreSQL to refuse it with `sqlstate`; returns the error."""
+    try:
+        action()
+    except psycopg.Error as error:
+        assert error.sqlstate == sqlstate, f"expected {sqlstate}, got {error.sqlstate}: {error}"
+        if constraint:
+            assert error.diag.constraint_name == constraint, f"expected {constraint}, got {error.diag.constraint_name}"
+        if message:
+            assert message in str(error), f"expected {message!r} in {error}"
+        return error
+    raise AssertionError(f"expected {sqlstate}, but it was allowed")
+
+
+def run_together(actions):
+    """Runs each action on its own thread, all released at once; returns their results or exceptions."""
+    barrier = threading.Barrier(len(actions))
+    results = [None] * len(actions)
+
+    def runner(index, action):
+        try:
+            results[index] = action(barrier)
+        except Exception as error:  # collected for the check to judge
+            results[index] = error
+
+    threads = [threading.Thread(target=runner, args=item) for item in enumerate(actions)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+def count(rules, query, params=()):
+    """One number, read as the admin."""
+    return rules.admin.execute(query, params).fetchone()[0]
+
+
+def put_object(station, name, upsert=False):
+    """What the Storage API runs for an upload, under the caller's role."""
+    conflict = " on conflict (bucket_id, name) do update set updated_at = now()" if upsert else ""
+    return station.run("insert into storage.objects (bucket_id, name, owner, owner_id) "
+                       "values ('snapstation', %s, auth.uid(), auth.uid()::text)" + conflict, [name])
