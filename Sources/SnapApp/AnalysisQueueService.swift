@@ -15,23 +15,33 @@ func workQueue(wake: WakeSignal, drain: () async -> Date?) async {
     }
 }
 
-/// Analyses the meals photographed while the network was down, once it is back, and logs them.
+/// Asks the AI service about the meals whose analysis could not happen at the time: photographed while the
+/// network was down, or cut off by a stop. An answer goes to the station for review (`.analysisAnswered`),
+/// never into the log unseen.
 ///
-/// Failures that heal (offline, timeouts, 5xx, 429) wait with the upload queue's backoff; those that will
-/// not (a refused key, a refusal, an unreadable answer) are given up with the reason in the log. The photo
-/// stays on disk either way.
+/// It keeps to the daily limit: each answer counts against the day it came, and once the day's analyses
+/// are used up the queue waits for midnight. Failures that heal (offline, timeouts, 5xx, 429) wait with
+/// the upload queue's backoff; those that will not (a refused key, a refusal, an unreadable answer) are
+/// given up with the reason in the log. The photo stays on disk either way.
 public final class AnalysisQueueService: Service {
     private let store: StationStore
     private let analyzer: any MealAnalyzer
     private let bus: EventBus
     private let logger: Logger
+    private let dailyLimit: Int
+    private let timeZone: TimeZone
     private let wake = WakeSignal()
 
-    public init(store: StationStore, analyzer: any MealAnalyzer, bus: EventBus, logger: Logger) {
+    public init(
+        store: StationStore, analyzer: any MealAnalyzer, bus: EventBus, logger: Logger, dailyLimit: Int,
+        timeZone: TimeZone
+    ) {
         self.store = store
         self.analyzer = analyzer
         self.bus = bus
         self.logger = logger
+        self.dailyLimit = dailyLimit
+        self.timeZone = timeZone
     }
 
     /// Looks at the queue now: a photo was just queued.
@@ -46,7 +56,12 @@ public final class AnalysisQueueService: Service {
     private func drain() async -> Date? {
         do {
             for job in try store.dueAnalyses(now: Date()).due where !Task.isCancelled {
-                guard await analyse(job) else { break }
+                let today = LocalDay(containing: Date(), in: timeZone)
+                if try store.aiUses(on: today) >= dailyLimit {
+                    logger.notice("analysis queue: today's \(dailyLimit) analyses are used up; it waits for midnight")
+                    return DailyLimit.nextReset(after: today, in: timeZone)
+                }
+                guard await analyse(job, today: today) else { break }
             }
             return try store.dueAnalyses(now: Date()).next
         } catch {
@@ -56,52 +71,52 @@ public final class AnalysisQueueService: Service {
     }
 
     /// Analyses one job; false when the service is still out of reach (the rest would fail alike).
-    private func analyse(_ job: AnalysisJob) async -> Bool {
+    private func analyse(_ job: AnalysisJob, today: LocalDay) async -> Bool {
+        let id = job.photo.id
         guard let photo = FileBytes.readIfPresent(job.photo.photoPath) else {
-            await record("give up on \(job.photo.id)") { store throws(StoreError) in
-                try store.failAnalysis(job, error: "the photo file is gone", nextAttempt: nil)
+            await record("give up on \(id)") { store throws(StoreError) in
+                try store.failAnalysis(id, error: "the photo file is gone", nextAttempt: nil)
             }
-            logger.error("gave up on the analysis of \(job.photo.id): the photo file is gone")
+            logger.error("gave up on the analysis of \(id): the photo file is gone")
             return true
         }
         do {
-            let meal = Meal(photo: job.photo, day: job.day, analysis: try await analyzer.analyse(jpeg: photo))
-            try await store.writing { store throws(StoreError) in try store.completeAnalysis(job, meal: meal) }
-            logger.info("queued analysis of \(job.photo.id) logged for \(job.day)")
-            bus.send(.mealLogged(meal))
+            let analysis = try await analyzer.analyse(jpeg: photo)
+            try await store.writing { store throws(StoreError) in
+                try store.recordAnswer(id, analysis, usedOn: today)
+            }
+            logger.info("queued analysis of \(id) answered; it waits for review")
+            bus.send(.analysisAnswered(MealReview(photo: job.photo, day: job.day, analysis: analysis)))
             return true
         } catch let failure as AIFailure {
             switch failure {
-            case .offline, .timedOut, .serverError, .rateLimited:
+            case .offline, .timedOut, .serverError, .rateLimited, .connectionLost, .untrusted:
                 let wait: TimeInterval =
                     if case .rateLimited(let after?) = failure { max(after.seconds, 5) } else {
                         UploadService.backoff(afterAttempts: job.attempts)
                     }
-                await record("requeue \(job.photo.id)") { store throws(StoreError) in
-                    try store.failAnalysis(job, error: failure.message, nextAttempt: Date().addingTimeInterval(wait))
+                await record("requeue \(id)") { store throws(StoreError) in
+                    try store.failAnalysis(id, error: failure.message, nextAttempt: Date().addingTimeInterval(wait))
                 }
-                logger.notice("analysis of \(job.photo.id) waits: \(failure.message); next try in \(Int(wait)) s")
+                logger.notice("analysis of \(id) waits: \(failure.message); next try in \(Int(wait)) s")
                 return false
             default:
-                await record("give up on \(job.photo.id)") { store throws(StoreError) in
-                    try store.failAnalysis(job, error: failure.message, nextAttempt: nil)
+                let answered = failure.cameFromAnAnswer ? today : nil
+                await record("give up on \(id)") { store throws(StoreError) in
+                    try store.failAnalysis(id, error: failure.message, nextAttempt: nil, answeredOn: answered)
                 }
-                logger.error("gave up on the analysis of \(job.photo.id): \(failure.message)")
+                logger.error("gave up on the analysis of \(id): \(failure.message)")
                 return true
             }
         } catch {
-            logger.error("analysis of \(job.photo.id): \(error)")
+            logger.error("analysis of \(id): \(error)")
             return true
         }
     }
-}
 
-extension AnalysisQueueService {
     /// Writes a change of the queue on the store's thread; a failure is logged and the job keeps its
     /// old state, so it is tried again.
-    fileprivate func record(_ what: String, _ write: @escaping @Sendable (StationStore) throws(StoreError) -> Void)
-        async
-    {
+    private func record(_ what: String, _ write: @escaping @Sendable (StationStore) throws(StoreError) -> Void) async {
         do throws(StoreError) {
             try await store.writing(write)
         } catch {

@@ -54,8 +54,13 @@ public enum Station {
         let uploads = UploadService(
             store: store, backend: parts.backend, bus: bus, logger: logger, stationName: config.station.name,
             shareSticker: config.processing.shareSticker)
+        let interrupted = try store.requeueInterruptedAnalyses()
+        if interrupted > 0 { logger.notice("\(interrupted) analysis(es) cut off by the last stop go to the queue") }
         let analysisQueue =
-            aiConfigured ? AnalysisQueueService(store: store, analyzer: parts.analyzer, bus: bus, logger: logger) : nil
+            aiConfigured
+            ? AnalysisQueueService(
+                store: store, analyzer: parts.analyzer, bus: bus, logger: logger, dailyLimit: config.ai.dailyLimit,
+                timeZone: config.resolvedTimeZone) : nil
         let station = StationService(
             settings: settings, parts: parts,
             minimumFreeBytes: UInt64(config.storage.minFreeMB) * 1_000_000,

@@ -37,22 +37,23 @@ extension StationService {
             group.addTask { await self.capture() }
         case .process(let id):
             group.addTask { await self.process(id) }
-        case .analyse(let photo):
-            analysisTasks.start(photo.id) { await self.analyse(photo) }
+        case .analyse(let photo, let day):
+            analysisTasks.start(photo.id) { await self.analyse(photo, day: day) }
         case .cancelAnalysis(let id):
             analysisTasks.cancel(id)
+            storing("discard the analysis of \(id)") { store throws(StoreError) in try store.discardAnalysis(id) }
         case .queueAnalysis(let photo, let day):
             storing("queue \(photo.id) for analysis") { [analysisQueue] store throws(StoreError) in
-                try store.queueAnalysis(photo, day: day, now: Date())
+                try store.queueAnalysis(photo, day: day, now: .now)
                 analysisQueue?.kick()
             }
         case .saveMeal(let meal):
             storing("save meal \(meal.photo.id)") { store throws(StoreError) in try store.saveMeal(meal) }
-        case .recordAIUse(let day):
-            storing("record AI use") { store throws(StoreError) in try store.recordAIUse(on: day) }
+        case .discardMeal(let id):
+            storing("discard meal \(id)") { store throws(StoreError) in try store.discardAnalysis(id) }
         case .share(let photo, let groupName, let day):
             storing("queue \(photo.id)") { [uploads, bus] store throws(StoreError) in
-                if try store.share(photo, group: groupName, day: day, now: Date()) {
+                if try store.share(photo, group: groupName, day: day, now: .now) {
                     uploads.kick()
                 } else {
                     bus.send(.uploadFailed(photo.id, .alreadySentToday))
@@ -79,7 +80,7 @@ extension StationService {
         do {
             let still = try await parts.camera.captureStill()
             reference.markStale()
-            let id = Self.newPhotoID(at: Date(), in: settings.timeZone)
+            let id = Self.newPhotoID(at: clock.now().wall, in: settings.timeZone)
             captures.put(still, for: id)
             logger.info(
                 "captured \(id)",
@@ -102,7 +103,7 @@ extension StationService {
             bus.send(.storageFailed(.full))
             return
         }
-        let takenAt = Date()
+        let takenAt = clock.now().wall
         do {
             let (pipeline, referenceImage) = (parts.pipeline, reference.image)
             let output = try await pipelineThread.run { () throws(ImagingError) in
@@ -137,18 +138,48 @@ extension StationService {
         }
     }
 
-    private func analyse(_ photo: ProcessedPhoto) async {
-        guard let bytes = FileBytes.readIfPresent(photo.photoPath) else {
-            bus.send(.analysisFailed(photo.id, .malformedAnswer("the photo file is gone")))
+    /// The job first, then the request; the answer and the day's count go to the store together before
+    /// the machine hears of it, so neither a crash nor a cancel can lose an answer or count one twice.
+    private func analyse(_ photo: ProcessedPhoto, day: LocalDay) async {
+        let started = clock.now().wall
+        do {
+            try await parts.store.writing { store throws(StoreError) in
+                try store.beginAnalysis(photo, day: day, now: started)
+            }
+        } catch {
+            logger.error("\(error)")
+            bus.send(.storageFailed(error.storageFailure))
             return
         }
+        let id = photo.id
         do {
+            guard let bytes = FileBytes.readIfPresent(photo.photoPath) else {
+                throw AIFailure.badPhoto("the photo file is gone")
+            }
             let analysis = try await parts.analyzer.analyse(jpeg: bytes)
+            try await parts.store.writing { store throws(StoreError) in
+                try store.recordAnswer(id, analysis, usedOn: day)
+                // Cancelled while the answer was on its way: counted, and closed as discarded.
+                if Task.isCancelled { try store.discardAnalysis(id) }
+            }
             if Task.isCancelled { return }
-            bus.send(.analysed(photo.id, analysis))
+            bus.send(.analysed(id, analysis))
+        } catch let failure as AIFailure {
+            if failure != .offline {
+                let answered = failure.cameFromAnAnswer ? day : nil
+                do {
+                    try await parts.store.writing { store throws(StoreError) in
+                        try store.failAnalysis(id, error: failure.message, nextAttempt: nil, answeredOn: answered)
+                    }
+                } catch {
+                    logger.error("\(error)")
+                }
+            }
+            if Task.isCancelled { return }
+            bus.send(.analysisFailed(id, failure))
         } catch {
-            if Task.isCancelled { return }
-            bus.send(.analysisFailed(photo.id, error))
+            logger.error("analysis of \(id): \(error)")
+            bus.send(.storageFailed((error as? StoreError)?.storageFailure ?? .failed("\(error)")))
         }
     }
 

@@ -52,7 +52,7 @@ public final class StationService: Service {
     }
 
     public func run() async throws {
-        let today = LocalDay(containing: Date(), in: settings.timeZone)
+        let today = LocalDay(containing: clock.now().wall, in: settings.timeZone)
         let snapshot = try parts.store.snapshot(groups: settings.groups, day: today)
         var machine = StationMachine(settings: settings, snapshot: snapshot)
         logger.info(

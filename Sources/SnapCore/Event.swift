@@ -15,8 +15,9 @@ public enum Event: Sendable, Hashable {
     case uploadFailed(PhotoID, UploadFailure)
     case storageFailed(StorageFailure)
     case device(DeviceKind, DeviceStatus)
-    /// A queued analysis finished while the person was elsewhere: the meal is in the log.
-    case mealLogged(Meal)
+    /// A queued analysis was answered while the person was elsewhere: the result waits for review.
+    /// The request it made was counted against today's limit when its answer was stored.
+    case analysisAnswered(MealReview)
     /// The photos the groups' other members shared that the station now keeps (all groups, unexpired).
     case inboxChanged([SharedPhoto])
     /// Sent through the event loop by the shell's watchdog: handling it proves the loop is not stuck.
@@ -35,12 +36,17 @@ public enum Action: Sendable, Hashable {
     case capture
     /// Run the on-device pipeline on the still and store the result atomically.
     case process(PhotoID)
-    case analyse(ProcessedPhoto)
+    /// Record a durable analysis job for the photo, eaten on `day`, and ask the AI service. The answer,
+    /// and the day's count of requests answered, are stored together before `.analysed` is sent.
+    case analyse(ProcessedPhoto, day: LocalDay)
+    /// Stop the request in flight; the job is discarded (the photo stays).
     case cancelAnalysis(PhotoID)
-    /// Keep the photo as an analysis job, to be analysed and logged when the network returns.
+    /// Keep the job for the analysis queue, to be tried again when the network returns.
     case queueAnalysis(ProcessedPhoto, day: LocalDay)
+    /// Store the meal and close its job, in one transaction.
     case saveMeal(Meal)
-    case recordAIUse(LocalDay)
+    /// Close the job of a result the person discarded.
+    case discardMeal(PhotoID)
     /// Claim `day` for `group` in the store and queue the photo for upload, in one transaction.
     case share(ProcessedPhoto, group: String, day: LocalDay)
     /// Give `day` back to `group` after the server refused the photo for good, so the person can try again.

@@ -14,12 +14,25 @@ public enum AIFailure: Sendable, Hashable, Error {
     case timedOut
     /// The network or the host is unreachable.
     case offline
+    /// The connection broke mid-exchange (reset, or closed with nothing).
+    case connectionLost
+    /// The service's TLS certificate could not be verified: a wrong clock, or not the real service.
+    case untrusted(String)
     /// The model refused to analyse the photo.
     case refused(String)
     /// The answer was not the JSON the schema asks for, or failed validation.
     case malformedAnswer(String)
     /// The photo could not be read to send it.
     case badPhoto(String)
+
+    /// The service answered (and billed the request), but with a refusal or nothing readable: it counts
+    /// against the day's limit like a meal.
+    public var cameFromAnAnswer: Bool {
+        switch self {
+        case .refused, .malformedAnswer: true
+        default: false
+        }
+    }
 
     /// A short sentence for the screen; never contains a key or a URL.
     public var message: String {
@@ -32,6 +45,8 @@ public enum AIFailure: Sendable, Hashable, Error {
         case .serverError(let status): "The AI service failed (HTTP \(status))"
         case .timedOut: "The AI service did not answer in time"
         case .offline: "No network — the AI service cannot be reached"
+        case .connectionLost: "The connection to the AI service broke"
+        case .untrusted: "The AI service's certificate could not be verified — is the clock right?"
         case .refused(let reason): "The AI declined: \(reason)"
         case .malformedAnswer: "The AI answer could not be read"
         case .badPhoto: "The photo could not be prepared for the AI service"

@@ -14,9 +14,17 @@ public struct Macros: Sendable, Hashable, Codable {
 
     public static let zero = Macros(calories: 0, protein: 0, carbs: 0, fats: 0)
 
+    /// The sum, saturating at the ends of `Int` rather than trapping: a day's totals are summed from
+    /// stored meals, and no stored number, however absurd, may stop the station.
     public static func + (lhs: Macros, rhs: Macros) -> Macros {
         Macros(
-            calories: lhs.calories + rhs.calories, protein: lhs.protein + rhs.protein,
-            carbs: lhs.carbs + rhs.carbs, fats: lhs.fats + rhs.fats)
+            calories: saturating(lhs.calories, rhs.calories), protein: saturating(lhs.protein, rhs.protein),
+            carbs: saturating(lhs.carbs, rhs.carbs), fats: saturating(lhs.fats, rhs.fats))
+    }
+
+    private static func saturating(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        guard overflow else { return sum }
+        return b > 0 ? .max : .min
     }
 }

@@ -48,3 +48,18 @@ public struct Meal: Sendable, Hashable, Codable {
         self.analysis = analysis
     }
 }
+
+/// An analysis that came back while the person was elsewhere (the photo waited for the network, or the
+/// station restarted on the result sheet): it is shown for review, saved or discarded, never saved unseen.
+public struct MealReview: Sendable, Hashable, Codable {
+    public var photo: ProcessedPhoto
+    /// The day the meal was eaten, which it counts for when saved.
+    public var day: LocalDay
+    public var analysis: MealAnalysis
+
+    public init(photo: ProcessedPhoto, day: LocalDay, analysis: MealAnalysis) {
+        self.photo = photo
+        self.day = day
+        self.analysis = analysis
+    }
+}

@@ -31,16 +31,16 @@ extension StationMachine {
                 ? []
                 : enterResting(
                     now: now, also: [.cancelAnalysis(photo.id), .log(.info, "analysis of \(photo.id) cancelled")])
-        case .mealResult(let photo, let analysis, _):
-            return press
-                ? saveMeal(photo, analysis, now: now)
-                : enterResting(now: now, also: [.log(.info, "meal \(photo.id) discarded")])
+        case .mealResult(let photo, let analysis, let day, _):
+            if press { return saveMeal(photo, analysis, day: day, now: now) }
+            reviews.removeAll { $0.photo.id == photo.id }
+            return enterResting(now: now, also: [.discardMeal(photo.id), .log(.info, "meal \(photo.id) discarded")])
         case .groupReview(let photo, _):
             return press
                 ? startCountdown(now: now, also: [.log(.info, "retake instead of \(photo.id)")])
                 : enterResting(now: now, also: [.log(.info, "sharing of \(photo.id) cancelled")])
         case .problem(.aiFailed(let failure), let photo?) where press && failure != .notConfigured:
-            return transition(to: .analysing(photo), now: now, also: [.analyse(photo)])
+            return transition(to: .analysing(photo), now: now, also: [.analyse(photo, day: today(now))])
         case .problem(.aiFailed(.notConfigured), _) where !press:
             return toggleMode(now: now)
         case .problem(.cameraMissing, _):
@@ -58,9 +58,12 @@ extension StationMachine {
         return transition(to: seconds > 0 ? .countdown(secondsLeft: seconds) : .capturing, now: now, also: extra)
     }
 
-    mutating func saveMeal(_ photo: ProcessedPhoto, _ analysis: MealAnalysis, now: Instant) -> [Action] {
-        let meal = Meal(photo: photo, day: today(now), analysis: analysis)
+    mutating func saveMeal(_ photo: ProcessedPhoto, _ analysis: MealAnalysis, day: LocalDay, now: Instant)
+        -> [Action]
+    {
+        let meal = Meal(photo: photo, day: day, analysis: analysis)
         meals.append(meal)
+        reviews.removeAll { $0.photo.id == photo.id }
         record(meal.day)
         return enterResting(now: now, also: [.saveMeal(meal)])
     }
@@ -72,10 +75,10 @@ extension StationMachine {
         case (.groupReview, .groupReview(let photo, let left)):
             return left > 1
                 ? transition(to: .groupReview(photo, secondsLeft: left - 1), now: now) : share(photo, now: now)
-        case (.mealAutoSave, .mealResult(let photo, let analysis, let left)):
+        case (.mealAutoSave, .mealResult(let photo, let analysis, let day, let left)):
             return left > 1
-                ? transition(to: .mealResult(photo, analysis, secondsLeft: left - 1), now: now)
-                : saveMeal(photo, analysis, now: now)
+                ? transition(to: .mealResult(photo, analysis, day: day, secondsLeft: left - 1), now: now)
+                : saveMeal(photo, analysis, day: day, now: now)
         case (.sentLinger, .sent), (.problemDismiss, .problem):
             return enterResting(now: now)
         case (.midnight, .ready):

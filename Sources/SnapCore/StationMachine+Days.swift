@@ -14,6 +14,14 @@ extension StationMachine {
         recordedDay = max(recordedDay ?? day, day)
     }
 
+    /// One answer of the AI service (a meal, a refusal or an unreadable answer: each was a request the
+    /// service served) counted against today's limit, as the store counted it.
+    mutating func countAnswer(now: Instant) {
+        let day = today(now)
+        aiUses[day, default: 0] += 1
+        record(day)
+    }
+
     func analysesLeft(_ now: Instant) -> Int {
         max(0, settings.aiDailyLimit - (aiUses[today(now)] ?? 0))
     }
@@ -49,6 +57,13 @@ extension StationMachine {
     mutating func enterResting(now: Instant, also extra: [Action] = []) -> [Action] {
         let day = today(now)
         meals.removeAll { $0.day < day }
+        if let review = reviews.first {
+            // An answer nobody has seen yet comes first: saved or discarded, never saved unseen.
+            let seconds = max(1, settings.mealAutoSaveSeconds)
+            return transition(
+                to: .mealResult(review.photo, review.analysis, day: review.day, secondsLeft: seconds), now: now,
+                also: extra)
+        }
         if let detail = missingDevices[.camera] {
             return transition(to: .problem(.cameraMissing(detail), photo: nil), now: now, also: extra)
         }

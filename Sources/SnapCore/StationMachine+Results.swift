@@ -21,16 +21,15 @@ extension StationMachine {
                 also: [.log(.error, "processing \(id) failed: \(reason)")])
         case (.analysed(let id, let analysis), .analysing(let photo)) where photo.id == id:
             let day = today(now)
-            aiUses[day, default: 0] += 1
-            record(day)
+            countAnswer(now: now)
             let seconds = max(1, settings.mealAutoSaveSeconds)
-            return transition(
-                to: .mealResult(photo, analysis, secondsLeft: seconds), now: now, also: [.recordAIUse(day)])
+            return transition(to: .mealResult(photo, analysis, day: day, secondsLeft: seconds), now: now)
         case (.analysisFailed(let id, .offline), .analysing(let photo)) where photo.id == id:
             return transition(
                 to: .problem(.analysisQueued, photo: photo), now: now,
                 also: [.queueAnalysis(photo, day: today(now)), .log(.warning, "offline: \(id) queued for analysis")])
         case (.analysisFailed(let id, let failure), .analysing(let photo)) where photo.id == id:
+            if failure.cameFromAnAnswer { countAnswer(now: now) }
             return transition(
                 to: .problem(.aiFailed(failure), photo: photo), now: now,
                 also: [.log(.warning, "analysis of \(id) failed: \(failure.message)")])
@@ -48,13 +47,16 @@ extension StationMachine {
                 }
             return transition(
                 to: .problem(kind, photo: nil), now: now, also: [.log(.error, "storage failed: \(failure)")])
-        case (.mealLogged(let meal), _):
-            meals.append(meal)
-            aiUses[meal.day, default: 0] += 1
-            record(meal.day)
-            let logged: Action = .log(.info, "queued analysis of \(meal.photo.id) logged: \(meal.analysis.title)")
-            if case .ready = phase { return transition(to: .ready, now: now, also: [logged]) }
-            return [logged]
+        case (.analysisAnswered(let review), _):
+            countAnswer(now: now)
+            guard !reviews.contains(where: { $0.photo.id == review.photo.id }) else { return [] }
+            reviews.append(review)
+            let answered: Action = .log(
+                .info, "queued analysis of \(review.photo.id) answered: \(review.analysis.title)")
+            switch phase {
+            case .ready, .idle, .locked: return enterResting(now: now, also: [answered])
+            default: return [answered]
+            }
         case (.inboxChanged(let photos), _):
             inbox = photos.sorted { $0.takenAt < $1.takenAt }
             switch phase {
@@ -74,7 +76,7 @@ extension StationMachine {
     mutating func use(_ photo: ProcessedPhoto, now: Instant) -> [Action] {
         switch mode {
         case .meal:
-            return transition(to: .analysing(photo), now: now, also: [.analyse(photo)])
+            return transition(to: .analysing(photo), now: now, also: [.analyse(photo, day: today(now))])
         case .group:
             return transition(to: .groupReview(photo, secondsLeft: max(1, settings.groupReviewSeconds)), now: now)
         }

@@ -23,7 +23,7 @@ extension StationMachine {
             return .retake(RetakeScreen(photo: photo, mode: mode))
         case .analysing(let photo):
             return .processing(ProcessingScreen(photo: photo.id, stage: .analysing))
-        case .mealResult(let photo, let analysis, let left):
+        case .mealResult(let photo, let analysis, _, let left):
             let clashes = analysis.items.map { DietaryPreference.clashes(of: $0, with: settings.dietaryPreferences) }
             return .mealResult(MealResultScreen(photo: photo, analysis: analysis, clashes: clashes, autoSaveIn: left))
         case .groupReview(let photo, let left):

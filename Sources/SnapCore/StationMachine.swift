@@ -14,7 +14,8 @@ public struct StationMachine: Sendable {
         /// The quality gate found the photo too dark or too blurred: retake, or use it anyway.
         case retake(ProcessedPhoto)
         case analysing(ProcessedPhoto)
-        case mealResult(ProcessedPhoto, MealAnalysis, secondsLeft: Int)
+        /// The result sheet; `day` is the day the meal counts for when saved.
+        case mealResult(ProcessedPhoto, MealAnalysis, day: LocalDay, secondsLeft: Int)
         case groupReview(ProcessedPhoto, secondsLeft: Int)
         case uploading(ProcessedPhoto, progress: Double)
         case sent
@@ -34,6 +35,8 @@ public struct StationMachine: Sendable {
     var groupSends: [String: Set<LocalDay>]
     /// Other members' photos, all groups, oldest first.
     var inbox: [SharedPhoto]
+    /// Analyses answered while nobody looked, shown one by one when the station rests.
+    var reviews: [MealReview]
     /// The slideshow's place, and when (uptime) its photo came up.
     var slideIndex = 0
     var slideShownAt: Duration = .zero
@@ -53,6 +56,7 @@ public struct StationMachine: Sendable {
         self.aiUses = snapshot.aiUses
         self.groupSends = snapshot.groupSends
         self.inbox = snapshot.inbox.sorted { $0.takenAt < $1.takenAt }
+        self.reviews = snapshot.reviews
         self.recordedDay = snapshot.latestDay
     }
 

@@ -58,15 +58,18 @@ public struct StationSnapshot: Sendable, Hashable {
     public var groupSends: [String: Set<LocalDay>]
     /// The photos other members shared, kept until they expire.
     public var inbox: [SharedPhoto]
+    /// Analyses answered but neither saved nor discarded: shown for review at start.
+    public var reviews: [MealReview]
 
     public init(
         latestDay: LocalDay? = nil, meals: [Meal] = [], aiUses: [LocalDay: Int] = [:],
-        groupSends: [String: Set<LocalDay>] = [:], inbox: [SharedPhoto] = []
+        groupSends: [String: Set<LocalDay>] = [:], inbox: [SharedPhoto] = [], reviews: [MealReview] = []
     ) {
         self.latestDay = latestDay
         self.meals = meals
         self.aiUses = aiUses
         self.groupSends = groupSends
         self.inbox = inbox
+        self.reviews = reviews
     }
 }

@@ -62,7 +62,7 @@ public enum ScreenText {
             )
         case .analysisQueued:
             (
-                "Saved — will analyse when online", "No network: the meal is analysed and logged by itself later",
+                "Saved — will analyse when online", "No network: the meal is analysed later and shown for review",
                 "It goes out by itself"
             )
         case .uploadRejected(let detail):

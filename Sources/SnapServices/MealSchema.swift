@@ -46,9 +46,38 @@ enum MealSchema {
         var items: [Item]
     }
 
-    /// The analysis, if the answer makes sense: no negative numbers, at least one item, and totals roughly
-    /// the sum of the items (within 20 %, or 60 kcal for small meals).
+    /// What one plate can hold: beyond these an answer is not a meal the station believes (a model that
+    /// answers 5×10¹⁸ kcal is wrong, and its numbers must not reach the day's totals).
+    enum Bounds {
+        static let items = 1...50
+        static let title = 1...120
+        static let itemName = 1...80
+        static let itemGrams = 0...5_000
+        static let itemCalories = 0...10_000
+        static let itemMacroGrams = 0...2_000
+        static let mealCalories = 0...30_000
+        static let mealMacroGrams = 0...5_000
+    }
+
+    /// The analysis, if the answer makes sense: every number within what a plate can hold (`Bounds`),
+    /// 1 to 50 items, a title, and totals roughly the sum of the items (within 20 %, or 60 kcal for small
+    /// meals).
     static func validated(_ answer: Answer) throws(AIFailure) -> MealAnalysis {
+        guard Bounds.items.contains(answer.items.count) else {
+            throw .malformedAnswer("\(answer.items.count) items (a meal has 1 to \(Bounds.items.upperBound))")
+        }
+        guard Bounds.title.contains(answer.title.count) else { throw .malformedAnswer("no title, or a title too long") }
+        let totalsInRange =
+            Bounds.mealCalories.contains(answer.calories)
+            && [answer.protein, answer.carbs, answer.fats].allSatisfy(Bounds.mealMacroGrams.contains)
+        guard totalsInRange else { throw .malformedAnswer("the meal's totals are outside what a plate holds") }
+        for item in answer.items {
+            let inRange =
+                Bounds.itemName.contains(item.name.count) && Bounds.itemGrams.contains(item.grams)
+                && Bounds.itemCalories.contains(item.calories)
+                && [item.protein, item.carbs, item.fats].allSatisfy(Bounds.itemMacroGrams.contains)
+            guard inRange else { throw .malformedAnswer("an item's numbers are outside what a plate holds") }
+        }
         let totals = Macros(calories: answer.calories, protein: answer.protein, carbs: answer.carbs, fats: answer.fats)
         let items = answer.items.map { item in
             MealItem(
@@ -56,11 +85,6 @@ enum MealSchema {
                 macros: Macros(calories: item.calories, protein: item.protein, carbs: item.carbs, fats: item.fats),
                 contains: Set(item.contains.compactMap(FoodTag.init(rawValue:))))
         }
-        let numbers =
-            [totals.calories, totals.protein, totals.carbs, totals.fats]
-            + items.flatMap { [$0.grams, $0.macros.calories, $0.macros.protein, $0.macros.carbs, $0.macros.fats] }
-        guard numbers.allSatisfy({ $0 >= 0 }) else { throw .malformedAnswer("a negative amount") }
-        guard !items.isEmpty, !answer.title.isEmpty else { throw .malformedAnswer("no title or no items") }
         let sum = items.reduce(Macros.zero) { $0 + $1.macros }
         guard abs(sum.calories - totals.calories) <= max(60, totals.calories / 5) else {
             throw .malformedAnswer("the total of \(totals.calories) kcal is not the items' \(sum.calories) kcal")

@@ -49,6 +49,9 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         self.logger = logger
     }
 
+    /// The largest answer read: a meal of 50 items is a few kilobytes; anything near this is not a meal.
+    static let maxAnswerBytes = 1 << 20
+
     public func analyse(jpeg: [UInt8]) async throws(AIFailure) -> MealAnalysis {
         let image: [UInt8]
         do {
@@ -59,7 +62,7 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         let request = HTTPRequest(
             method: "POST", url: settings.baseURL.trimmingSuffix("/") + "/chat/completions",
             headers: [("Authorization", "Bearer \(settings.key)"), ("Content-Type", "application/json")],
-            body: requestBody(image: image))
+            body: requestBody(image: image), maxBodyBytes: Self.maxAnswerBytes)
         var attempt = 1
         while true {
             let started = ContinuousClock.now
@@ -110,10 +113,9 @@ public struct OpenAIAnalyzer: MealAnalyzer {
             switch error.kind {
             case .unreachable: return .failure(.offline)
             case .timedOut: return .retry(.timedOut, wait: nil)
-            case .connectionLost: return .retry(.serverError(status: 0), wait: nil)
-            case .tls: return .failure(.offline)
+            case .connectionLost, .other: return .retry(.connectionLost, wait: nil)
+            case .tls: return .failure(.untrusted(error.message))
             case .cancelled: return .failure(.timedOut)
-            case .other: return .retry(.serverError(status: 0), wait: nil)
             case .bodyTooLarge: return .failure(.malformedAnswer(error.message))
             }
         }

@@ -2,7 +2,7 @@ import Foundation
 internal import GRDB
 import SnapCore
 
-/// A photo waiting for the AI service because the network was down when it was taken.
+/// A photo waiting for the AI service: the network was down, or the station stopped mid-request.
 public struct AnalysisJob: Sendable, Hashable {
     public var photo: ProcessedPhoto
     /// The local day the meal counts for: the day it was eaten, not the day the network came back.
@@ -10,24 +10,113 @@ public struct AnalysisJob: Sendable, Hashable {
     public var attempts: Int
 }
 
+/// Every analysis is a durable job from the moment it is asked for:
+///
+///     active ──answer──► answered ──save──► done
+///        │                   └────discard──► discarded
+///        ├──offline──► pending ──(the queue)──► answered …
+///        └──failure──► failed (the person may retry: active again)
+///
+/// `active` is a request in flight; one a crash cut off becomes `pending` at the next start, so the queue
+/// asks again. An answer and the day's count of answered requests are written in one transaction, so a
+/// request is counted exactly once whatever happens after it.
 extension StationStore {
-    /// Keeps `photo` for analysis later; a photo is queued at most once.
+    /// Records the job before its request goes out (again `active` when retried).
+    public func beginAnalysis(_ photo: ProcessedPhoto, day: LocalDay, now: Date) throws(StoreError) {
+        try upsertJob(photo, day: day, state: "active", now: now, "begin the analysis of \(photo.id)")
+    }
+
+    /// Keeps the job for the queue, to be asked again when the network returns.
     public func queueAnalysis(_ photo: ProcessedPhoto, day: LocalDay, now: Date) throws(StoreError) {
+        try upsertJob(photo, day: day, state: "pending", now: now, "queue \(photo.id) for analysis")
+    }
+
+    private func upsertJob(_ photo: ProcessedPhoto, day: LocalDay, state: String, now: Date, _ what: String)
+        throws(StoreError)
+    {
         do {
             try database.write { db in
                 try db.execute(
                     sql: """
-                        INSERT OR IGNORE INTO analysis_jobs
+                        INSERT INTO analysis_jobs
                         (photo_id, photo_path, thumbnail_path, taken_at, day, state, attempts, next_attempt)
-                        VALUES (?, ?, ?, ?, ?, 'pending', 0, ?)
+                        VALUES (?, ?, ?, ?, ?, ?, 0, ?)
+                        ON CONFLICT(photo_id) DO UPDATE SET state = excluded.state, next_attempt = excluded.next_attempt
                         """,
                     arguments: [
                         photo.id.rawValue, photo.photoPath, photo.thumbnailPath, photo.takenAt.timeIntervalSince1970,
-                        day.description, now.timeIntervalSince1970,
+                        day.description, state, now.timeIntervalSince1970,
                     ])
             }
         } catch {
-            throw StoreError("queue \(photo.id) for analysis", error)
+            throw StoreError(what, error)
+        }
+    }
+
+    /// Jobs whose request a crash cut off go back to the queue. The station calls this once as it starts,
+    /// before it asks anything of the AI service; returns how many there were.
+    @discardableResult
+    public func requeueInterruptedAnalyses() throws(StoreError) -> Int {
+        do {
+            return try database.write { db in
+                try db.execute(sql: "UPDATE analysis_jobs SET state = 'pending' WHERE state = 'active'")
+                return db.changesCount
+            }
+        } catch {
+            throw StoreError("requeue the analyses a stop cut off", error)
+        }
+    }
+
+    /// The answer for `photo`, and one more answered request on `usedOn`, in one transaction.
+    public func recordAnswer(_ photo: PhotoID, _ analysis: MealAnalysis, usedOn: LocalDay) throws(StoreError) {
+        do {
+            let answer = String(decoding: try JSONEncoder().encode(analysis), as: UTF8.self)
+            try database.write { db in
+                try db.execute(
+                    sql: """
+                        UPDATE analysis_jobs SET state = 'answered', answer_json = ?, attempts = attempts + 1,
+                        last_error = NULL WHERE photo_id = ?
+                        """,
+                    arguments: [answer, photo.rawValue])
+                try countUse(usedOn, db)
+            }
+        } catch {
+            throw StoreError("record the analysis of \(photo)", error)
+        }
+    }
+
+    /// Records a failed attempt: retried at `nextAttempt`, or failed for good when it is nil. An attempt
+    /// the service answered (a refusal, nothing readable) is counted on `answeredOn`.
+    public func failAnalysis(_ photo: PhotoID, error: String, nextAttempt: Date?, answeredOn: LocalDay? = nil)
+        throws(StoreError)
+    {
+        do {
+            try database.write { db in
+                try db.execute(
+                    sql: """
+                        UPDATE analysis_jobs SET attempts = attempts + 1, last_error = ?,
+                        state = CASE WHEN ? IS NULL THEN 'failed' ELSE 'pending' END, next_attempt = COALESCE(?, next_attempt)
+                        WHERE photo_id = ?
+                        """,
+                    arguments: [
+                        error, nextAttempt?.timeIntervalSince1970, nextAttempt?.timeIntervalSince1970, photo.rawValue,
+                    ])
+                if let answeredOn { try countUse(answeredOn, db) }
+            }
+        } catch {
+            throw StoreError("update the analysis of \(photo)", error)
+        }
+    }
+
+    /// Closes the job of a result the person discarded (the photo stays until its retention ends).
+    public func discardAnalysis(_ photo: PhotoID) throws(StoreError) {
+        do {
+            try database.write { db in
+                try db.execute(
+                    sql: "UPDATE analysis_jobs SET state = 'discarded' WHERE photo_id = ?", arguments: [photo.rawValue])
+            }
+        } catch {
+            throw StoreError("discard the analysis of \(photo)", error)
         }
     }
 
@@ -39,15 +128,7 @@ extension StationStore {
                     db,
                     sql: "SELECT * FROM analysis_jobs WHERE state = 'pending' AND next_attempt <= ? ORDER BY taken_at",
                     arguments: [now.timeIntervalSince1970]
-                ).map { row in
-                    AnalysisJob(
-                        photo: ProcessedPhoto(
-                            id: PhotoID(row["photo_id"]), photoPath: row["photo_path"],
-                            thumbnailPath: row["thumbnail_path"],
-                            takenAt: Date(timeIntervalSince1970: row["taken_at"])),
-                        day: LocalDay(row["day"] as String) ?? LocalDay(year: 1970, month: 1, day: 1),
-                        attempts: row["attempts"])
-                }
+                ).map { row in AnalysisJob(photo: Self.photo(row), day: Self.day(row), attempts: row["attempts"]) }
                 let next = try Double.fetchOne(
                     db, sql: "SELECT MIN(next_attempt) FROM analysis_jobs WHERE state = 'pending' AND next_attempt > ?",
                     arguments: [now.timeIntervalSince1970])
@@ -58,42 +139,49 @@ extension StationStore {
         }
     }
 
-    /// The meal, its counted AI use and the finished job, in one transaction: a crash cannot log the meal
-    /// twice or count the use without the meal.
-    public func completeAnalysis(_ job: AnalysisJob, meal: Meal) throws(StoreError) {
+    /// Analyses answered but neither saved nor discarded, oldest first.
+    public func pendingReviews() throws(StoreError) -> [MealReview] {
         do {
-            try database.write { db in
-                try insertMeal(meal, db)
-                try db.execute(
-                    sql:
-                        "INSERT INTO ai_uses (day, count) VALUES (?, 1) ON CONFLICT(day) DO UPDATE SET count = count + 1",
-                    arguments: [meal.day.description])
-                try db.execute(
-                    sql: "UPDATE analysis_jobs SET state = 'done', attempts = attempts + 1 WHERE photo_id = ?",
-                    arguments: [job.photo.id.rawValue])
-            }
+            return try database.read { db in try Self.reviews(db) }
         } catch {
-            throw StoreError("log the analysed meal \(meal.photo.id)", error)
+            throw StoreError("read the answered analyses", error)
         }
     }
 
-    /// Records a failed attempt: retried at `nextAttempt`, or given up when `nextAttempt` is nil.
-    public func failAnalysis(_ job: AnalysisJob, error: String, nextAttempt: Date?) throws(StoreError) {
+    static func reviews(_ db: Database) throws -> [MealReview] {
+        try Row.fetchAll(db, sql: "SELECT * FROM analysis_jobs WHERE state = 'answered' ORDER BY taken_at").compactMap {
+            row in
+            guard let json = row["answer_json"] as String?,
+                let analysis = try? JSONDecoder().decode(MealAnalysis.self, from: Data(json.utf8))
+            else { return nil }
+            return MealReview(photo: photo(row), day: day(row), analysis: analysis)
+        }
+    }
+
+    /// How many requests the AI service answered on `day`.
+    public func aiUses(on day: LocalDay) throws(StoreError) -> Int {
         do {
-            try database.write { db in
-                try db.execute(
-                    sql: """
-                        UPDATE analysis_jobs SET attempts = attempts + 1, last_error = ?,
-                        state = CASE WHEN ? IS NULL THEN 'failed' ELSE 'pending' END, next_attempt = COALESCE(?, next_attempt)
-                        WHERE photo_id = ?
-                        """,
-                    arguments: [
-                        error, nextAttempt?.timeIntervalSince1970, nextAttempt?.timeIntervalSince1970,
-                        job.photo.id.rawValue,
-                    ])
+            return try database.read { db in
+                try Int.fetchOne(db, sql: "SELECT count FROM ai_uses WHERE day = ?", arguments: [day.description]) ?? 0
             }
         } catch {
-            throw StoreError("update the analysis of \(job.photo.id)", error)
+            throw StoreError("read the AI uses", error)
         }
+    }
+
+    func countUse(_ day: LocalDay, _ db: Database) throws {
+        try db.execute(
+            sql: "INSERT INTO ai_uses (day, count) VALUES (?, 1) ON CONFLICT(day) DO UPDATE SET count = count + 1",
+            arguments: [day.description])
+    }
+
+    private static func photo(_ row: Row) -> ProcessedPhoto {
+        ProcessedPhoto(
+            id: PhotoID(row["photo_id"]), photoPath: row["photo_path"], thumbnailPath: row["thumbnail_path"],
+            takenAt: Date(timeIntervalSince1970: row["taken_at"]))
+    }
+
+    private static func day(_ row: Row) -> LocalDay {
+        LocalDay(row["day"] as String) ?? LocalDay(year: 1970, month: 1, day: 1)
     }
 }

@@ -95,6 +95,9 @@ extension StationStore {
                     ALTER TABLE upload_jobs ADD COLUMN remote_removed INTEGER NOT NULL DEFAULT 0;
                     """)
         }
+        migrator.registerMigration("v5: durable analyses with their answers") { db in
+            try db.execute(sql: "ALTER TABLE analysis_jobs ADD COLUMN answer_json TEXT")
+        }
         return migrator
     }
 }

@@ -63,9 +63,15 @@ public final class StationStore: Sendable {
         }
     }
 
+    /// Stores the meal and closes its analysis job, in one transaction.
     public func saveMeal(_ meal: Meal) throws(StoreError) {
         do {
-            try database.write { db in try insertMeal(meal, db) }
+            try database.write { db in
+                try insertMeal(meal, db)
+                try db.execute(
+                    sql: "UPDATE analysis_jobs SET state = 'done' WHERE photo_id = ?",
+                    arguments: [meal.photo.id.rawValue])
+            }
         } catch {
             throw StoreError("save meal \(meal.photo.id)", error)
         }
@@ -87,14 +93,11 @@ public final class StationStore: Sendable {
             ])
     }
 
+    /// One more request answered by the AI service on `day` (for tools and tests; the station counts
+    /// with the answer itself, `recordAnswer`).
     public func recordAIUse(on day: LocalDay) throws(StoreError) {
         do {
-            try database.write { db in
-                try db.execute(
-                    sql:
-                        "INSERT INTO ai_uses (day, count) VALUES (?, 1) ON CONFLICT(day) DO UPDATE SET count = count + 1",
-                    arguments: [day.description])
-            }
+            try database.write { db in try countUse(day, db) }
         } catch {
             throw StoreError("record AI use", error)
         }
@@ -156,6 +159,7 @@ public final class StationStore: Sendable {
                 }
                 snapshot.meals = try Self.meals(db, on: day)
                 snapshot.inbox = try Self.received(db, now: now)
+                snapshot.reviews = try Self.reviews(db)
                 let mealDays =
                     try String?.fetchOne(db, sql: "SELECT MAX(day) FROM meals").flatMap { $0 }
                     .flatMap(LocalDay.init).map { [$0] } ?? []

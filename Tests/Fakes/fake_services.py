@@ -19,7 +19,8 @@ Control, for tests:
   POST /_control/sink    reads any body and answers 200 {"size": n}
   POST /_control/member {"group", "name"[, "user_id"]}, POST /_control/age {"hours"}, POST /_control/expire,
   GET /_control/objects, GET /_control/rows   the Supabase side door (supabase_standin.py)
-Faults: ok, 401, 429:SECONDS, 500, 503, timeout, reset, drip, malformed, refusal, offschema, mismatch, and
+Faults: ok, 401, 429:SECONDS, 500, 503, timeout, reset, drip, malformed, refusal, offschema, mismatch,
+overflow, manyitems, huge (OpenAI only), and
 cut[:BYTES] (Supabase: send the head and part of the body, then close: a download cut short).
 """
 import argparse
@@ -226,6 +227,14 @@ class Handler(BaseHTTPRequestHandler):
         if fault == "mismatch":
             meal = dict(MEAL, calories=2400)
             return answer(json.dumps(meal))
+        if fault == "overflow":  # numbers that sum past Int64 (seen from a misbehaving service)
+            item = dict(MEAL["items"][0], calories=4 * 10**18)
+            return answer(json.dumps(dict(MEAL, calories=8 * 10**18, items=[item, item])))
+        if fault == "manyitems":
+            item = {"name": "x", "grams": 1, "calories": 0, "protein": 0, "carbs": 0, "fats": 0, "contains": []}
+            return answer(json.dumps(dict(MEAL, calories=0, protein=0, carbs=0, fats=0, items=[item] * 1000)))
+        if fault == "huge":  # a 20 MB answer
+            return answer(json.dumps(dict(MEAL, title="x" * (20 << 20))))
         return self.fault(fault, lambda: answer(json.dumps(MEAL)))
 
     def supabase(self, method, url, body):

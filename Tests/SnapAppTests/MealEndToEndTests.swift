@@ -64,7 +64,7 @@ struct MealEndToEndTests {
         #expect(station.output.contains("rejected the API key"))
     }
 
-    @Test("should keep a meal shot while the service is down, and log it by itself when it is back")
+    @Test("should keep a meal shot while the service is down, and show its answer for review when it is back")
     func offlineThenOnline() async throws {
         let port = FakeServices.freePort()
         let station = try StationProcess(
@@ -75,15 +75,46 @@ struct MealEndToEndTests {
             logPath: folder.path + "/offline.log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
         let queued = await StationProcess.waitFor(seconds: 30) { screens.contains("error-analysis-queued") }
         let service = try FakeServices(port: port)
-        let logged = await StationProcess.waitFor(seconds: 30) { station.output.contains("logged for") }
+        let answered = await StationProcess.waitFor(seconds: 30) { station.output.contains("waits for review") }
+        // The answer is shown on the result sheet (never logged unseen), which saves by itself after 2 s.
+        let reviewed = await StationProcess.waitFor(seconds: 30) {
+            screens.last == "ready" && screens.filter { $0 == "meal-result" }.count == 1
+        }
         #expect(station.stop() == 0)
         #expect(queued, "screens: \(screens)\n\(station.output)")
-        #expect(logged, "\(station.output)")
+        #expect(answered && reviewed, "screens: \(screens)\n\(station.output)")
         _ = service
         let today = LocalDay(containing: Date(), in: TimeZone(identifier: "UTC")!)
         let store = try StationStore(directory: folder.path + "/state")
         #expect(try store.meals(on: today).map(\.analysis.title) == ["Spaghetti with tomato sauce"])
         #expect(try store.snapshot(groups: [], day: today).aiUses == [today: 1])
+    }
+
+    @Test("should analyse a meal whose request a kill cut off, after the restart, counted once, shown for review")
+    func killWhileAnalysing() async throws {
+        try await fake.queue("openai", ["timeout"])  // the request hangs: the station is killed on "analysing"
+        let first = try StationProcess(
+            ["run", "--config", config(), "--state", folder.path + "/state", "--no-stdin", "--script", "1s press"],
+            logPath: folder.path + "/first.log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
+        let analysing = await StationProcess.waitFor(seconds: 30) { first.output.contains("screen: analysing") }
+        try? await Task.sleep(for: .milliseconds(300))
+        first.stop(SIGKILL)
+        #expect(analysing, "\(first.output)")
+        let second = try StationProcess(
+            ["run", "--config", config(), "--state", folder.path + "/state", "--no-stdin"],
+            logPath: folder.path + "/second.log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
+        let reviewed = await StationProcess.waitFor(seconds: 40) {
+            let log = second.output
+            guard let sheet = log.range(of: "screen: meal-result") else { return false }
+            return log[sheet.upperBound...].contains("screen: ready")  // saved by itself after 2 s
+        }
+        #expect(second.stop() == 0)
+        #expect(reviewed, "\(second.output)")
+        #expect(second.output.contains("cut off by the last stop go to the queue"))
+        let today = LocalDay(containing: Date(), in: TimeZone(identifier: "UTC")!)
+        let store = try StationStore(directory: folder.path + "/state")
+        #expect(try store.meals(on: today).map(\.analysis.title) == ["Spaghetti with tomato sauce"])
+        #expect(try store.aiUses(on: today) == 1, "the answered request, once; the cut one was never answered")
     }
 
     @Test("should print the analysis as JSON with the dietary clashes, or exit 1 with the reason")

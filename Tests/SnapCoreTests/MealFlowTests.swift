@@ -17,11 +17,10 @@ struct MealFlowTests {
             settings: Fixture.settings(mode: .meal, preferences: [.glutenFree, .vegan]),
             startingAt: "2026-03-10 12:00:00")
         let photo = Fixture.capture(&script)
-        #expect(script.actions.contains(.analyse(photo)))
+        #expect(script.actions.contains(.analyse(photo, day: Fixture.day)))
         #expect(script.screen == .processing(ProcessingScreen(photo: photo.id, stage: .analysing)))
 
-        let result = script.send(.analysed(photo.id, Fixture.analysis))
-        #expect(result.contains(.recordAIUse(Fixture.day)))
+        script.send(.analysed(photo.id, Fixture.analysis))
         guard case .mealResult(let sheet) = script.screen else {
             Issue.record("expected the result sheet, got \(String(describing: script.screen))")
             return
@@ -46,7 +45,8 @@ struct MealFlowTests {
     func holdDiscards() throws {
         var (script, photo) = analysing()
         script.send(.analysed(photo.id, Fixture.analysis))
-        script.press(.hold)
+        let discarded = script.press(.hold)
+        #expect(discarded.contains(.discardMeal(photo.id)), "the job is closed, not left for review")
         #expect(!script.actions.contains { if case .saveMeal = $0 { true } else { false } })
         let ready = try #require(script.screen?.ready)
         #expect(ready.totals == .zero)
@@ -70,7 +70,7 @@ struct MealFlowTests {
         script.send(.analysisFailed(photo.id, .rateLimited(retryAfter: .seconds(20))))
         #expect(script.screen?.problem == .aiFailed(.rateLimited(retryAfter: .seconds(20))))
         let retry = script.press()
-        #expect(retry.contains(.analyse(photo)))
+        #expect(retry.contains(.analyse(photo, day: Fixture.day)))
         #expect(script.screen == .processing(ProcessingScreen(photo: photo.id, stage: .analysing)))
     }
 
@@ -158,13 +158,95 @@ struct MealOfflineTests {
         #expect(script.screen?.ready?.analysesLeft == 10, "not counted until it is analysed")
     }
 
-    @Test("should log a queued meal when it arrives, in today's totals and count")
-    func loggedLater() throws {
+    @Test("should show a queued analysis's answer for review, never log it unseen, and save it for its own day")
+    func reviewedLater() throws {
         var script = StationScript(settings: Fixture.settings(mode: .meal), startingAt: "2026-03-10 12:00:00")
-        let meal = Meal(photo: Samples.photo("late"), day: Fixture.day, analysis: Fixture.analysis)
-        script.send(.mealLogged(meal))
+        let yesterday = LocalDay(year: 2026, month: 3, day: 9)
+        let review = MealReview(photo: Samples.photo("late"), day: yesterday, analysis: Fixture.analysis)
+        script.send(.analysisAnswered(review))
+        guard case .mealResult(let sheet) = script.screen else {
+            Issue.record("expected the result sheet for review, got \(String(describing: script.screen))")
+            return
+        }
+        #expect(sheet.photo.id == PhotoID("late"))
+        let saved = script.press()
+        #expect(saved.contains(.saveMeal(Meal(photo: review.photo, day: yesterday, analysis: Fixture.analysis))))
         let ready = try #require(script.screen?.ready)
-        #expect(ready.totals == Fixture.analysis.totals)
-        #expect(ready.analysesLeft == 9)
+        #expect(ready.totals == .zero, "yesterday's meal is not in today's totals")
+        #expect(ready.analysesLeft == 9, "the request was answered today and counts today")
+    }
+
+    @Test("should wait with a review until the person is done, and show the answers one by one")
+    func reviewsWait() throws {
+        var script = StationScript(settings: Fixture.settings(mode: .meal), startingAt: "2026-03-10 12:00:00")
+        let photo = Fixture.capture(&script)
+        let first = MealReview(photo: Samples.photo("q1"), day: Fixture.day, analysis: Fixture.analysis)
+        let second = MealReview(photo: Samples.photo("q2"), day: Fixture.day, analysis: Fixture.analysis)
+        script.send(.analysisAnswered(first))
+        script.send(.analysisAnswered(second))
+        #expect(script.screen == .processing(ProcessingScreen(photo: photo.id, stage: .analysing)), "not interrupted")
+        script.send(.analysed(photo.id, Fixture.analysis))
+        script.press()
+        if case .mealResult(let sheet) = script.screen { #expect(sheet.photo.id == PhotoID("q1")) }
+        let discarded = script.press(.hold)
+        #expect(discarded.contains(.discardMeal(PhotoID("q1"))))
+        if case .mealResult(let sheet) = script.screen { #expect(sheet.photo.id == PhotoID("q2")) }
+        script.advance(seconds: 20)
+        #expect(script.screen?.ready?.analysesLeft == 7, "three answers today")
+        #expect(script.screen?.ready?.mealThumbnails.count == 2, "the live one and the auto-saved second")
+    }
+
+    @Test("should show a result a restart cut off, from the store")
+    func reviewAfterRestart() throws {
+        let review = MealReview(photo: Samples.photo("cut"), day: Fixture.day, analysis: Fixture.analysis)
+        let snapshot = StationSnapshot(latestDay: Fixture.day, aiUses: [Fixture.day: 1], reviews: [review])
+        let script = StationScript(
+            settings: Fixture.settings(mode: .meal), snapshot: snapshot, startingAt: "2026-03-10 12:00:00")
+        guard case .mealResult(let sheet) = script.screen else {
+            Issue.record("the cut-off result is not shown again: \(String(describing: script.screen))")
+            return
+        }
+        #expect(sheet.photo.id == PhotoID("cut"))
+    }
+
+    @Test("should count a refusal or an unreadable answer as a request answered, and a network failure not")
+    func countsAnswers() throws {
+        var script = StationScript(settings: Fixture.settings(mode: .meal), startingAt: "2026-03-10 12:00:00")
+        var photo = Fixture.capture(&script, id: "a")
+        script.send(.analysisFailed(photo.id, .refused("no")))
+        script.press(.hold)
+        photo = Fixture.capture(&script, id: "b")
+        script.send(.analysisFailed(photo.id, .malformedAnswer("x")))
+        script.press(.hold)
+        photo = Fixture.capture(&script, id: "c")
+        script.send(.analysisFailed(photo.id, .serverError(status: 503)))
+        script.press(.hold)
+        #expect(script.screen?.ready?.analysesLeft == 8)
+    }
+}
+
+@Suite("Macros")
+struct MacrosTests {
+    @Test("should saturate instead of trapping when a stored meal holds Int.max")
+    func saturates() {
+        let absurd = Macros(calories: .max, protein: .max, carbs: 1, fats: 1)
+        let sum = absurd + Macros(calories: 650, protein: 24, carbs: 80, fats: 22)
+        #expect(sum == Macros(calories: .max, protein: .max, carbs: 81, fats: 23))
+        #expect(
+            (Macros(calories: .min, protein: 0, carbs: 0, fats: 0) + Macros(calories: -1, protein: 0, carbs: 0, fats: 0))
+                .calories == .min)
+    }
+
+    @Test("should show the ready screen when a stored meal of today holds Int.max (it crashed every start before)")
+    func absurdStoredMeal() {
+        let photo = Samples.photo("m1")
+        let absurd = Meal(
+            photo: photo, day: Fixture.day,
+            analysis: MealAnalysis(
+                title: "Bad answer", totals: Macros(calories: .max, protein: .max, carbs: .max, fats: .max), items: []))
+        let snapshot = StationSnapshot(latestDay: Fixture.day, meals: [absurd, absurd])
+        let script = StationScript(
+            settings: Fixture.settings(mode: .meal), snapshot: snapshot, startingAt: "2026-03-10 12:00:00")
+        #expect(script.screen?.ready?.totals.calories == .max)
     }
 }

@@ -160,7 +160,7 @@ struct QualityGateFlowTests {
     @Test("should use the photo anyway on a hold: analysed in meal mode, reviewed in group mode")
     func useAnyway() {
         var meal = capturedDark(mode: .meal)
-        #expect(meal.press(.hold).contains(.analyse(dark())))
+        #expect(meal.press(.hold).contains(.analyse(dark(), day: Fixture.day)))
         var group = capturedDark(mode: .group)
         group.press(.hold)
         #expect(group.screen == .groupReview(GroupReviewScreen(photo: dark(), group: "Family", secondsLeft: 3)))

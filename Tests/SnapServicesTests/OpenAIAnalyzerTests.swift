@@ -105,6 +105,16 @@ struct OpenAIAnalyzerTests {
         #expect(mismatch == .malformedAnswer("the total of 2400 kcal is not the items' 650 kcal"))
     }
 
+    @Test("should refuse numbers no plate holds, 1,000 items and a 20 MB answer, as answers it could not read")
+    func hostileAnswers() async throws {
+        try await fake.queue("openai", ["overflow", "manyitems", "huge"])
+        let analyzer = analyzer()
+        #expect(await failure(analyzer) == .malformedAnswer("the meal's totals are outside what a plate holds"))
+        #expect(await failure(analyzer) == .malformedAnswer("1000 items (a meal has 1 to 50)"))
+        let huge = await failure(analyzer)
+        #expect(huge == .malformedAnswer("the answer is larger than 1048576 bytes"), "\(String(describing: huge))")
+    }
+
     @Test("should say offline when the service cannot be reached")
     func offline() async {
         let unreachable = OpenAIAnalyzer(

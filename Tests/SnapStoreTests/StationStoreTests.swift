@@ -89,25 +89,44 @@ struct StationStoreTests {
         #expect(try store.job(for: stored.id)?.state == .delivered)
     }
 
-    @Test("should keep an analysis job until it completes with its meal and counted use, once")
+    @Test("should keep a queued analysis until it is answered, counted once, and reviewed into a meal")
     func analysisJobs() throws {
         let store = try store()
         let stored = try photo(store, "m")
         try store.queueAnalysis(stored, day: day, now: noon)
         try store.queueAnalysis(stored, day: day, now: noon)
-        let job = try #require(try store.dueAnalyses(now: noon).due.first)
         #expect(try store.dueAnalyses(now: noon).due.count == 1, "queued once")
-        try store.failAnalysis(job, error: "offline", nextAttempt: noon + 30)
+        try store.failAnalysis(stored.id, error: "offline", nextAttempt: noon + 30)
         #expect(try store.dueAnalyses(now: noon + 10).due.isEmpty)
         #expect(try store.dueAnalyses(now: noon + 10).next == noon + 30)
         let again = try #require(try store.dueAnalyses(now: noon + 30).due.first)
         #expect(again.attempts == 1)
         let analysis = MealAnalysis(title: "Late lunch", totals: .zero, items: [])
-        try store.completeAnalysis(again, meal: Meal(photo: stored, day: day, analysis: analysis))
+        try store.recordAnswer(stored.id, analysis, usedOn: day)
         #expect(try store.dueAnalyses(now: noon + 60).due.isEmpty)
+        #expect(try store.snapshot(groups: [], day: day).reviews.map(\.analysis.title) == ["Late lunch"])
+        #expect(try store.aiUses(on: day) == 1, "counted with the answer")
+        try store.saveMeal(Meal(photo: stored, day: day, analysis: analysis))
         let snapshot = try store.snapshot(groups: [], day: day)
         #expect(snapshot.meals.map(\.analysis.title) == ["Late lunch"])
+        #expect(snapshot.reviews.isEmpty, "saving closes the job")
         #expect(snapshot.aiUses == [day: 1])
+    }
+
+    @Test("should send an analysis a stop cut off back to the queue, and count a refused answer")
+    func interruptedAnalysis() throws {
+        let store = try store()
+        let cut = try photo(store, "cut")
+        let refused = try photo(store, "refused")
+        try store.beginAnalysis(cut, day: day, now: noon)
+        try store.beginAnalysis(refused, day: day, now: noon)
+        try store.failAnalysis(refused.id, error: "refused", nextAttempt: nil, answeredOn: day)
+        #expect(try store.dueAnalyses(now: noon + 1).due.isEmpty, "a request in flight is not the queue's")
+        #expect(try store.requeueInterruptedAnalyses() == 1)
+        #expect(try store.dueAnalyses(now: noon + 1).due.map(\.photo.id) == [cut.id])
+        #expect(try store.aiUses(on: day) == 1)
+        try store.discardAnalysis(cut.id)
+        #expect(try store.dueAnalyses(now: noon + 1).due.isEmpty)
     }
 
     @Test("should give up an analysis job when told there is no next attempt")
@@ -115,8 +134,7 @@ struct StationStoreTests {
         let store = try store()
         let stored = try photo(store, "x")
         try store.queueAnalysis(stored, day: day, now: noon)
-        let job = try #require(try store.dueAnalyses(now: noon).due.first)
-        try store.failAnalysis(job, error: "refused", nextAttempt: nil)
+        try store.failAnalysis(stored.id, error: "refused", nextAttempt: nil)
         #expect(try store.dueAnalyses(now: noon + 3600).due.isEmpty)
         #expect(try store.dueAnalyses(now: noon + 3600).next == nil)
     }

@@ -26,8 +26,8 @@ if [ "$user" = snapstation ]; then pass "unprivileged (runs as $user)"; else fai
 sim=$(cat /sys/kernel/config/gpio-sim/snap/bank0/chip_name)
 line=/sys/devices/platform/$(cat /sys/kernel/config/gpio-sim/snap/dev_name)/$sim/sim_gpio17/pull
 echo pull-down > "$line"; sleep 0.2; echo pull-up > "$line"
-for _ in $(seq 120); do ls /var/lib/snapstation/outbox/*/*/*.jpg >/dev/null 2>&1 && break; sleep 1; done
-if ls /var/lib/snapstation/outbox/*/*/*.jpg >/dev/null 2>&1; then pass "flow (a press through the hardened unit gives a shared photo)"; else
+for _ in $(seq 120); do ls /var/lib/snapstation/outbox/*/*/*/*.jpg >/dev/null 2>&1 && break; sleep 1; done
+if ls /var/lib/snapstation/outbox/*/*/*/*.jpg >/dev/null 2>&1; then pass "flow (a press through the hardened unit gives a shared photo)"; else
     fail flow "$(journalctl -u snapstation --no-pager | tail -n 20)"
 fi
 
