@@ -44,7 +44,7 @@ let package = Package(
         // MARK: The station
         .target(name: "SnapCore"),
         .target(name: "SnapFiles"),
-        .target(name: "SnapConfig", dependencies: ["SnapCore", "CSnapTOML"]),
+        .target(name: "SnapConfig", dependencies: ["SnapCore", "SnapFiles", "CSnapTOML"]),
         .target(
             name: "SnapStore",
             dependencies: ["SnapCore", "SnapFiles", .product(name: "GRDB", package: "GRDB.swift")]),
@@ -79,7 +79,7 @@ let package = Package(
             ]),
         .target(
             name: "SnapTestSupport",
-            dependencies: ["SnapCore", "SnapImaging", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["SnapCore", "SnapImaging", "CTurboJPEG", .product(name: "Logging", package: "swift-log")],
             path: "Tests/SnapTestSupport"),
 
         // MARK: Tests mirror Sources

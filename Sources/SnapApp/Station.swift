@@ -54,6 +54,8 @@ public enum Station {
         let uploads = UploadService(
             store: store, backend: parts.backend, bus: bus, logger: logger, stationName: config.station.name,
             shareSticker: config.processing.shareSticker)
+        let orphans = try store.removeOrphanFiles()
+        if orphans > 0 { logger.notice("removed \(orphans) photo file(s) a stop left without their record") }
         let interrupted = try store.requeueInterruptedAnalyses()
         if interrupted > 0 { logger.notice("\(interrupted) analysis(es) cut off by the last stop go to the queue") }
         let analysisQueue =
@@ -138,7 +140,7 @@ public enum Station {
             camera = LibcameraCamera(
                 settings: LibcameraCamera.Settings(
                     selector: config.camera.id, preview: (config.camera.previewWidth, config.camera.previewHeight),
-                    still: (config.camera.stillWidth, config.camera.stillHeight)),
+                    still: (config.camera.stillWidth, config.camera.stillHeight), previewFPS: config.camera.previewFPS),
                 logger: logger)
         case .v4l2: camera = NullCamera(reason: unavailable(.camera, config.camera.backend.rawValue))
         }

@@ -118,6 +118,7 @@ extension StationService {
                 try store.storePhoto(photo, jpeg: output.photo, thumbnail: output.thumbnail, sticker: output.sticker)
             }
             if let problem = output.stickerProblem { logger.notice("no sticker for \(id): \(problem)") }
+            for warning in output.decodeWarnings { logger.warning("decoding \(id): \(warning)") }
             var details: Logger.Metadata = [
                 "size": "\(output.width)x\(output.height)", "bytes": "\(output.photo.count)",
                 "quality": "\(output.verdict.rawValue)",

@@ -44,6 +44,7 @@ public final class UploadService: Service {
 
     public func run() async throws {
         await cancelWhenGracefulShutdown {
+            await self.backend.removeLeftovers()
             if let pending = try? self.store.pendingJobs(), !pending.isEmpty {
                 self.logger.notice("\(pending.count) photo(s) waiting in the upload queue")
             }
@@ -89,9 +90,14 @@ public final class UploadService: Service {
             logger.info("delivered \(id) to \(job.group)", metadata: ["attempt": "\(job.attempts + 1)"])
             bus.send(.uploaded(id))
             return true
-        } catch let failure where failure == .offline || failure == .destinationFull {
+        } catch let failure where failure.mayHeal {
             let delay = Self.backoff(afterAttempts: job.attempts)
-            let reason = failure == .offline ? "offline" : "the group's folder is full"
+            let reason =
+                switch failure {
+                case .destinationFull: "the group's folder is full"
+                case .untrusted(let detail): "the server could not be verified (\(detail))"
+                default: "offline"
+                }
             await record("requeue \(id)") { store throws(StoreError) in
                 try store.markRetry(job, error: reason, nextAttempt: Date().addingTimeInterval(delay))
             }

@@ -1,5 +1,6 @@
 import Foundation
 import SnapCore
+import SnapFiles
 
 extension StationConfig {
     /// The default place of the config file.
@@ -32,20 +33,48 @@ extension StationConfig {
         return reader.knownKeys
     }
 
-    /// Reads a config file; a file that cannot be read is one problem on line 1.
+    /// The largest config file read: the reference, every key commented, is a few kilobytes.
+    static let maxFileBytes = 1 << 20
+
+    /// Reads a config file; a file that cannot be read is one problem on line 1 that says why.
     public init(contentsOf path: String) throws(ConfigError) {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw ConfigError(
+        func unreadable(_ why: String, line: Int = 1) -> ConfigError {
+            ConfigError(
                 file: path,
-                problems: [
-                    ConfigProblem(
-                        line: 1, key: "file", message: "cannot be read", expected: "a readable UTF-8 TOML file")
-                ])
+                problems: [ConfigProblem(line: line, key: "file", message: why, expected: "a readable UTF-8 TOML file")]
+            )
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try FileBytes.read(path, limit: Self.maxFileBytes)
+        } catch {
+            switch error.errno {
+            case ENOENT: throw unreadable("does not exist")
+            case EACCES, EPERM: throw unreadable("cannot be read: permission denied (the station's user must read it)")
+            case EISDIR: throw unreadable("is a folder, not a file")
+            case EFBIG: throw unreadable("is larger than \(Self.maxFileBytes / 1024) KB")
+            default: throw unreadable("cannot be read: \(String(cString: strerror(error.errno)))")
+            }
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            let line = 1 + bytes.prefix(Self.firstInvalidUTF8(bytes)).filter { $0 == UInt8(ascii: "\n") }.count
+            throw unreadable("is not UTF-8 text", line: line)
         }
         try self.init(parsing: text, file: path)
+    }
+
+    /// The offset of the first byte that breaks UTF-8 (the file's length if none does).
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int {
+        var decoder = UTF8()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): offset += UTF8.width(scalar)
+            case .emptyInput: return offset
+            case .error: return offset
+            }
+        }
     }
 
     private init(reading r: inout ConfigReader) {
@@ -121,6 +150,11 @@ extension StationConfig {
             r.report(
                 "ai.base_url", "\"\(ai.baseURL)\" is not an http(s) URL",
                 expected: "a URL such as \"https://api.openai.com/v1\"")
+        } else if !Self.isSecureOrLocal(ai.baseURL) {
+            // The key goes in a header: over plain http it would cross the network in clear text.
+            r.report(
+                "ai.base_url", "plain http would send the API key in clear text",
+                expected: "an https URL, or http on 127.0.0.1 for a server on this station")
         }
         ai.model = r.string("ai.model", default: d.ai.model)
         ai.detail = r.choice("ai.detail", default: d.ai.detail)

@@ -64,6 +64,19 @@ public enum UploadFailure: Sendable, Hashable, Error {
     case rejected(String)
     /// The group's folder (the folder backend's disk) is full: the photo waits until there is space.
     case destinationFull
+    /// The server's TLS certificate could not be verified (a wrong clock, or not the real server): the
+    /// photo waits, and is sent when it can be verified.
+    case untrusted(String)
+}
+
+extension UploadFailure {
+    /// The photo waits and is tried again: no network, a full folder, a server not verified yet.
+    public var mayHeal: Bool {
+        switch self {
+        case .offline, .destinationFull, .untrusted: true
+        case .alreadySentToday, .rejected: false
+        }
+    }
 }
 
 /// Why storing a capture or a meal failed.

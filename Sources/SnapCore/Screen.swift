@@ -189,6 +189,8 @@ public struct ProblemScreen: Sendable, Hashable {
         case networkDown(group: String)
         /// The group's folder is full: the photo waits until there is space.
         case destinationFull(group: String)
+        /// The group's server could not be verified: the photo waits.
+        case untrustedServer(group: String)
         /// Meal mode offline: the photo waits for the network, and the meal is logged by itself then.
         case analysisQueued
         case uploadRejected(String)
@@ -204,6 +206,7 @@ public struct ProblemScreen: Sendable, Hashable {
             case .aiFailed: "ai-failed"
             case .networkDown: "network-down"
             case .destinationFull: "destination-full"
+            case .untrustedServer: "server-untrusted"
             case .analysisQueued: "analysis-queued"
             case .uploadRejected: "upload-rejected"
             case .storageFull: "storage-full"

@@ -89,6 +89,10 @@ extension StationMachine {
             return transition(
                 to: .problem(.networkDown(group: group), photo: photo), now: now,
                 also: [.log(.warning, "offline: \(photo.id) saved and queued for \(group)")])
+        case .untrusted(let reason):
+            return transition(
+                to: .problem(.untrustedServer(group: group), photo: photo), now: now,
+                also: [.log(.warning, "the server of \(group) could not be verified (\(reason)): \(photo.id) waits")])
         case .destinationFull:
             return transition(
                 to: .problem(.destinationFull(group: group), photo: photo), now: now,

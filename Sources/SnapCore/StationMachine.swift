@@ -115,7 +115,8 @@ public struct StationMachine: Sendable {
         case .mealResult: (.mealAutoSave, .seconds(1))
         case .sent: (.sentLinger, settings.sentLinger)
         case .locked: (.lockTick, .seconds(1))
-        case .problem(.networkDown, _), .problem(.analysisQueued, _), .problem(.destinationFull, _):
+        case .problem(.networkDown, _), .problem(.analysisQueued, _), .problem(.destinationFull, _),
+            .problem(.untrustedServer, _):
             (.problemDismiss, settings.problemDismiss)
         case .ready: (.midnight, min(untilMidnight(now: now), settings.idleAfter ?? .seconds(86_400 * 2)))
         case .idle: (.slideshow, min(untilMidnight(now: now), settings.slideDuration))

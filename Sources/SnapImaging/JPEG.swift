@@ -1,15 +1,39 @@
 internal import CTurboJPEG
 
+/// What TurboJPEG warned about while decoding: the picture was decoded as far as the data went (a
+/// truncated file, a damaged last scan), as libvips and every browser do, and the caller logs why.
+public final class JPEGWarnings: @unchecked Sendable {
+    /// Written only by the decode that was given this collector, on its own thread.
+    public private(set) var messages: [String] = []
+    public init() {}
+    func add(_ message: String) { messages.append(message) }
+}
+
 /// JPEG decoding and encoding through libjpeg-turbo's TurboJPEG API.
+///
+/// Decoding is guarded before any pixel is allocated: at most `maxPixels` (a 64 MP sensor fits), at most
+/// `JPEGStructure.maxScans` scans, and a progressive file at most `maxProgressivePixels`, because its
+/// decoder keeps every DCT coefficient of the whole image in memory (3 to 6 bytes a pixel).
 public enum JPEG {
-    /// The most pixels a JPEG may announce before the station refuses it (a 64 MP sensor fits).
     public static let maxPixels = 64_000_000
+    /// 16 MP progressive: at most about 100 MB of coefficients. The station's own photos are baseline.
+    public static let maxProgressivePixels = 16_000_000
 
     /// The size a JPEG's header announces; wraps `tjDecompressHeader3`.
     public static func size(of data: [UInt8]) throws(ImagingError) -> (width: Int, height: Int) {
         let handle = try TurboJPEGHandle(decompress: true)
         let header = try handle.header(data)
         return (header.width, header.height)
+    }
+
+    /// Refuses a file whose structure would make decoding slow or large: too many scans, or too many
+    /// pixels for a progressive decode.
+    static func checkStructure(_ data: [UInt8], width: Int, height: Int) throws(ImagingError) {
+        let structure = JPEGStructure(data)
+        guard structure.scans <= JPEGStructure.maxScans else { throw .tooManyScans(structure.scans) }
+        if structure.progressive, width * height > maxProgressivePixels {
+            throw .tooLarge(width: width, height: height)
+        }
     }
 
     /// The DCT-scaled size (1/8, 1/4, 1/2 or full) for a `width` × `height` JPEG: the smallest whose longest
@@ -27,20 +51,44 @@ public enum JPEG {
 
     /// Decodes a JPEG, letting the decoder scale by 1/2, 1/4 or 1/8 (DCT scaling, nearly free) down to the
     /// smallest size that still has a longest side of at least `minimumLongestSide`.
-    public static func decode(_ data: [UInt8], minimumLongestSide: Int = .max) throws(ImagingError) -> PixelImage {
+    ///
+    /// A CMYK or YCCK file (print software writes them) is decoded as CMYK and converted. A warning (a
+    /// truncated file: the rest is grey) goes to `warnings`; only a fatal error refuses the file.
+    public static func decode(_ data: [UInt8], minimumLongestSide: Int = .max, warnings: JPEGWarnings? = nil)
+        throws(ImagingError) -> PixelImage
+    {
         let handle = try TurboJPEGHandle(decompress: true)
         let header = try handle.header(data)
+        try checkStructure(data, width: header.width, height: header.height)
         let scaled = try scaledSize(width: header.width, height: header.height, minimumLongestSide: minimumLongestSide)
         var pixels = [UInt8](repeating: 0, count: scaled.width * scaled.height * PixelImage.bytesPerPixel)
+        let cmyk = header.colorspace == Int32(TJCS_CMYK.rawValue) || header.colorspace == Int32(TJCS_YCCK.rawValue)
+        let format = cmyk ? TJPF_CMYK : TJPF_BGRX
         let status = pixels.withUnsafeMutableBufferPointer { output in
             tjDecompress2(
                 handle.raw, data, UInt(data.count), output.baseAddress, Int32(scaled.width), 0, Int32(scaled.height),
-                Int32(TJPF_BGRX.rawValue), TJFLAG_ACCURATEDCT)
+                Int32(format.rawValue), TJFLAG_ACCURATEDCT)
         }
-        // TurboJPEG reports a truncated file as a warning and fills the rest with grey; the station treats
-        // that as an error too, so a damaged capture is never passed on as a good one.
-        if status != 0 { throw handle.error("tjDecompress2") }
+        try handle.check(status, "tjDecompress2", warnings: warnings)
+        if cmyk { convertInvertedCMYKToBGRX(&pixels) }
         return PixelImage(width: scaled.width, height: scaled.height, pixels: pixels)
+    }
+
+    /// CMYK as libjpeg hands out Adobe's files (stored inverted: 255 is no ink) to BGRX: each colour is
+    /// its channel scaled by K, the conversion Photoshop's own files need.
+    static func convertInvertedCMYKToBGRX(_ pixels: inout [UInt8]) {
+        pixels.withUnsafeMutableBufferPointer { buffer in
+            for index in stride(from: 0, to: buffer.count, by: 4) {
+                let (c, m, y, k) = (
+                    UInt16(buffer[index]), UInt16(buffer[index + 1]), UInt16(buffer[index + 2]),
+                    UInt16(buffer[index + 3])
+                )
+                buffer[index] = UInt8((y * k + 127) / 255)
+                buffer[index + 1] = UInt8((m * k + 127) / 255)
+                buffer[index + 2] = UInt8((c * k + 127) / 255)
+                buffer[index + 3] = 255
+            }
+        }
     }
 
     /// Encodes pixels as a baseline JPEG with 4:2:0 chroma at `quality` (1…100); wraps `tjCompress2`.
@@ -76,7 +124,9 @@ final class TurboJPEGHandle {
 
     deinit { tjDestroy(raw) }
 
-    func header(_ data: [UInt8]) throws(ImagingError) -> (width: Int, height: Int, subsampling: Int32) {
+    func header(_ data: [UInt8]) throws(ImagingError) -> (
+        width: Int, height: Int, subsampling: Int32, colorspace: Int32
+    ) {
         guard !data.isEmpty else { throw .empty }
         var width: Int32 = 0
         var height: Int32 = 0
@@ -85,10 +135,18 @@ final class TurboJPEGHandle {
         guard tjDecompressHeader3(raw, data, UInt(data.count), &width, &height, &subsampling, &colorspace) == 0 else {
             throw error("tjDecompressHeader3")
         }
-        return (Int(width), Int(height), subsampling)
+        return (Int(width), Int(height), subsampling, colorspace)
     }
 
     func error(_ call: String) -> ImagingError {
         .jpeg(call: call, message: String(cString: tjGetErrorStr2(raw)))
+    }
+
+    /// A call's status: 0 is success; a warning (`TJERR_WARNING`: the data ended early, a scan was
+    /// damaged) goes to `warnings` and the decoded picture stands; anything else is thrown.
+    func check(_ status: Int32, _ call: String, warnings: JPEGWarnings?) throws(ImagingError) {
+        guard status != 0 else { return }
+        guard tjGetErrorCode(raw) == Int32(TJERR_WARNING.rawValue) else { throw error(call) }
+        warnings?.add(String(cString: tjGetErrorStr2(raw)))
     }
 }

@@ -45,6 +45,8 @@ public struct PhotoPipeline: Sendable {
         public var sticker: [UInt8]?
         /// Why a sticker was asked for but not made.
         public var stickerProblem: String?
+        /// What the JPEG decoder warned about (a truncated file decoded as far as it went).
+        public var decodeWarnings: [String] = []
     }
 
     /// Runs the pipeline on pixels from the camera; `reference` is the empty scene, for the sticker.
@@ -77,16 +79,21 @@ public struct PhotoPipeline: Sendable {
     public func process(jpeg: [UInt8], reference: PixelImage? = nil) throws(ImagingError) -> Output {
         let least = Int((Double(maxSide) * dctTolerance).rounded(.up))
         let turn = EXIF.orientation(of: jpeg)
+        let warnings = JPEGWarnings()
         guard turn.isUpright, orientation.isUpright, filter == nil, sticker == nil, JPEG.isYUV420(jpeg) else {
-            let decoded = try JPEG.decode(jpeg, minimumLongestSide: least)
-            return try process(decoded.oriented(turn), reference: reference)
+            let decoded = try JPEG.decode(jpeg, minimumLongestSide: least, warnings: warnings)
+            var output = try process(decoded.oriented(turn), reference: reference)
+            output.decodeWarnings = warnings.messages
+            return output
         }
-        let photo = try JPEG.decodeYUV(jpeg, minimumLongestSide: least).downscaled(toFit: maxSide)
+        let photo = try JPEG.decodeYUV(jpeg, minimumLongestSide: least, warnings: warnings).downscaled(toFit: maxSide)
         let measurement = gate.map { _ in QualityGate.measure(photo) }
-        return Output(
+        var output = Output(
             photo: try JPEG.encode(photo, quality: quality),
             thumbnail: try JPEG.encode(photo.downscaled(toFit: thumbnailSide), quality: 85), width: photo.width,
             height: photo.height, measurement: measurement,
             verdict: gate.flatMap { gate in measurement.map(gate.verdict(for:)) } ?? .good)
+        output.decodeWarnings = warnings.messages
+        return output
     }
 }

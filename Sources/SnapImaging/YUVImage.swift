@@ -91,9 +91,12 @@ extension JPEG {
     }
 
     /// Decodes a 4:2:0 JPEG into its YUV planes, DCT-scaled like `decode`; wraps `tjDecompressToYUVPlanes`.
-    public static func decodeYUV(_ data: [UInt8], minimumLongestSide: Int = .max) throws(ImagingError) -> YUVImage {
+    public static func decodeYUV(_ data: [UInt8], minimumLongestSide: Int = .max, warnings: JPEGWarnings? = nil)
+        throws(ImagingError) -> YUVImage
+    {
         let handle = try TurboJPEGHandle(decompress: true)
         let header = try handle.header(data)
+        try checkStructure(data, width: header.width, height: header.height)
         guard header.subsampling == Int32(TJSAMP_420.rawValue) else {
             throw .jpeg(call: "tjDecompressToYUVPlanes", message: "not YUV 4:2:0")
         }
@@ -111,7 +114,7 @@ extension JPEG {
                 }
             }
         }
-        if status != 0 { throw handle.error("tjDecompressToYUVPlanes") }
+        try handle.check(status, "tjDecompressToYUVPlanes", warnings: warnings)
         image.padLumaEdges()
         return image
     }

@@ -55,6 +55,12 @@ public enum ScreenText {
                 "Saved — will send when online", "No network: the photo for \(group) waits in the queue",
                 "It goes out by itself"
             )
+        case .untrustedServer(let group):
+            (
+                "Saved — will send when the server can be verified",
+                "The certificate of \(group)'s server could not be verified: is the station's clock right?",
+                "It goes out by itself"
+            )
         case .destinationFull(let group):
             (
                 "Storage full — will send when there is space",

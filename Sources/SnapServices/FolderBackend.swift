@@ -123,6 +123,14 @@ public struct FolderBackend: GroupBackend {
         }
     }
 
+    /// Deletes the temporary files a crash mid-copy left in this station's folders: a synced folder would
+    /// otherwise share them with the group.
+    public func removeLeftovers() async {
+        for group in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            AtomicFile.removeLeftovers(in: "\(folder)/\(group)/\(Self.safeName(station))")
+        }
+    }
+
     private var isMounted: Bool {
         var isFolder: ObjCBool = false
         return FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) && isFolder.boolValue

@@ -87,4 +87,10 @@ public protocol GroupBackend: Sendable {
     /// Deletes the station's own photos (their 48 hours are over); returns those that are gone now,
     /// counting those that were gone already.
     func removeOwn(_ photos: [OwnShare]) async throws(UploadFailure) -> [PhotoID]
+    /// Clears what a crash may have left half-written on the backend's side; called once at start.
+    func removeLeftovers() async
+}
+
+extension GroupBackend {
+    public func removeLeftovers() async {}
 }

@@ -156,9 +156,10 @@ public struct SupabaseBackend: GroupBackend {
         do {
             return try await client.send(request, progress: progress)
         } catch {
-            // Transport failures may heal: the job stays queued and is retried with backoff.
+            // Transport failures may heal: the job stays queued and is retried with backoff. A certificate
+            // that does not verify is named as such (often the clock of a Pi without a real-time clock).
             logger.warning("supabase: \(error)")
-            throw .offline
+            throw error.kind == .tls ? .untrusted(error.message) : .offline
         }
     }
 

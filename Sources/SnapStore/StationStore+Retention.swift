@@ -38,10 +38,40 @@ extension StationStore {
         }
     }
 
-    private func removeEmptyDayFolders() {
+    func removeEmptyDayFolders() {
         let root = directory + "/photos"
         for day in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] {
             rmdir(root + "/" + day)  // fails, harmlessly, unless empty
+        }
+    }
+}
+
+extension StationStore {
+    /// Deletes image files in the photo folders that no row names: a photo written just before a crash
+    /// that came before its row. Called once at start, before anything is captured; returns how many.
+    @discardableResult
+    public func removeOrphanFiles() throws(StoreError) -> Int {
+        do {
+            let named = try database.read { db in
+                Set(
+                    try Row.fetchAll(db, sql: "SELECT photo_path, thumbnail_path, sticker_path FROM photos").flatMap {
+                        row in
+                        [row["photo_path"], row["thumbnail_path"], row["sticker_path"]].compactMap { $0 as String? }
+                    })
+            }
+            let root = directory + "/photos"
+            var removed = 0
+            for day in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] {
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: "\(root)/\(day)")) ?? [] {
+                    let path = "\(root)/\(day)/\(name)"
+                    guard !named.contains(path), unlink(path) == 0 else { continue }
+                    removed += 1
+                }
+            }
+            removeEmptyDayFolders()
+            return removed
+        } catch {
+            throw StoreError("remove orphan photo files", error)
         }
     }
 }

@@ -25,7 +25,15 @@ extension SnapStation {
 
         func run() async throws {
             let config = try options.load()
-            if dryRun { return try printCost(config) }
+            if dryRun {
+                do {
+                    return try printCost(config)
+                } catch {
+                    let message = error is FileError ? "\(error)" : "\(photo): \(error)"
+                    FileHandle.standardError.write(Data("snapstation: \(message)\n".utf8))
+                    throw ExitCode(1)
+                }
+            }
             // Standard output carries the JSON; the station's request log lines are not wanted here.
             let quiet = Logger(label: "snapstation", factory: { _ in SwiftLogNoOpLogHandler() })
             guard let analyzer = Station.makeAnalyzer(config, logger: quiet) else {

@@ -50,6 +50,9 @@ extension SnapStation {
                     sticker: reference == nil ? nil : StickerMaker())
                 if strictMax { pipeline.dctTolerance = 1 }
                 let result = try pipeline.process(jpeg: Self.read(input), reference: reference)
+                for warning in result.decodeWarnings {
+                    FileHandle.standardError.write(Data("snapstation: \(input): warning: \(warning)\n".utf8))
+                }
                 try AtomicFile.write(result.photo, to: output)
                 if let thumbnail { try AtomicFile.write(result.thumbnail, to: thumbnail) }
                 if let png = result.sticker {

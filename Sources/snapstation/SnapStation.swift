@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import SnapApp
 import SnapConfig
+import SnapCore
 
 /// The `snapstation` command.
 @main
@@ -57,6 +58,13 @@ extension SnapStation {
         @Option(help: "trace, debug, info, notice, warning or error.") var logLevel = "info"
 
         func run() async throws {
+            // The same check and words as gpio.script in a config file: a script that cannot be read is
+            // refused, not run with no presses.
+            if let script, let problem = ButtonScript.problem(in: script) {
+                FileHandle.standardError.write(
+                    Data("snapstation: --script: \(problem) (steps such as \"2s press, 10s hold, 1s mode\")\n".utf8))
+                throw ExitCode(2)
+            }
             var config = try options.load()
             if let state {
                 config.storage.dir = state

@@ -113,6 +113,21 @@ struct CommandTests {
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/state"), "nothing started")
     }
 
+    @Test("should refuse a malformed --script with the words gpio.script gets, instead of running without presses")
+    func badScript() throws {
+        for (script, problem) in [
+            ("2s press 40s press", "\"2s press 40s press\" is not \"DELAY GESTURE\""),
+            ("2s presss", "\"presss\" is not press, hold or mode"),
+        ] {
+            let run = try StationProcess.run(
+                ["run", "--simulate", "--state", folder.path + "/s", "--no-stdin", "--script", script],
+                logPath: folder.path + "/script.log")
+            #expect(run.status == 2)
+            #expect(run.output.contains("--script: \(problem) (steps such as"), "\(run.output)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/s"), "nothing started")
+    }
+
     @Test("should draw every screen with sample data")
     func screens() throws {
         let (status, _) = try StationProcess.run(

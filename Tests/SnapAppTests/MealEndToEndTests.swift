@@ -132,6 +132,13 @@ struct MealEndToEndTests {
         #expect(items?.first?["clashes"] as? [String] == [], "spaghetti is vegan")
         #expect(items?.last?["clashes"] as? [String] == ["vegan"], "parmesan is not")
 
+        let text = folder.path + "/notes.jpg"
+        try "not a photo".write(toFile: text, atomically: true, encoding: .utf8)
+        let dry = try StationProcess.run(
+            ["analyze", text, "--dry-run", "--config", config()], logPath: folder.path + "/d.log")
+        #expect(dry.status == 1)
+        #expect(dry.output.contains("notes.jpg"), "the error names the file: \(dry.output)")
+
         try await fake.queue("openai", ["refusal"])
         let refused = try StationProcess.run(
             ["analyze", photo, "--config", config()], logPath: folder.path + "/b.log", environment: environment)

@@ -107,6 +107,16 @@ struct StationConfigTests {
             ])
     }
 
+    @Test("should refuse plain http for the AI service except to this machine, as for the group's server")
+    func plainHTTP() {
+        #expect(
+            problems("[ai]\nbase_url = \"http://ai.example.com/v1\"\n") == [
+                "t.toml:2: ai.base_url: plain http would send the API key in clear text (an https URL, or http on 127.0.0.1 for a server on this station)"
+            ])
+        #expect(problems("[ai]\nbase_url = \"http://127.0.0.1:8080/v1\"\n").isEmpty)
+        #expect(problems("[ai]\nbase_url = \"https://ai.example.com/v1\"\n").isEmpty)
+    }
+
     @Test("should report a syntax error with its line")
     func syntaxError() {
         let lines = problems("[station]\nname = \"a\"\nmode meal\n")
@@ -200,9 +210,47 @@ struct StationConfigTests {
             ])
     }
 
-    @Test("should say a missing file cannot be read")
-    func missingFile() {
-        #expect(throws: ConfigError.self) { try StationConfig(contentsOf: "/nonexistent/snap.toml") }
+    @Test("should say why a file cannot be read: missing, a folder, not UTF-8, too large, not permitted")
+    func unreadableFiles() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cfg-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        func why(_ path: String) -> String {
+            do {
+                _ = try StationConfig(contentsOf: path)
+                return "read"
+            } catch {
+                return error.problems.map { "\($0.line): \($0.message)" }.joined(separator: "; ")
+            }
+        }
+        #expect(why(folder + "/missing.toml") == "1: does not exist")
+        #expect(why(folder) == "1: is a folder, not a file")
+        try Data("[station]\nname = \"Caf".utf8 + [0xE9] + Data("\"\n".utf8)).write(
+            to: URL(fileURLWithPath: folder + "/latin1.toml"))
+        #expect(why(folder + "/latin1.toml") == "2: is not UTF-8 text")
+        try Data(count: 2 << 20).write(to: URL(fileURLWithPath: folder + "/big.toml"))
+        #expect(why(folder + "/big.toml") == "1: is larger than 1024 KB")
+        if getuid() != 0 {
+            try "[station]\n".write(toFile: folder + "/secret.toml", atomically: true, encoding: .utf8)
+            chmod(folder + "/secret.toml", 0)
+            #expect(why(folder + "/secret.toml").contains("permission denied"))
+        }
+    }
+
+    @Test("should refuse a dotted key of 15,000 parts on its line, without overflowing the stack")
+    func deepKey() {
+        let deep = (0..<15_000).map { "k\($0)" }.joined(separator: ".") + " = 1\n"
+        let lines = problems("[station]\nname = \"x\"\n" + deep)
+        #expect(lines == ["t.toml:3: syntax: a key of more than 32 dotted parts (valid TOML 1.0)"])
+        #expect(problems("a.b.c.\"d.e.f\" = \"1.2.3\"\n").allSatisfy { !$0.contains("dotted parts") })
+    }
+
+    @Test("should print each syntax error on one line")
+    func oneLineErrors() {
+        for text in ["[station\nname = 1\n", "x = [1, \"a\"\n", "a = \"\"\"\nb\n"] {
+            let lines = problems(text)
+            #expect(lines.count == 1 && !lines[0].contains("\n"), "\(lines)")
+        }
     }
 }
 

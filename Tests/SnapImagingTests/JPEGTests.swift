@@ -41,10 +41,10 @@ struct JPEGTests {
         #expect((eighth.width, eighth.height) == (500, 375))
     }
 
-    @Test("should refuse truncated and garbage data with the TurboJPEG call that failed")
+    @Test("should refuse garbage with the TurboJPEG call that failed (a truncated file decodes: HostileJPEGTests)")
     func corrupt() throws {
         let bytes = try JPEG.encode(TestImages.marked(width: 200, height: 200), quality: 80)
-        #expect(throws: ImagingError.self) { try JPEG.decode(Array(bytes.prefix(bytes.count / 2))) }
+        #expect(throws: ImagingError.self) { try JPEG.decode(Array(bytes.prefix(200))) }
         #expect(throws: ImagingError.empty) { try JPEG.decode([]) }
         #expect {
             try JPEG.decode(Array("not a jpeg at all".utf8))
@@ -64,5 +64,47 @@ struct JPEGTests {
         bytes[sof + 7] = 0xEA
         bytes[sof + 8] = 0x60
         #expect(throws: ImagingError.tooLarge(width: 60000, height: 60000)) { try JPEG.decode(bytes) }
+    }
+}
+
+@Suite("Hostile JPEGs")
+struct HostileJPEGTests {
+    @Test("should refuse a JPEG of 10,000 scans at once, before decoding a pixel (it took 71 s before)")
+    func manyScans() throws {
+        let crafted = HostileJPEGs.manyScans(10_000)
+        #expect(JPEGStructure(crafted).scans == 10_000)
+        #expect(JPEGStructure(crafted).progressive)
+        let started = ContinuousClock.now
+        #expect(throws: ImagingError.tooManyScans(10_000)) { _ = try JPEG.decode(crafted) }
+        #expect(throws: ImagingError.tooManyScans(10_000)) { _ = try PhotoPipeline().process(jpeg: crafted) }
+        _ = started
+        #expect(JPEGStructure(TestImages.jpeg()).scans == 1, "a baseline file has one scan")
+    }
+
+    @Test("should decode a truncated JPEG as far as it goes and say so, as libvips does, not refuse it")
+    func truncated() throws {
+        let whole = try JPEG.encode(TestImages.noise(width: 256, height: 256), quality: 90)
+        let cut = HostileJPEGs.truncated(whole, keeping: 0.6)
+        let warnings = JPEGWarnings()
+        let image = try JPEG.decode(cut, warnings: warnings)
+        #expect(image.width == 256 && image.height == 256)
+        #expect(warnings.messages.contains { $0.contains("Premature end") }, "\(warnings.messages)")
+        let output = try PhotoPipeline().process(jpeg: cut)
+        #expect(!output.decodeWarnings.isEmpty, "the pipeline passes the warning on for the log")
+        #expect(throws: ImagingError.self, "a fatal error still refuses") {
+            _ = try JPEG.decode([0xFF, 0xD8, 0xFF, 0xDB, 0, 3, 9])
+        }
+    }
+
+    @Test("should turn a CMYK JPEG into the right colour instead of 'Unsupported color conversion request'")
+    func cmyk() throws {
+        // Inverted CMYK (what Adobe writes): no cyan, full magenta and yellow, no black ink: red.
+        let red = HostileJPEGs.cmyk(width: 32, height: 16, inverted: (c: 255, m: 0, y: 0, k: 255))
+        #expect(!red.isEmpty)
+        let image = try JPEG.decode(red)
+        let pixel = image.rgb(x: 10, y: 8)
+        #expect(pixel.red > 230 && pixel.green < 30 && pixel.blue < 30, "\(pixel)")
+        let output = try PhotoPipeline().process(jpeg: red)
+        #expect(try JPEG.decode(output.photo).rgb(x: 5, y: 5).red > 200)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SnapCore
+import SnapFiles
 import SnapServices
 import SnapTestSupport
 import Synchronization
@@ -80,6 +81,35 @@ struct FolderBackendTests {
         let backend = FolderBackend(folder: folder.path + "/unplugged", station: "Kitchen")
         await #expect(throws: UploadFailure.offline) { try await backend.upload(upload("a")) { _ in } }
         await #expect(throws: UploadFailure.offline) { _ = try await backend.shared(in: "Family", now: taken) }
+    }
+
+    @Test("should clear the temporary files a crash mid-copy left in its own folders, and only there")
+    func leftovers() async throws {
+        try await backend().upload(upload("a")) { _ in }
+        let own = folder.path + "/Family/Kitchen/2026-03-10/\(AtomicFile.temporaryPrefix)b.jpg.4242.17"
+        let others = folder.path + "/Family/Hall/2026-03-10/\(AtomicFile.temporaryPrefix)h.jpg.99.1"
+        try AtomicFile.write(Array("half".utf8), to: own)
+        try AtomicFile.write(Array("theirs".utf8), to: others)
+        await backend().removeLeftovers()
+        #expect(!FileManager.default.fileExists(atPath: own))
+        #expect(FileManager.default.fileExists(atPath: others), "another station's copy may be in progress")
+        #expect(folder.files().contains("Family/Kitchen/2026-03-10/a.jpg"))
+    }
+
+    @Test(
+        "should take a full disk as a wait, not a refusal, and send once there is space",
+        .enabled(if: SmallDisk.unavailableReason == nil, Comment(rawValue: SmallDisk.unavailableReason ?? "")))
+    func diskFull() async throws {
+        let stick = try SmallDisk(kilobytes: 256)
+        let backend = FolderBackend(folder: stick.path, station: "Kitchen")
+        var big = upload("a")
+        big.jpeg = [UInt8](repeating: 7, count: 100_000)
+        let filler = stick.fill(leaving: 20_000)
+        await #expect(throws: UploadFailure.destinationFull) { try await backend.upload(big) { _ in } }
+        #expect(!FileManager.default.fileExists(atPath: stick.path + "/Family/Kitchen/2026-03-10/a.json"))
+        unlink(filler)
+        try await backend.upload(big) { _ in }
+        #expect(FileManager.default.fileExists(atPath: stick.path + "/Family/Kitchen/2026-03-10/a.json"))
     }
 
     @Test("should delete only the station's own photos at expiry, again without harm")

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import SnapCore
 import SnapServices
 import SnapTestSupport
 import Synchronization
@@ -149,5 +151,33 @@ struct HTTPClientTLSTests {
         }
         let trusted = try await HTTPClient(caFile: folder.path + "/cert.pem").send(HTTPRequest(url: url))
         #expect(trusted.status == 200)
+
+        // What the station says of it: not "no network", and for the AI not "HTTP 0".
+        let analyzer = OpenAIAnalyzer(
+            settings: OpenAIAnalyzer.Settings(baseURL: "https://127.0.0.1:\(fake.port)/v1", key: "test-key"),
+            client: HTTPClient(connectTimeout: .seconds(2), totalTimeout: .seconds(5)), logger: Logger(label: "test"))
+        do {
+            _ = try await analyzer.analyse(jpeg: TestImages.jpeg(width: 640, height: 480))
+            Issue.record("the analysis went through an unverified certificate")
+        } catch {
+            guard case .untrusted = error else {
+                Issue.record("expected .untrusted, got \(error)")
+                return
+            }
+            #expect(error.message.contains("certificate could not be verified"))
+        }
+        let backend = SupabaseBackend(
+            projectURL: "https://127.0.0.1:\(fake.port)", bucket: "snapstation", key: "k",
+            client: HTTPClient(connectTimeout: .seconds(2), totalTimeout: .seconds(5)), logger: Logger(label: "test"))
+        do {
+            _ = try await backend.shared(in: "Family", now: Date())
+            Issue.record("the listing went through an unverified certificate")
+        } catch {
+            guard case .untrusted = error else {
+                Issue.record("expected .untrusted, got \(error)")
+                return
+            }
+            #expect(error.mayHeal, "kept and tried again: the clock may be wrong until NTP")
+        }
     }
 }

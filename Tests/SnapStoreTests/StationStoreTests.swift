@@ -129,6 +129,19 @@ struct StationStoreTests {
         #expect(try store.dueAnalyses(now: noon + 1).due.isEmpty)
     }
 
+    @Test("should remove a photo file a crash left without its row, and keep every file a row names")
+    func orphans() throws {
+        let store = try store()
+        let kept = try photo(store, "kept")
+        let orphan = store.paths(for: PhotoID("orphan"), day: day).photo
+        try AtomicFile.write(Array("half a capture".utf8), to: orphan)
+        #expect(try store.removeOrphanFiles() == 1)
+        #expect(!FileManager.default.fileExists(atPath: orphan))
+        #expect(FileManager.default.fileExists(atPath: kept.photoPath))
+        #expect(FileManager.default.fileExists(atPath: kept.thumbnailPath))
+        #expect(try store.removeOrphanFiles() == 0)
+    }
+
     @Test("should give up an analysis job when told there is no next attempt")
     func analysisGivenUp() throws {
         let store = try store()

@@ -3,12 +3,12 @@ import SnapImaging
 
 /// Images with known content for tests.
 public enum TestImages {
-    /// A gradient with a red block in the top-left quarter, so turns and flips are visible.
     /// `marked` as a JPEG file's bytes.
     public static func jpeg(width: Int = 64, height: Int = 48) -> [UInt8] {
         (try? JPEG.encode(marked(width: width, height: height), quality: 90)) ?? []
     }
 
+    /// A gradient with a red block in the top-left quarter, so turns and flips are visible.
     public static func marked(width: Int = 64, height: Int = 48) -> PixelImage {
         var pixels = [UInt8](repeating: 255, count: width * height * 4)
         for y in 0..<height {

@@ -6,10 +6,77 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <toml++/toml.h>
 
 namespace {
+
+// A key of more parts than this, or values nested deeper, is refused before toml++ builds the tree: a
+// dotted key of 15,000 parts made a tree so deep that walking it (and freeing it) overflowed the stack.
+constexpr uint32_t max_depth = SS_TOML_MAX_DEPTH;
+
+// The line of the first key with more than `max_depth` parts, or 0. A lexical pass over the text that
+// knows where strings and comments are, so dots inside them do not count; it looks only at keys: the
+// part of a line before its `=`, and table headers.
+uint32_t first_deep_key(std::string_view text) {
+    uint32_t line = 1, dots = 0;
+    bool in_key = true;  // at the start of a line, until `=` (a header's `]` ends it too)
+    size_t i = 0;
+    auto skip_string = [&](char quote) {
+        bool multi = text.substr(i, 3) == std::string(3, quote);
+        i += multi ? 3 : 1;
+        while (i < text.size()) {
+            char c = text[i];
+            if (c == '\n') {
+                if (!multi) return;  // an unterminated string: toml++ will report it
+                line++;
+            }
+            if (quote == '"' && c == '\\') {
+                i += 2;
+                continue;
+            }
+            if (multi ? text.substr(i, 3) == std::string(3, quote) : c == quote) {
+                i += multi ? 3 : 1;
+                return;
+            }
+            i++;
+        }
+    };
+    while (i < text.size()) {
+        char c = text[i];
+        if (c == '\n') {
+            line++;
+            dots = 0;
+            in_key = true;
+            i++;
+        } else if (c == '#') {
+            while (i < text.size() && text[i] != '\n') i++;
+        } else if (c == '"' || c == '\'') {
+            skip_string(c);
+        } else {
+            if (in_key && c == '.' && ++dots > max_depth) return line;
+            if (c == '=' || c == ']') in_key = false;
+            i++;
+        }
+    }
+    return 0;
+}
+
+// toml++'s descriptions can run over several lines; check-config prints one line per problem.
+std::string one_line(std::string_view text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '\r') continue;
+        if (c == '\n') {
+            if (!out.empty() && out.back() != ' ') out += "; ";
+            continue;
+        }
+        out += c;
+    }
+    while (!out.empty() && (out.back() == ' ' || out.back() == ';')) out.pop_back();
+    return out;
+}
 
 struct Walker {
     void *context;
@@ -63,16 +130,33 @@ struct Walker {
         }
         out.text = text.c_str();
         visit(context, &out);
+    }
 
-        if (auto *table = node.as_table()) {
-            for (auto &&[childKey, child] : *table) {
-                std::string name(childKey.str());
-                emit(depth + 1, name.c_str(), child);
+    // Pre-order over the tree with an explicit stack: no recursion, whatever the depth.
+    void walk(const toml::table &root) {
+        struct Frame {
+            uint32_t depth;
+            std::string key;
+            bool keyed;
+            const toml::node *node;
+        };
+        std::vector<Frame> stack;
+        auto push_children = [&](uint32_t depth, const toml::node &node) {
+            std::vector<Frame> children;
+            if (auto *table = node.as_table()) {
+                for (auto &&[key, child] : *table) children.push_back({depth, std::string(key.str()), true, &child});
+            } else if (auto *array = node.as_array()) {
+                for (auto &&child : *array) children.push_back({depth, {}, false, &child});
             }
-        } else if (auto *array = node.as_array()) {
-            for (auto &&child : *array) {
-                emit(depth + 1, nullptr, child);
-            }
+            // Reversed onto the stack, so the first child is visited first.
+            stack.insert(stack.end(), children.rbegin(), children.rend());
+        };
+        push_children(1, root);
+        while (!stack.empty()) {
+            Frame frame = std::move(stack.back());
+            stack.pop_back();
+            emit(frame.depth, frame.keyed ? frame.key.c_str() : nullptr, *frame.node);
+            push_children(frame.depth + 1, *frame.node);
         }
     }
 
@@ -87,22 +171,25 @@ struct Walker {
 
 extern "C" bool ss_toml_parse(const char *text, size_t length, void *context, ss_toml_visitor visit,
                               ss_toml_error *error) {
+    std::string_view source(text, length);
+    if (uint32_t line = first_deep_key(source)) {
+        std::snprintf(error->message, sizeof error->message, "a key of more than %u dotted parts", max_depth);
+        error->line = line;
+        error->column = 1;
+        return false;
+    }
     try {
-        toml::table root = toml::parse(std::string_view(text, length));
-        Walker walker{context, visit};
-        for (auto &&[key, child] : root) {
-            std::string name(key.str());
-            walker.emit(1, name.c_str(), child);
-        }
+        toml::table root = toml::parse(source);
+        Walker{context, visit}.walk(root);
         return true;
     } catch (const toml::parse_error &failure) {
-        std::snprintf(error->message, sizeof error->message, "%.*s", static_cast<int>(failure.description().size()),
-                      failure.description().data());
+        std::string message = one_line(failure.description());
+        std::snprintf(error->message, sizeof error->message, "%s", message.c_str());
         error->line = failure.source().begin.line;
         error->column = failure.source().begin.column;
         return false;
     } catch (const std::exception &failure) {
-        std::snprintf(error->message, sizeof error->message, "%s", failure.what());
+        std::snprintf(error->message, sizeof error->message, "%s", one_line(failure.what()).c_str());
         error->line = 0;
         error->column = 0;
         return false;

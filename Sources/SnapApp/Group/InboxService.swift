@@ -161,6 +161,9 @@ public final class InboxService: Service {
         guard bytes.count > 3, bytes[0] == 0xFF, bytes[1] == 0xD8 else {
             throw .jpeg(call: "check", message: "the data is not a JPEG")
         }
-        _ = try JPEG.decode(bytes, minimumLongestSide: 64)
+        // A member's photo arrives whole: a file TurboJPEG only warns about (cut short) is not shown.
+        let warnings = JPEGWarnings()
+        _ = try JPEG.decode(bytes, minimumLongestSide: 64, warnings: warnings)
+        if let warning = warnings.messages.first { throw .jpeg(call: "tjDecompress2", message: warning) }
     }
 }

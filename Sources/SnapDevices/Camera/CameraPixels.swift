@@ -17,9 +17,16 @@ public enum CameraPixels {
         }
         if buffer.format == .mjpeg {
             let bytes = Array(UnsafeBufferPointer(start: first, count: buffer.planeBytes.first ?? 0))
-            do { return try JPEG.decode(bytes) } catch {
+            // A damaged frame is dropped even when TurboJPEG only warns: the next frame is whole.
+            let warnings = JPEGWarnings()
+            let image: PixelImage
+            do { image = try JPEG.decode(bytes, warnings: warnings) } catch {
                 throw DeviceError(.camera, "a corrupt MJPEG frame: \(error)")
             }
+            if let warning = warnings.messages.first {
+                throw DeviceError(.camera, "a corrupt MJPEG frame: \(warning)")
+            }
+            return image
         }
         func plane(_ index: Int, offset: Int) -> UnsafePointer<UInt8> {
             index < buffer.planes.count ? buffer.planes[index] : first + offset

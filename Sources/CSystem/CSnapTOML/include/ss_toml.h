@@ -52,7 +52,12 @@ typedef struct ss_toml_error {
     uint32_t column;
 } ss_toml_error;
 
-/// Parses `length` bytes of TOML. Returns true and visits every node, or returns false and fills `error`.
+/// The most parts a dotted key may have (and so the deepest tables it makes); a deeper key is a syntax
+/// error on its line, found before toml++ builds anything.
+#define SS_TOML_MAX_DEPTH 32
+
+/// Parses `length` bytes of TOML. Returns true and visits every node, or returns false and fills `error`
+/// (`message` is one line).
 bool ss_toml_parse(const char *text, size_t length, void *context, ss_toml_visitor visit, ss_toml_error *error);
 
 #ifdef __cplusplus
