@@ -34,6 +34,9 @@ public final class DisplayService: Service {
         /// Screens never drawn because newer ones replaced them.
         var skipped = 0
         var draws = 0
+        /// When the newest pending screen was shown, and how long screens took from `show` to presented.
+        var shownAt: ContinuousClock.Instant?
+        var presentWaits = LatencyStats()
     }
 
     /// What only the display thread touches: the canvas and the failure state.
@@ -73,6 +76,7 @@ public final class DisplayService: Service {
         let needsDraw = mailbox.withLock { mailbox -> Bool in
             if mailbox.current?.name != screen.name { mailbox.since = .now }
             mailbox.current = screen
+            mailbox.shownAt = mailbox.shownAt ?? .now
             if display.recordsEveryScreen {
                 if mailbox.pending.last?.name == screen.name {
                     mailbox.pending[mailbox.pending.count - 1] = screen
@@ -105,6 +109,9 @@ public final class DisplayService: Service {
     /// Frames drawn, and screens skipped because a newer one replaced them before they were drawn.
     public var counts: (draws: Int, skipped: Int) { mailbox.withLock { ($0.draws, $0.skipped) } }
 
+    /// How long screens took from `show` to presented (the oldest waiting one of each batch drawn).
+    public var presentWaits: LatencyStats { mailbox.withLock { $0.presentWaits } }
+
     /// How long the display thread has been busy with the frame it is drawing; nil when idle.
     public var busyFor: Duration? { thread.busyFor }
 
@@ -131,17 +138,21 @@ public final class DisplayService: Service {
 
     /// On the display thread: draws the screens waiting, then the preview if a new frame came.
     private func drawDue() {
-        let (screens, current, preview) = mailbox.withLock { mailbox in
-            let taken = (mailbox.pending, mailbox.current, mailbox.previewDue)
+        let (screens, current, preview, shownAt) = mailbox.withLock { mailbox in
+            let taken = (mailbox.pending, mailbox.current, mailbox.previewDue, mailbox.shownAt)
             mailbox.draws += mailbox.pending.count
             mailbox.pending = []
             mailbox.previewDue = false
             mailbox.scheduled = false
+            mailbox.shownAt = nil
             return taken
         }
         let canvas = surface.canvas ?? Canvas(width: display.width, height: display.height)
         surface.canvas = canvas
         for screen in screens { draw(screen, change: .screen(screen.name), on: canvas) }
+        if let shownAt, let last = screens.last {
+            mailbox.withLock { $0.presentWaits.record(.now - shownAt, label: last.name) }
+        }
         if preview, screens.isEmpty, let current, current.showsLivePreview {
             draw(current, change: .preview, on: canvas)
             mailbox.withLock { $0.draws += 1 }

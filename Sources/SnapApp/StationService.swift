@@ -7,6 +7,7 @@ import SnapFiles
 import SnapImaging
 import SnapServices
 import SnapStore
+import Synchronization
 
 /// The station's loop: drains the event bus into the state machine and carries out its actions.
 ///
@@ -27,6 +28,8 @@ public final class StationService: Service {
     let logger: Logger
     let notifier: SystemdNotifier
     let timers = TaskRegistry<TimerID>()
+    /// How long events waited in the bus before the loop took them.
+    let loopWaits = Mutex(LatencyStats())
     /// The photo pipeline's own thread: 100 ms and more of decoding and resizing per photo, which would
     /// otherwise hold one of the pool's two threads while a press waits for the other.
     let pipelineThread = SerialThread(name: "pipeline")
@@ -72,7 +75,9 @@ public final class StationService: Service {
                 bus.send(.device(problem.device, .missing(problem.message)))
             }
             await withGracefulShutdownHandler {
-                for await event in bus.events {
+                for await stamped in bus.stamped {
+                    let event = stamped.event
+                    loopWaits.withLock { $0.record(.now - stamped.sent, label: "\(event)".prefix(60).description) }
                     perform(machine.handle(event, now: clock.now()), &group)
                     if event == .heartbeat { notifier.send("WATCHDOG=1") }
                 }
@@ -83,6 +88,8 @@ public final class StationService: Service {
         }
         try? parts.flash.set(on: false)
         notifier.send("STOPPING=1")
+        logger.info("event loop: \(loopWaits.withLock { $0 }.summary("events waited for the loop"))")
+        logger.info("display: \(display.presentWaits.summary("screens from show to presented"))")
         logger.info("station stopped")
     }
 }

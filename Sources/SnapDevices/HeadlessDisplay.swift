@@ -38,6 +38,11 @@ public final class HeadlessDisplay: Display {
         } catch {
             throw DeviceError(.display, "frames folder: \(error)")
         }
+        // A frame cut off by a stop mid-write.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        where name.hasSuffix(".partial") {
+            unlink(folder + "/" + name)
+        }
     }
 
     public func present(_ frame: FramePixels, change: FrameChange) throws(DeviceError) {

@@ -17,15 +17,27 @@ public final class StationProcess {
         return ".build/debug/snapstation"
     }
 
-    /// Starts `snapstation ARGUMENTS` with standard input from /dev/null and both outputs into `logPath`.
-    public init(_ arguments: [String], logPath: String, environment: [String: String] = [:]) throws {
+    /// Standard input, when the process was started with `typing: true`: button words go here.
+    public private(set) var input: FileHandle?
+
+    /// Starts `snapstation ARGUMENTS` with both outputs into `logPath`, and standard input from /dev/null,
+    /// or from a pipe the test writes to (`type`) when `typing` is true.
+    public init(_ arguments: [String], logPath: String, environment: [String: String] = [:], typing: Bool = false)
+        throws
+    {
         self.logPath = logPath
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardInput = FileHandle.nullDevice
+        if typing {
+            let pipe = Pipe()
+            process.standardInput = pipe
+            input = pipe.fileHandleForWriting
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
         process.standardOutput = log
         process.standardError = log
         try process.run()
@@ -38,6 +50,22 @@ public final class StationProcess {
         let child = try StationProcess(arguments, logPath: logPath, environment: environment)
         child.process.waitUntilExit()
         return (child.process.terminationStatus, child.output)
+    }
+
+    /// Types a button word, as a person at the keyboard of `run --simulate` would.
+    public func type(_ word: String) {
+        try? input?.write(contentsOf: Data((word + "\n").utf8))
+    }
+
+    /// The process's resident memory (kB) and open file descriptors, from /proc.
+    public var resources: (rssKB: Int, descriptors: Int) {
+        let pid = process.processIdentifier
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let rss =
+            status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+            .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") } ?? 0
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
+        return (rss, fds)
     }
 
     public var output: String {
