@@ -77,6 +77,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // Fuzzing: a corpus replayer in the normal build; the libFuzzer target under Tests/Fuzz/run.
+        .target(name: "CSnapFuzz", path: "Sources/CSystem/CSnapFuzz"),
+        .executableTarget(
+            name: "snapfuzz",
+            dependencies: [
+                "SnapConfig", "SnapImaging", "SnapServices", "CSnapFuzz",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(
             name: "SnapTestSupport",
             dependencies: ["SnapCore", "SnapImaging", "CTurboJPEG", .product(name: "Logging", package: "swift-log")],

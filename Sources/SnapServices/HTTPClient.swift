@@ -143,7 +143,7 @@ public struct HTTPClient: Sendable {
     }
 
     /// The last response's headers (after redirects or a 100 Continue, only the final block counts).
-    static func parseHeaders(_ text: String) -> [String: String] {
+    public static func parseHeaders(_ text: String) -> [String: String] {
         var headers: [String: String] = [:]
         for line in text.split(separator: "\r\n", omittingEmptySubsequences: false) {
             if line.hasPrefix("HTTP/") {

@@ -122,7 +122,7 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         switch response.status {
         case 200:
             do {
-                return .answer(try decode(response.body))
+                return .answer(try Self.decode(response.body))
             } catch {
                 return .failure(error)
             }
@@ -197,8 +197,9 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         return [UInt8]((try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])) ?? Data())
     }
 
-    /// The chat completion's message: a refusal, or content that must be the schema's JSON.
-    func decode(_ body: [UInt8]) throws(AIFailure) -> MealAnalysis {
+    /// The chat completion's message: a refusal, or content that must be the schema's JSON, validated.
+    /// (Also what the fuzzer feeds: any bytes in, a meal or `AIFailure` out.)
+    public static func decode(_ body: [UInt8]) throws(AIFailure) -> MealAnalysis {
         struct Completion: Decodable {
             struct Choice: Decodable {
                 struct Message: Decodable {

@@ -86,7 +86,15 @@ public struct SupabaseBackend: GroupBackend {
         let response = try await send(
             HTTPRequest(url: "\(projectURL)/rest/v1/\(table)?\(query)", headers: headers, maxBodyBytes: 1 << 20))
         guard response.status == 200 else { throw Self.failure(response, "list the photos of \(group)") }
-        guard let rows = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]] else {
+        return try Self.sharedItems(from: response.body, group: group, logger: logger)
+    }
+
+    /// The photos in a PostgREST answer to the listing; rows without an id, a path or valid times are
+    /// skipped and logged. (Also what the fuzzer feeds.)
+    public static func sharedItems(from body: [UInt8], group: String, logger: Logger) throws(UploadFailure)
+        -> [SharedItem]
+    {
+        guard let rows = try? JSONSerialization.jsonObject(with: Data(body)) as? [[String: Any]] else {
             throw .rejected("the list of \(group)'s photos is not the JSON array PostgREST sends")
         }
         return rows.compactMap { row in

@@ -1,0 +1,1 @@
+// The declaration in ss_fuzz.h is all this target has; see there.

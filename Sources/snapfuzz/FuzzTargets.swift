@@ -1,0 +1,37 @@
+import Foundation
+import Logging
+import SnapConfig
+import SnapImaging
+import SnapServices
+
+/// The station's parsers of untrusted bytes, each as one function a fuzzer can feed: anything may go in,
+/// and each must come back with a value or its own error: never a crash, a hang or a runaway allocation.
+enum FuzzTarget: String, CaseIterable {
+    /// The config file: toml++ through the C++ shim, then the reader that checks every key.
+    case config
+    /// An AI service's chat-completion answer: JSON, the meal schema, the bounds.
+    case aiAnswer = "ai-answer"
+    /// A JPEG: its structure (scans), the guarded decode, EXIF orientation, the whole photo pipeline.
+    case jpeg
+    /// A Supabase listing (PostgREST JSON) and an HTTP response's header block.
+    case supabase
+
+    func run(_ bytes: [UInt8]) {
+        switch self {
+        case .config:
+            _ = try? StationConfig(parsing: String(decoding: bytes, as: UTF8.self), file: "fuzz.toml")
+        case .aiAnswer:
+            _ = try? OpenAIAnalyzer.decode(bytes)
+        case .jpeg:
+            _ = JPEGStructure(bytes)
+            _ = EXIF.orientation(of: bytes)
+            _ = try? JPEG.decode(bytes, minimumLongestSide: 64, warnings: JPEGWarnings())
+            _ = try? PhotoPipeline(maxSide: 128, thumbnailSide: 64).process(jpeg: bytes)
+        case .supabase:
+            _ = try? SupabaseBackend.sharedItems(from: bytes, group: "Fuzz", logger: quiet)
+            _ = HTTPClient.parseHeaders(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+}
+
+private let quiet = Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() })
