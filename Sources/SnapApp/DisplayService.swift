@@ -49,7 +49,12 @@ public final class DisplayService: Service {
     /// How many different screens a recording display may be behind before the oldest are skipped.
     static let recordingBacklog = 16
 
-    private let display: any Display
+    private let current: Mutex<any Display>
+    /// Opens the real display again, for one that was missing at start (DRM master held by another
+    /// process, a panel not yet powered); nil when there is nothing to retry.
+    private let reopen: (@Sendable () throws(DeviceError) -> any Display)?
+    private let recovered: @Sendable () -> Void
+    private let retryInterval: Duration
     private let renderer: ScreenRenderer
     private let slot: PreviewSlot
     private let orientation: Orientation
@@ -60,9 +65,14 @@ public final class DisplayService: Service {
 
     public init(
         display: any Display, renderer: ScreenRenderer, slot: PreviewSlot, orientation: Orientation = .upright,
-        logger: Logger
+        reopen: (@Sendable () throws(DeviceError) -> any Display)? = nil,
+        recovered: @escaping @Sendable () -> Void = {},
+        retryInterval: Duration = .seconds(5), logger: Logger
     ) {
-        self.display = display
+        current = Mutex(display)
+        self.reopen = reopen
+        self.recovered = recovered
+        self.retryInterval = retryInterval
         self.renderer = renderer
         self.slot = slot
         self.orientation = orientation
@@ -116,11 +126,9 @@ public final class DisplayService: Service {
     public var busyFor: Duration? { thread.busyFor }
 
     public func run() async throws {
-        let rate = display.previewFramesPerSecond
         await withDiscardingTaskGroup { group in
-            if rate > 0 {
-                group.addTask { await self.pumpPreview(rate: rate) }
-            }
+            group.addTask { await self.pumpPreview() }
+            if reopen != nil { group.addTask { await self.retryMissingDisplay() } }
             try? await gracefulShutdown()
             group.cancelAll()
         }
@@ -147,7 +155,10 @@ public final class DisplayService: Service {
             mailbox.shownAt = nil
             return taken
         }
-        let canvas = surface.canvas ?? Canvas(width: display.width, height: display.height)
+        let display = self.display
+        let canvas =
+            surface.canvas.flatMap { $0.width == display.width && $0.height == display.height ? $0 : nil }
+            ?? Canvas(width: display.width, height: display.height)
         surface.canvas = canvas
         for screen in screens { draw(screen, change: .screen(screen.name), on: canvas) }
         if let shownAt, let last = screens.last {
@@ -188,10 +199,37 @@ public final class DisplayService: Service {
         try canvas.withFrame { pixels throws(DeviceError) in try display.present(pixels, change: change) }
     }
 
-    /// Marks the screen for a redraw as new frames come, at most `rate` times a second.
-    private func pumpPreview(rate: Double) async {
-        let interval = Duration.milliseconds(Int64(1000 / rate))
+    /// The display frames go to now.
+    private var display: any Display { current.withLock { $0 } }
+
+    /// Every 5 s while the display is missing, opens it again on the display thread; once it opens, the
+    /// current screen is drawn on it and the station is told.
+    private func retryMissingDisplay() async {
+        guard let reopen else { return }
+        while !Task.isCancelled {
+            try? await Task.sleep(for: retryInterval)
+            let opened = try? await thread.run { () -> Bool in
+                guard let display = try? reopen() else { return false }
+                self.current.withLock { $0 = display }
+                return true
+            }
+            guard opened == true else { continue }
+            logger.notice("display: opened \(display.width)x\(display.height); it was missing at start")
+            recovered()
+            if let screen = mailbox.withLock({ $0.current }) { show(screen) }
+            return
+        }
+    }
+
+    /// Marks the screen for a redraw as new frames come, at most as often as the display wants them.
+    private func pumpPreview() async {
         for await _ in slot {
+            let rate = display.previewFramesPerSecond
+            guard rate > 0 else {
+                do { try await Task.sleep(for: .seconds(1)) } catch { return }
+                continue
+            }
+            let interval = Duration.milliseconds(Int64(1000 / rate))
             let needsDraw = mailbox.withLock { mailbox -> Bool in
                 guard let screen = mailbox.current, screen.showsLivePreview else { return false }
                 mailbox.previewDue = true

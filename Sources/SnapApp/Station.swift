@@ -48,8 +48,16 @@ public enum Station {
         let captures = CaptureCache()
         let reference = ReferenceFrame()
         let renderer = ScreenRenderer(images: .disk(capture: { captures.image(for: $0) }))
+        // A panel that could not be opened at start (another process held DRM master) is tried again.
+        let panel = config.display
+        let panelMissing =
+            parts.missing.contains { $0.device == .display } && (panel.backend == .drm || panel.backend == .fbdev)
+        let reopenPanel: @Sendable () throws(DeviceError) -> any Display = { () throws(DeviceError) in
+            try openPanel(panel)
+        }
         let display = DisplayService(
             display: parts.display, renderer: renderer, slot: slot, orientation: parts.pipeline.orientation,
+            reopen: panelMissing ? reopenPanel : nil, recovered: { [bus] in bus.send(.device(.display, .available)) },
             logger: logger)
         let uploads = UploadService(
             store: store, backend: parts.backend, bus: bus, logger: logger, stationName: config.station.name,
@@ -175,15 +183,9 @@ public enum Station {
         case .none: display = NullDisplay(width: config.display.width, height: config.display.height)
         case .drm, .fbdev:
             do {
-                let settings = config.display
-                display =
-                    settings.backend == .drm
-                    ? try DRMDisplay(
-                        card: settings.device, connector: settings.connector, rotation: settings.rotation.rawValue)
-                    : try FramebufferDisplay(
-                        path: settings.device.isEmpty ? "/dev/fb0" : settings.device,
-                        rotation: settings.rotation.rawValue)
-                logger.info("display \(display.width)x\(display.height)", metadata: ["backend": "\(settings.backend)"])
+                display = try openPanel(config.display)
+                logger.info(
+                    "display \(display.width)x\(display.height)", metadata: ["backend": "\(config.display.backend)"])
             } catch {
                 logger.error("\(error)")
                 missing.append(error)
@@ -226,6 +228,14 @@ public enum Station {
 }
 
 extension Station {
+    /// The DRM/KMS or framebuffer panel the config names.
+    static func openPanel(_ settings: StationConfig.Display) throws(DeviceError) -> any Display {
+        settings.backend == .drm
+            ? try DRMDisplay(card: settings.device, connector: settings.connector, rotation: settings.rotation.rawValue)
+            : try FramebufferDisplay(
+                path: settings.device.isEmpty ? "/dev/fb0" : settings.device, rotation: settings.rotation.rawValue)
+    }
+
     /// The GPIO buttons and flash LED. Each one that cannot be had is reported and replaced by its null
     /// version: a station without its LED still takes photos, and one without buttons still shows the
     /// screens.

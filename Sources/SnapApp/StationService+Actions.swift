@@ -32,7 +32,13 @@ extension StationService {
         case .cancelTimer(let id):
             timers.cancel(id)
         case .setFlash(let on):
-            do { try parts.flash.set(on: on) } catch { bus.send(.device(.flash, .missing(error.message))) }
+            do {
+                try parts.flash.set(on: on)
+                if flashMissing.withLock({ $0.take() }) != nil { bus.send(.device(.flash, .available)) }
+            } catch {
+                flashMissing.withLock { $0 = error.message }
+                bus.send(.device(.flash, .missing(error.message)))
+            }
         case .capture:
             group.addTask { await self.capture() }
         case .process(let id):

@@ -28,6 +28,8 @@ public final class StationService: Service {
     let logger: Logger
     let notifier: SystemdNotifier
     let timers = TaskRegistry<TimerID>()
+    /// Why the flash LED failed last, until it works again.
+    let flashMissing = Mutex<String?>(nil)
     /// How long events waited in the bus before the loop took them.
     let loopWaits = Mutex(LatencyStats())
     /// The photo pipeline's own thread: 100 ms and more of decoding and resizing per photo, which would

@@ -34,6 +34,13 @@ extension Camera {
 public protocol Buttons: Sendable {
     /// Gestures as they happen; the stream ends when the task is cancelled or the input closes.
     func gestures() throws(DeviceError) -> AsyncStream<ButtonGesture>
+    /// True when the stream ending means the device was lost (a GPIO chip gone), so the buttons should
+    /// be opened again; false when it means the input closed for good (standard input).
+    var reopensWhenLost: Bool { get }
+}
+
+extension Buttons {
+    public var reopensWhenLost: Bool { false }
 }
 
 /// The flash LED.

@@ -19,7 +19,9 @@
                 _ = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
                 let files =
                     isFolder.boolValue
-                    ? ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted().map { path + "/" + $0 }
+                    ? ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted().map {
+                        path + "/" + $0
+                    }
                     : [path]
                 for file in files {
                     guard let data = FileManager.default.contents(atPath: file) else { continue }

@@ -34,8 +34,19 @@ count() { grep -cF "$1" "$2" 2>/dev/null || true; }
 
 # MARK: the device layer
 
+# libcamera enumerates through udev; without udevd, an empty udev record per node is enough. Run again
+# when the camera's nodes come back.
+udev_records() {
+    for node in /dev/video* /dev/media* /dev/v4l-subdev*; do
+        [ -e "$node" ] || continue
+        set -- $(stat -c '%t %T' "$node")
+        : > /run/udev/data/c$((0x$1)):$((0x$2))
+    done
+}
+
 setup_vm() {
     sim=/sys/kernel/config/gpio-sim/snap
+    SIMCONF=$sim
     mkdir -p $sim/bank0
     echo 32 > $sim/bank0/num_lines
     echo snapstation-sim > $sim/bank0/label
@@ -44,19 +55,20 @@ setup_vm() {
         echo GPIO$line > $sim/bank0/line$line/name
     done
     echo 1 > $sim/live
-    chip=$(cat $sim/bank0/chip_name)
-    SIM=/sys/devices/platform/$(cat $sim/dev_name)/$chip
+    sim_paths
     CHIP=snapstation-sim
     # libcamera enumerates through udev; without udevd, empty udev records for the nodes are enough.
     mkdir -p /run/udev/data
-    for node in /dev/video* /dev/media* /dev/v4l-subdev*; do
-        [ -e "$node" ] || continue
-        set -- $(stat -c '%t %T' "$node")
-        : > /run/udev/data/c$((0x$1)):$((0x$2))
-    done
+    udev_records
     CRC=/sys/kernel/debug/dri/0/crtc-0/crc
 
     EXPECT="vkms snapstation-sim GPIO17 Virtual-1"
+}
+
+# Where the sim chip's lines are pulled and read; it moves when the chip is made again.
+sim_paths() {
+    chip=$(cat $SIMCONF/bank0/chip_name)
+    SIM=/sys/devices/platform/$(cat $SIMCONF/dev_name)/$chip
 }
 
 # Milliseconds as sleep(1) takes them.
@@ -99,9 +111,12 @@ signature() { [ -n "$CRC" ] && head -n 1 $CRC/data | tr -d '\0' | cut -d' ' -f2;
 
 config() {
     # $1: state folder, $2: GPIO chip, $3: display backend, set in the test VM's board config (the same
-    # file as board/x86-vm/snapstation.toml: 1 s countdown and review, no quality gate).
+    # file as board/x86-vm/snapstation.toml: 1 s countdown and review, no quality gate); $4 and $5, when
+    # given, the camera and GPIO backends.
     sed -e "s|^dir = .*|dir = \"$1\"|" -e "s|^chip = .*|chip = \"$2\"|" \
-        -e "/^\[display\]/,/^\[/ s|^backend = .*|backend = \"$3\"|" "$board"
+        -e "/^\[display\]/,/^\[/ s|^backend = .*|backend = \"$3\"|" \
+        -e "/^\[camera\]/,/^\[/ s|^backend = .*|backend = \"${4:-libcamera}\"|" \
+        -e "/^\[gpio\]/,/^\[/ s|^backend = .*|backend = \"${5:-gpiod}\"|" "$board"
 }
 
 # Starts the station with config $1, log $2; sets STATION to its pid.
@@ -220,6 +235,95 @@ scenario_missing() {
     fi
 }
 
+# The camera pulled out while the station runs, and plugged in again: vimc's platform device unbound and
+# bound, which takes its media and video nodes away and brings them back as unplugging a USB camera does.
+scenario_camera_unplug() {
+    driver=/sys/bus/platform/drivers/vimc
+    device=$(ls $driver 2>/dev/null | grep '^vimc' | head -n 1)
+    if [ "$target" != vm ] || [ -z "$device" ]; then skip camera-unplug "needs the VM's vimc"; return; fi
+    config $work/s6 $CHIP drm > $work/s6.toml
+    start $work/s6.toml $work/s6.log
+    if ! wait_for "camera preview" 60 $work/s6.log; then fail camera-unplug "no camera preview"; stop; return; fi
+    sleep 2
+    echo "$device" > $driver/unbind
+    if wait_for "screen: error-camera-missing" 60 $work/s6.log && kill -0 $STATION 2>/dev/null; then
+        pass camera-unplugged
+    else
+        fail camera-unplugged "no camera error screen after the unplug, or the station stopped"
+        sed 's/^/  | /' $work/s6.log | tail -20
+    fi
+    echo "$device" > $driver/bind
+    udev_records
+    if wait_for "camera is back" 60 $work/s6.log && wait_for "camera preview" 5 $work/s6.log; then
+        before=$(grep -c "screen: ready" $work/s6.log)
+        sleep 2
+        tap 200
+        if wait_for "screen: countdown" 20 $work/s6.log; then pass camera-replugged; else
+            fail camera-replugged "the camera came back, but a press started no countdown"
+        fi
+    else
+        fail camera-replugged "the station did not take the camera back without a restart"
+        sed 's/^/  | /' $work/s6.log | tail -20
+    fi
+    stop
+}
+
+# The GPIO chip taken away (a HAT unplugged) and given back, while the station runs.
+scenario_gpio_unplug() {
+    if [ "$target" != vm ]; then skip gpio-unplug "needs the VM's gpio-sim"; return; fi
+    config $work/s7 $CHIP drm > $work/s7.toml
+    start $work/s7.toml $work/s7.log
+    if ! wait_for "screen: ready" 60 $work/s7.log; then fail gpio-unplug "no ready screen"; stop; return; fi
+    sleep 1
+    echo 0 > $SIMCONF/live
+    if wait_for "buttons missing" 30 $work/s7.log && kill -0 $STATION 2>/dev/null; then pass gpio-unplugged; else
+        fail gpio-unplugged "the lost chip was not reported, or the station stopped"
+    fi
+    echo 1 > $SIMCONF/live
+    sim_paths
+    vm_release
+    if wait_for "buttons are back" 30 $work/s7.log; then
+        sleep 1
+        tap 200
+        if wait_for "screen: countdown" 20 $work/s7.log; then pass gpio-replugged; else
+            fail gpio-replugged "the buttons came back, but a press started no countdown"
+        fi
+    else
+        fail gpio-replugged "the station did not take the chip back without a restart"
+        sed 's/^/  | /' $work/s7.log | tail -20
+    fi
+    stop
+}
+
+# The display held by another process at start (DRM master), then let go: the station takes it.
+scenario_display_later() {
+    config $work/s8a $CHIP drm none none > $work/s8a.toml
+    "$bin" run --config $work/s8a.toml --no-stdin > $work/s8a.log 2>&1 &
+    holder=$!
+    if ! wait_for "screen:" 60 $work/s8a.log; then fail display-later "the holder did not start"; kill $holder; return; fi
+    config $work/s8 $CHIP drm > $work/s8.toml
+    start $work/s8.toml $work/s8.log
+    if ! wait_for "display missing" 60 $work/s8.log; then
+        fail display-later "the station did not report the display held by another process"
+        kill $holder; wait $holder 2>/dev/null; stop; return
+    fi
+    kill $holder; wait $holder 2>/dev/null
+    if wait_for "display: opened" 30 $work/s8.log; then
+        sleep 1
+        first=$(signature)
+        tap 200
+        wait_for "screen: countdown" 20 $work/s8.log
+        sleep 0.5
+        if [ -z "$CRC" ] || [ "$first" != "$(signature)" ]; then pass display-later; else
+            fail display-later "the display was opened, but the countdown did not change it"
+        fi
+    else
+        fail display-later "the station did not take the display once it was free"
+        sed 's/^/  | /' $work/s8.log | tail -20
+    fi
+    stop
+}
+
 case $target in
     vm) setup_vm ;;
     pi) setup_pi ;;
@@ -228,4 +332,7 @@ esac
 scenario_selftest
 scenario_flow
 scenario_bounce_and_hold
+scenario_camera_unplug
+scenario_gpio_unplug
+scenario_display_later
 scenario_missing

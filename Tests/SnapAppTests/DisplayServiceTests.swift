@@ -96,4 +96,70 @@ struct DisplayServiceTests {
         #expect(folded == ["countdown", "capturing", "uploading", "sent"], "\(names)")
         #expect(names.count < 20, "the 51 progress updates were folded")
     }
+
+    @Test("should open a display that was missing at start once it can, draw on it, and say so")
+    func missingAtStart() async throws {
+        let real = SlowDisplay(delay: 0)
+        let attempts = Mutex(0)
+        let recovered = Mutex(false)
+        let service = DisplayService(
+            display: NullDisplay(width: 480, height: 320), renderer: ScreenRenderer(images: .disk()),
+            slot: PreviewSlot(),
+            reopen: { () throws(DeviceError) -> any Display in
+                let attempt = attempts.withLock { value -> Int in
+                    value += 1
+                    return value
+                }
+                guard attempt >= 3 else { throw DeviceError(.display, "another process holds DRM master") }
+                return real
+            }, recovered: { recovered.withLock { $0 = true } }, retryInterval: .milliseconds(50),
+            logger: Logger(label: "test"))
+        service.show(.sent(group: "Family"))
+        let running = Task { try await service.run() }
+        defer { running.cancel() }
+        for _ in 0..<200 where real.names.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(recovered.withLock { $0 }, "the station is told the display is back")
+        #expect(attempts.withLock { $0 } == 3, "tried until it opened, then no more")
+        #expect(real.names == ["sent"], "the screen showing is drawn on the display that came back")
+    }
+}
+
+/// Buttons whose lines are lost after one press, then come back.
+final class LosingButtons: Buttons {
+    let opens = Mutex(0)
+    var reopensWhenLost: Bool { true }
+    func gestures() throws(DeviceError) -> AsyncStream<ButtonGesture> {
+        let open = opens.withLock { value -> Int in
+            value += 1
+            return value
+        }
+        if open == 2 { throw DeviceError(.buttons, "gpiochip9 is gone") }
+        return AsyncStream { continuation in
+            continuation.yield(.press)
+            if open == 1 { continuation.finish() }  // the chip went away
+        }
+    }
+}
+
+@Suite("The button service")
+struct ButtonServiceTests {
+    @Test("should report buttons lost with their chip, and take them back when the chip returns")
+    func lostAndBack() async throws {
+        let bus = EventBus()
+        let buttons = LosingButtons()
+        let service = ButtonService(
+            buttons: buttons, bus: bus, logger: Logger(label: "test"), retryInterval: .milliseconds(20))
+        let running = Task { try await service.run() }
+        var events: [Event] = []
+        for await event in bus.events {
+            events.append(event)
+            if events.count == 5 { break }
+        }
+        running.cancel()
+        #expect(
+            events == [
+                .button(.press), .device(.buttons, .missing("the button lines were lost")),
+                .device(.buttons, .missing("gpiochip9 is gone")), .device(.buttons, .available), .button(.press),
+            ], "\(events)")
+    }
 }

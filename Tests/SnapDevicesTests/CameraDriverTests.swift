@@ -196,6 +196,27 @@ struct CameraDriverTests {
         #expect(!running && closed, "stopped and closed")
     }
 
+    @Test("should end the stream when a running camera goes silent, so the camera service opens it again")
+    func stall() async throws {
+        let mock = MockCamera()
+        var quick = settings
+        quick.stallTimeout = .milliseconds(400)
+        let camera = LibcameraCamera(settings: quick, calls: mock, logger: Logger(label: "test"))
+        let slot = PreviewSlot()
+        let preview = Task { try await camera.streamPreview(into: slot, started: {}) }
+        _ = await slot.next()
+        mock.state.withLock { $0.silent = true }
+        let result = await withDeadline(seconds: 30) { await preview.result }
+        guard case .failure(let error)? = result else {
+            Issue.record("the silent camera's stream did not end: \(String(describing: result))")
+            return
+        }
+        #expect("\(error)".contains("sent no frame"))
+        let (abandoned, stops) = mock.state.withLock { ($0.abandoned, $0.stops) }
+        #expect(abandoned && stops == 0, "given up, not stopped: libcamera 0.0.3 aborts stopping a vanished device")
+        #expect(mock.state.withLock { $0.closed }, "closed, ready to be opened again")
+    }
+
     @Test("should say when there is no camera or it is in use")
     func openErrors() async {
         let mock = MockCamera()

@@ -77,6 +77,7 @@ struct ss_cam {
     std::mutex lock;
     bool running = false;
     bool want_still = false;
+    bool abandoned = false;
     uint32_t frame_rate = 0;
     ss_cam_frame_callback on_frame = nullptr;
     ss_cam_event_callback on_event = nullptr;
@@ -113,10 +114,15 @@ struct ss_cam {
     void completed(Request *request) {
         if (request->status() == Request::RequestCancelled) return;
         bool is_still;
+        ss_cam_frame_callback deliver;
+        void *target;
         {
             std::lock_guard<std::mutex> guard(lock);
+            if (abandoned) return;
             outstanding[request] = static_cast<int>(request->buffers().size());
             is_still = still_requests.erase(request) > 0;
+            deliver = on_frame;
+            target = context;
         }
         int64_t sensor = 0;
         if (auto timestamp = request->metadata().get(controls::SensorTimestamp)) sensor = *timestamp;
@@ -140,12 +146,20 @@ struct ss_cam {
             frame.timestamp_ns = sensor ? sensor : static_cast<int64_t>(buffer->metadata().timestamp);
             frame.sequence = buffer->metadata().sequence;
             frame.cookie = reinterpret_cast<uint64_t>(request);
-            on_frame(context, &frame);
+            deliver(target, &frame);
         }
     }
 
     void disconnected() {
-        if (on_event) on_event(context, SS_CAM_EVENT_DISCONNECTED);
+        ss_cam_event_callback tell;
+        void *target;
+        {
+            std::lock_guard<std::mutex> guard(lock);
+            if (abandoned) return;
+            tell = on_event;
+            target = context;
+        }
+        if (tell) tell(target, SS_CAM_EVENT_DISCONNECTED);
     }
 
     // Called with `lock` held: the request's buffers are all back, so it goes out again.
@@ -395,7 +409,7 @@ void ss_cam_frame_done(ss_cam *camera, uint64_t cookie) {
 int ss_cam_stop(ss_cam *camera) {
     {
         std::lock_guard<std::mutex> guard(camera->lock);
-        if (!camera->running) return 0;
+        if (!camera->running || camera->abandoned) return 0;
         camera->running = false;
         camera->want_still = false;
     }
@@ -406,8 +420,21 @@ int ss_cam_stop(ss_cam *camera) {
     return result;
 }
 
+void ss_cam_abandon(ss_cam *camera) {
+    std::lock_guard<std::mutex> guard(camera->lock);
+    camera->abandoned = true;
+    camera->running = false;
+    camera->want_still = false;
+    camera->on_frame = nullptr;
+    camera->on_event = nullptr;
+}
+
 void ss_cam_close(ss_cam *camera) {
     if (!camera) return;
+    {
+        std::lock_guard<std::mutex> guard(camera->lock);
+        if (camera->abandoned) return;  // left allocated: see ss_cam_abandon
+    }
     ss_cam_stop(camera);
     camera->camera->requestCompleted.disconnect(camera);
     camera->camera->disconnected.disconnect(camera);

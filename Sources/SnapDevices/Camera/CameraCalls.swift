@@ -143,6 +143,8 @@ public protocol CameraCalls: Sendable {
     func wantStill(_ camera: CameraHandle) -> Result<Void, SystemError>
     func frameDone(_ camera: CameraHandle, cookie: UInt64)
     func stop(_ camera: CameraHandle)
+    /// Gives up a camera that went silent or away, without stopping it (see `ss_cam_abandon`).
+    func abandon(_ camera: CameraHandle)
 }
 
 /// The real camera layer: libcamera through the ss_camera shim.
@@ -253,6 +255,12 @@ public struct LibCamera: CameraCalls {
     }
 
     public func frameDone(_ camera: CameraHandle, cookie: UInt64) { ss_cam_frame_done(camera.pointer, cookie) }
+
+    public func abandon(_ camera: CameraHandle) {
+        ss_cam_abandon(camera.pointer)
+        // The callbacks are cut off, but one may be running now: the box it points at is left alive.
+        _ = sinks.withLock { $0.removeValue(forKey: camera.raw) }
+    }
 
     public func stop(_ camera: CameraHandle) {
         ss_cam_stop(camera.pointer)

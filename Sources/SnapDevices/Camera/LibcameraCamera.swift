@@ -28,15 +28,19 @@ public final class LibcameraCamera: Camera, CameraSink {
         public var previewFPS: Int
         /// How long a still may take, from the request, before the capture fails.
         public var stillTimeout: Duration
+        /// A streaming camera that delivers no frame for this long is taken for gone: a camera pulled out
+        /// where no udev tells libcamera, or one that hung. The camera service then opens it again.
+        public var stallTimeout: Duration
         public init(
             selector: String, preview: (Int, Int), still: (Int, Int), previewFPS: Int = 0,
-            stillTimeout: Duration = .seconds(5)
+            stillTimeout: Duration = .seconds(5), stallTimeout: Duration = .seconds(8)
         ) {
             self.selector = selector
             self.preview = preview
             self.still = still
             self.previewFPS = previewFPS
             self.stillTimeout = stillTimeout
+            self.stallTimeout = stallTimeout
         }
     }
 
@@ -71,8 +75,13 @@ public final class LibcameraCamera: Camera, CameraSink {
         var trigger: Duration?
         var nextStillNumber = 0
         var lastShutterLag: Duration?
+        /// When the last frame of any stream arrived (or the camera started): the stall watchdog reads it.
+        var lastFrame = ContinuousClock.now
         var ended: CheckedContinuation<DeviceError?, Never>?
         var endReason: DeviceError?
+        /// The camera went silent or failed without libcamera knowing it is gone: it is abandoned, not
+        /// stopped (`CameraCalls.abandon`).
+        var abandon = false
         var accepting: Bool { lifecycle == .previewing || lifecycle == .stillMode }
     }
 
@@ -101,6 +110,21 @@ public final class LibcameraCamera: Camera, CameraSink {
         } catch {
             throw DeviceError(.camera, "\(error)")
         }
+        let watchdog = Task { [settings] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: settings.stallTimeout / 4)
+                let quiet = state.withLock { state in
+                    state.lifecycle == .previewing || state.lifecycle == .stillMode
+                        ? ContinuousClock.now - state.lastFrame : .zero
+                }
+                if quiet >= settings.stallTimeout {
+                    state.withLock { $0.abandon = true }
+                    end(DeviceError(.camera, "camera \(settings.selector) sent no frame for \(Int(quiet.seconds)) s"))
+                    return
+                }
+            }
+        }
+        defer { watchdog.cancel() }
         let reason: DeviceError? = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let early = state.withLock { state -> DeviceError?? in
@@ -158,6 +182,7 @@ public final class LibcameraCamera: Camera, CameraSink {
 
     public func received(_ buffer: CameraBuffer) {
         let (generation, accepting, slot, started, trigger) = state.withLock { state in
+            state.lastFrame = .now
             if state.lifecycle == .starting, let camera = state.camera {
                 calls.frameDone(camera, cookie: buffer.cookie)
             }
@@ -189,7 +214,9 @@ public final class LibcameraCamera: Camera, CameraSink {
         let id = settings.selector
         switch event {
         case .disconnected: end(DeviceError(.camera, "camera \(id) was disconnected"))
-        case .failed: end(DeviceError(.camera, "camera \(id) stopped taking requests"))
+        case .failed:
+            state.withLock { $0.abandon = true }
+            end(DeviceError(.camera, "camera \(id) stopped taking requests"))
         }
     }
 
@@ -275,7 +302,10 @@ public final class LibcameraCamera: Camera, CameraSink {
                     ? "\(streams.still.width)x\(streams.still.height) \(streams.stillFormat) (with preview)"
                     : "switches mode at the countdown",
             ])
-        state.withLock { $0.lifecycle = .starting }
+        state.withLock {
+            $0.lifecycle = .starting
+            $0.lastFrame = .now
+        }
         let started = calls.start(camera, sink: self)
         state.withLock { $0.lifecycle = started.isSuccess ? (stillMode ? .stillMode : .previewing) : .closed }
         if case .failure(let error) = started {
@@ -380,7 +410,7 @@ public final class LibcameraCamera: Camera, CameraSink {
 
     /// On the camera thread: stops and closes the camera and the manager.
     private func shutDown() {
-        let (manager, camera, stills) = state.withLock { state in
+        let (manager, camera, stills, abandon) = state.withLock { state in
             defer {
                 state.lifecycle = .closed
                 state.generation += 1
@@ -392,10 +422,15 @@ public final class LibcameraCamera: Camera, CameraSink {
                 state.stills = []
                 state.trigger = nil
             }
-            return (state.manager, state.camera, state.stills)
+            return (state.manager, state.camera, state.stills, state.abandon)
         }
         if let camera {
-            calls.stop(camera)
+            if abandon {
+                logger.warning("camera: given up without stopping it (its device stopped answering)")
+                calls.abandon(camera)
+            } else {
+                calls.stop(camera)
+            }
             calls.close(camera)
         }
         if let manager { calls.stopManager(manager) }

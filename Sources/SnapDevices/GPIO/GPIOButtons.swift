@@ -32,6 +32,9 @@ public struct GPIOButtonSettings: Sendable, Hashable {
 /// debounces where it can (libgpiod v2); on v1 the `PressRecognizer` drops the bounce. A hold fires while
 /// the button is still down. The lines are read on their own thread, asleep in poll(2) between edges.
 public struct GPIOButtons: Buttons {
+    /// Lines whose chip goes away end the gestures; the button service opens them again.
+    public var reopensWhenLost: Bool { true }
+
     public var settings: GPIOButtonSettings
     private let calls: any GPIOCalls
     private let logger: Logger
@@ -100,10 +103,12 @@ private struct EdgeReader: Sendable {
             yield(gesture == .hold ? lines[line].gestures.hold : lines[line].gestures.press)
         }
         while true {
-            let deadline = recognizers.compactMap(\.holdDeadline).min()
+            // At least every 2 s: a chip taken away (a HAT unplugged, gpio-sim made not live) wakes no
+            // sleeper on older kernels, but a new poll of its lines reports the hang-up at once.
+            let hold = recognizers.compactMap(\.holdDeadline).min().map { $0 - MonotonicClock.now() }
             let outcome: WakeablePoll.Outcome
             do {
-                outcome = try poll.wait(for: descriptors, timeout: deadline.map { $0 - MonotonicClock.now() })
+                outcome = try poll.wait(for: descriptors, timeout: min(hold ?? .seconds(2), .seconds(2)))
             } catch {
                 logger.error("GPIO buttons on \(chip.title) stopped: \(error)")
                 return

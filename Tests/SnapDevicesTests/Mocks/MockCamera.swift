@@ -33,6 +33,9 @@ final class MockCamera: CameraCalls, @unchecked Sendable {
         var failStartAfterQueueing = false
         var framesAfterFailedStart = 0
         var startFailed = false
+        /// The camera stops delivering frames (pulled out where nothing tells libcamera).
+        var silent = false
+        var abandoned = false
     }
 
     let state = Mutex(State())
@@ -130,7 +133,8 @@ final class MockCamera: CameraCalls, @unchecked Sendable {
     private func produce() {
         while true {
             let next = state.withLock { state -> (any CameraSink, CameraBuffer)? in
-                guard state.running, let sink = state.sink, let streams = state.streams, !state.free.isEmpty
+                guard state.running, !state.silent, let sink = state.sink, let streams = state.streams,
+                    !state.free.isEmpty
                 else { return nil }
                 let index = state.free.removeFirst()
                 state.outstanding.insert(index)
@@ -172,6 +176,14 @@ final class MockCamera: CameraCalls, @unchecked Sendable {
         state.withLock { state in
             state.handingBack -= 1
             if state.outstanding.remove(Int(cookie)) != nil { state.free.append(Int(cookie)) }
+        }
+    }
+
+    func abandon(_ camera: CameraHandle) {
+        state.withLock { state in
+            state.controlThreads.append("abandon@\(SerialThread.currentThreadName)")
+            state.running = false
+            state.abandoned = true
         }
     }
 

@@ -108,6 +108,13 @@ void ss_cam_frame_done(ss_cam *camera, uint64_t cookie);
 /// Stops streaming and waits for the requests in flight; frames not yet done are returned by then.
 int ss_cam_stop(ss_cam *camera);
 
+/// Gives up a camera whose device went away without libcamera being told (no udev event: pulled out on a
+/// system without udevd, or wedged). Stopping it would trip libcamera 0.0.3's check that no request is
+/// still queued (PipelineHandler::stop) and abort the process. Its callbacks are cut off at once; stop and
+/// close then do nothing, and the handle stays allocated: a few kilobytes and the dead device's
+/// descriptors, once per unplug, so that nothing libcamera may still hold is freed under it.
+void ss_cam_abandon(ss_cam *camera);
+
 #ifdef __cplusplus
 }
 #endif
