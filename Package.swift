@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // SnapStation: one binary that drives a camera station. The targets follow docs/architecture.md.
 import PackageDescription
 
@@ -13,6 +13,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // The owner's page: Hummingbird, without its optional swift-configuration support.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        // Hummingbird's own dependencies, named for the types the page uses directly (the bound address of
+        // the listening channel, the TLS certificate and key, the header fields).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // MARK: C libraries, bound through pkg-config or tiny shims
@@ -29,6 +36,12 @@ let package = Package(
         .systemLibrary(
             name: "CLibDRM", path: "Sources/CSystem/CLibDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         .target(name: "CSnapDisplay", dependencies: ["CLibDRM"], path: "Sources/CSystem/CSnapDisplay"),
+        .systemLibrary(
+            name: "CLibCrypto", path: "Sources/CSystem/CLibCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CQREncode", path: "Sources/CSystem/CQREncode", pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(
             name: "CLibcamera", path: "Sources/CSystem/CLibcamera", pkgConfig: "libcamera",
             providers: [.apt(["libcamera-dev"])]),
@@ -49,7 +62,8 @@ let package = Package(
             name: "SnapStore",
             dependencies: ["SnapCore", "SnapFiles", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "SnapImaging", dependencies: ["SnapCore", "CTurboJPEG", "CYUV", "CPangoCairo"]),
-        .target(name: "SnapScreens", dependencies: ["SnapCore", "SnapImaging", "SnapFiles", "CPangoCairo"]),
+        .target(
+            name: "SnapScreens", dependencies: ["SnapCore", "SnapImaging", "SnapFiles", "CPangoCairo", "CQREncode"]),
         .target(
             name: "SnapDevices",
             dependencies: [
@@ -62,10 +76,23 @@ let package = Package(
                 "SnapCore", "SnapFiles", "SnapImaging", "CSnapCurl", .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
+            name: "SnapWeb",
+            dependencies: [
+                "SnapCore", "SnapConfig", "SnapStore", "SnapFiles", "SnapImaging", "CLibCrypto",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+        .target(
             name: "SnapApp",
             dependencies: [
                 "SnapCore", "SnapConfig", "SnapStore", "SnapFiles", "SnapImaging", "SnapScreens", "SnapDevices",
-                "SnapServices",
+                "SnapServices", "SnapWeb",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
@@ -100,6 +127,9 @@ let package = Package(
         .testTarget(
             name: "SnapDevicesTests", dependencies: ["SnapDevices", "SnapFiles", "SnapScreens", "SnapTestSupport"]),
         .testTarget(name: "SnapServicesTests", dependencies: ["SnapServices", "SnapTestSupport"]),
+        .testTarget(
+            name: "SnapWebTests",
+            dependencies: ["SnapWeb", "SnapTestSupport", "SnapCore", "SnapStore", "SnapConfig", "SnapServices"]),
         .testTarget(
             name: "SnapAppTests",
             dependencies: [

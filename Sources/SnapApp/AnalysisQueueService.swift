@@ -30,12 +30,14 @@ public final class AnalysisQueueService: Service {
     private let logger: Logger
     private let dailyLimit: Int
     private let timeZone: TimeZone
+    private let dietary: @Sendable () -> [DietaryPreference]
     private let wake = WakeSignal()
 
     public init(
         store: StationStore, analyzer: any MealAnalyzer, bus: EventBus, logger: Logger, dailyLimit: Int,
-        timeZone: TimeZone
+        timeZone: TimeZone, dietary: @escaping @Sendable () -> [DietaryPreference] = { [] }
     ) {
+        self.dietary = dietary
         self.store = store
         self.analyzer = analyzer
         self.bus = bus
@@ -81,7 +83,7 @@ public final class AnalysisQueueService: Service {
             return true
         }
         do {
-            let analysis = try await analyzer.analyse(jpeg: photo)
+            let analysis = try await analyzer.analyse(jpeg: photo, dietary: dietary())
             try await store.writing { store throws(StoreError) in
                 try store.recordAnswer(id, analysis, usedOn: today)
             }

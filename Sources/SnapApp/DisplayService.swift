@@ -160,7 +160,7 @@ public final class DisplayService: Service {
             surface.canvas.flatMap { $0.width == display.width && $0.height == display.height ? $0 : nil }
             ?? Canvas(width: display.width, height: display.height)
         surface.canvas = canvas
-        for screen in screens { draw(screen, change: .screen(screen.name), on: canvas) }
+        for screen in screens { draw(screen, change: .screen(screen.name, caption: screen.caption), on: canvas) }
         if let shownAt, let last = screens.last {
             mailbox.withLock { $0.presentWaits.record(.now - shownAt, label: last.name) }
         }

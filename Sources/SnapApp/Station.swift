@@ -9,6 +9,7 @@ import SnapImaging
 import SnapScreens
 import SnapServices
 import SnapStore
+import SnapWeb
 
 /// Builds the station from a config and runs it until SIGTERM or SIGINT.
 public enum Station {
@@ -66,17 +67,24 @@ public enum Station {
         if orphans > 0 { logger.notice("removed \(orphans) photo file(s) a stop left without their record") }
         let interrupted = try store.requeueInterruptedAnalyses()
         if interrupted > 0 { logger.notice("\(interrupted) analysis(es) cut off by the last stop go to the queue") }
+        // The owner's settings over the config's; one the config now locks is the config's again.
+        let locked = Set(config.web.locked.compactMap(RuntimeSettings.Key.init(rawValue:)))
+        let ownerSettings = try store.runtimeSettings().without(locked)
+        if ownerSettings != RuntimeSettings() { logger.info("owner's settings: \(ownerSettings.summary)") }
+        let live = LiveSettings(config: config, pipeline: parts.pipeline, owner: ownerSettings)
         let analysisQueue =
             aiConfigured
             ? AnalysisQueueService(
                 store: store, analyzer: parts.analyzer, bus: bus, logger: logger, dailyLimit: config.ai.dailyLimit,
-                timeZone: config.resolvedTimeZone) : nil
+                timeZone: config.resolvedTimeZone, dietary: { live.dietary }) : nil
+        let board = config.web.enabled ? StationBoard(bus: bus, config: config) : nil
+        let desk = config.web.enabled ? PairingDesk() : nil
         let station = StationService(
             settings: settings, parts: parts,
             minimumFreeBytes: UInt64(config.storage.minFreeMB) * 1_000_000,
             bus: bus, clock: clock, display: display, uploads: uploads, analysisQueue: analysisQueue,
-            captures: captures,
-            reference: reference, notifier: notifier, logger: logger)
+            captures: captures, reference: reference, live: live, ownerSettings: ownerSettings, board: board,
+            desk: desk, notifier: notifier, logger: logger)
         var services: [any Service] = [
             display, station, uploads,
             CameraService(camera: parts.camera, slot: slot, bus: bus, logger: logger),
@@ -92,6 +100,12 @@ public enum Station {
                     interval: .seconds(config.group.inboxMinutes * 60)))
         }
         if let analysisQueue { services.append(analysisQueue) }
+        if let board, let desk {
+            let app = WebApp(
+                config: config, store: store, link: board, desk: desk, logger: logger,
+                secure: !config.web.tlsCertificate.isEmpty)
+            services.append(WebServer(app: app, web: config.web, desk: desk, logger: logger))
+        }
         if let interval = notifier.watchdogInterval {
             services.append(WatchdogService(interval: interval, bus: bus))
             logger.info("systemd watchdog: pinging from the event loop every \(interval / 2)")

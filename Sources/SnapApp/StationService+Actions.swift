@@ -23,6 +23,7 @@ extension StationService {
                 lastScreen = screen.name
             }
             display.show(screen)
+            board?.showing(screen)
         case .startTimer(let id, let deadline):
             let at = clock.instant(ofUptime: deadline)
             timers.start(id) { [bus] in
@@ -67,6 +68,20 @@ extension StationService {
             }
         case .releaseGroupDay(let day, let group):
             storing("release \(day)") { store throws(StoreError) in try store.releaseGroupDay(day, group: group) }
+        case .openPairing:
+            if let desk {
+                let pairing = desk.open(now: clock.now().wall)
+                // The code is a secret of the screen: only at debug level (tests read it there).
+                logger.debug("pairing code \(pairing.code) for \(pairing.url)")
+                bus.send(.pairingOpened(pairing))
+            }
+        case .forgetPairedBrowsers:
+            storing("forget the paired browsers") { [logger] store throws(StoreError) in
+                let count = try store.forgetSessions()
+                logger.notice("owner's page: \(count) paired browser(s) forgotten at the station")
+            }
+        case .applySettings(let owner):
+            live.update(owner)
         case .log(let level, let message):
             logger.log(level: level.swiftLog, "\(message)")
         }
@@ -111,9 +126,11 @@ extension StationService {
         }
         let takenAt = clock.now().wall
         do {
-            let (pipeline, referenceImage) = (parts.pipeline, reference.image)
+            let (pipeline, referenceImage, board) = (live.pipeline, reference.image, board)
             let output = try await pipelineThread.run { () throws(ImagingError) in
-                try pipeline.process(still, reference: referenceImage)
+                // A small copy before the filter, for the owner's preview of another filter.
+                board?.keep(capture: still.downscaled(toFit: 480).oriented(pipeline.orientation))
+                return try pipeline.process(still, reference: referenceImage)
             }
             let paths = parts.store.paths(for: id, day: LocalDay(containing: takenAt, in: settings.timeZone))
             let photo = ProcessedPhoto(
@@ -163,7 +180,7 @@ extension StationService {
             guard let bytes = FileBytes.readIfPresent(photo.photoPath) else {
                 throw AIFailure.badPhoto("the photo file is gone")
             }
-            let analysis = try await parts.analyzer.analyse(jpeg: bytes)
+            let analysis = try await parts.analyzer.analyse(jpeg: bytes, dietary: live.dietary)
             try await parts.store.writing { store throws(StoreError) in
                 try store.recordAnswer(id, analysis, usedOn: day)
                 // Cancelled while the answer was on its way: counted, and closed as discarded.

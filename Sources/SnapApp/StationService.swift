@@ -7,6 +7,7 @@ import SnapFiles
 import SnapImaging
 import SnapServices
 import SnapStore
+import SnapWeb
 import Synchronization
 
 /// The station's loop: drains the event bus into the state machine and carries out its actions.
@@ -36,12 +37,26 @@ public final class StationService: Service {
     /// otherwise hold one of the pool's two threads while a press waits for the other.
     let pipelineThread = SerialThread(name: "pipeline")
     let analysisTasks = TaskRegistry<PhotoID>()
+    /// The owner's settings where the shell needs them (the pipeline's filter, the AI's dietary hint).
+    let live: LiveSettings
+    /// What the owner's page reads of the station; nil without a page.
+    let board: StationBoard?
+    /// The pairing codes of the owner's page; nil without a page.
+    let desk: PairingDesk?
+    /// The owner's settings stored before this start, applied as the loop starts.
+    let ownerSettings: RuntimeSettings
 
     public init(
         settings: StationSettings, parts: StationParts, minimumFreeBytes: UInt64, bus: EventBus, clock: StationClock,
         display: DisplayService, uploads: UploadService, analysisQueue: AnalysisQueueService?, captures: CaptureCache,
-        reference: ReferenceFrame, notifier: SystemdNotifier = SystemdNotifier(environment: [:]), logger: Logger
+        reference: ReferenceFrame, live: LiveSettings, ownerSettings: RuntimeSettings = RuntimeSettings(),
+        board: StationBoard? = nil, desk: PairingDesk? = nil,
+        notifier: SystemdNotifier = SystemdNotifier(environment: [:]), logger: Logger
     ) {
+        self.live = live
+        self.ownerSettings = ownerSettings
+        self.board = board
+        self.desk = desk
         self.settings = settings
         self.parts = parts
         self.minimumFreeBytes = minimumFreeBytes
@@ -73,15 +88,20 @@ public final class StationService: Service {
                 for action in actions { self.perform(action, lastScreen: &lastScreen, in: &group) }
             }
             perform(machine.start(now: clock.now()), &group)
+            if ownerSettings != RuntimeSettings() {
+                perform(machine.handle(.settingsChanged(ownerSettings), now: clock.now()), &group)
+            }
             for problem in parts.missing {
                 bus.send(.device(problem.device, .missing(problem.message)))
             }
+            board?.note(mode: machine.mode, group: machine.activeGroup, problems: machine.missingDevices)
             await withGracefulShutdownHandler {
                 for await stamped in bus.stamped {
                     let event = stamped.event
                     loopWaits.withLock { $0.record(.now - stamped.sent, label: "\(event)".prefix(60).description) }
                     perform(machine.handle(event, now: clock.now()), &group)
                     if event == .heartbeat { notifier.send("WATCHDOG=1") }
+                    board?.note(mode: machine.mode, group: machine.activeGroup, problems: machine.missingDevices)
                 }
             } onGracefulShutdown: { [bus] in
                 bus.finish()

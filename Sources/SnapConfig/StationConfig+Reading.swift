@@ -195,6 +195,30 @@ extension StationConfig {
         }
         storage.retentionHours = r.int("storage.retention_hours", default: d.storage.retentionHours, in: 1...8760)
         storage.minFreeMB = r.int("storage.min_free_mb", default: d.storage.minFreeMB, in: 0...100_000)
+
+        web.enabled = r.bool("web.enabled", default: d.web.enabled)
+        web.address = r.string("web.address", default: d.web.address)
+        if !Self.isIPAddress(web.address) {
+            r.report(
+                "web.address", "\"\(web.address)\" is not an IP address of this station",
+                expected: "\"0.0.0.0\" for every interface, \"127.0.0.1\" for this machine only, or one address")
+        }
+        web.port = r.int("web.port", default: d.web.port, in: 0...65535)
+        web.tlsCertificate = r.string("web.tls_certificate", default: d.web.tlsCertificate)
+        web.tlsKey = r.string("web.tls_key", default: d.web.tlsKey)
+        if web.tlsCertificate.isEmpty != web.tlsKey.isEmpty {
+            r.report(
+                web.tlsCertificate.isEmpty ? "web.tls_key" : "web.tls_certificate", "is missing its partner",
+                expected: "both web.tls_certificate and web.tls_key (PEM files), or neither")
+        }
+        web.publicURL = r.string("web.public_url", default: d.web.publicURL)
+        if !web.publicURL.isEmpty && URL(string: web.publicURL)?.scheme.map({ ["http", "https"].contains($0) }) != true
+        {
+            r.report(
+                "web.public_url", "\"\(web.publicURL)\" is not an http(s) URL",
+                expected: "a URL such as \"http://snapstation.local:8080\", or \"\" to make one")
+        }
+        web.locked = r.strings("web.locked", default: d.web.locked, allowed: RuntimeSettings.keys)
     }
 }
 
@@ -204,6 +228,12 @@ extension StationConfig {
     /// name is the first folder of every photo it is sent.
     static func isPathSafe(_ character: Character) -> Bool {
         character.isASCII && (character.isLetter || character.isNumber || " _!-.*'()&$@=;:+,?".contains(character))
+    }
+
+    static func isIPAddress(_ text: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
     }
 
     static func isSecureOrLocal(_ text: String) -> Bool {

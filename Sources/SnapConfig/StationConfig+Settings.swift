@@ -16,7 +16,7 @@ extension StationConfig {
             mealAutoSaveSeconds: ai.autoSaveSeconds, aiConfigured: aiConfigured, aiDailyLimit: ai.dailyLimit,
             dietaryPreferences: Set(ai.dietary),
             idleAfter: display.idleSeconds > 0 ? .seconds(display.idleSeconds) : nil,
-            slideDuration: .seconds(display.slideSeconds))
+            slideDuration: .seconds(display.slideSeconds), ownersPage: web.enabled)
     }
 
     /// Where the headless display writes its frames.

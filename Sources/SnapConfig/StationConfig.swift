@@ -11,6 +11,7 @@ public struct StationConfig: Sendable, Hashable {
     public var ai = AI()
     public var group = Group()
     public var storage = Storage()
+    public var web = Web()
 
     public init() {}
 
@@ -131,6 +132,22 @@ public struct StationConfig: Sendable, Hashable {
         public var retentionHours = 48
         /// Below this much free space the station says "storage full" instead of failing mid-write.
         public var minFreeMB = 64
+    }
+
+    public struct Web: Sendable, Hashable {
+        /// Serve the owner's page.
+        public var enabled = true
+        /// The address to listen on: "0.0.0.0" for every IPv4 interface (the phone is on the same network).
+        public var address = "0.0.0.0"
+        /// 0 takes a free port and logs it (for tests).
+        public var port = 8080
+        /// PEM files; both set serves https, and the session cookie gets `Secure`.
+        public var tlsCertificate = ""
+        public var tlsKey = ""
+        /// The address the pairing QR code shows; "" makes one from the station's first network address.
+        public var publicURL = ""
+        /// Settings the page may not change, by their config key (`RuntimeSettings.keys`).
+        public var locked: [String] = []
     }
 
     /// The most groups one station belongs to (the mode button cycles through them).

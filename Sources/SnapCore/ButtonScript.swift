@@ -35,7 +35,7 @@ public struct ButtonScript: Sendable, Hashable {
             guard words[0].hasSuffix("s"), let seconds = Double(words[0].dropLast()), seconds >= 0, seconds < 86400
             else { return .failure(Problem(text: "\"\(words[0])\" is not a delay in seconds such as \"2s\"")) }
             guard let gesture = ButtonGesture(rawValue: words[1]) else {
-                return .failure(Problem(text: "\"\(words[1])\" is not press, hold or mode"))
+                return .failure(Problem(text: "\"\(words[1])\" is not press, hold, mode or pair"))
             }
             return .success(Step(delay: .milliseconds(Int64(seconds * 1000)), gesture: gesture))
         }

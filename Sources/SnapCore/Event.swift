@@ -20,6 +20,16 @@ public enum Event: Sendable, Hashable {
     case analysisAnswered(MealReview)
     /// The photos the groups' other members shared that the station now keeps (all groups, unexpired).
     case inboxChanged([SharedPhoto])
+    /// The owner's page opened a pairing: its code and address, for the pairing screen.
+    case pairingOpened(Pairing)
+    /// A browser gave the pairing code and is paired; its name as it said.
+    case paired(String)
+    /// The owner changed settings on the page (all of them, over the config's defaults).
+    case settingsChanged(RuntimeSettings)
+    /// The owner edited or deleted meals on the page: the day's meals as the store now holds them.
+    case mealsChanged([Meal])
+    /// The owner saved the result on the station's screen from the page, edited (or discarded it: nil).
+    case reviewSubmitted(PhotoID, MealAnalysis?)
     /// Sent through the event loop by the shell's watchdog: handling it proves the loop is not stuck.
     /// The machine does nothing with it.
     case heartbeat
@@ -47,6 +57,12 @@ public enum Action: Sendable, Hashable {
     case saveMeal(Meal)
     /// Close the job of a result the person discarded.
     case discardMeal(PhotoID)
+    /// Open a pairing of the owner's page: a new one-time code, answered with `.pairingOpened`.
+    case openPairing
+    /// Forget every paired browser (a hold on the pairing screen).
+    case forgetPairedBrowsers
+    /// Use the owner's settings where the shell needs them (the photo filter, the camera).
+    case applySettings(RuntimeSettings)
     /// Claim `day` for `group` in the store and queue the photo for upload, in one transaction.
     case share(ProcessedPhoto, group: String, day: LocalDay)
     /// Give `day` back to `group` after the server refused the photo for good, so the person can try again.

@@ -20,14 +20,25 @@ public struct LocalDay: Sendable, Hashable, Comparable, Codable, CustomStringCon
 
     /// Parses the `YYYY-MM-DD` form that `description` writes.
     public init?(_ text: String) {
-        let parts = text.split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3 else { return nil }
-        self.init(year: parts[0], month: parts[1], day: parts[2])
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 3, let year = parts[0], let month = parts[1], let day = parts[2], (1...12).contains(month),
+            (1...31).contains(day), (1...9999).contains(year)
+        else { return nil }
+        self.init(year: year, month: month, day: day)
     }
 
     /// `YYYY-MM-DD`, the form kept in the store and in file names.
     public var description: String {
         String(format: "%04d-%02d-%02d", year, month, day)
+    }
+
+    /// The day `days` after this one (before it, for a negative count).
+    public func adding(days: Int) -> LocalDay {
+        let utc = Calendar.gregorian(in: TimeZone(identifier: "UTC")!)
+        let noon =
+            utc.date(from: DateComponents(year: year, month: month, day: day, hour: 12))
+            ?? Date(timeIntervalSince1970: 0)
+        return LocalDay(containing: utc.date(byAdding: .day, value: days, to: noon) ?? noon, in: utc.timeZone)
     }
 
     public static func < (lhs: LocalDay, rhs: LocalDay) -> Bool {

@@ -3,11 +3,28 @@ public struct MealAnalysis: Sendable, Hashable, Codable {
     public var title: String
     public var totals: Macros
     public var items: [MealItem]
+    /// One short line about the meal, for the jar's detail; nil for meals analysed before it was asked.
+    public var funFact: String?
 
-    public init(title: String, totals: Macros, items: [MealItem]) {
+    public init(title: String, totals: Macros, items: [MealItem], funFact: String? = nil) {
         self.title = title
         self.totals = totals
         self.items = items
+        self.funFact = funFact
+    }
+}
+
+/// What a dish is made of, as a shopping list wants it: "spaghetti, 100 g".
+public struct Ingredient: Sendable, Hashable, Codable {
+    public var name: String
+    public var amount: Double
+    /// "g", "ml" or "piece".
+    public var unit: String
+
+    public init(name: String, amount: Double, unit: String) {
+        self.name = name
+        self.amount = amount
+        self.unit = unit
     }
 }
 
@@ -17,12 +34,30 @@ public struct MealItem: Sendable, Hashable, Codable {
     public var grams: Int
     public var macros: Macros
     public var contains: Set<FoodTag>
+    /// What the item is made of, when it is a dish of several; empty for a plain food (and for items
+    /// analysed before ingredients were asked for).
+    public var ingredients: [Ingredient]
 
-    public init(name: String, grams: Int, macros: Macros, contains: Set<FoodTag> = []) {
+    public init(
+        name: String, grams: Int, macros: Macros, contains: Set<FoodTag> = [], ingredients: [Ingredient] = []
+    ) {
         self.name = name
         self.grams = grams
         self.macros = macros
         self.contains = contains
+        self.ingredients = ingredients
+    }
+
+    private enum CodingKeys: String, CodingKey { case name, grams, macros, contains, ingredients }
+
+    /// Reads items stored before `ingredients` existed as having none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        grams = try container.decode(Int.self, forKey: .grams)
+        macros = try container.decode(Macros.self, forKey: .macros)
+        contains = try container.decode(Set<FoodTag>.self, forKey: .contains)
+        ingredients = try container.decodeIfPresent([Ingredient].self, forKey: .ingredients) ?? []
     }
 }
 

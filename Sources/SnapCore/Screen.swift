@@ -14,6 +14,7 @@ public enum Screen: Sendable, Hashable {
     case locked(LockScreen)
     case problem(ProblemScreen)
     case idle(IdleScreen)
+    case pairing(PairingScreen)
 
     /// Whether the live camera preview runs under this screen's overlay.
     public var showsLivePreview: Bool {
@@ -38,6 +39,7 @@ public enum Screen: Sendable, Hashable {
         case .locked(let screen): screen.reason == .aiLimit ? "ai-limit" : "group-lock"
         case .problem(let screen): "error-\(screen.kind.name)"
         case .idle: "idle"
+        case .pairing: "pairing"
         }
     }
 }

@@ -1,5 +1,16 @@
 extension StationMachine {
     mutating func handle(_ gesture: ButtonGesture, now: Instant) -> [Action] {
+        if gesture == .pairHold { return pairHold(now: now) }
+        if case .pairing(let pairing, _) = phase {
+            switch gesture {
+            case .press: return enterResting(now: now, also: [.log(.info, "pairing screen closed")])
+            case .hold:
+                return transition(
+                    to: .pairing(pairing, note: .forgotten), now: now,
+                    also: [.forgetPairedBrowsers, .log(.notice, "every paired browser forgotten, at the station")])
+            default: return []
+            }
+        }
         if gesture == .mode {
             switch phase {
             case .ready, .locked, .idle: return toggleMode(now: now)
@@ -43,7 +54,7 @@ extension StationMachine {
             return transition(to: .analysing(photo), now: now, also: [.analyse(photo, day: today(now))])
         case .problem(.aiFailed(.notConfigured), _) where !press:
             return toggleMode(now: now)
-        case .problem(.cameraMissing, _):
+        case .problem(.cameraMissing, _), .pairing:
             return []
         case .problem:
             return enterResting(now: now)
@@ -89,6 +100,10 @@ extension StationMachine {
         case (.slideshow, .idle):
             nextSlide(now: now)
             return transition(to: .idle, now: now)
+        case (.pairing, .pairing(let pairing, _)):
+            let closed = pairingCloses.map { now.uptime >= $0 } ?? false
+            if closed || (pairing.map { now.wall >= $0.expiresAt } ?? false) { return enterResting(now: now) }
+            return transition(to: phase, now: now)
         case (.lockTick, .locked):
             if now.uptime - slideShownAt >= settings.slideDuration { nextSlide(now: now) }
             return enterResting(now: now)
@@ -105,5 +120,26 @@ extension StationMachine {
         return transition(
             to: .uploading(photo, progress: 0), now: now,
             also: [.share(photo, group: group, day: day), .log(.info, "sharing \(photo.id) with \(group) for \(day)")])
+    }
+}
+
+extension StationMachine {
+    /// The button kept down 5 s: the pairing screen, from a resting screen. The hold this press made on
+    /// its way (which switched the mode) is taken back.
+    mutating func pairHold(now: Instant) -> [Action] {
+        guard settings.ownersPage else { return [.log(.notice, "no pairing: the owner's page is off (web.enabled)")] }
+        switch phase {
+        case .ready, .idle, .locked, .problem:
+            if let undo = undoMode, now.uptime - undo.at < .seconds(10) {
+                (mode, groupIndex) = (undo.mode, undo.groupIndex)
+            }
+            undoMode = nil
+            pairingCloses = nil
+            return transition(
+                to: .pairing(nil, note: .none), now: now,
+                also: [.openPairing, .log(.info, "pairing screen opened at the station")])
+        default:
+            return []
+        }
     }
 }

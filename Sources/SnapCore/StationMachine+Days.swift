@@ -83,6 +83,7 @@ extension StationMachine {
         guard !settings.groups.isEmpty else {
             return enterResting(now: now, also: [.log(.notice, "mode stays meal: no group is configured")])
         }
+        undoMode = (mode, groupIndex, now.uptime)
         switch mode {
         case .meal:
             mode = .group

@@ -57,6 +57,28 @@ extension StationMachine {
             case .ready, .idle, .locked: return enterResting(now: now, also: [answered])
             default: return [answered]
             }
+        case (.pairingOpened(let pairing), .pairing(nil, let note)):
+            return transition(to: .pairing(pairing, note: note), now: now)
+        case (.paired(let name), .pairing(let pairing, _)):
+            pairingCloses = now.uptime + .seconds(3)
+            return transition(
+                to: .pairing(pairing, note: .paired(name)), now: now, also: [.log(.notice, "paired \(name)")])
+        case (.paired(let name), _):
+            return [.log(.notice, "paired \(name)")]
+        case (.settingsChanged(let changed), _):
+            return apply(changed, now: now)
+        case (.mealsChanged(let changed), _):
+            let day = today(now)
+            meals = meals.filter { $0.day != day } + changed.filter { $0.day == day }
+            if case .ready = phase { return transition(to: .ready, now: now) }
+            return []
+        case (.reviewSubmitted(let id, let edited), .mealResult(let photo, _, let day, _)) where photo.id == id:
+            guard let edited else {
+                reviews.removeAll { $0.photo.id == id }
+                return enterResting(
+                    now: now, also: [.discardMeal(id), .log(.info, "meal \(id) discarded from the owner's page")])
+            }
+            return saveMeal(photo, edited, day: day, now: now)
         case (.inboxChanged(let photos), _):
             inbox = photos.sorted { $0.takenAt < $1.takenAt }
             switch phase {
@@ -129,6 +151,26 @@ extension StationMachine {
                 to: .problem(.cameraMissing(missingDevices[.camera] ?? ""), photo: nil), now: now, also: [log])
         default:
             return [log]
+        }
+    }
+}
+
+extension StationMachine {
+    /// The owner's settings over the config's: the machine's own (dietary flags, countdown, flash, mode)
+    /// at once, the shell's (filter, camera) through `.applySettings`.
+    mutating func apply(_ changed: RuntimeSettings, now: Instant) -> [Action] {
+        settings.dietaryPreferences = changed.dietaryPreferences ?? baseSettings.dietaryPreferences
+        settings.countdownSeconds = changed.countdownSeconds ?? baseSettings.countdownSeconds
+        settings.flash = changed.flash ?? baseSettings.flash
+        var actions: [Action] = [.applySettings(changed), .log(.info, "owner's settings: \(changed.summary)")]
+        if let wanted = changed.mode, wanted != mode, wanted == .meal || !settings.groups.isEmpty {
+            mode = wanted
+            groupIndex = 0
+            actions.append(.log(.info, "mode switched to \(wanted.rawValue) on the owner's page"))
+        }
+        switch phase {
+        case .ready, .idle, .locked: return enterResting(now: now, also: actions)
+        default: return actions
         }
     }
 }

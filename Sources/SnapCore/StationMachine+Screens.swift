@@ -38,6 +38,9 @@ extension StationMachine {
                 LockScreen(reason: reason, limit: settings.aiDailyLimit, remaining: lockRemaining(now), slide: slide))
         case .problem(let kind, let photo):
             return .problem(ProblemScreen(kind: kind, photo: photo))
+        case .pairing(let pairing, let note):
+            let remaining = pairing.map { Duration.seconds(max(0, $0.expiresAt.timeIntervalSince(now.wall).rounded())) }
+            return .pairing(PairingScreen(pairing: pairing, remaining: remaining, note: note))
         case .idle:
             let time = Calendar.gregorian(in: settings.timeZone).dateComponents([.hour, .minute], from: now.wall)
             let clock = String(format: "%02d:%02d", time.hour ?? 0, time.minute ?? 0)

@@ -23,9 +23,13 @@ public struct StationMachine: Sendable {
         case problem(ProblemScreen.Kind, photo: ProcessedPhoto?)
         /// Nobody pressed for `settings.idleAfter`: the slideshow or the clock.
         case idle
+        /// The pairing screen of the owner's page (the pairing is nil until the shell made its code).
+        case pairing(Pairing?, note: PairingScreen.Note)
     }
 
-    public let settings: StationSettings
+    /// The settings in force: the config's (`baseSettings`) with the owner's changes over them.
+    public internal(set) var settings: StationSettings
+    public let baseSettings: StationSettings
     public internal(set) var mode: StationMode
     /// In group mode, which of `settings.groups` the next photo goes to.
     public internal(set) var groupIndex = 0
@@ -43,14 +47,20 @@ public struct StationMachine: Sendable {
     /// The day the ready screen came up: its timer fires at midnight or at the idle time, and this tells
     /// which.
     var readyDay: LocalDay?
+    /// The mode a hold just switched from, and when: a hold that goes on into the pairing hold is not
+    /// meant to switch the mode, so the switch is taken back.
+    var undoMode: (mode: StationMode, groupIndex: Int, at: Duration)?
+    /// When a pairing that succeeded closes its screen.
+    var pairingCloses: Duration?
     /// The latest day anything was recorded for: "today" never goes back before it.
     var recordedDay: LocalDay?
-    var missingDevices: [DeviceKind: String] = [:]
+    public internal(set) var missingDevices: [DeviceKind: String] = [:]
     var pendingTimers: [TimerID: Duration] = [:]
     var flashOn = false
 
     public init(settings: StationSettings, snapshot: StationSnapshot = StationSnapshot()) {
         self.settings = settings
+        self.baseSettings = settings
         self.mode = settings.groups.isEmpty ? .meal : settings.defaultMode
         self.meals = snapshot.meals
         self.aiUses = snapshot.aiUses
@@ -120,6 +130,7 @@ public struct StationMachine: Sendable {
             (.problemDismiss, settings.problemDismiss)
         case .ready: (.midnight, min(untilMidnight(now: now), settings.idleAfter ?? .seconds(86_400 * 2)))
         case .idle: (.slideshow, min(untilMidnight(now: now), settings.slideDuration))
+        case .pairing: (.pairing, .seconds(1))
         default: nil
         }
     }

@@ -14,4 +14,6 @@ public enum ButtonGesture: String, Sendable, Hashable, CaseIterable {
     case hold
     /// The optional mode button pressed.
     case mode
+    /// A button kept down for 5 s: the pairing screen of the owner's page (after the hold it also was).
+    case pairHold = "pair"
 }

@@ -22,13 +22,15 @@ public struct StationSettings: Sendable, Hashable {
     public var idleAfter: Duration?
     /// How long each photo of the group's slideshow shows.
     public var slideDuration: Duration
+    /// The owner's page is served: the pairing gesture opens its pairing screen.
+    public var ownersPage: Bool
 
     public init(
         timeZone: TimeZone = .current, defaultMode: StationMode = .group, groups: [String] = ["Friends"],
         countdownSeconds: Int = 3, flash: Bool = true, groupReviewSeconds: Int = 3, mealAutoSaveSeconds: Int = 20,
         sentLinger: Duration = .seconds(3), problemDismiss: Duration = .seconds(8), aiConfigured: Bool = false,
         aiDailyLimit: Int = 10, dietaryPreferences: Set<DietaryPreference> = [], idleAfter: Duration? = nil,
-        slideDuration: Duration = .seconds(8)
+        slideDuration: Duration = .seconds(8), ownersPage: Bool = false
     ) {
         self.timeZone = timeZone
         self.defaultMode = defaultMode
@@ -44,6 +46,7 @@ public struct StationSettings: Sendable, Hashable {
         self.dietaryPreferences = dietaryPreferences
         self.idleAfter = idleAfter
         self.slideDuration = slideDuration
+        self.ownersPage = ownersPage
     }
 }
 

@@ -17,4 +17,6 @@ public enum TimerID: String, Sendable, Hashable, CaseIterable {
     case midnight
     /// On the idle screen: the next photo of the slideshow, and the check for a new day.
     case slideshow
+    /// Redraws the pairing screen's countdown and closes it when the code expires.
+    case pairing
 }

@@ -19,6 +19,7 @@ public final class HeadlessDisplay: Display {
     private struct State {
         var sequence = 0
         var screenName = "start"
+        var caption = ""
         var lastPreviewWrite: ContinuousClock.Instant?
         var written: [String] = []
     }
@@ -45,12 +46,21 @@ public final class HeadlessDisplay: Display {
         }
     }
 
+    /// A caption file, as the PNG frames are written: in full under a `.partial` name, then renamed.
+    private static func write(_ text: Data, to path: String) throws {
+        let temporary = path + ".partial"
+        guard FileManager.default.createFile(atPath: temporary, contents: text), rename(temporary, path) == 0 else {
+            throw FileError(call: "write", path: path, errno: errno)
+        }
+    }
+
     public func present(_ frame: FramePixels, change: FrameChange) throws(DeviceError) {
         let now = ContinuousClock.now
         let name: String? = state.withLock { state in
             switch change {
-            case .screen(let screen):
+            case .screen(let screen, let caption):
                 state.screenName = screen
+                state.caption = caption
             case .preview:
                 guard previewFramesPerSecond > 0 else { return nil }
                 if let last = state.lastPreviewWrite, (now - last).seconds < 1 / previewFramesPerSecond { return nil }
@@ -60,9 +70,15 @@ public final class HeadlessDisplay: Display {
             return String(format: "%06d-%@.png", state.sequence, state.screenName)
         }
         guard let name else { return }
+        let caption = state.withLock { $0.caption }
         do {
             try PNG.write(frame, to: folder + "/" + name)
             try PNG.write(frame, to: folder + "/latest.png")
+            if !caption.isEmpty {
+                let text = Data((caption + "\n").utf8)
+                try Self.write(text, to: folder + "/" + name.dropLast(4) + ".txt")
+                try Self.write(text, to: folder + "/latest.txt")
+            }
         } catch {
             throw DeviceError(.display, "\(folder)/\(name): \(error)")
         }
@@ -73,6 +89,9 @@ public final class HeadlessDisplay: Display {
             state.written.removeFirst(old.count)
             return old
         }
-        for old in expired { unlink(folder + "/" + old) }
+        for old in expired {
+            unlink(folder + "/" + old)
+            unlink(folder + "/" + old.dropLast(4) + ".txt")
+        }
     }
 }

@@ -50,8 +50,9 @@ public protocol FlashLED: Sendable {
 
 /// What changed since the last frame a display was given.
 public enum FrameChange: Sendable, Hashable {
-    /// A different screen (or different data on it); `name` as `Screen.name`.
-    case screen(String)
+    /// A different screen (or different data on it); `name` as `Screen.name`, `caption` as
+    /// `Screen.caption` (what it says, in plain text).
+    case screen(String, caption: String = "")
     /// The same screen with a new preview frame under it.
     case preview
 }

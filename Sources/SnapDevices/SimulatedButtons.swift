@@ -24,6 +24,7 @@ public struct SimulatedButtons: Buttons {
         case "press", "p", "": .press
         case "hold", "h", "long": .hold
         case "mode", "m": .mode
+        case "pair": .pairHold
         default: nil
         }
     }
@@ -37,7 +38,7 @@ public struct SimulatedButtons: Buttons {
                     if let gesture = Self.gesture(forLine: line) {
                         continuation.yield(gesture)
                     } else {
-                        logger.notice("unknown button word \"\(line)\": type press, hold or mode")
+                        logger.notice("unknown button word \"\(line)\": type press, hold, mode or pair")
                     }
                 }
             }

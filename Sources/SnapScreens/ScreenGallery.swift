@@ -41,6 +41,8 @@ public enum ScreenGallery {
             id: PhotoID("shared"), group: "Family", member: "Grandma's kitchen", takenAt: photo.takenAt,
             expiresAt: photo.takenAt + 48 * 3600, path: photo.photoPath)
         let slide = Slide(photo: shared, age: .seconds(3 * 3600 + 120), index: 1, count: 3)
+        let pairing = Pairing(
+            url: "http://192.168.1.20:8080/pair", code: "482913", expiresAt: photo.takenAt + 300)
         return [
             ("01-ready-meal", .ready(ready)),
             ("02-ready-group", .ready(groupReady)),
@@ -102,6 +104,11 @@ public enum ScreenGallery {
             ),
             ("25-idle-slideshow", .idle(IdleScreen(mode: .group, group: "Family", slide: slide, clock: "14:05"))),
             ("26-idle-clock", .idle(IdleScreen(mode: .meal, group: nil, slide: nil, clock: "23:41"))),
+            ("27-pairing", .pairing(PairingScreen(pairing: pairing, remaining: .seconds(4 * 60 + 37)))),
+            (
+                "27b-pairing-paired",
+                .pairing(PairingScreen(pairing: pairing, remaining: .seconds(251), note: .paired("Firefox on Android")))
+            ),
         ]
     }
 }

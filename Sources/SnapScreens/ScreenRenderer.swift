@@ -38,6 +38,7 @@ public struct ScreenRenderer: Sendable {
         case .locked(let lock): drawLock(lock, canvas, layout)
         case .problem(let problem): drawProblem(problem, canvas, layout)
         case .idle(let idle): drawIdle(idle, canvas, layout)
+        case .pairing(let pairing): drawPairing(pairing, canvas, layout)
         }
     }
 

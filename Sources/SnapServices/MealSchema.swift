@@ -9,20 +9,27 @@ enum MealSchema {
         let tags: [String: Any] = [
             "type": "array", "items": ["type": "string", "enum": FoodTag.allCases.map(\.rawValue)],
         ]
+        let ingredient: [String: Any] = [
+            "type": "object", "additionalProperties": false, "required": ["name", "amount", "unit"],
+            "properties": [
+                "name": ["type": "string"], "amount": ["type": "number"],
+                "unit": ["type": "string", "enum": ["g", "ml", "piece"]],
+            ],
+        ]
         let item: [String: Any] = [
             "type": "object", "additionalProperties": false,
-            "required": ["name", "grams", "calories", "protein", "carbs", "fats", "contains"],
+            "required": ["name", "grams", "calories", "protein", "carbs", "fats", "contains", "ingredients"],
             "properties": [
                 "name": ["type": "string"], "grams": number, "calories": number, "protein": number, "carbs": number,
-                "fats": number, "contains": tags,
+                "fats": number, "contains": tags, "ingredients": ["type": "array", "items": ingredient],
             ],
         ]
         return [
             "type": "object", "additionalProperties": false,
-            "required": ["title", "calories", "protein", "carbs", "fats", "items"],
+            "required": ["title", "calories", "protein", "carbs", "fats", "items", "fun_fact"],
             "properties": [
                 "title": ["type": "string"], "calories": number, "protein": number, "carbs": number, "fats": number,
-                "items": ["type": "array", "items": item],
+                "items": ["type": "array", "items": item], "fun_fact": ["type": "string"],
             ],
         ]
     }
@@ -37,6 +44,8 @@ enum MealSchema {
             var carbs: Int
             var fats: Int
             var contains: [String]
+            /// Absent from servers that ignore the strict schema, and from answers before it was asked.
+            var ingredients: [Ingredient]?
         }
         var title: String
         var calories: Int
@@ -44,6 +53,12 @@ enum MealSchema {
         var carbs: Int
         var fats: Int
         var items: [Item]
+        var funFact: String?
+
+        enum CodingKeys: String, CodingKey {
+            case title, calories, protein, carbs, fats, items
+            case funFact = "fun_fact"
+        }
     }
 
     /// What one plate can hold: beyond these an answer is not a meal the station believes (a model that
@@ -57,6 +72,9 @@ enum MealSchema {
         static let itemMacroGrams = 0...2_000
         static let mealCalories = 0...30_000
         static let mealMacroGrams = 0...5_000
+        static let ingredients = 0...20
+        static let ingredientAmount = 0.0...10_000
+        static let funFact = 0...140
     }
 
     /// The analysis, if the answer makes sense: every number within what a plate can hold (`Bounds`),
@@ -77,18 +95,31 @@ enum MealSchema {
                 && Bounds.itemCalories.contains(item.calories)
                 && [item.protein, item.carbs, item.fats].allSatisfy(Bounds.itemMacroGrams.contains)
             guard inRange else { throw .malformedAnswer("an item's numbers are outside what a plate holds") }
+            let ingredients = item.ingredients ?? []
+            let ingredientsInRange =
+                Bounds.ingredients.contains(ingredients.count)
+                && ingredients.allSatisfy {
+                    Bounds.itemName.contains($0.name.count) && Bounds.ingredientAmount.contains($0.amount)
+                        && ["g", "ml", "piece"].contains($0.unit)
+                }
+            guard ingredientsInRange else { throw .malformedAnswer("an item's ingredients are not what a plate holds") }
+        }
+        let funFact = answer.funFact?.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard Bounds.funFact.contains(funFact?.count ?? 0) else {
+            throw .malformedAnswer("the fun fact is longer than \(Bounds.funFact.upperBound) characters")
         }
         let totals = Macros(calories: answer.calories, protein: answer.protein, carbs: answer.carbs, fats: answer.fats)
         let items = answer.items.map { item in
             MealItem(
                 name: item.name, grams: item.grams,
                 macros: Macros(calories: item.calories, protein: item.protein, carbs: item.carbs, fats: item.fats),
-                contains: Set(item.contains.compactMap(FoodTag.init(rawValue:))))
+                contains: Set(item.contains.compactMap(FoodTag.init(rawValue:))), ingredients: item.ingredients ?? [])
         }
         let sum = items.reduce(Macros.zero) { $0 + $1.macros }
         guard abs(sum.calories - totals.calories) <= max(60, totals.calories / 5) else {
             throw .malformedAnswer("the total of \(totals.calories) kcal is not the items' \(sum.calories) kcal")
         }
-        return MealAnalysis(title: answer.title, totals: totals, items: items)
+        return MealAnalysis(
+            title: answer.title, totals: totals, items: items, funFact: funFact?.isEmpty == false ? funFact : nil)
     }
 }

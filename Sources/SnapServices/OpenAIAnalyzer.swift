@@ -52,7 +52,12 @@ public struct OpenAIAnalyzer: MealAnalyzer {
     /// The largest answer read: a meal of 50 items is a few kilobytes; anything near this is not a meal.
     static let maxAnswerBytes = 1 << 20
 
+    /// Analyses with the configured dietary preferences (`settings.dietary`).
     public func analyse(jpeg: [UInt8]) async throws(AIFailure) -> MealAnalysis {
+        try await analyse(jpeg: jpeg, dietary: settings.dietary)
+    }
+
+    public func analyse(jpeg: [UInt8], dietary: [DietaryPreference]) async throws(AIFailure) -> MealAnalysis {
         let image: [UInt8]
         do {
             image = try AIImage.jpeg(from: jpeg, detail: settings.detail)
@@ -62,7 +67,7 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         let request = HTTPRequest(
             method: "POST", url: settings.baseURL.trimmingSuffix("/") + "/chat/completions",
             headers: [("Authorization", "Bearer \(settings.key)"), ("Content-Type", "application/json")],
-            body: requestBody(image: image), maxBodyBytes: Self.maxAnswerBytes)
+            body: requestBody(image: image, dietary: dietary), maxBodyBytes: Self.maxAnswerBytes)
         var attempt = 1
         while true {
             let started = ContinuousClock.now
@@ -155,18 +160,25 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         return formatter.date(from: value).map { .seconds(max(0, $0.timeIntervalSinceNow.rounded(.up))) }
     }
 
-    /// The chat-completions request body for `image`, at the configured detail or at `detail`.
-    public func requestBody(image: [UInt8], detail: AIImage.Detail? = nil) -> [UInt8] {
+    /// The chat-completions request body for `image`, at the configured detail or at `detail`, for a
+    /// person who eats `dietary` (the configured preferences when nil).
+    public func requestBody(image: [UInt8], detail: AIImage.Detail? = nil, dietary: [DietaryPreference]? = nil)
+        -> [UInt8]
+    {
+        let dietary = dietary ?? settings.dietary
         let tags = FoodTag.allCases.map(\.rawValue).joined(separator: ", ")
         var instructions = """
             You estimate the nutrition of a meal from one photo. Name the meal in a short title. List each \
             item you can see with its weight in grams and its kcal, protein, carbs and fats in grams, rounded \
             to whole numbers; the meal's totals are the sums of the items. For each item, list in "contains" \
-            which of these it contains: \(tags).
+            which of these it contains: \(tags). For an item that is a dish made of several ingredients (a \
+            sauce, a salad), list them in "ingredients" with the amount each needs in g, ml or pieces, as a \
+            shopping list would; leave it empty for a plain food. Add one short, friendly "fun_fact" about the \
+            meal, at most 120 characters.
             """
-        if !settings.dietary.isEmpty {
+        if !dietary.isEmpty {
             instructions +=
-                " The person eats " + settings.dietary.map(\.rawValue).joined(separator: " and ")
+                " The person eats " + dietary.map(\.rawValue).joined(separator: " and ")
                 + ": be exact about \"contains\", it is used to warn them."
         }
         let payload: [String: Any] = [

@@ -98,6 +98,32 @@ extension StationStore {
         migrator.registerMigration("v5: durable analyses with their answers") { db in
             try db.execute(sql: "ALTER TABLE analysis_jobs ADD COLUMN answer_json TEXT")
         }
+        migrator.registerMigration("v6: the owner's page: sessions, settings, meal edits, the shopping list") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE meals ADD COLUMN fun_fact TEXT;
+                    ALTER TABLE meals ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+                    ALTER TABLE meals ADD COLUMN totals_set_by_owner INTEGER NOT NULL DEFAULT 0;
+                    CREATE TABLE web_sessions (
+                        token_hash TEXT PRIMARY KEY,
+                        csrf TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        created REAL NOT NULL,
+                        last_seen REAL NOT NULL
+                    );
+                    CREATE TABLE runtime_settings (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        json TEXT NOT NULL
+                    );
+                    CREATE TABLE shopping_items (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        name TEXT NOT NULL,
+                        amount REAL NOT NULL,
+                        unit TEXT NOT NULL,
+                        ticked INTEGER NOT NULL DEFAULT 0
+                    );
+                    """)
+        }
         return migrator
     }
 }

@@ -1,4 +1,6 @@
+import Dispatch
 import SnapFiles
+import Synchronization
 
 extension StationStore {
     /// Runs `work` on the store's own thread, after the writes queued before it, and waits for it
@@ -30,6 +32,26 @@ extension StationStore {
             do throws(StoreError) { try work(self) } catch { failed(error) }
         }
         if !accepted { failed(StoreError("write to the store", SerialThread.Closed(name: thread.name))) }
+    }
+
+    /// Runs `work` on the store's thread and blocks the calling thread until it is done: for a thread of
+    /// its own that may wait (the owner's page), never for one of the concurrency pool's, and never on the
+    /// store's thread itself.
+    @discardableResult
+    public func writingAndWaiting<Value: Sendable>(
+        _ work: @escaping @Sendable (StationStore) throws(StoreError) -> Value
+    ) throws(StoreError) -> Value {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<Value, StoreError>?>(nil)
+        let accepted = thread.submit {
+            let result: Result<Value, StoreError>
+            do throws(StoreError) { result = .success(try work(self)) } catch { result = .failure(error) }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        guard accepted else { throw StoreError("write to the store", SerialThread.Closed(name: thread.name)) }
+        done.wait()
+        return try outcome.withLock { $0! }.get()
     }
 
     /// How long the write now running has run; nil when the store's thread is idle.

@@ -87,14 +87,15 @@ public final class StationStore: Sendable {
         try db.execute(
             sql: """
                 INSERT OR REPLACE INTO meals
-                (id, day, taken_at, title, calories, protein, carbs, fats, items_json, photo_path, thumbnail_path)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                (id, day, taken_at, title, calories, protein, carbs, fats, items_json, photo_path, thumbnail_path,
+                 fun_fact)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 meal.photo.id.rawValue, meal.day.description, meal.photo.takenAt.timeIntervalSince1970,
                 meal.analysis.title, meal.analysis.totals.calories, meal.analysis.totals.protein,
                 meal.analysis.totals.carbs, meal.analysis.totals.fats, items, meal.photo.photoPath,
-                meal.photo.thumbnailPath,
+                meal.photo.thumbnailPath, meal.analysis.funFact,
             ])
     }
 
@@ -186,18 +187,21 @@ public final class StationStore: Sendable {
         }
     }
 
-    private static func meals(_ db: Database, on day: LocalDay) throws -> [Meal] {
+    static func meals(_ db: Database, on day: LocalDay) throws -> [Meal] {
         try Row.fetchAll(db, sql: "SELECT * FROM meals WHERE day = ? ORDER BY taken_at", arguments: [day.description])
-            .map { row in
-                let items = try JSONDecoder().decode([MealItem].self, from: Data((row["items_json"] as String).utf8))
-                let photo = ProcessedPhoto(
-                    id: PhotoID(row["id"]), photoPath: row["photo_path"], thumbnailPath: row["thumbnail_path"],
-                    takenAt: Date(timeIntervalSince1970: row["taken_at"]))
-                let totals = Macros(
-                    calories: row["calories"], protein: row["protein"], carbs: row["carbs"], fats: row["fats"])
-                return Meal(
-                    photo: photo, day: day, analysis: MealAnalysis(title: row["title"], totals: totals, items: items))
-            }
+            .map(meal)
+    }
+
+    static func meal(_ row: Row) throws -> Meal {
+        let items = try JSONDecoder().decode([MealItem].self, from: Data((row["items_json"] as String).utf8))
+        let photo = ProcessedPhoto(
+            id: PhotoID(row["id"]), photoPath: row["photo_path"], thumbnailPath: row["thumbnail_path"],
+            takenAt: Date(timeIntervalSince1970: row["taken_at"]))
+        let totals = Macros(calories: row["calories"], protein: row["protein"], carbs: row["carbs"], fats: row["fats"])
+        let day = LocalDay(row["day"] as String) ?? LocalDay(year: 1970, month: 1, day: 1)
+        return Meal(
+            photo: photo, day: day,
+            analysis: MealAnalysis(title: row["title"], totals: totals, items: items, funFact: row["fun_fact"]))
     }
 
     /// Runs `PRAGMA integrity_check`; returns SQLite's verdict, "ok" when the database is sound.

@@ -44,7 +44,7 @@ extension SnapStation {
             do {
                 let processed = try PhotoPipeline(maxSide: config.processing.maxSize).process(
                     jpeg: FileBytes.read(photo))
-                let meal = try await analyzer.analyse(jpeg: processed.photo)
+                let meal = try await analyzer.analyse(jpeg: processed.photo, dietary: config.ai.dietary)
                 print(Self.json(meal, preferences: Set(config.ai.dietary)))
             } catch let failure as AIFailure {
                 FileHandle.standardError.write(Data("snapstation: \(failure.message) (\(failure))\n".utf8))

@@ -50,11 +50,15 @@ MEAL = {
     "title": "Spaghetti with tomato sauce",
     "calories": 650, "protein": 24, "carbs": 80, "fats": 22,
     "items": [
-        {"name": "Spaghetti", "grams": 200, "calories": 320, "protein": 11, "carbs": 64, "fats": 2, "contains": ["gluten"]},
-        {"name": "Tomato sauce", "grams": 150, "calories": 210, "protein": 3, "carbs": 15, "fats": 11, "contains": []},
+        {"name": "Spaghetti", "grams": 200, "calories": 320, "protein": 11, "carbs": 64, "fats": 2, "contains": ["gluten"],
+         "ingredients": []},
+        {"name": "Tomato sauce", "grams": 150, "calories": 210, "protein": 3, "carbs": 15, "fats": 11, "contains": [],
+         "ingredients": [{"name": "Tomatoes", "amount": 120, "unit": "g"}, {"name": "Olive oil", "amount": 15, "unit": "ml"},
+                         {"name": "Garlic", "amount": 1, "unit": "piece"}]},
         {"name": "Parmesan", "grams": 30, "calories": 120, "protein": 10, "carbs": 1, "fats": 9,
-         "contains": ["dairy", "lactose"]},
+         "contains": ["dairy", "lactose"], "ingredients": []},
     ],
+    "fun_fact": "Spaghetti is Italian for 'little strings'.",
 }
 
 

@@ -53,7 +53,7 @@ struct DiskFullTests {
         #expect(await follower.waitFor("screen: ready", seconds: 10))
         station.type("press")
         #expect(await follower.waitFor("screen: group-lock", seconds: 60), "B's photo once there is space")
-        #expect(station.stop() == 0)
+        #expect(await station.stop() == 0)
         let after = try StationStore(directory: disk.path).audit()
         #expect(after.delivered.count == 2 && after.integrity == "ok" && after.temporaryFiles.isEmpty)
     }

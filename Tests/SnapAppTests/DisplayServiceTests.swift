@@ -30,7 +30,7 @@ final class SlowDisplay: Display {
     }
 
     var names: [String] {
-        shown.withLock { $0.compactMap { if case .screen(let name) = $0.change { name } else { nil } } }
+        shown.withLock { $0.compactMap { if case .screen(let name, _) = $0.change { name } else { nil } } }
     }
 }
 

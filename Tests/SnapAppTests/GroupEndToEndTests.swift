@@ -15,7 +15,7 @@ struct GroupEndToEndTests {
     let fake: FakeServices
     let stations = ["Kitchen", "Hall", "Porch"]
 
-    init() throws { fake = try FakeServices() }
+    init() async throws { fake = try await FakeServices() }
 
     private func config(_ name: String, _ member: FakeServices.Member) throws -> String {
         try AtomicFile.createFolder(folder.path + "/" + name)
@@ -53,7 +53,7 @@ struct GroupEndToEndTests {
             let shared = await StationProcess.waitFor(seconds: 60) { first[name]!.output.contains("delivered ") }
             #expect(shared, "\(name) did not deliver:\n\(first[name]!.output)")
         }
-        for process in first.values { process.stop() }
+        for process in first.values { await process.stop() }
         #expect(try await fake.rows().count == 3)
 
         // Started again, each fetches what the others shared; a press on the lock steps the slideshow.
@@ -68,7 +68,7 @@ struct GroupEndToEndTests {
             }
             #expect(received, "\(name) did not receive two photos:\n\(second[name]!.output)")
         }
-        for process in second.values { process.stop() }
+        for process in second.values { await process.stop() }
         var bytes: [String: Int] = [:]
         for name in stations {
             let kept = try StationStore(directory: folder.path + "/\(name)/state").receivedPhotos(now: Date())
@@ -89,7 +89,7 @@ struct GroupEndToEndTests {
             fresh.output.contains("already has today's photo")
         }
         let locked = await StationProcess.waitFor(seconds: 20) { fresh.output.contains("screen: group-lock") }
-        fresh.stop()
+        await fresh.stop()
         #expect(refused && locked, "the server's one-photo-a-day rule:\n\(fresh.output)")
         #expect(try await fake.rows().count == 3, "still one photo per member")
     }

@@ -11,7 +11,7 @@ struct MealEndToEndTests {
     let folder = TemporaryDirectory("meal-e2e")
     let fake: FakeServices
 
-    init() throws { fake = try FakeServices() }
+    init() async throws { fake = try await FakeServices() }
 
     private func config(baseURL: String? = nil) throws -> String {
         try StationFixture.writeConfig(
@@ -35,7 +35,7 @@ struct MealEndToEndTests {
         let saved = await StationProcess.waitFor(seconds: 40) {
             screens.last == "ready" && screens.contains("meal-result")
         }
-        #expect(station.stop() == 0)
+        #expect(await station.stop() == 0)
         #expect(saved, "screens: \(screens)\n\(station.output)")
         #expect(
             screens.filter { ["countdown", "capturing", "processing", "analysing", "meal-result"].contains($0) }
@@ -58,7 +58,7 @@ struct MealEndToEndTests {
             ],
             logPath: folder.path + "/station.log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
         let retried = await StationProcess.waitFor(seconds: 40) { screens.contains("meal-result") }
-        station.stop()
+        await station.stop()
         #expect(retried, "screens: \(screens)\n\(station.output)")
         #expect(screens.contains("error-ai-failed"))
         #expect(station.output.contains("rejected the API key"))
@@ -74,13 +74,13 @@ struct MealEndToEndTests {
             ],
             logPath: folder.path + "/offline.log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
         let queued = await StationProcess.waitFor(seconds: 30) { screens.contains("error-analysis-queued") }
-        let service = try FakeServices(port: port)
+        let service = try await FakeServices(port: port)
         let answered = await StationProcess.waitFor(seconds: 30) { station.output.contains("waits for review") }
         // The answer is shown on the result sheet (never logged unseen), which saves by itself after 2 s.
         let reviewed = await StationProcess.waitFor(seconds: 30) {
             screens.last == "ready" && screens.filter { $0 == "meal-result" }.count == 1
         }
-        #expect(station.stop() == 0)
+        #expect(await station.stop() == 0)
         #expect(queued, "screens: \(screens)\n\(station.output)")
         #expect(answered && reviewed, "screens: \(screens)\n\(station.output)")
         _ = service
@@ -98,7 +98,7 @@ struct MealEndToEndTests {
             logPath: folder.path + "/first.log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
         let analysing = await StationProcess.waitFor(seconds: 30) { first.output.contains("screen: analysing") }
         try? await Task.sleep(for: .milliseconds(300))
-        first.stop(SIGKILL)
+        await first.stop(SIGKILL)
         #expect(analysing, "\(first.output)")
         let second = try StationProcess(
             ["run", "--config", config(), "--state", folder.path + "/state", "--no-stdin"],
@@ -108,7 +108,7 @@ struct MealEndToEndTests {
             guard let sheet = log.range(of: "screen: meal-result") else { return false }
             return log[sheet.upperBound...].contains("screen: ready")  // saved by itself after 2 s
         }
-        #expect(second.stop() == 0)
+        #expect(await second.stop() == 0)
         #expect(reviewed, "\(second.output)")
         #expect(second.output.contains("cut off by the last stop go to the queue"))
         let today = LocalDay(containing: Date(), in: TimeZone(identifier: "UTC")!)
@@ -123,7 +123,7 @@ struct MealEndToEndTests {
         try Data(JPEG.encode(TestImages.noise(width: 1024, height: 768), quality: 85)).write(
             to: URL(fileURLWithPath: photo))
         let environment = ["SNAPSTATION_TEST_AI_KEY": "test-key"]
-        let ok = try StationProcess.run(
+        let ok = try await StationProcess.run(
             ["analyze", photo, "--config", config()], logPath: folder.path + "/a.log", environment: environment)
         #expect(ok.status == 0, "\(ok.output)")
         let json = try JSONSerialization.jsonObject(with: Data(ok.output.utf8)) as? [String: Any]
@@ -134,17 +134,18 @@ struct MealEndToEndTests {
 
         let text = folder.path + "/notes.jpg"
         try "not a photo".write(toFile: text, atomically: true, encoding: .utf8)
-        let dry = try StationProcess.run(
+        let dry = try await StationProcess.run(
             ["analyze", text, "--dry-run", "--config", config()], logPath: folder.path + "/d.log")
         #expect(dry.status == 1)
         #expect(dry.output.contains("notes.jpg"), "the error names the file: \(dry.output)")
 
         try await fake.queue("openai", ["refusal"])
-        let refused = try StationProcess.run(
+        let refused = try await StationProcess.run(
             ["analyze", photo, "--config", config()], logPath: folder.path + "/b.log", environment: environment)
         #expect(refused.status == 1)
         #expect(refused.output.contains("The AI declined"))
-        let noKey = try StationProcess.run(["analyze", photo, "--config", config()], logPath: folder.path + "/c.log")
+        let noKey = try await StationProcess.run(
+            ["analyze", photo, "--config", config()], logPath: folder.path + "/c.log")
         #expect(noKey.status == 2)
         #expect(noKey.output.contains("AI service not configured"))
     }

@@ -22,7 +22,7 @@ struct PowerCutSuiteTests {
     let fake: FakeServices
     var state: String { folder.path + "/state" }
 
-    init() throws { fake = try FakeServices() }
+    init() async throws { fake = try await FakeServices() }
 
     static var cycles: Int {
         Int(ProcessInfo.processInfo.environment["SNAPSTATION_POWERCUT_CYCLES"] ?? "") ?? 30
@@ -99,7 +99,7 @@ struct PowerCutSuiteTests {
             try? await Task.sleep(for: .milliseconds(Int.random(in: 100...4500, using: &generator)))
             let phase = station.output.components(separatedBy: "screen: ").last?.prefix { $0 != "\n" } ?? "start"
             phases[String(phase), default: 0] += 1
-            station.stop(SIGKILL)
+            await station.stop(SIGKILL)
             kills += 1
             problems += try checkAfterKill(cycle)
         }
@@ -116,7 +116,7 @@ struct PowerCutSuiteTests {
         _ = await StationProcess.waitFor(seconds: 60) {
             ((try? StationStore(directory: state).audit().analyses["answered"]) ?? 1) == 0
         }
-        #expect(last.stop() == 0)
+        #expect(await last.stop() == 0)
         let audit = try StationStore(directory: state).audit()
         let rows = try await fake.rows()
         let served = try await fake.requests().filter {

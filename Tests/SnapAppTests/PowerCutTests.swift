@@ -20,9 +20,10 @@ struct PowerCutTests {
             let writer = try StationProcess(
                 ["store-soak", "--state", state], logPath: folder.path + "/soak-\(round).log")
             try? await Task.sleep(for: .microseconds(Int.random(in: 30_000...400_000, using: &generator)))
-            writer.stop(SIGKILL)
+            await writer.stop(SIGKILL)
         }
-        let check = try StationProcess.run(["store-check", "--state", state], logPath: folder.path + "/check.log")
+        let check = try await StationProcess.run(
+            ["store-check", "--state", state], logPath: folder.path + "/check.log")
         #expect(check.status == 0, "\(check.output)")
         #expect(check.output.contains("integrity: ok"))
         let photos = check.output.split(separator: "\n").first { $0.hasPrefix("photos:") } ?? ""

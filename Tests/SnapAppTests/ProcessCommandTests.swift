@@ -13,17 +13,17 @@ struct ProcessCommandTests {
         return path
     }
 
-    private func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        try StationProcess.run(["process"] + arguments, logPath: folder.path + "/process.log")
+    private func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await StationProcess.run(["process"] + arguments, logPath: folder.path + "/process.log")
     }
 
     @Test("should turn a phone photo upright, shrink it, and drop its EXIF and GPS")
-    func phonePhoto() throws {
+    func phonePhoto() async throws {
         // Stored on its side (a portrait shot held sideways), with orientation 6 and a GPS position.
         let upright = TestImages.marked(width: 600, height: 800)
         let stored = upright.oriented(Orientation(quarterTurns: 3))
         let input = try write(EXIFWriter.inserting(orientation: 6, into: JPEG.encode(stored, quality: 92)), "in.jpg")
-        let result = try run([
+        let result = try await run([
             input, "-o", folder.path + "/out.jpg", "--max", "400", "--thumbnail", folder.path + "/t.jpg",
         ])
         #expect(result.status == 0, "\(result.output)")
@@ -36,13 +36,13 @@ struct ProcessCommandTests {
     }
 
     @Test("should apply a filter and cut a sticker against a reference")
-    func filterAndSticker() throws {
+    func filterAndSticker() async throws {
         let table = PixelImage(width: 640, height: 480, blue: 60, green: 110, red: 150)
         var photo = table
         for y in 140..<340 { for x in 220..<420 { photo.pixels[(y * 640 + x) * 4 + 2] = 250 } }
         let input = try write(JPEG.encode(photo, quality: 95), "meal.jpg")
         let reference = try write(JPEG.encode(table, quality: 95), "table.jpg")
-        let result = try run([
+        let result = try await run([
             input, "-o", folder.path + "/meal-out.jpg", "--filter", "mono", "--sticker-reference", reference,
         ])
         #expect(result.status == 0, "\(result.output)")
@@ -57,20 +57,20 @@ struct ProcessCommandTests {
     }
 
     @Test("should process a truncated file as far as it goes with a warning, and exit 1 on garbage or a missing file")
-    func failures() throws {
+    func failures() async throws {
         let good = try JPEG.encode(TestImages.marked(width: 300, height: 200), quality: 80)
         let broken = try write(Array(good.prefix(good.count / 2)), "broken.jpg")
-        let truncated = try run([broken, "-o", folder.path + "/half.jpg"])
+        let truncated = try await run([broken, "-o", folder.path + "/half.jpg"])
         #expect(truncated.status == 0, "\(truncated.output)")
         #expect(truncated.output.contains("broken.jpg: warning: Premature end of JPEG file"))
         let garbage = try write(Array(good.prefix(300)), "garbage.jpg")
-        let corrupt = try run([garbage, "-o", folder.path + "/x.jpg"])
+        let corrupt = try await run([garbage, "-o", folder.path + "/x.jpg"])
         #expect(corrupt.status == 1)
         #expect(corrupt.output.contains("garbage.jpg: tjDecompress"), "TurboJPEG names the call that failed")
-        let missing = try run([folder.path + "/nope.jpg", "-o", folder.path + "/x.jpg"])
+        let missing = try await run([folder.path + "/nope.jpg", "-o", folder.path + "/x.jpg"])
         #expect(missing.status == 1)
         #expect(missing.output.contains("open(\(folder.path)/nope.jpg): No such file or directory"))
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/x.jpg"))
-        #expect(try run([garbage, "-o", folder.path + "/x.jpg", "--quality", "0"]).status != 0)
+        #expect(try await run([garbage, "-o", folder.path + "/x.jpg", "--quality", "0"]).status != 0)
     }
 }

@@ -7,15 +7,15 @@ struct SelftestCommandTests {
     let folder = TemporaryDirectory("selftest")
 
     /// Runs `snapstation selftest` with a config of `toml`; its exit status and what it printed.
-    func selftest(_ name: String, _ toml: String) throws -> (status: Int32, output: String) {
+    func selftest(_ name: String, _ toml: String) async throws -> (status: Int32, output: String) {
         let path = folder.path + "/\(name).toml"
         try toml.write(toFile: path, atomically: true, encoding: .utf8)
-        return try StationProcess.run(["selftest", "--config", path], logPath: folder.path + "/\(name).log")
+        return try await StationProcess.run(["selftest", "--config", path], logPath: folder.path + "/\(name).log")
     }
 
     @Test("should print the device tables and pass a config that names no real device")
-    func simulated() throws {
-        let (status, output) = try selftest("sim", "[camera]\nbackend = \"simulated\"\n")
+    func simulated() async throws {
+        let (status, output) = try await selftest("sim", "[camera]\nbackend = \"simulated\"\n")
         #expect(status == 0)
         for heading in ["Cameras (libcamera 0.", "GPIO chips (libgpiod v", "Displays (DRM/KMS)", "This config"] {
             #expect(output.contains(heading), "missing \(heading)")
@@ -24,15 +24,16 @@ struct SelftestCommandTests {
     }
 
     @Test("should fail, naming the chip, when the configured GPIO chip is not there")
-    func missingChip() throws {
-        let (status, output) = try selftest("gpio", "[gpio]\nbackend = \"gpiod\"\nchip = \"snapstation-test-chip\"\n")
+    func missingChip() async throws {
+        let (status, output) = try await selftest(
+            "gpio", "[gpio]\nbackend = \"gpiod\"\nchip = \"snapstation-test-chip\"\n")
         #expect(status == 1)
         #expect(output.contains("FAIL  buttons gpiod     GPIO chip \"snapstation-test-chip\" not found"))
     }
 
     @Test("should fail when the configured DRM card is not there")
-    func missingCard() throws {
-        let (status, output) = try selftest(
+    func missingCard() async throws {
+        let (status, output) = try await selftest(
             "drm", "[display]\nbackend = \"drm\"\ndevice = \"/dev/dri/snapstation-test-card\"\n")
         #expect(status == 1)
         #expect(output.contains("FAIL  display drm       /dev/dri/snapstation-test-card: No such file or directory"))

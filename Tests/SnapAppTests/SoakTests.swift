@@ -54,7 +54,7 @@ struct SoakTests {
             }
         }
         let elapsed = ContinuousClock.now - began
-        #expect(station.stop() == 0)
+        #expect(await station.stop() == 0)
         #expect(completed == Self.cycles, "stopped after \(completed) cycles:\n\(station.output.suffix(2000))")
         let afterWarmUp = samples.first { $0.cycle >= warmUp }
         let end = samples.last

@@ -64,7 +64,7 @@ struct SystemdNotifyTests {
         let messages = await socket.messages(within: 60) { received in
             received.filter { $0 == "WATCHDOG=1" }.count >= 3 && received.contains("STATUS=countdown")
         }
-        #expect(station.stop() == 0)
+        #expect(await station.stop() == 0)
         let stopping = await socket.messages(within: 10) { $0.contains("STOPPING=1") }
         #expect(messages.contains("READY=1"))
         #expect(messages.contains("STATUS=ready"))
@@ -82,7 +82,7 @@ struct SystemdNotifyTests {
             ["run", "--simulate", "--state", folder.path + "/hang-state", "--no-stdin"],
             logPath: folder.path + "/hang.log",
             environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "400000", "SNAPSTATION_TEST_HANG": "1"])
-        defer { _ = station.stop(SIGKILL) }
+        defer { kill(station.process.processIdentifier, SIGKILL) }
         let before = await socket.messages(within: 60) { $0.filter { $0 == "WATCHDOG=1" }.count >= 2 }
         #expect(before.filter { $0 == "WATCHDOG=1" }.count >= 2)
         kill(station.process.processIdentifier, SIGUSR2)

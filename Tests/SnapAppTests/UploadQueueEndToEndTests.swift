@@ -12,7 +12,7 @@ struct UploadQueueEndToEndTests {
     let folder = TemporaryDirectory("queue-e2e")
     let fake: FakeServices
 
-    init() throws { fake = try FakeServices() }
+    init() async throws { fake = try await FakeServices() }
 
     private func config(_ member: FakeServices.Member) throws -> String {
         try StationFixture.writeConfig(
@@ -40,13 +40,13 @@ struct UploadQueueEndToEndTests {
         let first = try station(kitchen, script: "1s press", log: "first.log")
         let uploading = await StationProcess.waitFor(seconds: 30) { first.output.contains("screen: uploading") }
         try? await Task.sleep(for: .microseconds(500_000))
-        first.stop(SIGKILL)
+        await first.stop(SIGKILL)
         #expect(uploading, "\(first.output)")
         #expect(try await rows().isEmpty, "nothing arrived before the kill")
 
         let second = try station(kitchen, script: "", log: "second.log")
         _ = await StationProcess.waitFor(seconds: 30) { second.output.contains("delivered ") }
-        #expect(second.stop() == 0)
+        #expect(await second.stop() == 0)
         #expect(second.output.contains("1 photo(s) waiting in the upload queue"))
         let delivered = try await rows()
         #expect(delivered.count == 1, "\(second.output)")
@@ -66,7 +66,7 @@ struct UploadQueueEndToEndTests {
             station.output.contains("screen: error-network-down")
         }
         let drained = await StationProcess.waitFor(seconds: 30) { station.output.contains("delivered ") }
-        #expect(station.stop() == 0)
+        #expect(await station.stop() == 0)
         #expect(offline, "\(station.output)")
         #expect(drained, "\(station.output)")
         #expect(try await rows().count == 1)

@@ -168,6 +168,38 @@ struct StationConfigTests {
             ])
     }
 
+    @Test("should read the owner's page's table and say what is wrong with it")
+    func webTable() throws {
+        let config = try StationConfig(
+            parsing: """
+                [web]
+                address = "127.0.0.1"
+                port = 0
+                locked = ["processing.filter", "countdown.seconds"]
+                public_url = "http://snapstation.local:8080"
+                """, file: "t.toml")
+        #expect(config.web.address == "127.0.0.1" && config.web.port == 0 && config.web.enabled)
+        #expect(config.web.locked == ["processing.filter", "countdown.seconds"])
+        #expect(config.stationSettings(aiConfigured: false).ownersPage)
+        let lines = problems(
+            """
+            [web]
+            address = "my-station"
+            port = 70000
+            tls_certificate = "/etc/snapstation/cert.pem"
+            public_url = "snapstation.local"
+            locked = ["processing.filtr"]
+            """)
+        #expect(
+            lines == [
+                "t.toml:2: web.address: \"my-station\" is not an IP address of this station (\"0.0.0.0\" for every interface, \"127.0.0.1\" for this machine only, or one address)",
+                "t.toml:3: web.port: 70000 is out of range (an integer from 0 to 65535)",
+                "t.toml:4: web.tls_certificate: is missing its partner (both web.tls_certificate and web.tls_key (PEM files), or neither)",
+                "t.toml:5: web.public_url: \"snapstation.local\" is not an http(s) URL (a URL such as \"http://snapstation.local:8080\", or \"\" to make one)",
+                "t.toml:6: web.locked: \"processing.filtr\" is not allowed; did you mean \"processing.filter\"? (a list of \"ai.dietary\", \"processing.filter\", \"processing.intensity\", \"countdown.flash\", \"countdown.seconds\", \"station.default_mode\")",
+            ])
+    }
+
     @Test("should report every problem in one pass, in line order")
     func manyProblems() {
         let lines = problems(

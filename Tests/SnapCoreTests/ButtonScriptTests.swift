@@ -13,7 +13,7 @@ struct ButtonScriptTests {
     @Test("should accept an empty script and refuse nonsense with a reason")
     func problems() {
         #expect(ButtonScript("")?.steps == [])
-        #expect(ButtonScript.problem(in: "2s jump") == "\"jump\" is not press, hold or mode")
+        #expect(ButtonScript.problem(in: "2s jump") == "\"jump\" is not press, hold, mode or pair")
         #expect(ButtonScript.problem(in: "press") == "\"press\" is not \"DELAY GESTURE\"")
         #expect(ButtonScript("-1s press") == nil)
     }

@@ -10,7 +10,7 @@ import Testing
 @Suite("libcamera camera (mocked) and frame conversion")
 struct CameraDriverTests {
     let settings = LibcameraCamera.Settings(
-        selector: "first", preview: (64, 48), still: (320, 240), stillTimeout: .seconds(10))
+        selector: "first", preview: (64, 48), still: (320, 240), stillTimeout: .seconds(30), stallTimeout: .seconds(60))
 
     /// Runs the preview until `body` is done, then cancels it and waits for it to end.
     func streaming(

@@ -71,7 +71,10 @@ struct GPIOTests {
         #expect(first == .hold, "no release was sent: only the hold deadline can produce this")
         gpio.edges(offset: 17, [(false, 10)])
         gpio.edges(offset: 22, [(true, 20), (false, 30)])
-        #expect(await iterator.next() == .mode, "the release after a hold is not a press")
+        var next = await iterator.next()
+        // On a machine so loaded that the release comes 5 s late, the long hold fires the pairing hold too.
+        if next == .pairHold { next = await iterator.next() }
+        #expect(next == .mode, "the release after a hold is not a press")
     }
 
     @Test("should request lines by name or offset with the configured bias and active-low")

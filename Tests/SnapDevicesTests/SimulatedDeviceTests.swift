@@ -62,7 +62,7 @@ struct SimulatedDeviceTests {
         }
     }
 
-    @Test("should write every screen change, cap preview frames, and keep only the newest frames")
+    @Test("should write every screen change with its caption, cap preview frames, and keep only the newest frames")
     func headlessDisplay() throws {
         let display = try HeadlessDisplay(
             width: 64, height: 48, folder: folder.path + "/frames", previewFramesPerSecond: 1, keep: 3)
@@ -71,9 +71,14 @@ struct SimulatedDeviceTests {
         try display.present(canvas, change: .preview)  // within a second of the last write: skipped
         try display.present(canvas, change: .screen("countdown"))
         try display.present(canvas, change: .screen("capturing"))
-        try display.present(canvas, change: .screen("processing"))
+        try display.present(canvas, change: .screen("processing", caption: "processing · p1"))
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path + "/frames").sorted()
-        #expect(files == ["000002-countdown.png", "000003-capturing.png", "000004-processing.png", "latest.png"])
+        #expect(
+            files == [
+                "000002-countdown.png", "000003-capturing.png", "000004-processing.png", "000004-processing.txt",
+                "latest.png", "latest.txt",
+            ])
+        #expect(try String(contentsOfFile: folder.path + "/frames/latest.txt", encoding: .utf8) == "processing · p1\n")
     }
 
     @Test("should fail every call of the null camera with its reason")

@@ -23,7 +23,10 @@ struct ScreenRendererTests {
     @Test("should draw every screen at every size without cutting any text", arguments: sizes)
     func nothingCut(size: (Int, Int)) throws {
         let photo = try samplePhoto()
-        let renderer = ScreenRenderer(images: .disk(capture: { _ in TestImages.marked(width: 640, height: 480) }))
+        // Made once: a debug build takes long over each pixel, and this test draws dozens of screens.
+        let capture = TestImages.marked(width: 640, height: 480)
+        let preview = TestImages.marked(width: 800, height: 480)
+        let renderer = ScreenRenderer(images: .disk(capture: { _ in capture }))
         let canvas = Canvas(width: size.0, height: size.1)
         var seen: Set<[UInt8]> = []
         let sticker = try StickerMaker().make(
@@ -33,7 +36,7 @@ struct ScreenRendererTests {
         try Data(PNG.encode(withAlpha: sticker)).write(to: URL(fileURLWithPath: stickerPath))
         let screens = ScreenGallery.screens(photo: photo, sticker: stickerPath)
         for (name, screen) in screens {
-            renderer.draw(screen, preview: TestImages.marked(width: 800, height: 480), on: canvas)
+            renderer.draw(screen, preview: preview, on: canvas)
             #expect(canvas.cutTexts.isEmpty, "\(name) at \(size.0)x\(size.1) cut: \(canvas.cutTexts)")
             seen.insert(canvas.snapshot().pixels)
         }

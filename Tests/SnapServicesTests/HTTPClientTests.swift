@@ -9,7 +9,7 @@ import Testing
 @Suite("HTTPClient over libcurl", .serialized)
 struct HTTPClientTests {
     let fake: FakeServices
-    init() throws { fake = try FakeServices() }
+    init() async throws { fake = try await FakeServices() }
 
     @Test("should return status, headers and body")
     func get() async throws {
@@ -109,7 +109,7 @@ struct HTTPClientTests {
 struct HTTPClientProxyTests {
     @Test("should go through the proxy the environment names, and straight to hosts in no_proxy")
     func proxyFromEnvironment() async throws {
-        let proxy = try FakeServices()
+        let proxy = try await FakeServices()
         // A host that does not resolve: only a proxy can answer. The fake answers the absolute-form
         // request a client sends to a forward proxy, so it stands in for one.
         setenv("http_proxy", proxy.baseURL, 1)
@@ -141,7 +141,7 @@ struct HTTPClientTLSTests {
         try openssl.run()
         openssl.waitUntilExit()
         try #require(openssl.terminationStatus == 0, "openssl is needed to make a test certificate")
-        let fake = try FakeServices(tls: (folder.path + "/cert.pem", folder.path + "/key.pem"))
+        let fake = try await FakeServices(tls: (folder.path + "/cert.pem", folder.path + "/key.pem"))
         let url = "https://127.0.0.1:\(fake.port)/_requests"
         do {
             _ = try await HTTPClient().send(HTTPRequest(url: url))

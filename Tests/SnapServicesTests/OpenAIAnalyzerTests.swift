@@ -11,8 +11,8 @@ struct OpenAIAnalyzerTests {
     let log = CapturedLog()
     let photo: [UInt8]
 
-    init() throws {
-        fake = try FakeServices()
+    init() async throws {
+        fake = try await FakeServices()
         photo = try JPEG.encode(TestImages.noise(width: 2048, height: 1536), quality: 80)
     }
 

@@ -16,7 +16,7 @@ struct SupabaseBackendTests {
     let day = LocalDay(year: 2026, month: 3, day: 10)
     let taken = Date()
 
-    init() throws { fake = try FakeServices() }
+    init() async throws { fake = try await FakeServices() }
 
     private func backend(_ member: FakeServices.Member, key: String? = nil) -> SupabaseBackend {
         SupabaseBackend(

@@ -45,7 +45,9 @@ public final class FakeServices: @unchecked Sendable {
 
     /// Starts the fake on `port` (0: any free port), with TLS when given a certificate and key; its
     /// Supabase routes run against the test cluster when there is one (`postgres`).
-    public init(tls: (cert: String, key: String)? = nil, port: Int = 0) throws {
+    /// Its first line is read on a thread of its own: Python takes a second or more to start under load,
+    /// and the concurrency pool's two threads are the other tests'.
+    public init(tls: (cert: String, key: String)? = nil, port: Int = 0) async throws {
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments =
@@ -54,16 +56,21 @@ public final class FakeServices: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         try process.run()
-        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        let reader = output.fileHandleForReading
+        let line = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+            Thread { continuation.resume(returning: String(decoding: reader.availableData, as: UTF8.self)) }.start()
+        }
         guard line.hasPrefix("PORT "), let port = Int(line.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines))
         else { throw FakeError(message: "the fake services did not start: \(line)") }
         self.port = port
     }
 
+    /// Closing its standard input ends it; it is reaped on a thread of its own.
     deinit {
         try? input.fileHandleForWriting.close()
         process.terminate()
-        process.waitUntilExit()
+        let process = process
+        Thread { process.waitUntilExit() }.start()
     }
 
     /// Queues behaviours for the next requests to `service` ("openai", "storage", "rest").

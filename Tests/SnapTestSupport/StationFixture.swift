@@ -4,7 +4,8 @@ import Foundation
 /// PNG frames its headless display wrote.
 public enum StationFixture {
     /// Writes `snapstation.toml` into `folder`: UTC, a 480×320 display, small camera frames, a one-second
-    /// countdown, no AI key unless `extra` names one, then `extra`'s own keys in their tables.
+    /// countdown, no AI key unless `extra` names one, the owner's page on a free port of 127.0.0.1, then
+    /// `extra`'s own keys in their tables.
     @discardableResult
     public static func writeConfig(in folder: String, _ extra: [String: [String]]) throws -> String {
         var tables: [String: [String]] = [
@@ -14,6 +15,8 @@ public enum StationFixture {
             "countdown": ["seconds = 1"],
             // A variable nobody sets: these runs must not reach a real AI service whatever the shell holds.
             "ai": ["key_source = \"env:SNAPSTATION_TEST_UNSET_KEY\""],
+            // The owner's page as shipped, on a free port of this machine only: tests run side by side.
+            "web": ["address = \"127.0.0.1\"", "port = 0"],
         ]
         for (table, lines) in extra {
             let keys = Set(lines.compactMap { $0.split(separator: "=").first?.trimmingCharacters(in: .whitespaces) })
@@ -33,7 +36,7 @@ public enum StationFixture {
     public static func screens(in framesFolder: String) -> [String] {
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: framesFolder)) ?? []).sorted()
         var names: [String] = []
-        for file in files where file != "latest.png" {
+        for file in files where file != "latest.png" && file.hasSuffix(".png") {
             let name = String(file.dropFirst(7).dropLast(4))
             if names.last != name { names.append(name) }
         }

@@ -44,11 +44,11 @@ public final class StationProcess {
     }
 
     /// Runs to completion; returns the exit status and everything it printed.
-    public static func run(_ arguments: [String], logPath: String, environment: [String: String] = [:]) throws
+    public static func run(_ arguments: [String], logPath: String, environment: [String: String] = [:]) async throws
         -> (status: Int32, output: String)
     {
         let child = try StationProcess(arguments, logPath: logPath, environment: environment)
-        child.process.waitUntilExit()
+        await child.process.exited()
         return (child.process.terminationStatus, child.output)
     }
 
@@ -74,9 +74,9 @@ public final class StationProcess {
 
     /// Sends `signal` and waits for the process to end; returns its status.
     @discardableResult
-    public func stop(_ signal: Int32 = SIGTERM) -> Int32 {
+    public func stop(_ signal: Int32 = SIGTERM) async -> Int32 {
         kill(process.processIdentifier, signal)
-        process.waitUntilExit()
+        await process.exited()
         return process.terminationStatus
     }
 
@@ -89,5 +89,20 @@ public final class StationProcess {
             try? await Task.sleep(for: .milliseconds(100))
         }
         return condition()
+    }
+}
+
+extension Process {
+    /// Waits for the process to end on a thread of its own, not on one of the concurrency pool's two:
+    /// a test waiting for a child must not stop the other tests.
+    public func exited() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waiter = Thread {
+                self.waitUntilExit()
+                continuation.resume()
+            }
+            waiter.name = "wait-\(processIdentifier)"
+            waiter.start()
+        }
     }
 }

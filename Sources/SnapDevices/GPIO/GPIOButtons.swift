@@ -100,7 +100,11 @@ private struct EdgeReader: Sendable {
         var latest = Duration.zero
         func emit(_ gesture: ButtonGesture?, line: Int) {
             guard let gesture else { return }
-            yield(gesture == .hold ? lines[line].gestures.hold : lines[line].gestures.press)
+            switch gesture {
+            case .pairHold: yield(.pairHold)  // the mode button kept down pairs too
+            case .hold: yield(lines[line].gestures.hold)
+            default: yield(lines[line].gestures.press)
+            }
         }
         while true {
             // At least every 2 s: a chip taken away (a HAT unplugged, gpio-sim made not live) wakes no

@@ -1,0 +1,37 @@
+extension Screen {
+    /// What the screen says, in one line of plain text: the headless display writes it beside each frame
+    /// (`NNNNNN-name.txt`, `latest.txt`), so a test or a person reading a log sees the numbers on it
+    /// without reading pixels.
+    public var caption: String {
+        switch self {
+        case .ready(let screen):
+            var parts = ["ready", "\(screen.mode.rawValue) mode"]
+            if let group = screen.groupName { parts.append(group) }
+            parts.append(
+                "\(screen.totals.calories) kcal P \(screen.totals.protein) C \(screen.totals.carbs) F \(screen.totals.fats)"
+            )
+            parts.append("\(screen.mealThumbnails.count) meal(s)")
+            if screen.mode == .meal { parts.append("\(screen.analysesLeft) analyses left") }
+            if !screen.missingDevices.isEmpty {
+                parts.append("missing: " + screen.missingDevices.map(\.rawValue).joined(separator: ", "))
+            }
+            return parts.joined(separator: " · ")
+        case .countdown(let screen): return "countdown · \(screen.secondsLeft)"
+        case .mealResult(let screen):
+            let totals = screen.analysis.totals
+            return
+                "meal-result · \(screen.analysis.title) · \(totals.calories) kcal P \(totals.protein) C \(totals.carbs) F \(totals.fats) · saves in \(screen.autoSaveIn) s"
+        case .groupReview(let screen): return "group-review · \(screen.group) · \(screen.secondsLeft)"
+        case .uploading(let screen): return "uploading · \(screen.group) · \(Int(screen.progress * 100)) %"
+        case .sent(let group): return "sent · \(group)"
+        case .pairing(let screen):
+            switch screen.note {
+            case .paired(let name): return "pairing · paired \(name)"
+            case .forgotten: return "pairing · every paired browser forgotten"
+            case .none: return "pairing · " + (screen.pairing.map { $0.url.isEmpty ? "not reachable" : $0.url } ?? "…")
+            }
+        case .idle(let screen): return "idle · \(screen.clock)"
+        default: return name
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import SnapCore
+
+extension ScreenRenderer {
+    /// The pairing screen: the page's address as a QR code, and the one-time code to type in.
+    func drawPairing(_ screen: PairingScreen, _ canvas: Canvas, _ layout: ScreenLayout) {
+        let m = layout.margin
+        let (body, _) = canvas.bounds.bottom(layout.bar(layout.small))
+        let side = min(body.height - 2 * m, body.width * 0.45)
+        let square = Rect(x: m, y: body.y + (body.height - side) / 2, width: side, height: side)
+        if let pairing = screen.pairing, !pairing.url.isEmpty, let code = QRCode(text: pairing.url) {
+            drawQR(code, in: square, canvas)
+        } else {
+            canvas.fill(square, .panel, radius: m / 2)
+        }
+        var column = Rect(
+            x: square.maxX + m, y: body.y + m, width: body.maxX - square.maxX - 2 * m, height: body.height - 2 * m)
+        column.take(
+            canvas.text("Pair your phone", in: column, font: layout.title, maxLines: 2, shrinkToFit: true) + m / 2)
+        switch screen.note {
+        case .paired(let name):
+            column.take(canvas.text("Paired ✓", in: column, font: layout.title, color: .good) + m / 4)
+            canvas.text(name, in: column, font: layout.body, color: .muted, maxLines: 2, shrinkToFit: true)
+        case .forgotten:
+            canvas.text(
+                "Every paired phone is forgotten", in: column, font: layout.body, color: .warn, maxLines: 3,
+                shrinkToFit: true)
+        case .none:
+            guard let pairing = screen.pairing else {
+                canvas.text("Making a code…", in: column, font: layout.body, color: .muted)
+                break
+            }
+            if pairing.url.isEmpty {
+                // The server could not listen (its port taken): the code still works once it does.
+                column.take(
+                    canvas.text(
+                        "The page is not reachable yet (see the log)", in: column, font: layout.small, color: .warn,
+                        maxLines: 2, shrinkToFit: true) + m / 2)
+            } else {
+                column.take(
+                    canvas.text(
+                        "Scan the code, or open", in: column, font: layout.small, color: .muted, shrinkToFit: true)
+                        + m / 4)
+                column.take(
+                    canvas.text(pairing.url, in: column, font: layout.small, maxLines: 2, shrinkToFit: true) + m / 2)
+            }
+            column.take(canvas.text("and type", in: column, font: layout.small, color: .muted) + m / 4)
+            let digits = pairing.code.count == 6 ? "\(pairing.code.prefix(3)) \(pairing.code.suffix(3))" : pairing.code
+            column.take(
+                canvas.text(
+                    digits, in: column, font: Font(size: layout.short * 0.14, bold: true), color: .accent,
+                    shrinkToFit: true) + m / 4)
+            if let remaining = screen.remaining {
+                let seconds = Int(remaining.components.seconds)
+                canvas.text(
+                    "Valid for \(seconds / 60):\(seconds % 60 < 10 ? "0" : "")\(seconds % 60), once", in: column,
+                    font: layout.small, color: .muted, shrinkToFit: true)
+            }
+        }
+        hint("Press: close · Hold: forget every paired phone", canvas, layout)
+    }
+
+    /// The code's modules in `rect`, on white with the quiet zone the standard asks for (4 modules), each
+    /// module a whole number of pixels on whole pixel edges: no blurred seams for a camera to misread.
+    private func drawQR(_ code: QRCode, in rect: Rect, _ canvas: Canvas) {
+        canvas.fill(rect, .white)
+        let module = max(1, (rect.width / Double(code.size + 8)).rounded(.down))
+        let side = module * Double(code.size)
+        let origin = (x: (rect.x + (rect.width - side) / 2).rounded(), y: (rect.y + (rect.height - side) / 2).rounded())
+        for y in 0..<code.size {
+            for x in 0..<code.size where code.isDark(x: x, y: y) {
+                canvas.fill(
+                    Rect(
+                        x: origin.x + Double(x) * module, y: origin.y + Double(y) * module, width: module,
+                        height: module),
+                    .black)
+            }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+internal import GRDB
+import SnapCore
+
+/// A stored meal with what the owner's page needs to edit it safely.
+public struct StoredMeal: Sendable, Hashable {
+    public var meal: Meal
+    /// Bumped by every edit: an edit made against an older version is refused, so two phones editing
+    /// at once cannot overwrite each other unseen.
+    public var version: Int
+    /// The owner typed the totals; otherwise they are the sum of the items.
+    public var totalsSetByOwner: Bool
+    /// The sticker file, when the meal has one.
+    public var stickerPath: String?
+}
+
+/// Why an edit of a meal was not made.
+public enum MealEditFailure: Error, Sendable, Hashable {
+    /// There is no such meal (deleted, perhaps from another tab).
+    case missing
+    /// Someone changed it since the form was loaded.
+    case changed
+}
+
+extension StationStore {
+    /// The meal `id`, with its version, or nil.
+    public func storedMeal(_ id: PhotoID) throws(StoreError) -> StoredMeal? {
+        do {
+            return try database.read { db in
+                guard let row = try Row.fetchOne(db, sql: "SELECT * FROM meals WHERE id = ?", arguments: [id.rawValue])
+                else { return nil }
+                let sticker =
+                    try String?.fetchOne(
+                        db, sql: "SELECT sticker_path FROM photos WHERE id = ?", arguments: [id.rawValue]) ?? nil
+                return StoredMeal(
+                    meal: try Self.meal(row), version: row["version"], totalsSetByOwner: row["totals_set_by_owner"],
+                    stickerPath: sticker)
+            }
+        } catch {
+            throw StoreError("read meal \(id)", error)
+        }
+    }
+
+    /// Replaces the meal's analysis if it is still at `version`; returns the new version.
+    public func editMeal(_ id: PhotoID, _ analysis: MealAnalysis, totalsSetByOwner: Bool, version: Int)
+        throws(StoreError) -> Result<Int, MealEditFailure>
+    {
+        do {
+            return try database.write { db in
+                guard
+                    let current = try Int.fetchOne(
+                        db, sql: "SELECT version FROM meals WHERE id = ?", arguments: [id.rawValue])
+                else { return .failure(.missing) }
+                guard current == version else { return .failure(.changed) }
+                let items = String(decoding: try JSONEncoder().encode(analysis.items), as: UTF8.self)
+                try db.execute(
+                    sql: """
+                        UPDATE meals SET title = ?, calories = ?, protein = ?, carbs = ?, fats = ?, items_json = ?,
+                        totals_set_by_owner = ?, version = version + 1 WHERE id = ?
+                        """,
+                    arguments: [
+                        analysis.title, analysis.totals.calories, analysis.totals.protein, analysis.totals.carbs,
+                        analysis.totals.fats, items, totalsSetByOwner, id.rawValue,
+                    ])
+                return .success(version + 1)
+            }
+        } catch {
+            throw StoreError("edit meal \(id)", error)
+        }
+    }
+
+    /// Deletes the meal, then its photo's files and row (files first, as everywhere). True if it was there.
+    @discardableResult
+    public func deleteMeal(_ id: PhotoID) throws(StoreError) -> Bool {
+        do {
+            let files = try database.read { db in
+                try Row.fetchOne(
+                    db, sql: "SELECT photo_path, thumbnail_path, sticker_path FROM photos WHERE id = ?",
+                    arguments: [id.rawValue])
+            }
+            let deleted = try database.write { db -> Bool in
+                try db.execute(sql: "DELETE FROM meals WHERE id = ?", arguments: [id.rawValue])
+                return db.changesCount > 0
+            }
+            guard deleted else { return false }
+            // The group may still need the photo (a meal is never shared, but be safe): only unshared ones go.
+            let shared = try database.read { db in
+                try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS (SELECT 1 FROM upload_jobs WHERE photo_id = ?)", arguments: [id.rawValue])
+            }
+            if let files, shared != true {
+                for case let path? in [files["photo_path"], files["thumbnail_path"], files["sticker_path"]] as [String?]
+                {
+                    unlink(path)
+                }
+                try database.write { db in
+                    try db.execute(sql: "DELETE FROM photos WHERE id = ?", arguments: [id.rawValue])
+                }
+            }
+            return true
+        } catch {
+            throw StoreError("delete meal \(id)", error)
+        }
+    }
+
+    /// The days that have meals, newest first, at most `limit`, each with its meal count and kcal.
+    public func mealDays(limit: Int = 60) throws(StoreError) -> [(day: LocalDay, meals: Int, calories: Int)] {
+        do {
+            return try database.read { db in
+                try Row.fetchAll(
+                    db,
+                    sql:
+                        "SELECT day, COUNT(*) AS n, SUM(calories) AS kcal FROM meals GROUP BY day ORDER BY day DESC LIMIT ?",
+                    arguments: [limit]
+                ).compactMap { row in
+                    LocalDay(row["day"] as String).map { ($0, row["n"], row["kcal"]) }
+                }
+            }
+        } catch {
+            throw StoreError("read the days with meals", error)
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+internal import GRDB
+import SnapCore
+
+/// One line of the shopping list.
+public struct ShoppingItem: Sendable, Hashable {
+    public var id: Int64
+    public var name: String
+    public var amount: Double
+    public var unit: String
+    public var ticked: Bool
+}
+
+extension StationStore {
+    public func shoppingList() throws(StoreError) -> [ShoppingItem] {
+        do {
+            return try database.read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM shopping_items ORDER BY ticked, name COLLATE NOCASE").map {
+                    ShoppingItem(
+                        id: $0["id"], name: $0["name"], amount: $0["amount"], unit: $0["unit"], ticked: $0["ticked"])
+                }
+            }
+        } catch {
+            throw StoreError("read the shopping list", error)
+        }
+    }
+
+    /// Adds ingredients, merged by name (whatever its case) and unit with what the list holds, unticked.
+    public func addToShopping(_ ingredients: [Ingredient]) throws(StoreError) {
+        do {
+            try database.write { db in
+                for ingredient in ingredients {
+                    let name = ingredient.name.trimmingCharacters(in: .whitespaces)
+                    guard !name.isEmpty, ingredient.amount >= 0 else { continue }
+                    try db.execute(
+                        sql: """
+                            UPDATE shopping_items SET amount = amount + ?, ticked = 0
+                            WHERE name = ? COLLATE NOCASE AND unit = ? AND ticked = 0
+                            """,
+                        arguments: [ingredient.amount, name, ingredient.unit])
+                    if db.changesCount == 0 {
+                        try db.execute(
+                            sql: "INSERT INTO shopping_items (name, amount, unit) VALUES (?, ?, ?)",
+                            arguments: [name, ingredient.amount, ingredient.unit])
+                    }
+                }
+            }
+        } catch {
+            throw StoreError("add to the shopping list", error)
+        }
+    }
+
+    /// Changes one line; false when it is gone.
+    @discardableResult
+    public func updateShoppingItem(_ id: Int64, name: String, amount: Double, unit: String, ticked: Bool)
+        throws(StoreError) -> Bool
+    {
+        do {
+            return try database.write { db in
+                try db.execute(
+                    sql: "UPDATE shopping_items SET name = ?, amount = ?, unit = ?, ticked = ? WHERE id = ?",
+                    arguments: [name, amount, unit, ticked, id])
+                return db.changesCount > 0
+            }
+        } catch {
+            throw StoreError("change the shopping list", error)
+        }
+    }
+
+    /// Deletes the ticked lines; returns how many.
+    @discardableResult
+    public func clearTicked() throws(StoreError) -> Int {
+        do {
+            return try database.write { db in
+                try db.execute(sql: "DELETE FROM shopping_items WHERE ticked = 1")
+                return db.changesCount
+            }
+        } catch {
+            throw StoreError("clear the shopping list", error)
+        }
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+internal import GRDB
+import SnapCore
+
+/// A browser paired with the owner's page. Only a hash of its token is stored: a copy of the database
+/// gives no one a session.
+public struct WebSession: Sendable, Hashable {
+    public var tokenHash: String
+    /// The token a form must carry back (CSRF).
+    public var csrf: String
+    /// What the browser called itself when it paired ("Firefox on Android").
+    public var name: String
+    public var created: Date
+    public var lastSeen: Date
+
+    public init(tokenHash: String, csrf: String, name: String, created: Date, lastSeen: Date) {
+        self.tokenHash = tokenHash
+        self.csrf = csrf
+        self.name = name
+        self.created = created
+        self.lastSeen = lastSeen
+    }
+}
+
+extension StationStore {
+    public func createSession(_ session: WebSession) throws(StoreError) {
+        do {
+            try database.write { db in
+                try db.execute(
+                    sql: "INSERT INTO web_sessions (token_hash, csrf, name, created, last_seen) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [
+                        session.tokenHash, session.csrf, session.name, session.created.timeIntervalSince1970,
+                        session.lastSeen.timeIntervalSince1970,
+                    ])
+            }
+        } catch {
+            throw StoreError("keep a paired browser", error)
+        }
+    }
+
+    /// The session with this token hash, or nil.
+    public func session(hash: String) throws(StoreError) -> WebSession? {
+        do {
+            return try database.read { db in
+                try Row.fetchOne(db, sql: "SELECT * FROM web_sessions WHERE token_hash = ?", arguments: [hash]).map {
+                    Self.session($0)
+                }
+            }
+        } catch {
+            throw StoreError("read a paired browser", error)
+        }
+    }
+
+    /// Every paired browser, the most recently seen first.
+    public func sessions() throws(StoreError) -> [WebSession] {
+        do {
+            return try database.read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM web_sessions ORDER BY last_seen DESC").map(Self.session)
+            }
+        } catch {
+            throw StoreError("read the paired browsers", error)
+        }
+    }
+
+    /// Notes that a session was used, at most once a minute per session (a write per page would wear the card).
+    public func touchSession(hash: String, now: Date) throws(StoreError) {
+        do {
+            try database.write { db in
+                try db.execute(
+                    sql: "UPDATE web_sessions SET last_seen = ? WHERE token_hash = ? AND last_seen < ?",
+                    arguments: [now.timeIntervalSince1970, hash, now.timeIntervalSince1970 - 60])
+            }
+        } catch {
+            throw StoreError("note a paired browser's visit", error)
+        }
+    }
+
+    /// Forgets one session, or every one when `hash` is nil; returns how many.
+    @discardableResult
+    public func forgetSessions(hash: String? = nil) throws(StoreError) -> Int {
+        do {
+            return try database.write { db in
+                if let hash {
+                    try db.execute(sql: "DELETE FROM web_sessions WHERE token_hash = ?", arguments: [hash])
+                } else {
+                    try db.execute(sql: "DELETE FROM web_sessions")
+                }
+                return db.changesCount
+            }
+        } catch {
+            throw StoreError("forget paired browsers", error)
+        }
+    }
+
+    private static func session(_ row: Row) -> WebSession {
+        WebSession(
+            tokenHash: row["token_hash"], csrf: row["csrf"], name: row["name"],
+            created: Date(timeIntervalSince1970: row["created"]),
+            lastSeen: Date(timeIntervalSince1970: row["last_seen"]))
+    }
+
+    /// What the owner changed over the config's defaults.
+    public func runtimeSettings() throws(StoreError) -> RuntimeSettings {
+        do {
+            return try database.read { db in
+                guard let json = try String.fetchOne(db, sql: "SELECT json FROM runtime_settings WHERE id = 1") else {
+                    return RuntimeSettings()
+                }
+                return (try? JSONDecoder().decode(RuntimeSettings.self, from: Data(json.utf8))) ?? RuntimeSettings()
+            }
+        } catch {
+            throw StoreError("read the owner's settings", error)
+        }
+    }
+
+    public func saveRuntimeSettings(_ settings: RuntimeSettings) throws(StoreError) {
+        do {
+            let json = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
+            try database.write { db in
+                try db.execute(
+                    sql: "INSERT INTO runtime_settings (id, json) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET json = ?",
+                    arguments: [json, json])
+            }
+        } catch {
+            throw StoreError("keep the owner's settings", error)
+        }
+    }
+
+    /// Counts for the status page: pending uploads and analyses, and their last errors.
+    public func queueStatus() throws(StoreError) -> (uploads: Int, analyses: Int, lastErrors: [String]) {
+        do {
+            return try database.read { db in
+                let uploads = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM upload_jobs WHERE state = 'pending'") ?? 0
+                let analyses =
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM analysis_jobs WHERE state IN ('pending', 'active')")
+                    ?? 0
+                let errors =
+                    try String.fetchAll(
+                        db,
+                        sql: """
+                            SELECT 'upload ' || photo_id || ': ' || last_error FROM upload_jobs
+                            WHERE last_error IS NOT NULL ORDER BY next_attempt DESC LIMIT 3
+                            """)
+                    + String.fetchAll(
+                        db,
+                        sql: """
+                            SELECT 'analysis ' || photo_id || ': ' || last_error FROM analysis_jobs
+                            WHERE last_error IS NOT NULL ORDER BY next_attempt DESC LIMIT 3
+                            """)
+                return (uploads, analyses, errors)
+            }
+        } catch {
+            throw StoreError("read the queues", error)
+        }
+    }
+}
+
+/// The files of one photo the station keeps.
+public struct PhotoFiles: Sendable, Hashable {
+    public var photo: String
+    public var thumbnail: String
+    public var sticker: String?
+    public var takenAt: Date
+}
+
+extension StationStore {
+    /// The files of the station's own photo `id`, or nil (never taken, or deleted by retention).
+    public func photoFiles(_ id: PhotoID) throws(StoreError) -> PhotoFiles? {
+        do {
+            return try database.read { db in
+                try Row.fetchOne(db, sql: "SELECT * FROM photos WHERE id = ?", arguments: [id.rawValue]).map {
+                    PhotoFiles(
+                        photo: $0["photo_path"], thumbnail: $0["thumbnail_path"], sticker: $0["sticker_path"],
+                        takenAt: Date(timeIntervalSince1970: $0["taken_at"]))
+                }
+            }
+        } catch {
+            throw StoreError("read the photo \(id)", error)
+        }
+    }
+
+    /// The newest photo the station keeps, or nil.
+    public func latestPhoto() throws(StoreError) -> (id: PhotoID, files: PhotoFiles)? {
+        do {
+            return try database.read { db in
+                try Row.fetchOne(db, sql: "SELECT * FROM photos ORDER BY taken_at DESC LIMIT 1").map {
+                    (
+                        PhotoID($0["id"]),
+                        PhotoFiles(
+                            photo: $0["photo_path"], thumbnail: $0["thumbnail_path"], sticker: $0["sticker_path"],
+                            takenAt: Date(timeIntervalSince1970: $0["taken_at"]))
+                    )
+                }
+            }
+        } catch {
+            throw StoreError("read the newest photo", error)
+        }
+    }
+
+    /// The station's own group photos, newest first, at most `limit`, whatever their state.
+    public func sharedPhotos(limit: Int = 50) throws(StoreError) -> [UploadJob] {
+        try jobs(where: "1 = 1", [], limit: 1000).sorted { $0.takenAt > $1.takenAt }.prefix(limit).map { $0 }
+    }
+
+    /// One received photo by id, whether or not it expired.
+    public func receivedPhoto(_ id: PhotoID) throws(StoreError) -> SharedPhoto? {
+        do {
+            return try database.read { db in
+                try Self.received(db, now: .distantPast).first { $0.id == id }
+            }
+        } catch {
+            throw StoreError("read the received photo \(id)", error)
+        }
+    }
+}

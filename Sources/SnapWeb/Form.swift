@@ -1,0 +1,89 @@
+import Foundation
+
+/// A submitted `application/x-www-form-urlencoded` form, read field by field with the checks each field
+/// needs; every problem names the field as the page labels it.
+struct Form: Sendable {
+    private(set) var fields: [(name: String, value: String)] = []
+
+    /// The largest form read: a meal of 50 items is a few kilobytes.
+    static let maxBytes = 64 * 1024
+    /// Fields beyond this many are a broken or hostile form.
+    static let maxFields = 1000
+
+    init(fields: [(name: String, value: String)]) {
+        self.fields = fields
+    }
+
+    /// Parses a form body, or a query string.
+    init(parsing text: some StringProtocol) throws(FormProblem) {
+        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
+            guard fields.count < Self.maxFields else { throw FormProblem("the form has too many fields") }
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = Self.decode(Substring(parts[0])),
+                let value = Self.decode(parts.count > 1 ? Substring(parts[1]) : "")
+            else {
+                throw FormProblem("the form is not properly encoded")
+            }
+            fields.append((name, value))
+        }
+    }
+
+    private static func decode(_ part: Substring) -> String? {
+        part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    }
+
+    subscript(_ name: String) -> String? { fields.last { $0.name == name }?.value }
+
+    /// Every value of a field that repeats (checkboxes).
+    func all(_ name: String) -> [String] { fields.filter { $0.name == name }.map(\.value) }
+
+    /// Trimmed text of at most `maxLength` characters; empty only when `allowEmpty`.
+    func text(_ name: String, label: String, maxLength: Int, allowEmpty: Bool = false) throws(FormProblem) -> String {
+        let value = (self[name] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        if value.isEmpty && !allowEmpty { throw FormProblem("\(label) is empty") }
+        if value.count > maxLength { throw FormProblem("\(label) is longer than \(maxLength) characters") }
+        if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw FormProblem("\(label) contains control characters")
+        }
+        return value
+    }
+
+    /// A whole number in `range`.
+    func int(_ name: String, label: String, in range: ClosedRange<Int>) throws(FormProblem) -> Int {
+        let raw = (self[name] ?? "").trimmingCharacters(in: .whitespaces)
+        guard let value = Int(raw) else {
+            throw FormProblem(
+                raw.isEmpty ? "\(label) is empty" : "\(label): \"\(raw.prefix(20))\" is not a whole number")
+        }
+        guard range.contains(value) else {
+            throw FormProblem("\(label): \(value) is outside \(range.lowerBound)–\(range.upperBound)")
+        }
+        return value
+    }
+
+    /// A number in `range` (a comma as the decimal mark is read too).
+    func number(_ name: String, label: String, in range: ClosedRange<Double>) throws(FormProblem) -> Double {
+        let raw = (self[name] ?? "").trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ",", with: ".")
+        guard let value = Double(raw), value.isFinite else {
+            throw FormProblem(raw.isEmpty ? "\(label) is empty" : "\(label): \"\(raw.prefix(20))\" is not a number")
+        }
+        guard range.contains(value) else {
+            throw FormProblem(
+                "\(label): \(Self.format(value)) is outside \(Self.format(range.lowerBound))–\(Self.format(range.upperBound))"
+            )
+        }
+        return value
+    }
+
+    /// A number as the page writes it: no trailing ".0".
+    static func format(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(format: "%.2f", value)
+    }
+}
+
+/// What was wrong with a submitted form, said the way the page shows it.
+struct FormProblem: Error, Sendable, Equatable, CustomStringConvertible {
+    var message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+}

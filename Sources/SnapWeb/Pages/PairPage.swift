@@ -1,0 +1,100 @@
+import Foundation
+import SnapCore
+import SnapStore
+
+extension WebApp {
+    func pairPage(message: String?, status: Int) -> WebReply {
+        page(
+            "Pair this browser", paired: false, status: status,
+            """
+            \(notice(message, problem: status >= 400 && message != nil))
+            <p>Only a browser paired at the station gets in. At the station, keep the shutter button down for
+            5 seconds on the ready screen (or the mode button, where one is wired): the station shows a QR
+            code that opens this page, and a code of six digits, valid for five minutes and once.</p>
+            <form method="post" action="/pair" class="pair">
+            <label>Code <input name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="7" required autofocus></label>
+            <label>Name this browser <input name="name" maxlength="40" placeholder="\(Self.browserName(nil))"></label>
+            <button type="submit">Pair</button>
+            </form>
+            """)
+    }
+
+    /// Checks the code; a right one pairs the browser: a new session, stored hashed, its cookie set.
+    func pair(_ request: WebRequest) throws -> WebReply {
+        guard request.body.count <= 4096, let form = try? Form(parsing: String(decoding: request.body, as: UTF8.self))
+        else { throw WebProblem(400, "The form is broken", "Type the code the station shows.") }
+        let time = now()
+        switch desk.redeem(form["code"] ?? "", now: time) {
+        case .wrong:
+            logger.notice("owner's page: a wrong pairing code")
+            return pairPage(message: "That is not the code the station shows.", status: 401)
+        case .noCode:
+            return pairPage(
+                message: "No code is open at the station (it lasts 5 minutes, once). Open a new one there.",
+                status: 401)
+        case .wait(let seconds):
+            var reply = pairPage(
+                message: "Too many wrong codes: try again in \(seconds) seconds.", status: 429)
+            reply.headers.append(("Retry-After", "\(seconds)"))
+            return reply
+        case .paired:
+            let typed = (try? form.text("name", label: "The name", maxLength: 40, allowEmpty: true)) ?? ""
+            let name = typed.isEmpty ? Self.browserName(request.header("user-agent")) : typed
+            let token = Secrets.token()
+            let session = WebSession(
+                tokenHash: Secrets.sha256(token), csrf: Secrets.token(), name: name, created: time, lastSeen: time)
+            try store.writingAndWaiting { store throws(StoreError) in try store.createSession(session) }
+            link.send(.paired(name))
+            logger.notice("owner's page: paired \(name)")
+            var reply = WebReply.redirect("/")
+            reply.headers.append(("Set-Cookie", cookie(token, maxAge: Int(Self.sessionIdle))))
+            return reply
+        }
+    }
+
+    func signOut(_ visitor: Visitor) throws -> WebReply {
+        let hash = visitor.session.tokenHash
+        _ = try store.writingAndWaiting { store throws(StoreError) in try store.forgetSessions(hash: hash) }
+        var reply = WebReply.redirect("/pair")
+        reply.headers.append(("Set-Cookie", cookie("", maxAge: 0)))
+        return reply
+    }
+
+    /// Forgets one paired browser (its row on the status page), or every one but this.
+    func forgetBrowser(_ visitor: Visitor) throws -> WebReply {
+        let own = visitor.session.tokenHash
+        let target = visitor.form["session"] ?? ""
+        let forgotten = try store.writingAndWaiting { store throws(StoreError) in
+            if target == "others" {
+                var count = 0
+                for session in try store.sessions() where session.tokenHash != own {
+                    count += try store.forgetSessions(hash: session.tokenHash)
+                }
+                return count
+            }
+            return try store.forgetSessions(hash: target)
+        }
+        logger.notice("owner's page: \(forgotten) paired browser(s) forgotten")
+        return .redirect(target == own ? "/pair" : "/status")
+    }
+
+    private func cookie(_ value: String, maxAge: Int) -> String {
+        "\(Self.sessionCookie)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict\(secure ? "; Secure" : "")"
+    }
+
+    /// "Firefox on Android", from a User-Agent, for the list of paired browsers.
+    static func browserName(_ agent: String?) -> String {
+        let agent = agent ?? ""
+        let browser =
+            ["Firefox", "Edg", "OPR", "Chrome", "Safari"].first { agent.contains($0 + "/") }.map {
+                ["Edg": "Edge", "OPR": "Opera"][$0] ?? $0
+            } ?? "A browser"
+        let system =
+            [
+                ("Android", "Android"), ("iPhone", "iPhone"), ("iPad", "iPad"), ("Windows", "Windows"),
+                ("Mac OS", "a Mac"),
+                ("Linux", "Linux"),
+            ].first { agent.contains($0.0) }?.1
+        return system.map { "\(browser) on \($0)" } ?? browser
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import SnapCore
+import SnapStore
+
+extension WebApp {
+    /// `/photo/ID.jpg`, `/photo/ID.thumb.jpg`, `/photo/ID.sticker.png`: the station's own photos, by the
+    /// paths the store recorded (the id from the URL is only looked up, never made into a path).
+    func photoFile(_ name: String, _ visitor: Visitor) throws -> WebReply {
+        let kinds = [(".thumb.jpg", "thumb"), (".sticker.png", "sticker"), (".jpg", "photo")]
+        guard let (suffix, kind) = kinds.first(where: { name.hasSuffix($0.0) }) else {
+            throw WebProblem.notFound("There is no such photo.")
+        }
+        let id = PhotoID(String(name.dropLast(suffix.count)))
+        guard let files = try store.photoFiles(id) else {
+            throw WebProblem.notFound(
+                "The photo \(id) is not kept on the station (deleted after \(config.storage.retentionHours) h?).")
+        }
+        let path = kind == "thumb" ? files.thumbnail : kind == "sticker" ? files.sticker : files.photo
+        return try file(path, type: kind == "sticker" ? "image/png" : "image/jpeg", name: name, visitor)
+    }
+
+    /// `/received/ID.jpg`: a photo another member shared.
+    func receivedFile(_ name: String, _ visitor: Visitor) throws -> WebReply {
+        guard name.hasSuffix(".jpg"), let photo = try store.receivedPhoto(PhotoID(String(name.dropLast(4)))) else {
+            throw WebProblem.notFound("There is no such photo.")
+        }
+        return try file(photo.path, type: "image/jpeg", name: "\(photo.member)-\(name)", visitor)
+    }
+
+    private func file(_ path: String?, type: String, name: String, _ visitor: Visitor) throws -> WebReply {
+        guard let path, let bytes = FileManager.default.contents(atPath: path) else {
+            throw WebProblem.notFound("The file is gone from the station.")
+        }
+        var headers: [(name: String, value: String)] = [
+            ("Content-Type", type), ("Cache-Control", "private, max-age=3600"),
+        ]
+        if visitor.form["download"] != nil {
+            let safe = name.filter { $0.isLetter || $0.isNumber || "-._".contains($0) }
+            headers.append(("Content-Disposition", "attachment; filename=\"\(safe)\""))
+        }
+        return WebReply(headers: headers, body: Array(bytes))
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import SnapCore
+import SnapImaging
+import SnapStore
+
+extension WebApp {
+    /// The settings in force: the owner's where set and not locked, the config's otherwise.
+    struct Effective {
+        var dietary: Set<DietaryPreference>
+        var filter: PhotoFilter
+        var intensity: Double
+        var flash: Bool
+        var countdown: Int
+        var mode: StationMode
+    }
+
+    func effective(_ owner: RuntimeSettings) -> Effective {
+        let owner = owner.without(locked)
+        return Effective(
+            dietary: owner.dietaryPreferences ?? Set(config.ai.dietary),
+            filter: owner.filter ?? config.processing.filter, intensity: owner.intensity ?? config.processing.intensity,
+            flash: owner.flash ?? config.countdown.flash, countdown: owner.countdownSeconds ?? config.countdown.seconds,
+            mode: owner.mode ?? config.station.defaultMode)
+    }
+
+    func settingsPage(_ visitor: Visitor, message: String?, status: Int = 200) throws -> WebReply {
+        let owner = try store.runtimeSettings()
+        let now = effective(owner)
+        func lock(_ key: RuntimeSettings.Key) -> (disabled: HTML, note: HTML) {
+            locked.contains(key)
+                ? (" disabled", " <small class=\"locked\">locked by the config file (\(key.rawValue))</small>")
+                : ("", "")
+        }
+        let dietary = DietaryPreference.allCases.map { preference -> HTML in
+            "<label><input type=\"checkbox\" name=\"dietary\" value=\"\(preference.rawValue)\"\(now.dietary.contains(preference) ? " checked" : "")\(lock(.dietary).disabled)> \(preference.rawValue)</label>"
+        }
+        let filters = PhotoFilter.allCases.map { filter -> HTML in
+            "<option value=\"\(filter.rawValue)\"\(filter == now.filter ? " selected" : "")>\(filter.rawValue)</option>"
+        }
+        // The mode the station is in now (the mode button may have switched it since).
+        let current = locked.contains(.mode) ? now.mode : link.status().mode
+        let modes = StationMode.allCases.filter { $0 == .meal || !config.group.names.isEmpty }.map { mode -> HTML in
+            "<option value=\"\(mode.rawValue)\"\(mode == current ? " selected" : "")>\(mode.rawValue)</option>"
+        }
+        let intensity = Form.format(now.intensity)
+        let saved = visitor.form["saved"].map { _ in "Saved. The station uses it from now on." }
+        return page(
+            "Settings", status: status,
+            """
+            \(notice(message, problem: true))\(notice(saved))
+            <p>These are kept on the station over the config file's values (\(owner == RuntimeSettings() ? "none is changed now" : "changed: \(owner.summary)")).</p>
+            <form method="post" action="/settings" class="settings">\(csrfField(visitor))
+            <fieldset><legend>Dietary preferences\(lock(.dietary).note)</legend>\(dietary)
+            <input type="hidden" name="dietary_shown" value="1"></fieldset>
+            <fieldset><legend>Photo filter</legend>
+            <label>Filter <select name="filter" id="filter"\(lock(.filter).disabled)>\(filters)</select>\(lock(.filter).note)</label>
+            <label>Intensity <input type="range" name="intensity" id="intensity" min="0" max="1" step="0.05" value="\(intensity)"\(lock(.intensity).disabled)>\
+            <output id="intensity-value">\(intensity)</output>\(lock(.intensity).note)</label>
+            <small>0 leaves the photo as it is.</small>
+            <div class="preview"><figure><img src="/settings/preview.jpg?which=before" alt="The last photo before the filter" width="240">\
+            <figcaption>before</figcaption></figure>\
+            <figure><img id="after" src="/settings/preview.jpg?which=after&amp;filter=\(now.filter.rawValue)&amp;intensity=\(intensity)" alt="The last photo with the filter" width="240">\
+            <figcaption>after</figcaption></figure></div>
+            </fieldset>
+            <fieldset><legend>Capture</legend>
+            <label><input type="checkbox" name="flash" value="1"\(now.flash ? " checked" : "")\(lock(.flash).disabled)> flash LED during the countdown\(lock(.flash).note)</label>
+            <label>Countdown <input name="countdown" type="number" min="0" max="10" value="\(now.countdown)"\(lock(.countdown).disabled)> s\(lock(.countdown).note)</label>
+            <label>Mode <select name="mode"\(lock(.mode).disabled)>\(modes)</select>\(lock(.mode).note)</label>
+            <small>The camera: \(config.camera.backend.rawValue) (\(config.camera.id)), the only one configured.</small>
+            </fieldset>
+            <div class="buttons"><button type="submit">Save</button>
+            <button type="submit" name="reset" value="1" class="secondary">Use the config file's values</button></div>
+            </form>
+            """)
+    }
+
+    /// Stores what differs from the config (a locked setting is not taken), and tells the station. The
+    /// mode chosen goes to the station even when it is the config's (the mode button may have left it).
+    func saveSettings(_ visitor: Visitor) throws -> WebReply {
+        let form = visitor.form
+        var chosen = RuntimeSettings()
+        var mode: StationMode? = config.station.defaultMode
+        if form["reset"] == nil {
+            let base = effective(RuntimeSettings())
+            do throws(FormProblem) {
+                var dietary = Set<DietaryPreference>()
+                for raw in form.all("dietary") {
+                    guard let preference = DietaryPreference(rawValue: raw) else {
+                        throw FormProblem("\"\(raw.prefix(30))\" is not a dietary preference")
+                    }
+                    dietary.insert(preference)
+                }
+                if form["dietary_shown"] != nil, dietary != base.dietary { chosen.dietaryPreferences = dietary }
+                if let raw = form["filter"] {
+                    guard let filter = PhotoFilter(rawValue: raw) else {
+                        throw FormProblem("\"\(raw.prefix(30))\" is not a filter")
+                    }
+                    if filter != base.filter { chosen.filter = filter }
+                }
+                if form["intensity"] != nil {
+                    let intensity = try form.number("intensity", label: "The intensity", in: 0...1)
+                    if intensity != base.intensity { chosen.intensity = intensity }
+                }
+                if form["countdown"] != nil {
+                    let seconds = try form.int("countdown", label: "The countdown", in: 0...10)
+                    if seconds != base.countdown { chosen.countdownSeconds = seconds }
+                }
+                // A checkbox says nothing when unticked: the flash is off when the form came without it.
+                if !locked.contains(.flash) {
+                    let flash = form["flash"] != nil
+                    if flash != base.flash { chosen.flash = flash }
+                }
+                mode = nil
+                if let raw = form["mode"] {
+                    guard let wanted = StationMode(rawValue: raw), wanted == .meal || !config.group.names.isEmpty else {
+                        throw FormProblem("\"\(raw.prefix(30))\" is not a mode this station has")
+                    }
+                    if wanted != base.mode { chosen.mode = wanted }
+                    mode = wanted
+                }
+            } catch {
+                return try settingsPage(visitor, message: "Not saved: \(error.message).", status: 400)
+            }
+        }
+        let settings = chosen.without(locked)
+        try store.writingAndWaiting { store throws(StoreError) in try store.saveRuntimeSettings(settings) }
+        var told = settings
+        if !locked.contains(.mode) { told.mode = mode }
+        link.send(.settingsChanged(told))
+        logger.info("owner's page: settings \(settings.summary)")
+        return .redirect("/settings?saved=1")
+    }
+
+    /// The last photo before the filter (`which=before`) or with the filter and intensity asked, at most
+    /// 480 px: from the station's last capture in memory, or else from the newest stored photo (which
+    /// already carries the filter it was taken with).
+    func settingsPreview(_ visitor: Visitor) throws -> WebReply {
+        let form = visitor.form
+        var image = link.lastCapture()
+        if image == nil, let latest = try store.latestPhoto(),
+            let bytes = try? Data(contentsOf: URL(fileURLWithPath: latest.files.photo))
+        {
+            image = try? JPEG.decode(Array(bytes), minimumLongestSide: 480)
+        }
+        guard var image else {
+            throw WebProblem.notFound("There is no photo yet: take one at the station first.")
+        }
+        image = image.downscaled(toFit: 480)
+        if form["which"] == "after" {
+            let filter = PhotoFilter(rawValue: form["filter"] ?? "") ?? config.processing.filter
+            let intensity = (try? form.number("intensity", label: "intensity", in: 0...1)) ?? 0
+            if intensity > 0 { image = filter.apply(to: image, intensity: intensity) }
+        }
+        let jpeg: [UInt8]
+        do {
+            jpeg = try JPEG.encode(image, quality: 80)
+        } catch {
+            throw WebProblem(500, "No preview", "\(error)")
+        }
+        return WebReply(headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "no-store")], body: jpeg)
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import SnapCore
+import SnapStore
+
+extension WebApp {
+    /// The shopping list: every line editable and tickable in one form, lines added by hand or from the
+    /// ingredients of chosen meals, ticked lines cleared, and the list as plain text.
+    func shoppingPage(_ visitor: Visitor, message: String?, status: Int = 200) throws -> WebReply {
+        let list = try store.shoppingList()
+        let rows = list.map { item -> HTML in
+            let p = "line\(item.id)_"
+            return """
+                <li class="line\(item.ticked ? " ticked" : "")"><input type="hidden" name="line" value="\(item.id)">\
+                <label class="tick"><input type="checkbox" name="\(p)ticked" value="1"\(item.ticked ? " checked" : "") aria-label="got it"></label>\
+                <input name="\(p)amount" class="amount" inputmode="decimal" value="\(Form.format(item.amount))" aria-label="amount">\
+                <input name="\(p)unit" class="unit" maxlength="12" value="\(item.unit)" aria-label="unit">\
+                <input name="\(p)name" class="name" maxlength="\(Self.maxName)" value="\(item.name)" aria-label="name"></li>
+                """
+        }
+        let recent = try (0..<7).flatMap { offset in try store.meals(on: today().adding(days: -offset)).reversed() }
+        let choices = recent.map { meal -> HTML in
+            let count = Self.shoppingLines(of: meal.analysis).count
+            return """
+                <li><label><input type="checkbox" name="meal" value="\(meal.photo.id.rawValue)"> \(meal.analysis.title) \
+                <small>\(meal.day.description) · \(count) ingredient\(count == 1 ? "" : "s")</small></label></li>
+                """
+        }
+        let saved = visitor.form["saved"].map { _ in "Saved." }
+        return page(
+            "Shopping list", status: status,
+            """
+            \(notice(message, problem: true))\(notice(saved))
+            <form method="post" action="/shopping" class="shopping">\(csrfField(visitor))
+            \(list.isEmpty ? "<p class=\"empty\">The list is empty.</p>" as HTML : "")
+            <ul class="lines">\(rows)</ul>
+            <fieldset class="add"><legend>Add a line</legend>
+            <input name="new_amount" class="amount" inputmode="decimal" placeholder="1" aria-label="amount">\
+            <input name="new_unit" class="unit" maxlength="12" placeholder="piece" aria-label="unit">\
+            <input name="new_name" class="name" maxlength="\(Self.maxName)" placeholder="bread" aria-label="name">
+            </fieldset>
+            <div class="buttons"><button type="submit">Save the list</button></div>
+            </form>
+            <div class="actions">
+            <form method="post" action="/shopping/clear">\(csrfField(visitor))<button type="submit">Clear ticked lines</button></form>
+            <a href="/shopping.txt" download="shopping-list.txt">The list as text</a>
+            </div>
+            <h2>From meals</h2>
+            \(recent.isEmpty ? "<p class=\"empty\">No meals in the last 7 days.</p>" as HTML : "")
+            <form method="post" action="/shopping/add" class="from-meals">\(csrfField(visitor))
+            <ul class="choices">\(choices)</ul>
+            \(recent.isEmpty ? "" : "<button type=\"submit\">Add their ingredients</button>" as HTML)
+            </form>
+            """)
+    }
+
+    /// What a meal puts on the list: each item's ingredients, or the item itself in grams when the AI
+    /// gave none (a plain food).
+    static func shoppingLines(of analysis: MealAnalysis) -> [Ingredient] {
+        analysis.items.flatMap { item in
+            item.ingredients.isEmpty
+                ? [Ingredient(name: item.name, amount: Double(item.grams), unit: "g")] : item.ingredients
+        }
+    }
+
+    func saveShopping(_ visitor: Visitor) throws -> WebReply {
+        let form = visitor.form
+        var lines: [(id: Int64, name: String, amount: Double, unit: String, ticked: Bool)] = []
+        var added: Ingredient?
+        do throws(FormProblem) {
+            for raw in form.all("line") {
+                guard let id = Int64(raw) else { throw FormProblem("a line of the list is broken") }
+                let p = "line\(id)_"
+                let name = try form.text(p + "name", label: "A line's name", maxLength: Self.maxName)
+                lines.append(
+                    (
+                        id, name, try form.number(p + "amount", label: "The amount of \(name)", in: 0...100_000),
+                        try form.text(p + "unit", label: "The unit of \(name)", maxLength: 12, allowEmpty: true),
+                        form[p + "ticked"] != nil
+                    ))
+            }
+            let name = try form.text(
+                "new_name", label: "The new line's name", maxLength: Self.maxName, allowEmpty: true)
+            if !name.isEmpty {
+                let amount =
+                    (form["new_amount"] ?? "").isEmpty
+                    ? 1 : try form.number("new_amount", label: "The amount of \(name)", in: 0...100_000)
+                let unit = try form.text("new_unit", label: "The unit of \(name)", maxLength: 12, allowEmpty: true)
+                added = Ingredient(name: name, amount: amount, unit: unit.isEmpty ? "piece" : unit)
+            }
+        } catch {
+            return try shoppingPage(visitor, message: "Not saved: \(error.message).", status: 400)
+        }
+        try store.writingAndWaiting { [lines, added] store throws(StoreError) in
+            for line in lines {
+                try store.updateShoppingItem(
+                    line.id, name: line.name, amount: line.amount, unit: line.unit, ticked: line.ticked)
+            }
+            if let added { try store.addToShopping([added]) }
+        }
+        return .redirect("/shopping?saved=1")
+    }
+
+    /// Adds the ingredients of the chosen meals, merged by name and unit with what is on the list.
+    func addToShopping(_ visitor: Visitor) throws -> WebReply {
+        let ids = visitor.form.all("meal").prefix(100).map(PhotoID.init)
+        guard !ids.isEmpty else {
+            return try shoppingPage(visitor, message: "Choose at least one meal.", status: 400)
+        }
+        var ingredients: [Ingredient] = []
+        for id in ids {
+            guard let meal = try store.storedMeal(id) else {
+                return try shoppingPage(
+                    visitor, message: "A meal you chose is gone (deleted?). Nothing was added.", status: 404)
+            }
+            ingredients += Self.shoppingLines(of: meal.meal.analysis)
+        }
+        try store.writingAndWaiting { [ingredients] store throws(StoreError) in try store.addToShopping(ingredients) }
+        logger.info(
+            "owner's page: \(ingredients.count) ingredient(s) of \(ids.count) meal(s) added to the shopping list")
+        return .redirect("/shopping?saved=1")
+    }
+
+    func clearShopping(_ visitor: Visitor) throws -> WebReply {
+        try store.writingAndWaiting { store throws(StoreError) in _ = try store.clearTicked() }
+        return .redirect("/shopping?saved=1")
+    }
+
+    /// The list as plain text, one line each, unticked first.
+    func shoppingText() throws -> WebReply {
+        let lines = try store.shoppingList().map { item in
+            "\(item.ticked ? "[x]" : "[ ]") \(Form.format(item.amount)) \(item.unit) \(item.name)"
+        }
+        return WebReply(
+            headers: [
+                ("Content-Type", "text/plain; charset=utf-8"),
+                ("Content-Disposition", "attachment; filename=\"shopping-list.txt\""), ("Cache-Control", "no-store"),
+            ],
+            body: Array((lines.joined(separator: "\n") + "\n").utf8))
+    }
+}

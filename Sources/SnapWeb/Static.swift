@@ -1,0 +1,112 @@
+extension WebApp {
+    /// The page's only style sheet and script, served from the binary: nothing to install, nothing to
+    /// fetch from elsewhere (the Content-Security-Policy allows only this station).
+    func staticFile(_ name: String) throws -> WebReply {
+        let (type, text): (String, String) =
+            switch name {
+            case "style.css": ("text/css; charset=utf-8", Self.styleSheet)
+            case "page.js": ("text/javascript; charset=utf-8", Self.script)
+            default: throw WebProblem.notFound("There is no such file.")
+            }
+        return WebReply(headers: [("Content-Type", type), ("Cache-Control", "max-age=3600")], body: Array(text.utf8))
+    }
+
+    static let styleSheet = """
+        :root { --ink: #1d2327; --muted: #65717a; --line: #d9dee2; --panel: #f4f6f7; --accent: #1f7a5c;
+          --warn: #a8401a; --bg: #ffffff; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+        @media (prefers-color-scheme: dark) { :root { --ink: #e8ecee; --muted: #9aa6ae; --line: #36414a;
+          --panel: #20282e; --accent: #5fd0a5; --warn: #ff9a70; --bg: #14191d; } }
+        * { box-sizing: border-box; }
+        body { margin: 0; color: var(--ink); background: var(--bg); line-height: 1.45; }
+        header { display: flex; flex-wrap: wrap; align-items: center; gap: .25rem 1rem; padding: .6rem 1rem;
+          border-bottom: 1px solid var(--line); position: sticky; top: 0; background: var(--bg); }
+        .brand { font-weight: 700; color: var(--ink); text-decoration: none; }
+        nav { display: flex; flex-wrap: wrap; gap: .2rem .9rem; }
+        nav a { color: var(--accent); text-decoration: none; padding: .2rem 0; }
+        main { max-width: 52rem; margin: 0 auto; padding: .5rem 1rem 3rem; }
+        h1 { font-size: 1.5rem; margin: .8rem 0; } h2 { font-size: 1.15rem; margin: 1.6rem 0 .5rem; }
+        a { color: var(--accent); }
+        .banner { background: var(--accent); padding: .6rem .8rem; border-radius: .5rem; }
+        .banner a { color: var(--bg); font-weight: 600; }
+        .notice { background: var(--panel); border-left: 4px solid var(--accent); padding: .5rem .8rem; }
+        .problem { background: var(--panel); border-left: 4px solid var(--warn); padding: .5rem .8rem; color: var(--warn); }
+        .empty, small, .when { color: var(--muted); }
+        .totals { display: flex; flex-wrap: wrap; gap: .3rem 1rem; align-items: baseline; font-size: 1.2rem;
+          background: var(--panel); padding: .7rem .9rem; border-radius: .6rem; }
+        .kcal { font-weight: 700; } .pcf { color: var(--muted); }
+        ul { padding: 0; list-style: none; }
+        .meals li a, .days li a { display: flex; gap: .8rem; align-items: center; padding: .5rem 0;
+          border-bottom: 1px solid var(--line); color: var(--ink); text-decoration: none; }
+        .meals img, .nophoto, .photo-row img { width: 72px; height: 72px; object-fit: cover; border-radius: .4rem;
+          background: var(--panel); display: inline-block; flex: none; }
+        .what { display: flex; flex-direction: column; flex: 1 1 8rem; }
+        .nums { display: flex; flex-direction: column; align-items: flex-end; text-align: right; }
+        @media (min-width: 40rem) { .nums { flex-direction: row; gap: .7rem; align-items: baseline; } }
+        details.edit { margin: 1rem 0; } details.edit summary { cursor: pointer; font-weight: 600; color: var(--accent);
+          padding: .4rem 0; }
+        .days li a { justify-content: space-between; }
+        .pictures { display: flex; flex-wrap: wrap; gap: .8rem; align-items: flex-start; }
+        .photo { max-width: 100%; border-radius: .5rem; } .sticker { max-width: 40%; }
+        .fact { font-style: italic; }
+        table { border-collapse: collapse; width: 100%; margin: .5rem 0; }
+        td, th { text-align: left; padding: .35rem .4rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+        .items td:not(:first-child), .items th:not(:first-child) { text-align: right; }
+        .clash { color: var(--warn); font-weight: 600; }
+        .ok { color: var(--accent); } .bad { color: var(--warn); }
+        fieldset { border: 1px solid var(--line); border-radius: .5rem; margin: .6rem 0; padding: .5rem .7rem;
+          display: flex; flex-wrap: wrap; gap: .4rem .8rem; align-items: center; }
+        legend { font-weight: 600; padding: 0 .3rem; }
+        label { display: inline-flex; gap: .3rem; align-items: center; }
+        label.wide { display: flex; flex: 1 1 100%; width: 100%; margin: .3rem 0; }
+        label.wide input:not([type=checkbox]) { flex: 1; min-width: 0; }
+        input, select, button { font: inherit; padding: .45rem .55rem; border: 1px solid var(--line);
+          border-radius: .4rem; background: var(--bg); color: var(--ink); min-height: 2.4rem; }
+        input[type=number] { width: 5.5rem; } input[type=checkbox] { min-height: auto; width: 1.2rem; height: 1.2rem; }
+        button { background: var(--accent); color: var(--bg); border: none; font-weight: 600; cursor: pointer; }
+        button.secondary { background: var(--panel); color: var(--ink); }
+        .danger, button.danger { background: var(--warn); color: var(--bg); padding: .45rem .7rem; border-radius: .4rem;
+          text-decoration: none; display: inline-block; }
+        .buttons, .actions { display: flex; flex-wrap: wrap; gap: .6rem; align-items: center; margin: .8rem 0; }
+        .actions form { margin: 0; }
+        .lines li { display: flex; gap: .4rem; align-items: center; padding: .25rem 0; }
+        .lines .amount, .add .amount { width: 5rem; } .lines .unit, .add .unit { width: 5rem; }
+        .lines .name, .add .name { flex: 1; min-width: 6rem; }
+        .ticked .name, .ticked .amount, .ticked .unit { text-decoration: line-through; color: var(--muted); }
+        .photo-row { display: flex; gap: .8rem; align-items: center; padding: .4rem 0; border-bottom: 1px solid var(--line); }
+        .photo-row span { flex: 1; }
+        .preview { display: flex; gap: .6rem; flex-wrap: wrap; flex: 1 1 100%; }
+        .preview figure { margin: 0; flex: 1 1 40%; max-width: 20rem; }
+        .preview img { width: 100%; height: auto; border-radius: .4rem; }
+        .preview figcaption { color: var(--muted); text-align: center; }
+        form.inline { display: inline; margin-left: .5rem; } form.inline button { min-height: auto; padding: .2rem .5rem; }
+        .pair { display: flex; flex-direction: column; gap: .8rem; max-width: 22rem; }
+        .pair input[name=code] { font-size: 1.6rem; letter-spacing: .2em; width: 10rem; }
+        @media (min-width: 48rem) { main { padding-top: 1rem; } }
+        """
+
+    /// A little plain script: the filter preview follows the form, a ticked line looks ticked at once.
+    static let script = """
+        "use strict";
+        document.addEventListener("DOMContentLoaded", () => {
+          const filter = document.getElementById("filter");
+          const intensity = document.getElementById("intensity");
+          const after = document.getElementById("after");
+          const value = document.getElementById("intensity-value");
+          let timer = null;
+          const update = () => {
+            if (value && intensity) value.textContent = intensity.value;
+            if (!after || !filter || !intensity) return;
+            clearTimeout(timer);
+            timer = setTimeout(() => {
+              after.src = "/settings/preview.jpg?which=after&filter=" + encodeURIComponent(filter.value) +
+                "&intensity=" + encodeURIComponent(intensity.value);
+            }, 250);
+          };
+          if (filter) filter.addEventListener("change", update);
+          if (intensity) intensity.addEventListener("input", update);
+          for (const box of document.querySelectorAll(".lines input[type=checkbox]")) {
+            box.addEventListener("change", () => box.closest("li").classList.toggle("ticked", box.checked));
+          }
+        });
+        """
+}

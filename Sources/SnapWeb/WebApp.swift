@@ -1,0 +1,189 @@
+import Foundation
+import Logging
+import SnapConfig
+import SnapCore
+import SnapStore
+
+/// The owner's page: every route, the pairing gate in front of them, and the checks on every form.
+///
+/// Runs on the page's own thread (`WebServer` hands each request over), so a page of 500 meals never
+/// holds a thread the station's loop needs. It reads the store directly, writes through the store's
+/// thread, and tells the station of a change by an event, like any other port.
+public final class WebApp: Sendable {
+    public static let sessionCookie = "snapstation_session"
+    /// A paired browser stays paired this long without a visit.
+    public static let sessionIdle: TimeInterval = 180 * 86_400
+
+    let config: StationConfig
+    let store: StationStore
+    let link: any StationLink
+    let desk: PairingDesk
+    let logger: Logger
+    let now: @Sendable () -> Date
+    /// Served over TLS: the cookie is `Secure`.
+    let secure: Bool
+    let timeZone: TimeZone
+    let locked: Set<RuntimeSettings.Key>
+
+    public init(
+        config: StationConfig, store: StationStore, link: any StationLink, desk: PairingDesk, logger: Logger,
+        secure: Bool = false, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.config = config
+        self.store = store
+        self.link = link
+        self.desk = desk
+        self.logger = logger
+        self.secure = secure
+        self.now = now
+        self.timeZone = config.resolvedTimeZone
+        self.locked = Set(config.web.locked.compactMap(RuntimeSettings.Key.init(rawValue:)))
+    }
+
+    /// The browser this request came from, once its session is known.
+    struct Visitor {
+        var session: WebSession
+        /// The form a POST carried, read and checked against the session's CSRF token.
+        var form: Form
+    }
+
+    public func respond(_ request: WebRequest) -> WebReply {
+        var reply: WebReply
+        do {
+            reply = try route(request)
+        } catch let problem as WebProblem {
+            reply = problemPage(problem, request: request)
+        } catch let error as StoreError {
+            logger.error("owner's page: \(error)")
+            reply = problemPage(
+                WebProblem(500, "The station's store failed", "\(error). Nothing was changed; try again."),
+                request: request)
+        } catch {
+            logger.error("owner's page: \(error)")
+            reply = problemPage(WebProblem(500, "Something went wrong", "\(error)"), request: request)
+        }
+        if request.method == .head { reply.body = [] }
+        reply.headers += Self.securityHeaders
+        return reply
+    }
+
+    /// Sent with every answer: no framing, no foreign scripts or styles, no sniffing, no referrer.
+    static let securityHeaders: [(name: String, value: String)] = [
+        (
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
+        ),
+        ("X-Frame-Options", "DENY"),
+        ("X-Content-Type-Options", "nosniff"),
+        // "same-origin", not "no-referrer": with no referrer, browsers send `Origin: null` on the page's own forms.
+        ("Referrer-Policy", "same-origin"),
+    ]
+
+    private func route(_ request: WebRequest) throws -> WebReply {
+        let parts = request.components
+        if request.method == .post, let origin = request.header("origin"), !Self.sameOrigin(origin, request) {
+            throw WebProblem(403, "Refused", "The form came from another site (\(origin)).")
+        }
+        // What anyone may have: the style sheet, the script and the pairing page.
+        switch (request.method, parts.first) {
+        case (.get, "static"), (.head, "static"): return try staticFile(parts.dropFirst().joined(separator: "/"))
+        case (.get, "pair"), (.head, "pair"): return pairPage(message: nil, status: 200)
+        case (.post, "pair") where parts.count == 1: return try pair(request)
+        case (.other, _): throw WebProblem(405, "Not allowed", "The page answers GET and POST only.")
+        default: break
+        }
+        guard let session = try session(of: request) else {
+            return pairPage(
+                message: parts.isEmpty ? nil : "Pair this browser at the station first.", status: 401)
+        }
+        var visitor = Visitor(session: session, form: request.query)
+        if request.method == .post {
+            visitor.form = try checkedForm(request, session: session)
+        }
+        return try dispatch(request, parts, visitor)
+    }
+
+    private func dispatch(_ request: WebRequest, _ parts: [String], _ visitor: Visitor) throws -> WebReply {
+        let post = request.method == .post
+        switch (post, parts.count, parts.first) {
+        case (false, 0, _): return try dayPage(today(), visitor)
+        case (false, 2, "day"):
+            guard let day = LocalDay(parts[1]) else { throw WebProblem.notFound("\"\(parts[1])\" is not a day.") }
+            return try dayPage(day, visitor)
+        case (false, 1, "history"): return try historyPage(visitor)
+        case (false, 2, "meal"): return try mealPage(PhotoID(parts[1]), visitor, message: nil)
+        case (true, 2, "meal"): return try editMeal(PhotoID(parts[1]), visitor)
+        case (false, 3, "meal") where parts[2] == "delete": return try deletePage(PhotoID(parts[1]), visitor)
+        case (true, 3, "meal") where parts[2] == "delete": return try deleteMeal(PhotoID(parts[1]), visitor)
+        case (false, 1, "review"): return try reviewPage(visitor)
+        case (true, 1, "review"): return try submitReview(visitor)
+        case (false, 1, "shopping"): return try shoppingPage(visitor, message: nil)
+        case (true, 1, "shopping"): return try saveShopping(visitor)
+        case (true, 2, "shopping") where parts[1] == "add": return try addToShopping(visitor)
+        case (true, 2, "shopping") where parts[1] == "clear": return try clearShopping(visitor)
+        case (false, 1, "shopping.txt"): return try shoppingText()
+        case (false, 1, "settings"): return try settingsPage(visitor, message: nil)
+        case (true, 1, "settings"): return try saveSettings(visitor)
+        case (false, 2, "settings") where parts[1] == "preview.jpg": return try settingsPreview(visitor)
+        case (false, 1, "group"): return try groupPage(visitor)
+        case (false, 1, "status"): return try statusPage(visitor)
+        case (true, 2, "status") where parts[1] == "forget": return try forgetBrowser(visitor)
+        case (true, 1, "signout"): return try signOut(visitor)
+        case (false, 2, "photo"): return try photoFile(parts[1], visitor)
+        case (false, 2, "received"): return try receivedFile(parts[1], visitor)
+        default: throw WebProblem.notFound("There is no page at \(request.path).")
+        }
+    }
+
+    /// The session the request's cookie names, or nil; a visit is noted at most once a minute.
+    private func session(of request: WebRequest) throws(StoreError) -> WebSession? {
+        guard let token = request.cookies[Self.sessionCookie], !token.isEmpty, token.count <= 100 else { return nil }
+        let hash = Secrets.sha256(token)
+        guard let session = try store.session(hash: hash) else { return nil }
+        let time = now()
+        if time.timeIntervalSince(session.lastSeen) > Self.sessionIdle {
+            _ = try store.writingAndWaiting { store throws(StoreError) in try store.forgetSessions(hash: hash) }
+            return nil
+        }
+        if time.timeIntervalSince(session.lastSeen) > 60 {
+            try store.writingAndWaiting { store throws(StoreError) in try store.touchSession(hash: hash, now: time) }
+        }
+        return session
+    }
+
+    /// The POST's form, if it is one, small enough, and carries the session's CSRF token.
+    private func checkedForm(_ request: WebRequest, session: WebSession) throws -> Form {
+        let type = (request.header("content-type") ?? "").lowercased()
+        guard type.hasPrefix("application/x-www-form-urlencoded") else {
+            throw WebProblem(415, "Not a form", "The page takes forms only (application/x-www-form-urlencoded).")
+        }
+        guard request.body.count <= Form.maxBytes else {
+            throw WebProblem(413, "Too large", "The form is larger than \(Form.maxBytes / 1024) KB.")
+        }
+        let form: Form
+        do {
+            form = try Form(parsing: String(decoding: request.body, as: UTF8.self))
+        } catch {
+            throw WebProblem(400, "The form is broken", error.message)
+        }
+        guard let csrf = form["csrf"], Secrets.equal(csrf, session.csrf) else {
+            throw WebProblem(
+                403, "The form is out of date",
+                "It did not carry this browser's token (it may come from an old tab, or from another site). Nothing was changed; open the page again."
+            )
+        }
+        return form
+    }
+
+    /// Whether an Origin header names the host the request was sent to.
+    static func sameOrigin(_ origin: String, _ request: WebRequest) -> Bool {
+        guard let host = request.header("host"), let url = URL(string: origin), let originHost = url.host else {
+            return false
+        }
+        let port = url.port.map { ":\($0)" } ?? ""
+        return "\(originHost)\(port)".lowercased() == host.lowercased()
+            || ("[\(originHost)]\(port)").lowercased() == host.lowercased()
+    }
+
+    func today() -> LocalDay { LocalDay(containing: now(), in: timeZone) }
+}

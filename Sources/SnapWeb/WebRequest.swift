@@ -1,0 +1,98 @@
+import Foundation
+
+/// One request to the owner's page, as the pages read it: no server types, so the pages can be tested
+/// without a socket and run on the page's own thread.
+public struct WebRequest: Sendable {
+    public enum Method: String, Sendable {
+        case get = "GET"
+        case head = "HEAD"
+        case post = "POST"
+        case other
+    }
+
+    public var method: Method
+    /// The path, percent-decoded, without the query.
+    public var path: String
+    var query: Form
+    public var body: [UInt8]
+    public var headers: [String: String]
+
+    public init(method: Method, path: String, query: String = "", body: [UInt8] = [], headers: [String: String] = [:]) {
+        self.method = method
+        self.path = path
+        self.query = (try? Form(parsing: query)) ?? Form(fields: [])
+        self.body = body
+        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
+    }
+
+    /// Builds a request from a target such as `/day/2026-11-23?x=1`.
+    public init(method: Method, target: String, body: [UInt8] = [], headers: [String: String] = [:]) {
+        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let path = String(parts[0]).removingPercentEncoding ?? String(parts[0])
+        self.init(
+            method: method, path: path, query: parts.count > 1 ? String(parts[1]) : "", body: body, headers: headers)
+    }
+
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// The cookies the browser sent.
+    public var cookies: [String: String] {
+        var cookies: [String: String] = [:]
+        for pair in (header("cookie") ?? "").split(separator: ";") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            cookies[parts[0].trimmingCharacters(in: .whitespaces)] = parts[1].trimmingCharacters(in: .whitespaces)
+        }
+        return cookies
+    }
+
+    /// The path's parts: `/meal/X/delete` is ["meal", "X", "delete"].
+    public var components: [String] { path.split(separator: "/").map(String.init) }
+}
+
+/// What the page answers.
+public struct WebReply: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: Int = 200, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public func header(_ name: String) -> String? {
+        headers.last { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    public var text: String { String(decoding: body, as: UTF8.self) }
+
+    static func html(_ html: HTML, status: Int = 200) -> WebReply {
+        WebReply(
+            status: status, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")],
+            body: Array(html.text.utf8))
+    }
+
+    /// After a form: back to a page with GET (303), so a reload does not post again.
+    static func redirect(_ location: String) -> WebReply {
+        WebReply(status: 303, headers: [("Location", location), ("Cache-Control", "no-store")])
+    }
+}
+
+/// A request the page cannot carry out, said the way the page shows it.
+struct WebProblem: Error, Sendable {
+    var status: Int
+    var title: String
+    var message: String
+
+    init(_ status: Int, _ title: String, _ message: String) {
+        self.status = status
+        self.title = title
+        self.message = message
+    }
+
+    static func notFound(_ what: String) -> WebProblem {
+        WebProblem(404, "Not here", what)
+    }
+}

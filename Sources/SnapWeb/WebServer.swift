@@ -1,0 +1,173 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import NIOCore
+import NIOSSL
+import ServiceLifecycle
+import SnapConfig
+import SnapFiles
+import Synchronization
+
+/// The owner's page on the network: Hummingbird's HTTP/1 server (and TLS when the config names a
+/// certificate), a `Service` in the station's group.
+///
+/// Hummingbird only parses and writes HTTP here: each request's body is read (at most `Form.maxBytes`),
+/// and the request goes to `WebApp` on the page's own thread, one at a time. A port that cannot be had
+/// (taken by another program) is logged and tried again every 30 s; the station runs on without its page.
+public final class WebServer: Service {
+    let app: WebApp
+    let web: StationConfig.Web
+    let desk: PairingDesk
+    let logger: Logger
+    let thread = SerialThread(name: "web")
+    private let port = Mutex<Int?>(nil)
+
+    public init(app: WebApp, web: StationConfig.Web, desk: PairingDesk, logger: Logger) {
+        self.app = app
+        self.web = web
+        self.desk = desk
+        self.logger = logger
+    }
+
+    /// The port the page listens on, once it does.
+    public var listeningPort: Int? { port.withLock { $0 } }
+
+    public func run() async throws {
+        defer { thread.shutDown() }
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                try await serve()
+                return
+            } catch {
+                desk.url = ""
+                port.withLock { $0 = nil }
+                logger.error("owner's page: \(error); trying again in 30 s")
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(30)) }
+            }
+        }
+    }
+
+    private func serve() async throws {
+        let builder: HTTPServerBuilder
+        let http = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(60)))
+        if web.tlsCertificate.isEmpty {
+            builder = http
+        } else {
+            let chain = try NIOSSLCertificate.fromPEMFile(web.tlsCertificate).map {
+                NIOSSLCertificateSource.certificate($0)
+            }
+            let key = try NIOSSLPrivateKey(file: web.tlsKey, format: .pem)
+            builder = try .tls(
+                http, tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+        }
+        let responder = PageResponder(app: app, thread: thread)
+        let application = Application(
+            responder: responder, server: builder,
+            configuration: ApplicationConfiguration(
+                address: .hostname(web.address, port: web.port), serverName: nil, backlog: 64,
+                availableConnectionsDelegate: MaximumAvailableConnections(32)),
+            onServerRunning: { [self] channel in
+                let web = self.web
+                let bound = channel.localAddress?.port ?? web.port
+                self.port.withLock { $0 = bound }
+                self.desk.url = WebAddress.publicURL(web, port: bound)
+                self.logger.notice(
+                    "owner's page at \(self.desk.url)",
+                    metadata: ["listening": "\(web.address):\(bound)", "tls": "\(!web.tlsCertificate.isEmpty)"])
+            },
+            logger: Self.quiet(logger))
+        try await application.run()
+    }
+
+    /// Hummingbird's own logging: its per-request lines are debug noise for an appliance.
+    private static func quiet(_ logger: Logger) -> Logger {
+        var logger = logger
+        logger.logLevel = max(logger.logLevel, .notice)
+        return logger
+    }
+}
+
+/// Hands each request to the page's thread and its reply back to Hummingbird.
+struct PageResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+    let app: WebApp
+    let thread: SerialThread
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Form.maxBytes {
+            return Self.tooLarge
+        }
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: Form.maxBytes)
+        } catch {
+            return Self.tooLarge
+        }
+        var headers: [String: String] = [:]
+        for field in request.headers { headers[field.name.canonicalName] = field.value }
+        // HTTP/1's Host header arrives as the request's authority.
+        if let authority = request.head.authority { headers["host"] = authority }
+        let method: WebRequest.Method =
+            switch request.method {
+            case .get: .get
+            case .head: .head
+            case .post: .post
+            default: .other
+            }
+        let page = WebRequest(
+            method: method, path: request.uri.path.removingPercentEncoding ?? request.uri.path,
+            query: request.uri.query ?? "", body: Array(buffer: body), headers: headers)
+        let reply = try await thread.run { [app] in app.respond(page) }
+        var fields = HTTPFields()
+        for header in reply.headers {
+            if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
+        }
+        fields[.contentLength] = "\(reply.body.count)"
+        return Response(
+            status: HTTPResponse.Status(code: reply.status), headers: fields,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
+    }
+
+    static var tooLarge: Response {
+        Response(
+            status: .contentTooLarge, headers: [.contentType: "text/plain; charset=utf-8"],
+            body: ResponseBody(
+                byteBuffer: ByteBuffer(string: "The request is larger than \(Form.maxBytes / 1024) KB.\n")))
+    }
+}
+
+/// The address the pairing QR code shows.
+enum WebAddress {
+    static func publicURL(_ web: StationConfig.Web, port: Int) -> String {
+        if !web.publicURL.isEmpty { return web.publicURL }
+        let scheme = web.tlsCertificate.isEmpty ? "http" : "https"
+        let host = ["0.0.0.0", "::"].contains(web.address) ? (firstNetworkAddress() ?? "127.0.0.1") : web.address
+        let shown = host.contains(":") ? "[\(host)]" : host
+        return "\(scheme)://\(shown)\(port == (scheme == "http" ? 80 : 443) ? "" : ":\(port)")/pair"
+    }
+
+    /// The first IPv4 address of an interface that is up and not loopback (what a phone on the same
+    /// network reaches).
+    static func firstNetworkAddress() -> String? {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return nil }
+        defer { freeifaddrs(list) }
+        for entry in sequence(first: first, next: { $0.pointee.ifa_next }) {
+            let flags = Int32(entry.pointee.ifa_flags)
+            guard let address = entry.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET),
+                flags & Int32(IFF_UP) != 0, flags & Int32(IFF_LOOPBACK) == 0
+            else { continue }
+            var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            if getnameinfo(
+                address, socklen_t(MemoryLayout<sockaddr_in>.size), &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST
+            ) == 0 {
+                return String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+        }
+        return nil
+    }
+}

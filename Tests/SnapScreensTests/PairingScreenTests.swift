@@ -1,0 +1,51 @@
+import Foundation
+import SnapCore
+import SnapImaging
+import SnapScreens
+import SnapTestSupport
+import Testing
+
+@Suite("The pairing screen's QR code")
+struct PairingScreenTests {
+    let folder = TemporaryDirectory("qr")
+
+    @Test("should make a QR code with its three finder patterns, the size of its version")
+    func modules() throws {
+        let code = try #require(QRCode(text: "http://192.168.1.20:8080/pair"))
+        #expect(code.size == 25 || code.size == 29, "version 2 or 3 for a 30-character URL at level M")
+        #expect(code.modules.count == code.size * code.size)
+        for (x, y) in [(0, 0), (code.size - 7, 0), (0, code.size - 7)] {
+            // A finder pattern: a dark 7×7 ring around a light ring around a dark 3×3 centre.
+            #expect((0..<7).allSatisfy { code.isDark(x: x + $0, y: y) && code.isDark(x: x + $0, y: y + 6) })
+            #expect(!code.isDark(x: x + 1, y: y + 1) && code.isDark(x: x + 3, y: y + 3))
+        }
+    }
+
+    static let zbar = "/usr/bin/zbarimg"
+
+    @Test(
+        "should be read back by a real decoder (zbarimg) from the screen the station draws",
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: zbar),
+            "needs /usr/bin/zbarimg (zbar-tools, which .ci/install-deps installs)"))
+    func readsBack() throws {
+        let zbar = Self.zbar
+        let url = "http://192.168.1.20:8080/pair"
+        let canvas = Canvas(width: 800, height: 480)
+        let screen = PairingScreen(
+            pairing: Pairing(url: url, code: "482913", expiresAt: Date()), remaining: .seconds(300))
+        ScreenRenderer(images: .none).draw(.pairing(screen), preview: nil, on: canvas)
+        try canvas.writePNG(to: folder.path + "/pairing.png")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: zbar)
+        process.arguments = ["--quiet", "--raw", folder.path + "/pairing.png"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        process.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0)
+        #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == url)
+        #expect(!canvas.cutTexts.contains { $0.contains("482") })
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import SnapCore
+import SnapImaging
+import SnapStore
+import SnapTestSupport
+import Testing
+
+@testable import SnapWeb
+
+@Suite("The owner's page: pairing, sessions and the gate")
+struct WebGateTests {
+    /// Every route of the page, as GET or POST.
+    static let routes: [(WebRequest.Method, String)] = [
+        (.get, "/"), (.get, "/day/2026-11-23"), (.get, "/history"), (.get, "/meal/m1"), (.post, "/meal/m1"),
+        (.get, "/meal/m1/delete"), (.post, "/meal/m1/delete"), (.get, "/review"), (.post, "/review"),
+        (.get, "/shopping"), (.post, "/shopping"), (.post, "/shopping/add"), (.post, "/shopping/clear"),
+        (.get, "/shopping.txt"), (.get, "/settings"), (.post, "/settings"), (.get, "/settings/preview.jpg"),
+        (.get, "/group"), (.get, "/status"), (.post, "/status/forget"), (.post, "/signout"),
+        (.get, "/photo/m1.jpg"), (.get, "/photo/m1.thumb.jpg"), (.get, "/received/x.jpg"), (.get, "/nowhere"),
+    ]
+
+    @Test("should answer every route without a session with the pairing page, and touch nothing")
+    func everyRouteNeedsASession() throws {
+        let station = try WebTestStation()
+        try station.meal("m1")
+        for (method, path) in Self.routes {
+            let reply =
+                method == .get
+                ? station.get(path) : station.post(path, [("title", "x"), ("version", "1"), ("items", "0")])
+            #expect(reply.status == 401, "\(method) \(path)")
+            #expect(reply.text.contains("<h1>Pair this browser</h1>"), "\(method) \(path)")
+            #expect(!reply.text.contains("Spaghetti"), "\(method) \(path)")
+            #expect(!reply.text.contains("/photo/"), "\(method) \(path)")
+        }
+        #expect(try station.store.storedMeal(PhotoID("m1"))?.version == 1)
+        #expect(station.link.events.isEmpty)
+        // A made-up or old cookie is no session either.
+        #expect(station.get("/", cookie: "snapstation_session=forged").status == 401)
+        #expect(station.get("/static/style.css").status == 200)
+        #expect(station.get("/static/page.js").header("Content-Type")?.hasPrefix("text/javascript") == true)
+        #expect(station.get("/static/../snapstation.sqlite").status == 404)
+    }
+
+    @Test("should pair with the station's code once: a session stored hashed, a strict HttpOnly cookie")
+    func pairs() throws {
+        let station = try WebTestStation()
+        let pairing = station.desk.open(now: station.now)
+        #expect(pairing.code.count == 6 && pairing.code.allSatisfy(\.isNumber))
+        let reply = station.post("/pair", [("code", "\(pairing.code.prefix(3)) \(pairing.code.suffix(3))")])
+        #expect(reply.status == 303)
+        let cookie = try #require(reply.header("Set-Cookie"))
+        #expect(cookie.hasPrefix("snapstation_session="))
+        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/"))
+        #expect(!cookie.contains("Secure"))
+        let token = String(cookie.split(separator: ";")[0].dropFirst("snapstation_session=".count))
+        #expect(token.count >= 43)
+        let sessions = try station.store.sessions()
+        #expect(sessions.count == 1)
+        #expect(sessions[0].tokenHash == Secrets.sha256(token))
+        #expect(sessions[0].tokenHash != token)
+        #expect(station.link.events == [.paired("A browser")])
+        #expect(station.get("/", cookie: "snapstation_session=\(token)").status == 200)
+        // Once only.
+        let again = station.post("/pair", [("code", pairing.code)])
+        #expect(again.status == 401)
+        #expect(again.text.contains("No code is open"))
+    }
+
+    @Test("should mark the cookie Secure when the page is served over TLS")
+    func secureCookie() throws {
+        let station = try WebTestStation(secure: true)
+        let pairing = station.desk.open(now: station.now)
+        #expect(station.post("/pair", [("code", pairing.code)]).header("Set-Cookie")?.contains("; Secure") == true)
+    }
+
+    @Test("should refuse a wrong code, an expired one, and after five wrong a minute even the right one")
+    func wrongCodes() throws {
+        let station = try WebTestStation()
+        var pairing = station.desk.open(now: station.now)
+        let wrong = pairing.code == "000000" ? "000001" : "000000"
+        let first = station.post("/pair", [("code", wrong)])
+        #expect(first.status == 401)
+        #expect(first.text.contains("not the code"))
+        for _ in 0..<4 { _ = station.post("/pair", [("code", wrong)]) }
+        let braked = station.post("/pair", [("code", pairing.code)])
+        #expect(braked.status == 429)
+        #expect(Int(braked.header("Retry-After") ?? "") ?? 0 > 0)
+        #expect(try station.store.sessions().isEmpty)
+        station.advance(61)
+        #expect(station.post("/pair", [("code", pairing.code)]).status == 303)
+        // A code lasts five minutes.
+        pairing = station.desk.open(now: station.now)
+        station.advance(PairingDesk.validity + 1)
+        #expect(station.post("/pair", [("code", pairing.code)]).text.contains("No code is open"))
+    }
+
+    @Test("should drop a code after ten wrong tries, however slowly they come")
+    func codeDroppedAfterTenWrong() throws {
+        let station = try WebTestStation()
+        let pairing = station.desk.open(now: station.now)
+        let wrong = pairing.code == "000000" ? "000001" : "000000"
+        for _ in 0..<10 {
+            _ = station.post("/pair", [("code", wrong)])
+            station.advance(20)
+        }
+        #expect(station.post("/pair", [("code", pairing.code)]).text.contains("No code is open"))
+    }
+
+    @Test("should refuse a POST without the session's CSRF token, or from another site, and change nothing")
+    func csrf() throws {
+        let station = try WebTestStation()
+        try station.meal("m1")
+        let browser = try station.pair()
+        let fields = [("title", "Changed"), ("version", "1"), ("items", "2")]
+        let missing = station.post("/meal/m1", fields, cookie: browser.cookie)
+        #expect(missing.status == 403)
+        #expect(missing.text.contains("out of date"))
+        let wrong = station.post(
+            "/meal/m1", fields + [("csrf", "x" + browser.csrf.dropFirst())], cookie: browser.cookie)
+        #expect(wrong.status == 403)
+        let other = try station.pair(name: "Other")
+        #expect(station.post("/meal/m1", fields + [("csrf", other.csrf)], cookie: browser.cookie).status == 403)
+        let foreign = station.post(
+            "/settings", [("csrf", browser.csrf), ("reset", "1")], cookie: browser.cookie,
+            headers: ["Origin": "http://evil.example", "Host": "127.0.0.1:8080"])
+        #expect(foreign.status == 403)
+        let json = station.post(
+            "/settings", [("csrf", browser.csrf)], cookie: browser.cookie, headers: ["Content-Type": "application/json"]
+        )
+        #expect(json.status == 415)
+        #expect(try station.store.storedMeal(PhotoID("m1"))?.meal.analysis.title == "Spaghetti")
+        let sameSite = station.post(
+            "/settings", [("csrf", browser.csrf), ("reset", "1")], cookie: browser.cookie,
+            headers: ["Origin": "http://127.0.0.1:8080", "Host": "127.0.0.1:8080"])
+        #expect(sameSite.status == 303)
+    }
+
+    @Test("should send the security headers with every answer, and escape what the AI or a browser wrote")
+    func headersAndEscaping() throws {
+        let station = try WebTestStation()
+        try station.meal("m1", title: "<script>alert(1)</script> & \"fries\"")
+        let browser = try station.pair(name: "<img src=x onerror=alert(2)>")
+        for reply in [
+            station.get("/"), station.get("/", cookie: browser.cookie), station.get("/meal/m1", cookie: browser.cookie),
+        ] {
+            #expect(reply.header("Content-Security-Policy")?.contains("default-src 'self'") == true)
+            #expect(reply.header("X-Frame-Options") == "DENY")
+            #expect(reply.header("X-Content-Type-Options") == "nosniff")
+        }
+        let today = station.get("/", cookie: browser.cookie).text
+        #expect(!today.contains("<script>alert"))
+        #expect(today.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;fries&quot;"))
+        let status = station.get("/status", cookie: browser.cookie).text
+        #expect(!status.contains("<img src=x"))
+        #expect(status.contains("&lt;img src=x onerror=alert(2)&gt;"))
+    }
+
+    @Test("should forget a browser from the status page, and sign one out")
+    func forgets() throws {
+        let station = try WebTestStation()
+        let phone = try station.pair(name: "Phone")
+        let laptop = try station.pair(name: "Laptop")
+        let status = station.get("/status", cookie: phone.cookie).text
+        #expect(status.contains("Phone") && status.contains("Laptop") && status.contains("(this browser)"))
+        #expect(
+            station.post("/status/forget", [("csrf", phone.csrf), ("session", "others")], cookie: phone.cookie).status
+                == 303)
+        #expect(station.get("/", cookie: laptop.cookie).status == 401)
+        #expect(station.get("/", cookie: phone.cookie).status == 200)
+        let out = station.post("/signout", [("csrf", phone.csrf)], cookie: phone.cookie)
+        #expect(out.header("Set-Cookie")?.contains("Max-Age=0") == true)
+        #expect(station.get("/", cookie: phone.cookie).status == 401)
+        #expect(try station.store.sessions().isEmpty)
+    }
+
+    @Test("should forget a browser not seen for 180 days")
+    func idleSessionsExpire() throws {
+        let station = try WebTestStation()
+        let browser = try station.pair()
+        station.advance(WebApp.sessionIdle + 60)
+        #expect(station.get("/", cookie: browser.cookie).status == 401)
+        #expect(try station.store.sessions().isEmpty)
+    }
+}

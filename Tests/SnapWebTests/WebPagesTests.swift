@@ -1,0 +1,392 @@
+import Foundation
+import SnapCore
+import SnapImaging
+import SnapStore
+import SnapTestSupport
+import Testing
+
+@testable import SnapWeb
+
+/// The fields the meal page's form sends for `analysis` as it is, with `changes` over them.
+func mealForm(_ analysis: MealAnalysis, version: Int?, csrf: String, _ changes: [String: String] = [:]) -> [(
+    String, String
+)] {
+    var fields: [(String, String)] = [("csrf", csrf), ("title", analysis.title), ("items", "\(analysis.items.count)")]
+    if let version { fields.append(("version", "\(version)")) }
+    for (index, item) in analysis.items.enumerated() {
+        let p = "item\(index)_"
+        fields += [
+            (p + "name", item.name), (p + "grams", "\(item.grams)"), (p + "kcal", "\(item.macros.calories)"),
+            (p + "protein", "\(item.macros.protein)"), (p + "carbs", "\(item.macros.carbs)"),
+            (p + "fats", "\(item.macros.fats)"),
+        ]
+    }
+    fields += [
+        ("new_name", ""), ("new_grams", ""), ("new_kcal", ""), ("new_protein", ""), ("new_carbs", ""), ("new_fats", ""),
+    ]
+    fields += [("total_kcal", "0"), ("total_protein", "0"), ("total_carbs", "0"), ("total_fats", "0")]
+    fields = fields.map { name, value in (name, changes[name] ?? value) }
+    for (name, value) in changes where !fields.contains(where: { $0.0 == name }) { fields.append((name, value)) }
+    return fields
+}
+
+@Suite("The owner's page: meals, review, shopping, settings, group and status")
+struct WebPagesTests {
+    @Test("should list today's meals with their thumbnails, times, macros and the day's totals")
+    func today() throws {
+        let station = try WebTestStation()
+        try station.meal("m1", title: "Porridge")
+        try station.meal("m2", title: "Spaghetti")
+        try station.meal("old", title: "Soup", day: station.today.adding(days: -1))
+        let browser = try station.pair()
+        let page = station.get("/", cookie: browser.cookie).text
+        #expect(page.contains("Porridge") && page.contains("Spaghetti") && !page.contains("Soup"))
+        #expect(page.contains("1060 kcal"))
+        #expect(page.contains("/photo/m1.thumb.jpg"))
+        #expect(page.contains("12:00"))
+        let history = station.get("/history", cookie: browser.cookie).text
+        #expect(history.contains(station.today.adding(days: -1).description) && history.contains("1 meal · 530 kcal"))
+        #expect(station.get("/day/\(station.today.adding(days: -1))", cookie: browser.cookie).text.contains("Soup"))
+        #expect(station.get("/day/2026-13-40", cookie: browser.cookie).status == 404)
+        let photo = station.get("/photo/m1.jpg", cookie: browser.cookie)
+        #expect(photo.status == 200 && photo.header("Content-Type") == "image/jpeg")
+        #expect(try JPEG.size(of: photo.body) == (320, 240))
+        #expect(station.get("/photo/m1.sticker.png", cookie: browser.cookie).header("Content-Type") == "image/png")
+        #expect(station.get("/photo/nope.jpg", cookie: browser.cookie).status == 404)
+        let download = station.get("/photo/m1.jpg?download=1", cookie: browser.cookie)
+        #expect(download.header("Content-Disposition") == "attachment; filename=\"m1.jpg\"")
+    }
+
+    @Test("should show a meal with its items, grams, macros and the dietary preferences it breaks")
+    func mealDetail() throws {
+        let station = try WebTestStation()
+        try station.meal("m1")
+        let browser = try station.pair()
+        _ = station.post(
+            "/settings", [("csrf", browser.csrf), ("dietary_shown", "1"), ("dietary", "gluten-free")],
+            cookie: browser.cookie)
+        let page = station.get("/meal/m1", cookie: browser.cookie).text
+        #expect(page.contains("Tomato sauce") && page.contains("150 g"))
+        #expect(page.contains("not gluten-free"))
+        #expect(page.contains("A fact."))
+        #expect(page.contains("/photo/m1.sticker.png"))
+        #expect(station.get("/meal/nope", cookie: browser.cookie).status == 404)
+    }
+
+    @Test("should save an edit: the totals follow the items, the version moves on, the station hears of it")
+    func editsMeal() throws {
+        let station = try WebTestStation()
+        let meal = try station.meal("m1")
+        let browser = try station.pair()
+        let reply = station.post(
+            "/meal/m1",
+            mealForm(
+                meal.analysis, version: 1, csrf: browser.csrf,
+                [
+                    "title": "Spaghetti, less sauce", "item1_kcal": "105", "item1_grams": "75", "new_name": "Basil",
+                    "new_grams": "2", "new_kcal": "1", "new_protein": "0", "new_carbs": "0", "new_fats": "0",
+                ]),
+            cookie: browser.cookie)
+        #expect(reply.status == 303)
+        #expect(reply.header("Location") == "/meal/m1?saved=1")
+        let stored = try #require(try station.store.storedMeal(PhotoID("m1")))
+        #expect(stored.version == 2)
+        #expect(stored.meal.analysis.title == "Spaghetti, less sauce")
+        #expect(stored.meal.analysis.items.map(\.name) == ["Spaghetti", "Tomato sauce", "Basil"])
+        #expect(stored.meal.analysis.items[1].grams == 75)
+        #expect(stored.meal.analysis.totals.calories == 320 + 105 + 1)
+        #expect(stored.meal.analysis.items[1].ingredients.count == 2)  // kept while its name is
+        #expect(stored.meal.analysis.items[0].contains == [.gluten])
+        #expect(!stored.totalsSetByOwner)
+        guard case .mealsChanged(let meals)? = station.link.events.last else {
+            Issue.record("the station was not told: \(station.link.events)")
+            return
+        }
+        #expect(meals.map(\.analysis.totals.calories) == [426])
+        #expect(station.get("/", cookie: browser.cookie).text.contains("426 kcal"))
+    }
+
+    @Test("should take totals typed by hand, and remove an item")
+    func totalsByHand() throws {
+        let station = try WebTestStation()
+        let meal = try station.meal("m1")
+        let browser = try station.pair()
+        let reply = station.post(
+            "/meal/m1",
+            mealForm(
+                meal.analysis, version: 1, csrf: browser.csrf,
+                [
+                    "item0_remove": "1", "own_totals": "1", "total_kcal": "999", "total_protein": "9",
+                    "total_carbs": "99",
+                    "total_fats": "19",
+                ]),
+            cookie: browser.cookie)
+        #expect(reply.status == 303)
+        let stored = try #require(try station.store.storedMeal(PhotoID("m1")))
+        #expect(stored.meal.analysis.items.map(\.name) == ["Tomato sauce"])
+        #expect(stored.meal.analysis.totals == Macros(calories: 999, protein: 9, carbs: 99, fats: 19))
+        #expect(stored.totalsSetByOwner)
+    }
+
+    @Test("should refuse bad numbers with a message naming the field, and write nothing")
+    func badNumbers() throws {
+        let station = try WebTestStation()
+        let meal = try station.meal("m1")
+        let browser = try station.pair()
+        let cases: [([String: String], String)] = [
+            (["item0_grams": "-5"], "Item 1's grams: -5 is outside 0–5000"),
+            (["item1_kcal": "99999999"], "Item 2's kcal: 99999999 is outside 0–10000"),
+            (["item0_protein": "lots"], "Item 1's protein: \"lots\" is not a whole number"),
+            (["title": ""], "The title is empty"),
+            (["title": String(repeating: "x", count: 81)], "The title is longer than 80 characters"),
+            (["items": "3"], "does not match the meal"),
+            (["new_name": "Bread", "new_grams": "1e9"], "The new item's grams"),
+            (["version": "zero"], "The version"),
+        ]
+        for (changes, message) in cases {
+            let reply = station.post(
+                "/meal/m1", mealForm(meal.analysis, version: 1, csrf: browser.csrf, changes), cookie: browser.cookie)
+            #expect(reply.status == 400, "\(changes)")
+            #expect(reply.text.contains("Not saved: "), "\(changes)")
+            #expect(reply.text.contains(HTML.escaped(message)), "\(changes): \(message)")
+        }
+        let stored = try #require(try station.store.storedMeal(PhotoID("m1")))
+        #expect(stored.version == 1 && stored.meal.analysis == meal.analysis)
+        #expect(station.link.events == [.paired("Test phone")])
+        // A broken form and a huge one.
+        var broken = station.post("/meal/m1", [], cookie: browser.cookie)
+        broken = station.app.respond(
+            WebRequest(
+                method: .post, target: "/meal/m1", body: Array("csrf=\(browser.csrf)&title=%ZZ".utf8),
+                headers: ["Cookie": browser.cookie, "Content-Type": "application/x-www-form-urlencoded"]))
+        #expect(broken.status == 400)
+        let huge = station.app.respond(
+            WebRequest(
+                method: .post, target: "/meal/m1", body: [UInt8](repeating: 0x61, count: Form.maxBytes + 1),
+                headers: ["Cookie": browser.cookie, "Content-Type": "application/x-www-form-urlencoded"]))
+        #expect(huge.status == 413)
+    }
+
+    @Test("should refuse an edit made against an older version (two phones), and one of a deleted meal")
+    func concurrentEdits() throws {
+        let station = try WebTestStation()
+        let meal = try station.meal("m1")
+        let phone = try station.pair(name: "Phone")
+        let tablet = try station.pair(name: "Tablet")
+        #expect(
+            station.post(
+                "/meal/m1", mealForm(meal.analysis, version: 1, csrf: phone.csrf, ["title": "From the phone"]),
+                cookie: phone.cookie
+            ).status == 303)
+        let late = station.post(
+            "/meal/m1", mealForm(meal.analysis, version: 1, csrf: tablet.csrf, ["title": "From the tablet"]),
+            cookie: tablet.cookie)
+        #expect(late.status == 409)
+        #expect(late.text.contains("changed elsewhere"))
+        #expect(late.text.contains("From the phone"))
+        #expect(try station.store.storedMeal(PhotoID("m1"))?.meal.analysis.title == "From the phone")
+
+        #expect(station.get("/meal/m1/delete", cookie: phone.cookie).text.contains("cannot be undone"))
+        let deleted = station.post("/meal/m1/delete", [("csrf", phone.csrf)], cookie: phone.cookie)
+        #expect(deleted.status == 303 && deleted.header("Location") == "/?saved=deleted")
+        #expect(try station.store.storedMeal(PhotoID("m1")) == nil)
+        #expect(!FileManager.default.fileExists(atPath: meal.photo.photoPath))
+        #expect(station.link.events.last == .mealsChanged([]))
+        let again = station.post("/meal/m1/delete", [("csrf", tablet.csrf)], cookie: tablet.cookie)
+        #expect(again.status == 404)
+        let edit = station.post(
+            "/meal/m1", mealForm(meal.analysis, version: 2, csrf: tablet.csrf), cookie: tablet.cookie)
+        #expect(edit.status == 404)
+        #expect(edit.text.contains("deleted"))
+    }
+
+    @Test("should review the result on the station's screen: save it edited, or discard it")
+    func review() throws {
+        let station = try WebTestStation()
+        let browser = try station.pair()
+        #expect(station.get("/review", cookie: browser.cookie).text.contains("shows no meal result"))
+        let template = try station.meal("m1")
+        _ = try station.store.deleteMeal(PhotoID("m1"))
+        let paths = station.store.paths(for: PhotoID("r1"), day: station.today)
+        let photo = ProcessedPhoto(
+            id: PhotoID("r1"), photoPath: paths.photo, thumbnailPath: paths.thumbnail, takenAt: station.now)
+        try station.store.storePhoto(photo, jpeg: TestImages.jpeg(), thumbnail: TestImages.jpeg())
+        let analysis = template.analysis
+        station.link.show(
+            .mealResult(MealResultScreen(photo: photo, analysis: analysis, clashes: [[], []], autoSaveIn: 12)))
+        // The station's loop: a submitted review is saved as sent (or discarded).
+        let store = station.store
+        station.link.onEvent.withLock {
+            $0 = { event in
+                if case .reviewSubmitted(let id, let edited?) = event {
+                    try? store.saveMeal(
+                        Meal(photo: photo, day: LocalDay(year: 2026, month: 11, day: 23), analysis: edited))
+                    _ = id
+                }
+            }
+        }
+        let page = station.get("/review", cookie: browser.cookie).text
+        #expect(page.contains("Spaghetti") && page.contains("in 12 s"))
+        #expect(station.get("/", cookie: browser.cookie).text.contains("href=\"/review\""))
+        let saved = station.post(
+            "/review",
+            mealForm(
+                analysis, version: nil, csrf: browser.csrf, ["photo": "r1", "decision": "save", "item0_kcal": "400"]),
+            cookie: browser.cookie)
+        #expect(saved.status == 303)
+        #expect(saved.header("Location") == "/meal/r1?saved=1")
+        guard
+            case .reviewSubmitted(PhotoID("r1"), let sent?)? = station.link.events.last(where: {
+                if case .reviewSubmitted = $0 { true } else { false }
+            })
+        else {
+            Issue.record("no review was sent: \(station.link.events)")
+            return
+        }
+        #expect(sent.totals.calories == 610)
+        #expect(try station.store.storedMeal(PhotoID("r1"))?.meal.analysis.totals.calories == 610)
+
+        // The station saved it by itself before the owner's edit came: the stored meal becomes the edit.
+        station.link.show(nil)
+        let late = station.post(
+            "/review",
+            mealForm(sent, version: nil, csrf: browser.csrf, ["photo": "r1", "decision": "save", "title": "Late"]),
+            cookie: browser.cookie)
+        #expect(late.status == 303)
+        #expect(try station.store.storedMeal(PhotoID("r1"))?.meal.analysis.title == "Late")
+        // Discarded after the station saved it: deleted.
+        let discard = station.post(
+            "/review", [("csrf", browser.csrf), ("photo", "r1"), ("decision", "discard")], cookie: browser.cookie)
+        #expect(discard.status == 303)
+        #expect(try station.store.storedMeal(PhotoID("r1")) == nil)
+        #expect(
+            station.post(
+                "/review", [("csrf", browser.csrf), ("photo", "r1"), ("decision", "save")], cookie: browser.cookie
+            )
+            .status == 404)
+    }
+
+    @Test("should gather a shopping list from meals, merged by name and unit; edit, tick, clear, export")
+    func shopping() throws {
+        let station = try WebTestStation()
+        try station.meal("m1")
+        try station.meal("m2")
+        let browser = try station.pair()
+        #expect(station.get("/shopping", cookie: browser.cookie).text.contains("The list is empty"))
+        #expect(
+            station.post(
+                "/shopping/add", [("csrf", browser.csrf), ("meal", "m1"), ("meal", "m2")], cookie: browser.cookie
+            )
+            .status == 303)
+        var list = try station.store.shoppingList()
+        #expect(list.map(\.name).sorted() == ["Olive oil", "Spaghetti", "Tomatoes"])
+        #expect(list.first { $0.name == "Tomatoes" }?.amount == 600)
+        #expect(list.first { $0.name == "Spaghetti" }.map { ($0.amount, $0.unit) } ?? (0, "") == (400, "g"))
+        let oil = try #require(list.first { $0.name == "Olive oil" })
+        let tomatoes = try #require(list.first { $0.name == "Tomatoes" })
+        var fields = [("csrf", browser.csrf)]
+        for item in list {
+            fields += [
+                ("line", "\(item.id)"), ("line\(item.id)_name", item.name),
+                ("line\(item.id)_amount", item.id == oil.id ? "20,5" : "\(item.amount)"),
+                ("line\(item.id)_unit", item.unit),
+            ]
+            if item.id == tomatoes.id { fields.append(("line\(item.id)_ticked", "1")) }
+        }
+        fields += [("new_name", "Bread"), ("new_amount", ""), ("new_unit", "")]
+        #expect(station.post("/shopping", fields, cookie: browser.cookie).status == 303)
+        list = try station.store.shoppingList()
+        #expect(list.first { $0.name == "Olive oil" }?.amount == 20.5)
+        #expect(list.first { $0.name == "Tomatoes" }?.ticked == true)
+        #expect(list.first { $0.name == "Bread" }.map { ($0.amount, $0.unit) } ?? (0, "") == (1, "piece"))
+        let text = station.get("/shopping.txt", cookie: browser.cookie)
+        #expect(text.header("Content-Type") == "text/plain; charset=utf-8")
+        #expect(text.text.contains("[x] 600 g Tomatoes") && text.text.contains("[ ] 20.50 ml Olive oil"))
+        #expect(station.post("/shopping/clear", [("csrf", browser.csrf)], cookie: browser.cookie).status == 303)
+        #expect(try station.store.shoppingList().map(\.name).sorted() == ["Bread", "Olive oil", "Spaghetti"])
+        let bad = station.post(
+            "/shopping",
+            [
+                ("csrf", browser.csrf), ("line", "\(oil.id)"), ("line\(oil.id)_name", "Oil"),
+                ("line\(oil.id)_amount", "-1"),
+            ],
+            cookie: browser.cookie)
+        #expect(bad.status == 400 && bad.text.contains("The amount of Oil: -1 is outside 0–100000"))
+        #expect(
+            station.post("/shopping/add", [("csrf", browser.csrf), ("meal", "gone")], cookie: browser.cookie).status
+                == 404)
+    }
+
+    @Test("should store settings over the config's, tell the station, and leave locked ones alone")
+    func settings() throws {
+        let station = try WebTestStation(locked: ["countdown.seconds"])
+        let browser = try station.pair()
+        let page = station.get("/settings", cookie: browser.cookie).text
+        #expect(page.contains("locked by the config file (countdown.seconds)"))
+        #expect(page.contains("name=\"countdown\" type=\"number\" min=\"0\" max=\"10\" value=\"3\" disabled"))
+        let reply = station.post(
+            "/settings",
+            [
+                ("csrf", browser.csrf), ("dietary_shown", "1"), ("dietary", "vegan"), ("filter", "mono"),
+                ("intensity", "0.6"), ("countdown", "7"), ("mode", "meal"),
+            ],
+            cookie: browser.cookie)
+        #expect(reply.status == 303)
+        let expected = RuntimeSettings(
+            dietaryPreferences: [.vegan], filter: .mono, intensity: 0.6, flash: false, mode: .meal)
+        #expect(try station.store.runtimeSettings() == expected)
+        var told = expected
+        told.mode = .meal  // the config's, chosen: stored as nothing, sent to the station as chosen
+        #expect(station.link.events.last == .settingsChanged(told))
+        #expect(station.get("/settings", cookie: browser.cookie).text.contains("<option value=\"mono\" selected>"))
+        let bad = station.post(
+            "/settings", [("csrf", browser.csrf), ("intensity", "7"), ("flash", "1")], cookie: browser.cookie)
+        #expect(bad.status == 400 && bad.text.contains("The intensity: 7 is outside 0–1"))
+        let badFilter = station.post(
+            "/settings", [("csrf", browser.csrf), ("filter", "x-ray")], cookie: browser.cookie)
+        #expect(badFilter.status == 400)
+        #expect(try station.store.runtimeSettings() == expected)
+        #expect(
+            station.post("/settings", [("csrf", browser.csrf), ("reset", "1")], cookie: browser.cookie).status == 303)
+        #expect(try station.store.runtimeSettings() == RuntimeSettings())
+    }
+
+    @Test("should preview a filter on the last capture, before and after")
+    func preview() throws {
+        let station = try WebTestStation()
+        let browser = try station.pair()
+        #expect(station.get("/settings/preview.jpg?which=before", cookie: browser.cookie).status == 404)
+        station.link.keep(TestImages.marked(width: 640, height: 480))
+        let before = station.get("/settings/preview.jpg?which=before", cookie: browser.cookie)
+        let after = station.get("/settings/preview.jpg?which=after&filter=mono&intensity=1", cookie: browser.cookie)
+        #expect(before.header("Content-Type") == "image/jpeg")
+        let (plain, mono) = (try JPEG.decode(before.body), try JPEG.decode(after.body))
+        #expect(plain.width == 480 && plain.height == 360)
+        #expect(TestImages.psnr(plain, mono) < 25)
+        let pixel = mono.rgb(x: 10, y: 10)
+        #expect(abs(Int(pixel.red) - Int(pixel.green)) <= 6 && abs(Int(pixel.green) - Int(pixel.blue)) <= 6)
+    }
+
+    @Test("should show the group's photos with their delivery and expiry, and the station's status")
+    func groupAndStatus() throws {
+        let station = try WebTestStation()
+        let browser = try station.pair()
+        let paths = station.store.paths(for: PhotoID("g1"), day: station.today)
+        let photo = ProcessedPhoto(
+            id: PhotoID("g1"), photoPath: paths.photo, thumbnailPath: paths.thumbnail, takenAt: station.now)
+        try station.store.storePhoto(photo, jpeg: TestImages.jpeg(), thumbnail: TestImages.jpeg())
+        #expect(try station.store.share(photo, group: "Friends", day: station.today, now: station.now))
+        let group = station.get("/group", cookie: browser.cookie).text
+        #expect(group.contains("<b>Friends</b>: 12:00") && group.contains("waiting to send"))
+        #expect(group.contains("/photo/g1.jpg?download=1"))
+        let status = station.get("/status", cookie: browser.cookie).text
+        #expect(status.contains("no display is connected to card1"))
+        #expect(status.contains(StationVersion.current))
+        #expect(status.contains("1 photo(s) to send"))
+        #expect(status.contains("0 of 10 used, 10 left"))
+        #expect(status.contains("MB free"))
+        let none = try WebTestStation(groups: [])
+        let other = try none.pair()
+        #expect(none.get("/group", cookie: other.cookie).text.contains("No group is configured"))
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import Logging
+import SnapConfig
+import SnapCore
+import SnapImaging
+import SnapStore
+import SnapTestSupport
+import Synchronization
+
+@testable import SnapWeb
+
+/// The station as the page sees it, for tests: what it was sent, and a screen and capture to show.
+final class RecordingLink: StationLink {
+    private let state = Mutex<(events: [Event], screen: Screen?, capture: PixelImage?)>(([], nil, nil))
+    /// Called with each event, as the station's loop would handle it.
+    let onEvent: Mutex<(@Sendable (Event) -> Void)?> = Mutex(nil)
+
+    func send(_ event: Event) {
+        state.withLock { $0.events.append(event) }
+        onEvent.withLock { $0 }?(event)
+    }
+
+    func status() -> StationStatus {
+        StationStatus(
+            screen: state.withLock { $0.screen }, mode: .meal, group: nil,
+            devices: [
+                .init(kind: .camera, backend: "simulated", problem: nil),
+                .init(kind: .display, backend: "drm", problem: "no display is connected to card1"),
+            ], startedAt: Date(timeIntervalSinceNow: -3_725))
+    }
+
+    func lastCapture() -> PixelImage? { state.withLock { $0.capture } }
+
+    var events: [Event] { state.withLock { $0.events } }
+    func show(_ screen: Screen?) { state.withLock { $0.screen = screen } }
+    func keep(_ capture: PixelImage) { state.withLock { $0.capture = capture } }
+}
+
+/// A page over a real SQLite store in a temporary folder, with a clock the test moves.
+final class WebTestStation: Sendable {
+    let folder = TemporaryDirectory("web")
+    let store: StationStore
+    let link = RecordingLink()
+    let desk = PairingDesk()
+    let clock = TestClock()
+    let app: WebApp
+    let config: StationConfig
+
+    init(locked: [String] = [], secure: Bool = false, groups: [String] = ["Friends"]) throws {
+        var config = StationConfig()
+        config.station.timeZone = "UTC"
+        config.storage.dir = folder.path
+        config.web.locked = locked
+        config.group.names = groups
+        self.config = config
+        store = try StationStore(directory: folder.path)
+        let clock = clock
+        app = WebApp(
+            config: config, store: store, link: link, desk: desk, logger: Logger(label: "web-test"), secure: secure,
+            now: { clock.now })
+    }
+
+    var now: Date { clock.now }
+    var today: LocalDay { LocalDay(containing: now, in: TimeZone(identifier: "UTC")!) }
+    func advance(_ seconds: TimeInterval) { clock.advance(seconds) }
+
+    func get(_ target: String, cookie: String? = nil, headers: [String: String] = [:]) -> WebReply {
+        var headers = headers
+        if let cookie { headers["Cookie"] = cookie }
+        return app.respond(WebRequest(method: .get, target: target, headers: headers))
+    }
+
+    func post(_ target: String, _ fields: [(String, String)], cookie: String? = nil, headers: [String: String] = [:])
+        -> WebReply
+    {
+        var headers = headers
+        headers["Content-Type"] = headers["Content-Type"] ?? "application/x-www-form-urlencoded"
+        if let cookie { headers["Cookie"] = cookie }
+        return app.respond(WebRequest(method: .post, target: target, body: Self.encode(fields), headers: headers))
+    }
+
+    static func encode(_ fields: [(String, String)]) -> [UInt8] {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return Array(
+            fields.map {
+                "\($0.0.addingPercentEncoding(withAllowedCharacters: allowed)!)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed)!)"
+            }.joined(separator: "&").utf8)
+    }
+
+    /// A paired browser: its cookie header and its CSRF token.
+    struct Browser {
+        var cookie: String
+        var csrf: String
+        var token: String
+    }
+
+    func pair(name: String = "Test phone") throws -> Browser {
+        let pairing = desk.open(now: now)
+        let reply = post("/pair", [("code", pairing.code), ("name", name)])
+        guard reply.status == 303, let setCookie = reply.header("Set-Cookie"),
+            let token = setCookie.split(separator: ";").first?.split(separator: "=", maxSplits: 1).last
+        else { throw TestFailure("pairing failed: \(reply.status) \(reply.text)") }
+        guard let session = try store.session(hash: Secrets.sha256(String(token))) else {
+            throw TestFailure("no session was stored")
+        }
+        return Browser(cookie: "\(WebApp.sessionCookie)=\(token)", csrf: session.csrf, token: String(token))
+    }
+
+    /// Stores a photo with a real JPEG and its meal for today (or `day`), as the station would.
+    @discardableResult
+    func meal(_ id: String, title: String = "Spaghetti", items: [MealItem]? = nil, day: LocalDay? = nil) throws -> Meal
+    {
+        let day = day ?? today
+        let paths = store.paths(for: PhotoID(id), day: day)
+        let photo = ProcessedPhoto(
+            id: PhotoID(id), photoPath: paths.photo, thumbnailPath: paths.thumbnail, takenAt: now,
+            stickerPath: paths.sticker)
+        let jpeg = try JPEG.encode(TestImages.marked(width: 320, height: 240), quality: 85)
+        try store.storePhoto(photo, jpeg: jpeg, thumbnail: jpeg, sticker: PNG.encode(withAlpha: TestImages.marked()))
+        let items =
+            items ?? [
+                MealItem(
+                    name: "Spaghetti", grams: 200, macros: Macros(calories: 320, protein: 11, carbs: 64, fats: 2),
+                    contains: [.gluten]),
+                MealItem(
+                    name: "Tomato sauce", grams: 150, macros: Macros(calories: 210, protein: 3, carbs: 15, fats: 11),
+                    ingredients: [
+                        Ingredient(name: "Tomatoes", amount: 300, unit: "g"),
+                        Ingredient(name: "Olive oil", amount: 15, unit: "ml"),
+                    ]),
+            ]
+        let meal = Meal(
+            photo: photo, day: day,
+            analysis: MealAnalysis(
+                title: title, totals: items.reduce(Macros.zero) { $0 + $1.macros }, items: items, funFact: "A fact."))
+        try store.saveMeal(meal)
+        return meal
+    }
+}
+
+/// The page's wall clock, moved by the test.
+final class TestClock: Sendable {
+    private let value = Mutex(Date(timeIntervalSince1970: 1_795_435_200))  // 2026-11-23 12:00 UTC
+    var now: Date { value.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { value.withLock { $0 += seconds } }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

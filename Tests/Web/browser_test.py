@@ -1,0 +1,393 @@
+#!/usr/bin/env python3
+"""The owner's page in a real browser: headless Chromium (Debian's chromium and chromium-driver) driven
+by Selenium against the real `snapstation run --simulate`, with the AI service stood in for by
+Tests/Fakes/fake_services.py.
+
+    python3 Tests/Web/browser_test.py --binary .build/debug/snapstation [--screenshots docs/screens]
+
+What it does, in order, each step checked against what the station shows (the caption file its
+headless display writes beside each frame, latest.txt) or stores:
+  no session: every route answers with the pairing page, a POST is refused;
+  pairing: the pairing gesture at the station, the QR code read back from the frame with zbarimg, the
+    code from the station's log typed into the page;
+  review: the result on the station's screen saved edited from the page, the station's totals follow;
+  edit: a saved meal's kcal changed, the station's next frame shows the new total;
+  delete: a meal deleted with its confirmation, the station's totals follow;
+  shopping: ingredients of a meal gathered, a line ticked, ticked lines cleared, the text export;
+  settings: the filter set to mono, the preview shows it, the next capture is grey;
+  CSRF: a POST from the paired browser without the form's token is refused and changes nothing.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+ROUTES = ["/", "/history", "/day/2026-01-01", "/meal/x", "/meal/x/delete", "/review", "/shopping",
+          "/shopping.txt", "/settings", "/settings/preview.jpg", "/group", "/status", "/photo/x.jpg"]
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+    print(f"  ok: {message}")
+
+
+def wait_for(what, predicate, timeout=20.0, every=0.1):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(every)
+    raise Failure(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+class Station:
+    """The real binary on simulated devices, its button words on stdin, its log kept."""
+
+    def __init__(self, binary, folder, ai_port):
+        self.folder = folder
+        self.frames = os.path.join(folder, "state", "frames")
+        config = os.path.join(folder, "snapstation.toml")
+        with open(config, "w") as f:
+            f.write(f"""[station]
+time_zone = "UTC"
+default_mode = "meal"
+[camera]
+preview_width = 320
+preview_height = 240
+still_width = 640
+still_height = 480
+[display]
+preview_png_fps = 0.5
+idle_seconds = 0
+[countdown]
+seconds = 1
+[ai]
+base_url = "http://127.0.0.1:{ai_port}/v1"
+key_source = "env:SNAPSTATION_BROWSER_TEST_KEY"
+auto_save_seconds = 4
+[web]
+address = "127.0.0.1"
+port = 0
+""")
+        env = dict(os.environ, SNAPSTATION_BROWSER_TEST_KEY="test-key")
+        self.process = subprocess.Popen(
+            [binary, "run", "--config", config, "--simulate", "--state", os.path.join(folder, "state"),
+             "--log-level", "debug"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True)
+        self.lines = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.url = wait_for("the page's address in the log", lambda: self.find(r"owner's page at (\S+)/pair"))
+
+    def _read(self):
+        for line in self.process.stdout:
+            with self.lock:
+                self.lines.append(line.rstrip("\n"))
+
+    def find(self, pattern, after=0):
+        with self.lock:
+            lines = self.lines[after:]
+        for line in reversed(lines):
+            match = re.search(pattern, line)
+            if match:
+                return match.group(1)
+        return None
+
+    def mark(self):
+        with self.lock:
+            return len(self.lines)
+
+    def button(self, word):
+        self.process.stdin.write(word + "\n")
+        self.process.stdin.flush()
+
+    def caption(self):
+        try:
+            with open(os.path.join(self.frames, "latest.txt")) as f:
+                return f.read().strip()
+        except FileNotFoundError:
+            return ""
+
+    def wait_caption(self, what, pattern, timeout=20.0):
+        found = wait_for(f"the station to show {what} (last: {self.caption()!r})",
+                         lambda: re.search(pattern, self.caption()), timeout)
+        print(f"  ok: the station shows {what}: {self.caption()}")
+        return found
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        with self.lock:
+            return list(self.lines)
+
+
+def browser(width, height):
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                     f"--window-size={width},{height}", "--hide-scrollbars"]:
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"),
+                              options=options)
+    driver.set_page_load_timeout(20)
+    return driver
+
+
+def heading(driver):
+    try:
+        return driver.find_element(By.TAG_NAME, "h1").text
+    except Exception:  # the page is being replaced
+        return ""
+
+
+def shows(driver, text, timeout=10.0):
+    """Whether the page shows `text` within `timeout` (a click's page may still be loading)."""
+    try:
+        wait_for(repr(text), lambda: text in driver.page_source, timeout)
+        return True
+    except Failure:
+        return False
+
+
+def kcal_of(caption):
+    match = re.search(r"(\d+) kcal", caption)
+    return int(match.group(1)) if match else None
+
+
+def fetch_status(driver, path, body=None):
+    """A request from the page itself (same origin, the browser's cookie), as a script on it would."""
+    script = """
+        const done = arguments[arguments.length - 1];
+        const init = arguments[1] === null ? {} : {method: "POST", body: arguments[1],
+            headers: {"Content-Type": "application/x-www-form-urlencoded"}};
+        fetch(arguments[0], init).then(r => r.text().then(t => done([r.status, t]))).catch(e => done([0, String(e)]));
+    """
+    return driver.execute_async_script(script, path, body)
+
+
+def grey_fraction(driver, path):
+    """How much of a photo the page serves is grey, measured in the browser on a canvas."""
+    script = """
+        const done = arguments[arguments.length - 1];
+        const image = new Image();
+        image.onload = () => {
+            const canvas = document.createElement("canvas");
+            canvas.width = image.naturalWidth; canvas.height = image.naturalHeight;
+            const context = canvas.getContext("2d");
+            context.drawImage(image, 0, 0);
+            const data = context.getImageData(0, 0, canvas.width, canvas.height).data;
+            let grey = 0, all = 0;
+            for (let i = 0; i < data.length; i += 4 * 97) {
+                const spread = Math.max(data[i], data[i+1], data[i+2]) - Math.min(data[i], data[i+1], data[i+2]);
+                if (spread <= 12) grey++;
+                all++;
+            }
+            done(grey / all);
+        };
+        image.onerror = () => done(-1);
+        image.src = arguments[0];
+    """
+    return driver.execute_async_script(script, path)
+
+
+def run(args):
+    folder = tempfile.mkdtemp(prefix="snapstation-browser-")
+    fake = subprocess.Popen([sys.executable, os.path.join(REPO, "Tests/Fakes/fake_services.py")],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    ai_port = int(fake.stdout.readline().split()[1])
+    station = Station(args.binary, folder, ai_port)
+    driver = browser(390, 844)
+    driver.set_script_timeout(20)
+    started = time.monotonic()
+    try:
+        base = station.url
+        print(f"station at {base}, state in {folder}")
+
+        print("without a session")
+        for route in ROUTES:
+            driver.get(base + route)
+            check(heading(driver) == "Pair this browser", f"GET {route} shows the pairing page")
+        request = urllib.request.Request(base + "/settings", data=b"reset=1", method="POST")
+        try:
+            urllib.request.urlopen(request)
+            raise Failure("a POST without a session was accepted")
+        except urllib.error.HTTPError as error:
+            check(error.code == 401, f"POST /settings without a session: {error.code}")
+
+        print("pairing at the station")
+        mark = station.mark()
+        station.button("pair")
+        code = wait_for("the pairing code in the log", lambda: station.find(r"pairing code (\d{6})", mark))
+        station.wait_caption("the pairing screen with the page's address", r"^pairing · http")
+        frame = sorted(f for f in os.listdir(station.frames) if f.endswith("-pairing.png"))[-1]
+        scanned = subprocess.run(["zbarimg", "--quiet", "--raw", os.path.join(station.frames, frame)],
+                                 capture_output=True, text=True)
+        check(scanned.stdout.strip() == base + "/pair", f"the QR code on the frame reads {scanned.stdout.strip()}")
+        driver.get(scanned.stdout.strip())
+        wrong = "000000" if code != "000000" else "111111"
+        driver.find_element(By.NAME, "code").send_keys(wrong)
+        driver.find_element(By.CSS_SELECTOR, "form.pair button").click()
+        check(shows(driver, "not the code"), "a wrong code is refused")
+        driver.find_element(By.NAME, "code").send_keys(code[:3] + " " + code[3:])
+        driver.find_element(By.NAME, "name").send_keys("Selenium")
+        driver.find_element(By.CSS_SELECTOR, "form.pair button").click()
+        check(shows(driver, "<h1>Today</h1>"), "the right code pairs the browser: Today")
+        station.wait_caption("that the browser paired", r"paired Selenium")
+        cookie = driver.get_cookie("snapstation_session")
+        check(cookie and cookie["httpOnly"] and cookie.get("sameSite") == "Strict", "the cookie is HttpOnly, SameSite=Strict")
+
+        print("reviewing the result on the station's screen")
+        station.wait_caption("the ready screen", r"^ready")
+        station.button("press")
+        station.wait_caption("the meal result", r"^meal-result .* 650 kcal")
+        driver.get(base + "/")
+        check(shows(driver, "The station shows"), "the page says the station shows a result")
+        driver.find_element(By.CSS_SELECTOR, ".banner a").click()
+        check(shows(driver, "<h1>Review"), "the page shows the station's result")
+        field = driver.find_element(By.NAME, "item0_kcal")
+        field.clear()
+        field.send_keys("300")
+        driver.find_element(By.CSS_SELECTOR, "button[value=save]").click()
+        check(shows(driver, "Saved."), "saved from the page")
+        station.wait_caption("the reviewed total", r"^ready .* 630 kcal")
+
+        print("editing a saved meal")
+        station.button("press")
+        station.wait_caption("the second result", r"^meal-result")
+        station.wait_caption("the result saved by itself", r"^ready .* 1280 kcal .* 2 meal", timeout=15)
+        driver.get(base + "/")
+        meals = driver.find_elements(By.CSS_SELECTOR, ".meals li a")
+        check(len(meals) == 2, "Today lists two meals")
+        check("1280 kcal" in driver.find_element(By.CSS_SELECTOR, ".totals").text, "Today's totals: 1280 kcal")
+        meals[0].click()
+        driver.find_element(By.CSS_SELECTOR, "details.edit summary").click()
+        field = driver.find_element(By.NAME, "item2_kcal")
+        field.clear()
+        field.send_keys("20")
+        driver.find_element(By.CSS_SELECTOR, "form.meal-form button[type=submit]").click()
+        check(shows(driver, "Saved.") and "550 kcal" in driver.page_source, "the edit is saved: 550 kcal")
+        station.wait_caption("the edited total on its next frame", r"^ready .* 1180 kcal", timeout=3)
+        if args.screenshots:
+            driver.save_screenshot(os.path.join(args.screenshots, "page-meal-phone.png"))
+
+        print("deleting a meal")
+        driver.find_element(By.LINK_TEXT, "Delete this meal…").click()
+        check(shows(driver, "cannot be undone"), "deleting asks first")
+        driver.find_element(By.CSS_SELECTOR, "button.danger").click()
+        check(shows(driver, "The meal is deleted."), "deleted")
+        station.wait_caption("one meal left", r"^ready .* 630 kcal .* 1 meal", timeout=3)
+
+        print("the shopping list")
+        driver.get(base + "/shopping")
+        driver.find_element(By.CSS_SELECTOR, ".choices input[type=checkbox]").click()
+        driver.find_element(By.CSS_SELECTOR, "form.from-meals button").click()
+        check(shows(driver, "Saved."), "the meal's ingredients are added")
+        names = [e.get_attribute("value") for e in driver.find_elements(By.CSS_SELECTOR, ".lines input.name")]
+        check("Tomatoes" in names and "Olive oil" in names and "Spaghetti" in names, f"gathered: {names}")
+        line = next(e for e in driver.find_elements(By.CSS_SELECTOR, ".lines li")
+                    if e.find_element(By.CSS_SELECTOR, "input.name").get_attribute("value") == "Tomatoes")
+        line.find_element(By.CSS_SELECTOR, "input[type=checkbox]").click()
+        check("ticked" in line.get_attribute("class"), "a ticked line looks ticked at once")
+        driver.find_element(By.CSS_SELECTOR, "form.shopping button[type=submit]").click()
+        check(shows(driver, "Saved."), "the list is saved")
+        status, text = fetch_status(driver, "/shopping.txt", None)
+        check(status == 200 and "[x] 120 g Tomatoes" in text, "the text export has the ticked line")
+        if args.screenshots:
+            driver.save_screenshot(os.path.join(args.screenshots, "page-shopping-phone.png"))
+        driver.find_element(By.XPATH, "//button[text()='Clear ticked lines']").click()
+        check(shows(driver, "Saved."), "cleared")
+        names = [e.get_attribute("value") for e in driver.find_elements(By.CSS_SELECTOR, ".lines input.name")]
+        check("Tomatoes" not in names and "Olive oil" in names, f"ticked lines cleared: {names}")
+
+        print("settings: the filter")
+        photo_before = station.find(r"stored (\S+)")
+        check(grey_fraction(driver, f"/photo/{photo_before}.jpg") < 0.9, "a photo before the change has colour")
+        driver.get(base + "/settings")
+        Select(driver.find_element(By.ID, "filter")).select_by_value("mono")
+        driver.execute_script("const r = document.getElementById('intensity'); r.value = '1';"
+                              "r.dispatchEvent(new Event('input'));")
+        wait_for("the preview to follow the form",
+                 lambda: "intensity=1" in driver.find_element(By.ID, "after").get_attribute("src"))
+        after = driver.find_element(By.ID, "after").get_attribute("src")
+        check(grey_fraction(driver, after) > 0.97, "the preview shows the last photo in mono")
+        driver.find_element(By.CSS_SELECTOR, "form.settings button[type=submit]").click()
+        check(shows(driver, "Saved. The station uses it"), "settings saved")
+        if args.screenshots:
+            driver.save_screenshot(os.path.join(args.screenshots, "page-settings-phone.png"))
+        mark = station.mark()
+        station.button("press")
+        photo = wait_for("the next photo to be stored", lambda: station.find(r"stored (\S+)", mark))
+        check(grey_fraction(driver, f"/photo/{photo}.jpg") > 0.97, "the next capture is grey")
+
+        print("CSRF")
+        status, _ = fetch_status(driver, "/settings", "reset=1")
+        check(status == 403, f"a POST without the form's token is refused ({status})")
+        driver.get(base + "/settings")
+        check(Select(driver.find_element(By.ID, "filter")).first_selected_option.get_attribute("value") == "mono",
+              "the settings are unchanged")
+
+        driver.get(base + "/status")
+        check("simulated" in driver.page_source and "Selenium" in driver.page_source, "the status page")
+
+        if args.screenshots:
+            station.wait_caption("the ready screen", r"^ready", timeout=15)
+            driver.get(base + "/")
+            driver.save_screenshot(os.path.join(args.screenshots, "page-today-phone.png"))
+            driver.set_window_size(1280, 900)
+            driver.get(base + "/")
+            driver.save_screenshot(os.path.join(args.screenshots, "page-today-desktop.png"))
+            driver.get(base + "/status")
+            driver.save_screenshot(os.path.join(args.screenshots, "page-status-desktop.png"))
+        print(f"browser test: passed in {time.monotonic() - started:.0f} s")
+        return 0
+    except Failure as failure:
+        print(f"browser test FAILED: {failure}")
+        try:
+            print(f"the page ({driver.current_url}): {driver.find_element(By.TAG_NAME, 'main').text[:600]}")
+        except Exception:
+            pass
+        lines = station.stop()
+        print("last lines of the station's log:")
+        for line in lines[-40:]:
+            print("  " + line[:300])
+        return 1
+    finally:
+        driver.quit()
+        station.stop()
+        fake.stdin.close()
+        fake.wait(timeout=10)
+        if not args.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", default=os.path.join(REPO, ".build/debug/snapstation"))
+    parser.add_argument("--screenshots", help="a folder for screenshots of the page (the README's)")
+    parser.add_argument("--keep", action="store_true", help="keep the station's state folder")
+    sys.exit(run(parser.parse_args()))
