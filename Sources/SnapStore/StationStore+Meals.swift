@@ -121,3 +121,38 @@ extension StationStore {
         }
     }
 }
+
+/// A meal as a list shows it: no items (their JSON is not decoded).
+public struct MealSummary: Sendable, Hashable {
+    public var id: PhotoID
+    public var title: String
+    public var takenAt: Date
+    public var totals: Macros
+    public var thumbnailPath: String
+}
+
+extension StationStore {
+    /// The day's meals in the order they were taken, as a list shows them.
+    public func mealSummaries(on day: LocalDay) throws(StoreError) -> [MealSummary] {
+        do {
+            return try database.read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT id, title, taken_at, calories, protein, carbs, fats, thumbnail_path FROM meals
+                        WHERE day = ? ORDER BY taken_at
+                        """, arguments: [day.description]
+                ).map { row in
+                    MealSummary(
+                        id: PhotoID(row["id"]), title: row["title"],
+                        takenAt: Date(timeIntervalSince1970: row["taken_at"]),
+                        totals: Macros(
+                            calories: row["calories"], protein: row["protein"], carbs: row["carbs"], fats: row["fats"]),
+                        thumbnailPath: row["thumbnail_path"])
+                }
+            }
+        } catch {
+            throw StoreError("read the meals of \(day)", error)
+        }
+    }
+}

@@ -40,6 +40,11 @@ public struct HTML: Sendable, Hashable, ExpressibleByStringInterpolation, Custom
 
     /// Escapes the five characters that matter in text and in quoted attribute values.
     static func escape(_ value: String, into text: inout String) {
+        // Most text has none of them: one pass over the bytes, then append it whole.
+        if !value.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) {
+            text += value
+            return
+        }
         for character in value.unicodeScalars {
             switch character {
             case "&": text += "&amp;"

@@ -34,8 +34,21 @@ extension SnapStation {
             let jpeg = try SoakPhoto.bytes()
             let day = LocalDay(year: 2026, month: 1, day: 1)
             var round = 0
+            let parent = getppid()
             while rounds == 0 || round < rounds {
                 round += 1
+                // A writer whose test went away (its parent died) stops, and so does one that has filled
+                // the disk to its last gigabyte: left running, it would write until nothing else can.
+                if round % 10 == 0 {
+                    if getppid() != parent {
+                        print("stopping: the process that started this soak is gone")
+                        return
+                    }
+                    if let free = try? FreeSpace.available(at: state), free < 1 << 30 {
+                        print("stopping: less than 1 GB free at \(state)")
+                        return
+                    }
+                }
                 let id = PhotoID("soak-\(getpid())-\(round)")
                 let paths = store.paths(for: id, day: day)
                 let photo = ProcessedPhoto(

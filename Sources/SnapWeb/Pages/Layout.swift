@@ -66,9 +66,13 @@ extension WebApp {
         "<span class=\"kcal\">\(macros.calories) kcal</span> <span class=\"pcf\">P \(macros.protein) · C \(macros.carbs) · F \(macros.fats) g</span>"
     }
 
+    /// "HH:MM" in the station's zone, by arithmetic on the zone's offset at that moment: a Calendar per
+    /// meal costs more than the rest of a day's page.
     func clock(_ date: Date) -> String {
-        let parts = Calendar.gregorian(in: timeZone).dateComponents([.hour, .minute], from: date)
-        return String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+        let local = Int(date.timeIntervalSince1970.rounded(.down)) + timeZone.secondsFromGMT(for: date)
+        let minutes = ((local / 60) % 1440 + 1440) % 1440
+        let (hour, minute) = (minutes / 60, minutes % 60)
+        return (hour < 10 ? "0" : "") + String(hour) + (minute < 10 ? ":0" : ":") + String(minute)
     }
 
     func dateAndTime(_ date: Date) -> String {

@@ -5,18 +5,18 @@ import SnapStore
 extension WebApp {
     /// A day's meals with their thumbnails, times and macros, and the day's totals.
     func dayPage(_ day: LocalDay, _ visitor: Visitor) throws -> WebReply {
-        let meals = try store.meals(on: day)
-        let totals = meals.reduce(Macros.zero) { $0 + $1.analysis.totals }
+        let meals = try store.mealSummaries(on: day)
+        let totals = meals.reduce(Macros.zero) { $0 + $1.totals }
         let isToday = day == today()
         let rows = meals.reversed().map { meal -> HTML in
-            let id = meal.photo.id.rawValue
+            let id = meal.id.rawValue
             let thumbnail: HTML =
-                FileManager.default.fileExists(atPath: meal.photo.thumbnailPath)
+                access(meal.thumbnailPath, F_OK) == 0
                 ? "<img src=\"/photo/\(id).thumb.jpg\" alt=\"\" width=\"72\" height=\"72\" loading=\"lazy\">"
                 : "<span class=\"nophoto\" title=\"The photo was deleted after \(config.storage.retentionHours) h\"></span>"
             return """
-                <li class="meal"><a href="/meal/\(id)">\(thumbnail)<span class="what"><b>\(meal.analysis.title)</b>\
-                <small>\(clock(meal.photo.takenAt))</small></span><span class="nums">\(macrosLine(meal.analysis.totals))</span></a></li>
+                <li class="meal"><a href="/meal/\(id)">\(thumbnail)<span class="what"><b>\(meal.title)</b>\
+                <small>\(clock(meal.takenAt))</small></span><span class="nums">\(macrosLine(meal.totals))</span></a></li>
                 """
         }
         let title = isToday ? "Today" : day.description

@@ -1,0 +1,251 @@
+#!/usr/bin/env python3
+"""The owner's page under load, and what the page costs in memory.
+
+The release binary runs on simulated devices with 500 meals stored for today. A paired client asks for
+the Today page (every meal with its thumbnail, title, time and macros, and the day's totals) over one
+kept-alive connection; the peer is the same page rendered by Python's standard library (http.server,
+sqlite3 and html.escape over the same database file), asked for by the same client in the same run. The
+station's resident memory (VmRSS, and its private part from smaps_rollup) is read idle with the page off
+(web.enabled = false), idle with it on, and after the requests.
+
+    python3 Tests/Benchmarks/page.py [--meals 500] [--requests 300] [--binary .build/release/snapstation]
+
+Needs the release build (built here if missing).
+"""
+import argparse
+import html
+import http.client
+import http.server
+import os
+import re
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class Station:
+    def __init__(self, binary, config, state):
+        self.process = subprocess.Popen(
+            [binary, "run", "--config", config, "--simulate", "--state", state, "--log-level", "debug"],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, bufsize=1)
+        self.lines = []
+        self.condition = threading.Condition()
+        threading.Thread(target=self.read, daemon=True).start()
+
+    def read(self):
+        for line in self.process.stderr:
+            with self.condition:
+                self.lines.append(line.rstrip("\n"))
+                self.condition.notify_all()
+
+    def wait(self, pattern, timeout=60):
+        deadline = time.monotonic() + timeout
+        with self.condition:
+            while True:
+                for line in reversed(self.lines):
+                    match = re.search(pattern, line)
+                    if match:
+                        return match.group(1) if match.groups() else line
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError(f"no {pattern!r} within {timeout} s; last lines: {self.lines[-5:]}")
+                self.condition.wait(remaining)
+
+    def type(self, word):
+        self.process.stdin.write(word + "\n")
+        self.process.stdin.flush()
+
+    def memory(self):
+        """Resident and private kB, from /proc."""
+        pid = self.process.pid
+        with open(f"/proc/{pid}/status") as f:
+            rss = int(next(line for line in f if line.startswith("VmRSS:")).split()[1])
+        private = 0
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith(("Private_Clean:", "Private_Dirty:")):
+                    private += int(line.split()[1])
+        return rss, private
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+def write_config(folder, web):
+    path = os.path.join(folder, f"snapstation-{'web' if web else 'noweb'}.toml")
+    with open(path, "w") as f:
+        f.write(f"""[station]
+time_zone = "UTC"
+default_mode = "meal"
+[display]
+idle_seconds = 0
+preview_png_fps = 1.0
+[web]
+enabled = {"true" if web else "false"}
+address = "127.0.0.1"
+port = 0
+""")
+    return path
+
+
+def seed(state, meals):
+    """`meals` meals for today, each with a real thumbnail file, written as the station's schema has them."""
+    database = sqlite3.connect(os.path.join(state, "snapstation.sqlite"))
+    day = time.strftime("%Y-%m-%d", time.gmtime())
+    folder = os.path.join(state, "photos", day)
+    os.makedirs(folder, exist_ok=True)
+    sample = os.path.join(ROOT, "docs", "screens", "landscape-800x480.jpg")
+    items = ('[{"name":"Spaghetti","grams":200,"macros":{"calories":320,"protein":11,"carbs":64,"fats":2},'
+             '"contains":["gluten"],"ingredients":[]},{"name":"Tomato sauce","grams":150,"macros":{"calories":210,'
+             '"protein":3,"carbs":15,"fats":11},"contains":[],"ingredients":[]}]')
+    now = time.time()
+    for index in range(meals):
+        photo_id = f"bench-{index:04d}"
+        photo = os.path.join(folder, f"{photo_id}.jpg")
+        thumb = os.path.join(folder, f"{photo_id}-thumb.jpg")
+        shutil.copyfile(sample, photo)
+        shutil.copyfile(sample, thumb)
+        taken = now - (meals - index) * 60
+        database.execute("INSERT INTO photos (id, taken_at, photo_path, thumbnail_path) VALUES (?, ?, ?, ?)",
+                         (photo_id, taken, photo, thumb))
+        database.execute(
+            "INSERT INTO meals (id, day, taken_at, title, calories, protein, carbs, fats, items_json, photo_path,"
+            " thumbnail_path, fun_fact) VALUES (?, ?, ?, ?, 530, 14, 79, 13, ?, ?, ?, ?)",
+            (photo_id, day, taken, f"Spaghetti <{index}> & sauce", items, photo, thumb, "A fact."))
+    database.commit()
+    database.close()
+
+
+class PeerHandler(http.server.BaseHTTPRequestHandler):
+    """The same Today page from Python's standard library, from the same database file."""
+    protocol_version = "HTTP/1.1"
+    database_path = ""
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        database = sqlite3.connect(self.database_path)
+        day = time.strftime("%Y-%m-%d", time.gmtime())
+        rows = database.execute(
+            "SELECT id, title, taken_at, calories, protein, carbs, fats, thumbnail_path FROM meals WHERE day = ?"
+            " ORDER BY taken_at", (day,)).fetchall()
+        database.close()
+        totals = [sum(row[i] for row in rows) for i in (3, 4, 5, 6)]
+        parts = [f"<!doctype html><html><head><title>Today</title></head><body><main><h1>Today</h1>"
+                 f"<section class=\"totals\">{totals[0]} kcal P {totals[1]} C {totals[2]} F {totals[3]}</section>"
+                 "<ul class=\"meals\">"]
+        for row in reversed(rows):
+            thumb = os.path.exists(row[7])
+            clock = time.strftime("%H:%M", time.gmtime(row[2]))
+            parts.append(
+                f"<li><a href=\"/meal/{html.escape(row[0])}\">"
+                + (f"<img src=\"/photo/{html.escape(row[0])}.thumb.jpg\">" if thumb else "")
+                + f"<b>{html.escape(row[1])}</b><small>{clock}</small>"
+                f"<span>{row[3]} kcal P {row[4]} C {row[5]} F {row[6]}</span></a></li>")
+        parts.append("</ul></main></body></html>")
+        body = "".join(parts).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def timed_gets(port, path, count, headers):
+    """Milliseconds per GET over one kept-alive connection, and the last body's size."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    times = []
+    size = 0
+    for _ in range(count):
+        started = time.perf_counter()
+        connection.request("GET", path, headers=headers)
+        response = connection.getresponse()
+        body = response.read()
+        times.append((time.perf_counter() - started) * 1000)
+        if response.status != 200:
+            raise RuntimeError(f"GET {path}: {response.status}")
+        size = len(body)
+    connection.close()
+    return times, size
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--meals", type=int, default=500)
+    parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/snapstation"))
+    args = parser.parse_args()
+    if not os.path.exists(args.binary):
+        print("building the release binary…", flush=True)
+        subprocess.run(["swift", "build", "-c", "release", "--product", "snapstation"], cwd=ROOT, check=True)
+    folder = tempfile.mkdtemp(prefix="page-bench-")
+    state = os.path.join(folder, "state")
+    try:
+        # Memory without the page: idle on the ready screen for a while.
+        station = Station(args.binary, write_config(folder, web=False), state)
+        station.wait("screen: ready")
+        time.sleep(8)
+        off = station.memory()
+        station.stop()
+        seed(state, args.meals)
+
+        station = Station(args.binary, write_config(folder, web=True), state)
+        port = int(station.wait(r"listening=127\.0\.0\.1:(\d+)"))
+        station.wait("screen: ready")
+        time.sleep(8)
+        on_idle = station.memory()
+        station.type("pair")
+        code = station.wait(r"pairing code (\d{6})")
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        connection.request("POST", "/pair", body=urllib.parse.urlencode({"code": code}),
+                           headers={"Content-Type": "application/x-www-form-urlencoded"})
+        response = connection.getresponse()
+        response.read()
+        cookie = response.getheader("Set-Cookie").split(";")[0]
+        connection.close()
+        headers = {"Cookie": cookie}
+        timed_gets(port, "/", 10, headers)  # warm-up
+        station_times, station_bytes = timed_gets(port, "/", args.requests, headers)
+        on_busy = station.memory()
+        station.stop()
+
+        PeerHandler.database_path = os.path.join(state, "snapstation.sqlite")
+        peer = http.server.ThreadingHTTPServer(("127.0.0.1", 0), PeerHandler)
+        threading.Thread(target=peer.serve_forever, daemon=True).start()
+        timed_gets(peer.server_address[1], "/", 10, {})
+        peer_times, peer_bytes = timed_gets(peer.server_address[1], "/", args.requests, {})
+        peer.shutdown()
+
+        station_median, peer_median = statistics.median(station_times), statistics.median(peer_times)
+        print(f"Today page with {args.meals} meals, {args.requests} requests over one connection "
+              f"(python3 {sys.version.split()[0]} as the peer, same database, same client):")
+        print(f"  snapstation   median {station_median:6.2f} ms  p99 {percentile(station_times, 0.99):6.2f} ms  "
+              f"{station_bytes / 1024:.0f} KB")
+        print(f"  python peer   median {peer_median:6.2f} ms  p99 {percentile(peer_times, 0.99):6.2f} ms  "
+              f"{peer_bytes / 1024:.0f} KB")
+        print(f"  ratio (snapstation / peer, medians): {station_median / peer_median:.2f}")
+        print("resident memory of the station (VmRSS, private part):")
+        print(f"  page off, idle         {off[0] / 1024:6.1f} MB  ({off[1] / 1024:.1f} MB private)")
+        print(f"  page on, idle          {on_idle[0] / 1024:6.1f} MB  ({on_idle[1] / 1024:.1f} MB private)")
+        print(f"  page on, after {args.requests} pages {on_busy[0] / 1024:6.1f} MB  ({on_busy[1] / 1024:.1f} MB private)")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
