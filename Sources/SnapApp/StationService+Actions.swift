@@ -25,11 +25,7 @@ extension StationService {
             display.show(screen)
             board?.showing(screen)
         case .startTimer(let id, let deadline):
-            let at = clock.instant(ofUptime: deadline)
-            timers.start(id) { [bus] in
-                guard (try? await Task.sleep(until: at, clock: .continuous)) != nil else { return }
-                bus.send(.timerFired(id))
-            }
+            timers.start(id, at: clock.instant(ofUptime: deadline)) { [bus] in bus.send(.timerFired(id)) }
         case .cancelTimer(let id):
             timers.cancel(id)
         case .setFlash(let on):

@@ -28,7 +28,8 @@ public final class StationService: Service {
     let reference: ReferenceFrame
     let logger: Logger
     let notifier: SystemdNotifier
-    let timers = TaskRegistry<TimerID>()
+    /// The machine's timers, on a thread of their own (`TimerThread` says why not a task each).
+    let timers = TimerThread<TimerID>(name: "timers")
     /// Why the flash LED failed last, until it works again.
     let flashMissing = Mutex<String?>(nil)
     /// How long events waited in the bus before the loop took them.
@@ -79,7 +80,7 @@ public final class StationService: Service {
             "station ready",
             metadata: ["mode": "\(machine.mode.rawValue)", "day": "\(today)", "ai": "\(settings.aiConfigured)"])
         defer {
-            timers.cancelAll()
+            timers.shutDown()
             analysisTasks.cancelAll()
         }
         await withDiscardingTaskGroup { group in

@@ -30,6 +30,7 @@ import time
 import urllib.error
 import urllib.request
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -165,6 +166,21 @@ def heading(driver):
         return ""
 
 
+def follow(driver, element):
+    """Clicks a link or a form's button and waits until the next page has replaced this one, so that
+    nothing after it reads the old page (whose "Saved." would otherwise pass a check too early)."""
+    old = driver.find_element(By.TAG_NAME, "html")
+    element.click()
+
+    def replaced():
+        try:
+            old.tag_name
+            return False
+        except StaleElementReferenceException:
+            return driver.execute_script("return document.readyState") == "complete"
+    wait_for("the next page", replaced)
+
+
 def shows(driver, text, timeout=10.0):
     """Whether the page shows `text` within `timeout` (a click's page may still be loading)."""
     try:
@@ -251,11 +267,11 @@ def run(args):
         driver.get(scanned.stdout.strip())
         wrong = "000000" if code != "000000" else "111111"
         driver.find_element(By.NAME, "code").send_keys(wrong)
-        driver.find_element(By.CSS_SELECTOR, "form.pair button").click()
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "form.pair button"))
         check(shows(driver, "not the code"), "a wrong code is refused")
         driver.find_element(By.NAME, "code").send_keys(code[:3] + " " + code[3:])
         driver.find_element(By.NAME, "name").send_keys("Selenium")
-        driver.find_element(By.CSS_SELECTOR, "form.pair button").click()
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "form.pair button"))
         check(shows(driver, "<h1>Today</h1>"), "the right code pairs the browser: Today")
         station.wait_caption("that the browser paired", r"paired Selenium")
         cookie = driver.get_cookie("snapstation_session")
@@ -267,12 +283,12 @@ def run(args):
         station.wait_caption("the meal result", r"^meal-result .* 650 kcal")
         driver.get(base + "/")
         check(shows(driver, "The station shows"), "the page says the station shows a result")
-        driver.find_element(By.CSS_SELECTOR, ".banner a").click()
+        follow(driver, driver.find_element(By.CSS_SELECTOR, ".banner a"))
         check(shows(driver, "<h1>Review"), "the page shows the station's result")
         field = driver.find_element(By.NAME, "item0_kcal")
         field.clear()
         field.send_keys("300")
-        driver.find_element(By.CSS_SELECTOR, "button[value=save]").click()
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "button[value=save]"))
         check(shows(driver, "Saved."), "saved from the page")
         station.wait_caption("the reviewed total", r"^ready .* 630 kcal")
 
@@ -284,28 +300,28 @@ def run(args):
         meals = driver.find_elements(By.CSS_SELECTOR, ".meals li a")
         check(len(meals) == 2, "Today lists two meals")
         check("1280 kcal" in driver.find_element(By.CSS_SELECTOR, ".totals").text, "Today's totals: 1280 kcal")
-        meals[0].click()
+        follow(driver, meals[0])
         driver.find_element(By.CSS_SELECTOR, "details.edit summary").click()
         field = driver.find_element(By.NAME, "item2_kcal")
         field.clear()
         field.send_keys("20")
-        driver.find_element(By.CSS_SELECTOR, "form.meal-form button[type=submit]").click()
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "form.meal-form button[type=submit]"))
         check(shows(driver, "Saved.") and "550 kcal" in driver.page_source, "the edit is saved: 550 kcal")
         station.wait_caption("the edited total on its next frame", r"^ready .* 1180 kcal", timeout=3)
         if args.screenshots:
             driver.save_screenshot(os.path.join(args.screenshots, "page-meal-phone.png"))
 
         print("deleting a meal")
-        driver.find_element(By.LINK_TEXT, "Delete this meal…").click()
+        follow(driver, driver.find_element(By.LINK_TEXT, "Delete this meal…"))
         check(shows(driver, "cannot be undone"), "deleting asks first")
-        driver.find_element(By.CSS_SELECTOR, "button.danger").click()
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "button.danger"))
         check(shows(driver, "The meal is deleted."), "deleted")
         station.wait_caption("one meal left", r"^ready .* 630 kcal .* 1 meal", timeout=3)
 
         print("the shopping list")
         driver.get(base + "/shopping")
         driver.find_element(By.CSS_SELECTOR, ".choices input[type=checkbox]").click()
-        driver.find_element(By.CSS_SELECTOR, "form.from-meals button").click()
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "form.from-meals button"))
         check(shows(driver, "Saved."), "the meal's ingredients are added")
         names = [e.get_attribute("value") for e in driver.find_elements(By.CSS_SELECTOR, ".lines input.name")]
         check("Tomatoes" in names and "Olive oil" in names and "Spaghetti" in names, f"gathered: {names}")
@@ -313,13 +329,13 @@ def run(args):
                     if e.find_element(By.CSS_SELECTOR, "input.name").get_attribute("value") == "Tomatoes")
         line.find_element(By.CSS_SELECTOR, "input[type=checkbox]").click()
         check("ticked" in line.get_attribute("class"), "a ticked line looks ticked at once")
-        driver.find_element(By.CSS_SELECTOR, "form.shopping button[type=submit]").click()
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "form.shopping button[type=submit]"))
         check(shows(driver, "Saved."), "the list is saved")
         status, text = fetch_status(driver, "/shopping.txt", None)
         check(status == 200 and "[x] 120 g Tomatoes" in text, "the text export has the ticked line")
         if args.screenshots:
             driver.save_screenshot(os.path.join(args.screenshots, "page-shopping-phone.png"))
-        driver.find_element(By.XPATH, "//button[text()='Clear ticked lines']").click()
+        follow(driver, driver.find_element(By.XPATH, "//button[text()='Clear ticked lines']"))
         check(shows(driver, "Saved."), "cleared")
         names = [e.get_attribute("value") for e in driver.find_elements(By.CSS_SELECTOR, ".lines input.name")]
         check("Tomatoes" not in names and "Olive oil" in names, f"ticked lines cleared: {names}")
@@ -335,7 +351,7 @@ def run(args):
                  lambda: "intensity=1" in driver.find_element(By.ID, "after").get_attribute("src"))
         after = driver.find_element(By.ID, "after").get_attribute("src")
         check(grey_fraction(driver, after) > 0.97, "the preview shows the last photo in mono")
-        driver.find_element(By.CSS_SELECTOR, "form.settings button[type=submit]").click()
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "form.settings button[type=submit]"))
         check(shows(driver, "Saved. The station uses it"), "settings saved")
         if args.screenshots:
             driver.save_screenshot(os.path.join(args.screenshots, "page-settings-phone.png"))
