@@ -46,6 +46,9 @@ let package = Package(
             name: "CLibcamera", path: "Sources/CSystem/CLibcamera", pkgConfig: "libcamera",
             providers: [.apt(["libcamera-dev"])]),
         .target(name: "CSnapCamera", dependencies: ["CLibcamera"], path: "Sources/CSystem/CSnapCamera"),
+        // Chipmunk2D ships no pkg-config file in Debian: the module map names the library.
+        .systemLibrary(
+            name: "CChipmunk", path: "Sources/CSystem/CChipmunk", providers: [.apt(["libchipmunk-dev"])]),
         .target(
             name: "CSnapGPIO", path: "Sources/CSystem/CSnapGPIO", linkerSettings: [.linkedLibrary("gpiod")]),
         .target(
@@ -64,6 +67,7 @@ let package = Package(
         .target(name: "SnapImaging", dependencies: ["SnapCore", "CTurboJPEG", "CYUV", "CPangoCairo"]),
         .target(
             name: "SnapScreens", dependencies: ["SnapCore", "SnapImaging", "SnapFiles", "CPangoCairo", "CQREncode"]),
+        .target(name: "SnapJar", dependencies: ["SnapCore", "SnapImaging", "SnapScreens", "CChipmunk"]),
         .target(
             name: "SnapDevices",
             dependencies: [
@@ -91,15 +95,15 @@ let package = Package(
         .target(
             name: "SnapApp",
             dependencies: [
-                "SnapCore", "SnapConfig", "SnapStore", "SnapFiles", "SnapImaging", "SnapScreens", "SnapDevices",
-                "SnapServices", "SnapWeb",
+                "SnapCore", "SnapConfig", "SnapStore", "SnapFiles", "SnapImaging", "SnapScreens", "SnapJar",
+                "SnapDevices", "SnapServices", "SnapWeb",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .executableTarget(
             name: "snapstation",
             dependencies: [
-                "SnapApp", "SnapConfig", "SnapStore", "SnapFiles", "SnapScreens", "SnapCore", "SnapImaging",
+                "SnapApp", "SnapConfig", "SnapStore", "SnapFiles", "SnapScreens", "SnapJar", "SnapCore", "SnapImaging",
                 "SnapDevices", "SnapServices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -124,6 +128,7 @@ let package = Package(
         .testTarget(name: "SnapStoreTests", dependencies: ["SnapStore", "SnapTestSupport"]),
         .testTarget(name: "SnapImagingTests", dependencies: ["SnapImaging", "SnapTestSupport"]),
         .testTarget(name: "SnapScreensTests", dependencies: ["SnapScreens", "SnapTestSupport"]),
+        .testTarget(name: "SnapJarTests", dependencies: ["SnapJar", "SnapScreens", "SnapCore", "SnapTestSupport"]),
         .testTarget(
             name: "SnapDevicesTests", dependencies: ["SnapDevices", "SnapFiles", "SnapScreens", "SnapTestSupport"]),
         .testTarget(name: "SnapServicesTests", dependencies: ["SnapServices", "SnapTestSupport"]),

@@ -4,6 +4,7 @@ import SnapCore
 import SnapDevices
 import SnapFiles
 import SnapImaging
+import SnapJar
 import SnapScreens
 import Synchronization
 
@@ -29,6 +30,10 @@ public final class DisplayService: Service {
         var pending: [Screen] = []
         /// A newer preview frame waits under the current screen.
         var previewDue = false
+        /// The jar's stickers have moved on since the last frame.
+        var animationDue = false
+        /// The jar's world was awake after the last frame drawn: it wants more frames.
+        var jarAwake = false
         /// A draw is submitted to the display thread and has not started yet.
         var scheduled = false
         /// Screens never drawn because newer ones replaced them.
@@ -39,11 +44,13 @@ public final class DisplayService: Service {
         var presentWaits = LatencyStats()
     }
 
-    /// What only the display thread touches: the canvas and the failure state.
+    /// What only the display thread touches: the canvas, the jar's physics and the failure state.
     private final class Surface: @unchecked Sendable {
         var canvas: Canvas?
         var failed = false
         var path = ""
+        var jar: JarAnimator
+        init(jar: JarAnimator) { self.jar = jar }
     }
 
     /// How many different screens a recording display may be behind before the oldest are skipped.
@@ -60,15 +67,18 @@ public final class DisplayService: Service {
     private let orientation: Orientation
     private let logger: Logger
     private let mailbox = Mutex(Mailbox())
-    private let surface = Surface()
+    private let surface: Surface
     private let thread = SerialThread(name: "display")
+    /// Wakes the jar's frame pump when a frame left the world awake.
+    private let jarWake = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
 
     public init(
         display: any Display, renderer: ScreenRenderer, slot: PreviewSlot, orientation: Orientation = .upright,
         reopen: (@Sendable () throws(DeviceError) -> any Display)? = nil,
         recovered: @escaping @Sendable () -> Void = {},
-        retryInterval: Duration = .seconds(5), logger: Logger
+        retryInterval: Duration = .seconds(5), jar: JarAnimator = JarAnimator(), logger: Logger
     ) {
+        surface = Surface(jar: jar)
         current = Mutex(display)
         self.reopen = reopen
         self.recovered = recovered
@@ -128,6 +138,7 @@ public final class DisplayService: Service {
     public func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.pumpPreview() }
+            group.addTask { await self.pumpJar() }
             if reopen != nil { group.addTask { await self.retryMissingDisplay() } }
             try? await gracefulShutdown()
             group.cancelAll()
@@ -139,18 +150,21 @@ public final class DisplayService: Service {
 
     /// Marks the mailbox scheduled when it has work and no draw is on its way; true if one must be sent.
     private func schedule(_ mailbox: inout Mailbox) -> Bool {
-        guard !mailbox.scheduled, !mailbox.pending.isEmpty || mailbox.previewDue else { return false }
+        guard !mailbox.scheduled, !mailbox.pending.isEmpty || mailbox.previewDue || mailbox.animationDue else {
+            return false
+        }
         mailbox.scheduled = true
         return true
     }
 
     /// On the display thread: draws the screens waiting, then the preview if a new frame came.
     private func drawDue() {
-        let (screens, current, preview, shownAt) = mailbox.withLock { mailbox in
-            let taken = (mailbox.pending, mailbox.current, mailbox.previewDue, mailbox.shownAt)
+        let (screens, current, preview, animation, shownAt) = mailbox.withLock { mailbox in
+            let taken = (mailbox.pending, mailbox.current, mailbox.previewDue, mailbox.animationDue, mailbox.shownAt)
             mailbox.draws += mailbox.pending.count
             mailbox.pending = []
             mailbox.previewDue = false
+            mailbox.animationDue = false
             mailbox.scheduled = false
             mailbox.shownAt = nil
             return taken
@@ -164,7 +178,7 @@ public final class DisplayService: Service {
         if let shownAt, let last = screens.last {
             mailbox.withLock { $0.presentWaits.record(.now - shownAt, label: last.name) }
         }
-        if preview, screens.isEmpty, let current, current.showsLivePreview {
+        if screens.isEmpty, let current, (preview && current.showsLivePreview) || (animation && current.jar != nil) {
             draw(current, change: .preview, on: canvas)
             mailbox.withLock { $0.draws += 1 }
         }
@@ -182,6 +196,11 @@ public final class DisplayService: Service {
     }
 
     private func present(_ screen: Screen, change: FrameChange, on canvas: Canvas) throws(DeviceError) {
+        if let jar = screen.jar {
+            try presentJar(screen, jar, change: change, on: canvas)
+            return
+        }
+        surface.jar.pause()
         let frame = screen.showsLivePreview ? slot.latest : nil
         if let frame, frame.scanout != nil, orientation.isUpright, let scanout = display as? any ScanoutDisplay {
             renderer.draw(screen, live: .behind, on: canvas)
@@ -197,6 +216,61 @@ public final class DisplayService: Service {
         let image = frame?.image.map { orientation.isUpright ? $0 : $0.oriented(orientation) }
         renderer.draw(screen, preview: image, on: canvas)
         try canvas.withFrame { pixels throws(DeviceError) in try display.present(pixels, change: change) }
+    }
+
+    /// The jar: its world matched to the screen's stickers and stepped to now (settled at once on a
+    /// display that shows no animation), drawn, and the pump woken while anything still moves.
+    private func presentJar(_ screen: Screen, _ jar: JarContents, change: FrameChange, on canvas: Canvas)
+        throws(DeviceError)
+    {
+        let animator = surface.jar
+        animator.sync(jar, bounds: canvas.bounds)
+        let rate = display.previewFramesPerSecond
+        if rate > 0 {
+            animator.advance(to: .now, catchUp: .milliseconds(max(250, Int64(2000 / rate))))
+        } else {
+            animator.settle()
+        }
+        renderer.draw(screen, preview: nil, jar: animator.frame, on: canvas)
+        let awake = rate > 0 && !animator.isAsleep
+        mailbox.withLock { $0.jarAwake = awake }
+        if awake { jarWake.continuation.yield() }
+        try canvas.withFrame { pixels throws(DeviceError) in try display.present(pixels, change: change) }
+    }
+
+    /// Tilts or shakes the jar (the accelerometer, or `tilt` and `shake` typed to the simulated station).
+    public func jar(_ motion: JarMotion) {
+        thread.submit {
+            switch motion {
+            case .tilt(let x, let y): self.surface.jar.tilt(x: x, y: y)
+            case .shake: self.surface.jar.shake()
+            }
+            let needsDraw = self.mailbox.withLock { mailbox -> Bool in
+                guard mailbox.current?.jar != nil else { return false }
+                mailbox.animationDue = true
+                return self.schedule(&mailbox)
+            }
+            if needsDraw { self.drawDue() }
+        }
+    }
+
+    /// While the jar's world is awake, asks for a frame at the display's rate; asleep, it waits to be
+    /// woken and costs nothing.
+    private func pumpJar() async {
+        for await _ in jarWake.stream {
+            while !Task.isCancelled {
+                let rate = display.previewFramesPerSecond
+                guard rate > 0 else { break }
+                do { try await Task.sleep(for: .milliseconds(Int64(1000 / rate))) } catch { return }
+                let (awake, needsDraw) = mailbox.withLock { mailbox -> (Bool, Bool) in
+                    guard mailbox.jarAwake, mailbox.current?.jar != nil else { return (false, false) }
+                    mailbox.animationDue = true
+                    return (true, self.schedule(&mailbox))
+                }
+                if needsDraw { thread.submit { self.drawDue() } }
+                if !awake { break }
+            }
+        }
     }
 
     /// The display frames go to now.

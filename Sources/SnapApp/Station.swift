@@ -60,6 +60,7 @@ public enum Station {
             display: parts.display, renderer: renderer, slot: slot, orientation: parts.pipeline.orientation,
             reopen: panelMissing ? reopenPanel : nil, recovered: { [bus] in bus.send(.device(.display, .available)) },
             logger: logger)
+        parts.motion.connect { [display] in display.jar($0) }
         let uploads = UploadService(
             store: store, backend: parts.backend, bus: bus, logger: logger, stationName: config.station.name,
             shareSticker: config.processing.shareSticker)
@@ -91,6 +92,7 @@ public enum Station {
             ButtonService(buttons: parts.buttons, bus: bus, logger: logger),
             RetentionService(
                 store: store, backend: parts.backend, retention: .seconds(config.storage.retentionHours * 3600),
+                stickerCapBytes: config.jar.stickerCapMB << 20,
                 logger: logger),
         ]
         if !config.group.names.isEmpty {
@@ -167,13 +169,14 @@ public enum Station {
         case .v4l2: camera = NullCamera(reason: unavailable(.camera, config.camera.backend.rawValue))
         }
 
+        let motion = MotionRelay()
         let buttons: any Buttons
         let flash: any FlashLED
         switch config.gpio.backend {
         case .simulated:
             buttons = SimulatedButtons(
                 script: ButtonScript(config.gpio.script) ?? ButtonScript("")!,
-                readStandardInput: options.standardInputButtons,
+                readStandardInput: options.standardInputButtons, motion: motion,
                 logger: logger)
             flash = SimulatedFlash(logger: logger)
         case .none:
@@ -234,10 +237,12 @@ public enum Station {
             gate: processing.qualityGate
                 ? QualityGate(minBrightness: processing.minBrightness, minSharpness: processing.minSharpness) : nil,
             sticker: processing.sticker ? StickerMaker(outline: processing.stickerOutline) : nil)
-        return StationParts(
+        var parts = StationParts(
             camera: camera, buttons: buttons, flash: flash, display: display,
             analyzer: analyzer ?? UnconfiguredAnalyzer(), aiConfigured: analyzer != nil,
             backend: backend, store: store, pipeline: pipeline, missing: missing)
+        parts.motion = motion
+        return parts
     }
 }
 

@@ -21,6 +21,8 @@ public struct StationParts: Sendable {
     public var pipeline: PhotoPipeline
     /// Devices found missing while the parts were built, reported to the state machine at start.
     public var missing: [DeviceError]
+    /// The jar's tilt and shake, from the simulated buttons (or an accelerometer) to the display.
+    public var motion = MotionRelay()
 
     public init(
         camera: any Camera, buttons: any Buttons, flash: any FlashLED, display: any Display, analyzer: any MealAnalyzer,

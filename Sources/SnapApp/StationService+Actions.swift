@@ -136,7 +136,10 @@ extension StationService {
             try await parts.store.writing { store throws(StoreError) in
                 try store.storePhoto(photo, jpeg: output.photo, thumbnail: output.thumbnail, sticker: output.sticker)
             }
-            if let problem = output.stickerProblem { logger.notice("no sticker for \(id): \(problem)") }
+            if let problem = output.stickerProblem {
+                let instead = output.sticker == nil ? "no sticker" : "a round sticker stands in"
+                logger.notice("no cut-out for \(id): \(problem); \(instead)")
+            }
             for warning in output.decodeWarnings { logger.warning("decoding \(id): \(warning)") }
             var details: Logger.Metadata = [
                 "size": "\(output.width)x\(output.height)", "bytes": "\(output.photo.count)",

@@ -74,7 +74,7 @@ public final class StationService: Service {
 
     public func run() async throws {
         let today = LocalDay(containing: clock.now().wall, in: settings.timeZone)
-        let snapshot = try parts.store.snapshot(groups: settings.groups, day: today)
+        let snapshot = try parts.store.snapshot(groups: settings.groups, day: today, mealDays: max(1, settings.jarDays))
         var machine = StationMachine(settings: settings, snapshot: snapshot)
         logger.info(
             "station ready",

@@ -140,12 +140,18 @@ public struct RetentionService: Service {
     let store: StationStore
     let backend: any GroupBackend
     let retention: Duration
+    /// The meals' stickers kept on disk, at most (`jar.sticker_cap_mb`).
+    let stickerCapBytes: Int
     let logger: Logger
 
-    public init(store: StationStore, backend: any GroupBackend, retention: Duration, logger: Logger) {
+    public init(
+        store: StationStore, backend: any GroupBackend, retention: Duration, stickerCapBytes: Int = 200 << 20,
+        logger: Logger
+    ) {
         self.store = store
         self.backend = backend
         self.retention = retention
+        self.stickerCapBytes = stickerCapBytes
         self.logger = logger
     }
 
@@ -159,6 +165,10 @@ public struct RetentionService: Service {
                         try store.purgePhotos(takenBefore: cutoff)
                     }
                     if removed > 0 { logger.info("deleted \(removed) photo(s) past the retention") }
+                    let trimmed = try await store.writing { [stickerCapBytes] store throws(StoreError) in
+                        try store.trimStickers(capBytes: stickerCapBytes)
+                    }
+                    if trimmed > 0 { logger.info("deleted the \(trimmed) oldest sticker(s): over jar.sticker_cap_mb") }
                 } catch {
                     logger.error("retention: \(error)")
                 }

@@ -196,6 +196,10 @@ extension StationConfig {
         storage.retentionHours = r.int("storage.retention_hours", default: d.storage.retentionHours, in: 1...8760)
         storage.minFreeMB = r.int("storage.min_free_mb", default: d.storage.minFreeMB, in: 0...100_000)
 
+        jar.enabled = r.bool("jar.enabled", default: d.jar.enabled)
+        jar.days = r.choice("jar.days", default: d.jar.days)
+        jar.stickerCapMB = r.int("jar.sticker_cap_mb", default: d.jar.stickerCapMB, in: 1...100_000)
+
         web.enabled = r.bool("web.enabled", default: d.web.enabled)
         web.address = r.string("web.address", default: d.web.address)
         if !Self.isIPAddress(web.address) {

@@ -16,7 +16,8 @@ extension StationConfig {
             mealAutoSaveSeconds: ai.autoSaveSeconds, aiConfigured: aiConfigured, aiDailyLimit: ai.dailyLimit,
             dietaryPreferences: Set(ai.dietary),
             idleAfter: display.idleSeconds > 0 ? .seconds(display.idleSeconds) : nil,
-            slideDuration: .seconds(display.slideSeconds), ownersPage: web.enabled)
+            slideDuration: .seconds(display.slideSeconds), ownersPage: web.enabled,
+            jarDays: jar.enabled ? jar.days.count : 0)
     }
 
     /// Where the headless display writes its frames.

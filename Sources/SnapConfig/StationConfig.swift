@@ -12,6 +12,7 @@ public struct StationConfig: Sendable, Hashable {
     public var group = Group()
     public var storage = Storage()
     public var web = Web()
+    public var jar = Jar()
 
     public init() {}
 
@@ -88,7 +89,7 @@ public struct StationConfig: Sendable, Hashable {
         public var filter = PhotoFilter.sepia
         /// 0 leaves the photo as it is; 1 applies the filter fully.
         public var intensity = 0.0
-        public var sticker = false
+        public var sticker = true
         public var stickerOutline = 12
         /// Send the sticker with the group photo (the folder backend writes it beside the photo).
         public var shareSticker = false
@@ -148,6 +149,19 @@ public struct StationConfig: Sendable, Hashable {
         public var publicURL = ""
         /// Settings the page may not change, by their config key (`RuntimeSettings.keys`).
         public var locked: [String] = []
+    }
+
+    public struct Jar: Sendable, Hashable {
+        public enum Days: String, Sendable, Hashable, CaseIterable {
+            case today, week
+            public var count: Int { self == .today ? 1 : 7 }
+        }
+        /// Meal mode's ready screen is the jar of stickers (false: the live preview, as in group mode).
+        public var enabled = true
+        /// Which meals are in the jar.
+        public var days = Days.today
+        /// The stickers kept on disk, at most this many MB; the oldest go first.
+        public var stickerCapMB = 200
     }
 
     /// The most groups one station belongs to (the mode button cycles through them).

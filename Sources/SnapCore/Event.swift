@@ -26,8 +26,8 @@ public enum Event: Sendable, Hashable {
     case paired(String)
     /// The owner changed settings on the page (all of them, over the config's defaults).
     case settingsChanged(RuntimeSettings)
-    /// The owner edited or deleted meals on the page: the day's meals as the store now holds them.
-    case mealsChanged([Meal])
+    /// The owner edited or deleted meals on the page: `day`'s meals as the store now holds them.
+    case mealsChanged(day: LocalDay, [Meal])
     /// The owner saved the result on the station's screen from the page, edited (or discarded it: nil).
     case reviewSubmitted(PhotoID, MealAnalysis?)
     /// Sent through the event loop by the shell's watchdog: handling it proves the loop is not stuck.

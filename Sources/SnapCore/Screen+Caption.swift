@@ -12,6 +12,13 @@ extension Screen {
             )
             parts.append("\(screen.mealThumbnails.count) meal(s)")
             if screen.mode == .meal { parts.append("\(screen.analysesLeft) analyses left") }
+            if let jar = screen.jar {
+                parts.append("jar \(jar.stickers.count)")
+                if let index = jar.highlighted {
+                    let sticker = jar.stickers[index]
+                    parts.append("showing \(sticker.title) \(sticker.totals.calories) kcal")
+                }
+            }
             if !screen.missingDevices.isEmpty {
                 parts.append("missing: " + screen.missingDevices.map(\.rawValue).joined(separator: ", "))
             }

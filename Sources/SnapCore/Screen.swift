@@ -19,7 +19,8 @@ public enum Screen: Sendable, Hashable {
     /// Whether the live camera preview runs under this screen's overlay.
     public var showsLivePreview: Bool {
         switch self {
-        case .ready, .countdown: true
+        case .ready(let ready): ready.jar == nil
+        case .countdown: true
         default: false
         }
     }
@@ -56,11 +57,14 @@ public struct ReadyScreen: Sendable, Hashable {
     public var analysesLeft: Int
     /// Devices that are missing, shown as a small notice.
     public var missingDevices: [DeviceKind]
+    /// In meal mode with the jar on: the stickers in the jar, drawn instead of the live preview.
+    public var jar: JarContents?
 
     public init(
         mode: StationMode, groupName: String?, totals: Macros, mealThumbnails: [String],
-        groupPhotoAvailable: Bool, analysesLeft: Int, missingDevices: [DeviceKind]
+        groupPhotoAvailable: Bool, analysesLeft: Int, missingDevices: [DeviceKind], jar: JarContents? = nil
     ) {
+        self.jar = jar
         self.mode = mode
         self.groupName = groupName
         self.totals = totals
@@ -223,4 +227,61 @@ public struct ProblemScreen: Sendable, Hashable {
         self.kind = kind
         self.photo = photo
     }
+}
+
+/// The jar: every meal of its days as a sticker, and the one whose details show.
+public struct JarContents: Sendable, Hashable {
+    public var stickers: [JarSticker]
+    /// The index in `stickers` of the highlighted one, whose title, fun fact and macros show.
+    public var highlighted: Int?
+    /// "today" or "this week", for the screen's heading.
+    public var days: Int
+
+    public init(stickers: [JarSticker], highlighted: Int? = nil, days: Int = 1) {
+        self.stickers = stickers
+        self.highlighted = highlighted
+        self.days = days
+    }
+}
+
+/// One meal in the jar.
+public struct JarSticker: Sendable, Hashable {
+    public var id: PhotoID
+    /// The cut-out (PNG with alpha); nil for a meal kept without one: its thumbnail is cut round.
+    public var stickerPath: String?
+    public var thumbnailPath: String
+    public var title: String
+    public var totals: Macros
+    public var funFact: String?
+
+    public init(
+        id: PhotoID, stickerPath: String?, thumbnailPath: String, title: String, totals: Macros, funFact: String?
+    ) {
+        self.id = id
+        self.stickerPath = stickerPath
+        self.thumbnailPath = thumbnailPath
+        self.title = title
+        self.totals = totals
+        self.funFact = funFact
+    }
+
+    public init(_ meal: Meal) {
+        self.init(
+            id: meal.photo.id, stickerPath: meal.photo.stickerPath, thumbnailPath: meal.photo.thumbnailPath,
+            title: meal.analysis.title, totals: meal.analysis.totals, funFact: meal.analysis.funFact)
+    }
+}
+
+extension Screen {
+    /// The jar this screen shows, if it is the ready screen with the jar.
+    public var jar: JarContents? {
+        if case .ready(let ready) = self { ready.jar } else { nil }
+    }
+}
+
+/// What moves the jar besides new stickers: the station tilted (gravity along `x, y` on the display, y
+/// down), or shaken.
+public enum JarMotion: Sendable, Hashable {
+    case tilt(x: Double, y: Double)
+    case shake
 }

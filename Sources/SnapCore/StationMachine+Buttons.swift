@@ -11,6 +11,7 @@ extension StationMachine {
             default: return []
             }
         }
+        if let actions = jarGesture(gesture, now: now) { return actions }
         if gesture == .mode {
             switch phase {
             case .ready, .locked, .idle: return toggleMode(now: now)
@@ -93,6 +94,10 @@ extension StationMachine {
         case (.sentLinger, .sent), (.problemDismiss, .problem):
             return enterResting(now: now)
         case (.midnight, .ready):
+            if let deadline = jarDetailDeadline, now.uptime >= deadline {
+                (jarHighlight, jarDetailSince) = (nil, nil)
+                return transition(to: .ready, now: now)
+            }
             // Midnight, or nobody pressed for the idle time (the earlier of the two was set).
             guard readyDay == today(now), settings.idleAfter != nil else { return enterResting(now: now) }
             slideShownAt = now.uptime

@@ -56,7 +56,8 @@ extension StationMachine {
     /// The resting phase for the current mode: ready, or a lock screen, or the camera error.
     mutating func enterResting(now: Instant, also extra: [Action] = []) -> [Action] {
         let day = today(now)
-        meals.removeAll { $0.day < day }
+        let first = jarFirstDay(now)
+        meals.removeAll { $0.day < first }
         if let review = reviews.first {
             // An answer nobody has seen yet comes first: saved or discarded, never saved unseen.
             let seconds = max(1, settings.mealAutoSaveSeconds)

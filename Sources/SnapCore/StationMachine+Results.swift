@@ -67,9 +67,12 @@ extension StationMachine {
             return [.log(.notice, "paired \(name)")]
         case (.settingsChanged(let changed), _):
             return apply(changed, now: now)
-        case (.mealsChanged(let changed), _):
-            let day = today(now)
-            meals = meals.filter { $0.day != day } + changed.filter { $0.day == day }
+        case (.mealsChanged(let day, let changed), _):
+            // Today's meals count on the ready screen; the jar may hold the week's.
+            guard day >= jarFirstDay(now), day <= today(now) else { return [] }
+            meals = (meals.filter { $0.day != day } + changed.filter { $0.day == day }).sorted {
+                $0.photo.takenAt < $1.photo.takenAt
+            }
             if case .ready = phase { return transition(to: .ready, now: now) }
             return []
         case (.reviewSubmitted(let id, let edited), .mealResult(let photo, _, let day, _)) where photo.id == id:

@@ -12,7 +12,8 @@ extension StationMachine {
                     totals: meals.reduce(.zero) { $0 + $1.analysis.totals },
                     mealThumbnails: meals.map(\.photo.thumbnailPath), groupPhotoAvailable: !groupPhotoTaken(now),
                     analysesLeft: analysesLeft(now),
-                    missingDevices: DeviceKind.allCases.filter { missingDevices[$0] != nil }))
+                    missingDevices: DeviceKind.allCases.filter { missingDevices[$0] != nil }, jar: jarContents(now: now)
+                ))
         case .countdown(let left):
             return .countdown(CountdownScreen(secondsLeft: left, mode: mode))
         case .capturing:

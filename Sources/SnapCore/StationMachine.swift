@@ -57,6 +57,9 @@ public struct StationMachine: Sendable {
     public internal(set) var missingDevices: [DeviceKind: String] = [:]
     var pendingTimers: [TimerID: Duration] = [:]
     var flashOn = false
+    /// The jar's sticker whose details show, and since when (uptime).
+    var jarHighlight: Int?
+    var jarDetailSince: Duration?
 
     public init(settings: StationSettings, snapshot: StationSnapshot = StationSnapshot()) {
         self.settings = settings
@@ -97,6 +100,7 @@ public struct StationMachine: Sendable {
     /// and starts the new phase's timer.
     mutating func transition(to next: Phase, now: Instant, also extra: [Action] = []) -> [Action] {
         phase = next
+        if next != .ready { (jarHighlight, jarDetailSince) = (nil, nil) }
         var actions = extra
         let timer = timer(for: next, now: now)
         for id in pendingTimers.keys.sorted(by: { $0.rawValue < $1.rawValue }) where id != timer?.id {
@@ -128,7 +132,13 @@ public struct StationMachine: Sendable {
         case .problem(.networkDown, _), .problem(.analysisQueued, _), .problem(.destinationFull, _),
             .problem(.untrustedServer, _):
             (.problemDismiss, settings.problemDismiss)
-        case .ready: (.midnight, min(untilMidnight(now: now), settings.idleAfter ?? .seconds(86_400 * 2)))
+        case .ready:
+            (
+                .midnight,
+                min(
+                    untilMidnight(now: now), settings.idleAfter ?? .seconds(86_400 * 2),
+                    jarDetailDeadline.map { max(.zero, $0 - now.uptime) } ?? .seconds(86_400 * 2))
+            )
         case .idle: (.slideshow, min(untilMidnight(now: now), settings.slideDuration))
         case .pairing: (.pairing, .seconds(1))
         default: nil

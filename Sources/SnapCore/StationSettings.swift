@@ -24,14 +24,18 @@ public struct StationSettings: Sendable, Hashable {
     public var slideDuration: Duration
     /// The owner's page is served: the pairing gesture opens its pairing screen.
     public var ownersPage: Bool
+    /// The jar on meal mode's ready screen, with the meals of this many days (1: today, 7: the week);
+    /// 0 shows the live preview there instead.
+    public var jarDays: Int
 
     public init(
         timeZone: TimeZone = .current, defaultMode: StationMode = .group, groups: [String] = ["Friends"],
         countdownSeconds: Int = 3, flash: Bool = true, groupReviewSeconds: Int = 3, mealAutoSaveSeconds: Int = 20,
         sentLinger: Duration = .seconds(3), problemDismiss: Duration = .seconds(8), aiConfigured: Bool = false,
         aiDailyLimit: Int = 10, dietaryPreferences: Set<DietaryPreference> = [], idleAfter: Duration? = nil,
-        slideDuration: Duration = .seconds(8), ownersPage: Bool = false
+        slideDuration: Duration = .seconds(8), ownersPage: Bool = false, jarDays: Int = 0
     ) {
+        self.jarDays = jarDays
         self.timeZone = timeZone
         self.defaultMode = defaultMode
         self.groups = groups

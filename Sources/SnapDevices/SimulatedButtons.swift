@@ -10,11 +10,14 @@ import SnapCore
 public struct SimulatedButtons: Buttons {
     public var script: ButtonScript
     public var readStandardInput: Bool
+    /// Where `tilt` and `shake` typed on standard input go.
+    public var motion: MotionRelay?
     private let logger: Logger
 
-    public init(script: ButtonScript, readStandardInput: Bool, logger: Logger) {
+    public init(script: ButtonScript, readStandardInput: Bool, motion: MotionRelay? = nil, logger: Logger) {
         self.script = script
         self.readStandardInput = readStandardInput
+        self.motion = motion
         self.logger = logger
     }
 
@@ -31,14 +34,19 @@ public struct SimulatedButtons: Buttons {
 
     public func gestures() throws(DeviceError) -> AsyncStream<ButtonGesture> {
         let (stream, continuation) = AsyncStream<ButtonGesture>.makeStream()
-        let logger = logger
+        let (logger, motion) = (logger, motion)
         if readStandardInput {
             let thread = Thread {
                 while let line = readLine() {
                     if let gesture = Self.gesture(forLine: line) {
                         continuation.yield(gesture)
+                    } else if let motion, let moved = MotionRelay.motion(forLine: line) {
+                        logger.info("motion: \(line)")
+                        motion.send(moved)
                     } else {
-                        logger.notice("unknown button word \"\(line)\": type press, hold, mode or pair")
+                        logger.notice(
+                            "unknown button word \"\(line)\": type press, hold, mode, pair, tilt left, tilt right or shake"
+                        )
                     }
                 }
             }

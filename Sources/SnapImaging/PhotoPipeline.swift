@@ -43,7 +43,7 @@ public struct PhotoPipeline: Sendable {
         public var verdict: PhotoQuality
         /// The sticker as PNG, when one was asked for and could be made.
         public var sticker: [UInt8]?
-        /// Why a sticker was asked for but not made.
+        /// Why the cut-out was not made (a round sticker then stands in).
         public var stickerProblem: String?
         /// What the JPEG decoder warned about (a truncated file decoded as far as it went).
         public var decodeWarnings: [String] = []
@@ -63,7 +63,9 @@ public struct PhotoPipeline: Sendable {
             do {
                 output.sticker = try PNG.encode(withAlpha: try sticker.make(photo: photo, reference: reference))
             } catch let failure as StickerMaker.Failure {
+                // Every meal has a sticker: where nothing could be cut out, a round one stands in.
                 output.stickerProblem = failure.description
+                output.sticker = try PNG.encode(withAlpha: StickerMaker.round(photo: photo))
             } catch {
                 output.stickerProblem = "\(error)"
             }

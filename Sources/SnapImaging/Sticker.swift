@@ -83,6 +83,39 @@ public struct StickerMaker: Sendable {
     }
 }
 
+extension StickerMaker {
+    /// The round sticker that stands in where the cut-out finds nothing: the middle of the photo cut to
+    /// a disc with a white rim, transparent outside, `side` pixels across (straight alpha, as `make`).
+    public static func round(photo: PixelImage, side: Int = 512) -> PixelImage {
+        let square = min(photo.width, photo.height)
+        let middle = photo.cropped(
+            x: (photo.width - square) / 2, y: (photo.height - square) / 2, width: square, height: square)
+        let image = middle.scaled(to: min(side, square), min(side, square))
+        let size = image.width
+        let radius = Double(size) / 2
+        let rim = max(2, radius * 0.12)
+        var pixels = [UInt8](repeating: 0, count: size * size * 4)
+        for y in 0..<size {
+            for x in 0..<size {
+                let dx = Double(x) + 0.5 - radius
+                let dy = Double(y) + 0.5 - radius
+                let distance = (dx * dx + dy * dy).squareRoot()
+                // One pixel of feather at the edge of the disc and at the rim's inner edge.
+                let coverage = min(1, max(0, radius - distance))
+                guard coverage > 0 else { continue }
+                let photoShare = min(1, max(0, radius - rim - distance))
+                let index = (y * size + x) * 4
+                for channel in 0..<3 {
+                    pixels[index + channel] = UInt8(
+                        (Double(image.pixels[index + channel]) * photoShare + 255 * (1 - photoShare)).rounded())
+                }
+                pixels[index + 3] = UInt8((coverage * 255).rounded())
+            }
+        }
+        return PixelImage(width: size, height: size, pixels: pixels)
+    }
+}
+
 extension PixelImage {
     /// The rectangle `x, y, width, height` of the image.
     public func cropped(x: Int, y: Int, width newWidth: Int, height newHeight: Int) -> PixelImage {

@@ -109,6 +109,43 @@ public enum ScreenGallery {
                 "27b-pairing-paired",
                 .pairing(PairingScreen(pairing: pairing, remaining: .seconds(251), note: .paired("Firefox on Android")))
             ),
+        ] + jarScreens(ready: ready, photo: photo, sticker: sticker)
+    }
+
+    static let sampleTitles = [
+        "Spaghetti with tomato sauce and parmesan", "Greek salad", "Porridge with berries", "Chicken curry with rice",
+        "Apple", "Cheese sandwich", "Lentil soup", "Salmon with potatoes", "Yoghurt", "Pizza margherita",
+    ]
+
+    /// The jar: empty, with a few stickers, with 60, and with one sticker's details showing. Half of the
+    /// stickers are the cut-out `sticker`, half a round cut of the photo's thumbnail.
+    public static func jarScreens(ready: ReadyScreen, photo: ProcessedPhoto, sticker: String?)
+        -> [(name: String, screen: Screen)]
+    {
+        func stickers(_ count: Int) -> [JarSticker] {
+            (0..<count).map { index in
+                JarSticker(
+                    id: PhotoID("jar\(index)"), stickerPath: index % 2 == 0 ? sticker : nil,
+                    thumbnailPath: photo.thumbnailPath, title: sampleTitles[index % sampleTitles.count],
+                    totals: Macros(
+                        calories: 180 + index * 37 % 600, protein: 5 + index % 30, carbs: 20 + index % 60,
+                        fats: 3 + index % 25),
+                    funFact: index % 3 == 2
+                        ? nil : "Tomatoes came to Italy from the Americas in the 16th century, as a curiosity.")
+            }
+        }
+        var empty = ready
+        empty.totals = .zero
+        empty.jar = JarContents(stickers: [])
+        var few = ready
+        few.jar = JarContents(stickers: stickers(5))
+        var full = ready
+        full.jar = JarContents(stickers: stickers(60), days: 7)
+        var detail = ready
+        detail.jar = JarContents(stickers: stickers(5), highlighted: 0)
+        return [
+            ("28-jar-empty", .ready(empty)), ("28b-jar-few", .ready(few)), ("28c-jar-60-week", .ready(full)),
+            ("28d-jar-detail", .ready(detail)),
         ]
     }
 }

@@ -2,8 +2,15 @@ import SnapCore
 import SnapImaging
 
 extension ScreenRenderer {
-    func drawReady(_ ready: ReadyScreen, preview: LivePreview?, _ canvas: Canvas, _ layout: ScreenLayout) {
-        background(preview, canvas)
+    func drawReady(
+        _ ready: ReadyScreen, preview: LivePreview?, jar frame: JarFrame?, _ canvas: Canvas, _ layout: ScreenLayout
+    ) {
+        if let jar = ready.jar {
+            canvas.fill(canvas.bounds, .ink)
+            drawJar(ready, jar, frame: frame, canvas, layout)
+        } else {
+            background(preview, canvas)
+        }
         let m = layout.margin
         let titleBar = layout.bar(layout.title)
         let statusBar = layout.portrait ? layout.bar(layout.small) : 0
@@ -35,7 +42,7 @@ extension ScreenRenderer {
         }
 
         let hintBar = layout.bar(layout.small)
-        if ready.mode == .meal {
+        if ready.mode == .meal && ready.jar == nil {
             let panelHeight = (layout.short * 0.30).rounded()
             let panel = Rect(
                 x: 0, y: canvas.bounds.height - hintBar - panelHeight, width: canvas.bounds.width, height: panelHeight)

@@ -17,16 +17,17 @@ public struct ScreenRenderer: Sendable {
         self.images = images
     }
 
-    public func draw(_ screen: Screen, preview: PixelImage?, on canvas: Canvas) {
-        draw(screen, live: preview.map(LivePreview.image), on: canvas)
+    public func draw(_ screen: Screen, preview: PixelImage?, jar: JarFrame? = nil, on canvas: Canvas) {
+        draw(screen, live: preview.map(LivePreview.image), jar: jar, on: canvas)
     }
 
-    /// Draws `screen`; `live` is what shows under the screens that show the camera.
-    public func draw(_ screen: Screen, live preview: LivePreview?, on canvas: Canvas) {
+    /// Draws `screen`; `live` is what shows under the screens that show the camera, `jar` where the
+    /// jar's stickers are (the ready screen in meal mode).
+    public func draw(_ screen: Screen, live preview: LivePreview?, jar: JarFrame? = nil, on canvas: Canvas) {
         let layout = ScreenLayout(canvas.bounds)
         canvas.clear(.ink)
         switch screen {
-        case .ready(let ready): drawReady(ready, preview: preview, canvas, layout)
+        case .ready(let ready): drawReady(ready, preview: preview, jar: jar, canvas, layout)
         case .countdown(let countdown): drawCountdown(countdown, preview: preview, canvas, layout)
         case .capturing: drawCapturing(canvas, layout)
         case .processing(let processing): drawProcessing(processing, canvas, layout)

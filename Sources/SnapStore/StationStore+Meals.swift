@@ -73,16 +73,22 @@ extension StationStore {
     @discardableResult
     public func deleteMeal(_ id: PhotoID) throws(StoreError) -> Bool {
         do {
-            let files = try database.read { db in
-                try Row.fetchOne(
-                    db, sql: "SELECT photo_path, thumbnail_path, sticker_path FROM photos WHERE id = ?",
-                    arguments: [id.rawValue])
+            let (files, sticker) = try database.read { db in
+                (
+                    try Row.fetchOne(
+                        db, sql: "SELECT photo_path, thumbnail_path, sticker_path FROM photos WHERE id = ?",
+                        arguments: [id.rawValue]),
+                    try String.fetchOne(
+                        db, sql: "SELECT sticker_path FROM meals WHERE id = ?", arguments: [id.rawValue])
+                )
             }
             let deleted = try database.write { db -> Bool in
                 try db.execute(sql: "DELETE FROM meals WHERE id = ?", arguments: [id.rawValue])
                 return db.changesCount > 0
             }
             guard deleted else { return false }
+            // The meal's sticker is the owner's: it goes with the meal.
+            if let sticker { unlink(sticker) }
             // The group may still need the photo (a meal is never shared, but be safe): only unshared ones go.
             let shared = try database.read { db in
                 try Bool.fetchOne(

@@ -124,6 +124,13 @@ extension StationStore {
                     );
                     """)
         }
+        migrator.registerMigration("v7: the jar: a meal keeps its sticker past the photo's retention") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE meals ADD COLUMN sticker_path TEXT;
+                    UPDATE meals SET sticker_path = (SELECT sticker_path FROM photos WHERE photos.id = meals.id);
+                    """)
+        }
         return migrator
     }
 }

@@ -9,16 +9,20 @@ extension StationStore {
     @discardableResult
     public func purgePhotos(takenBefore cutoff: Date) throws(StoreError) -> Int {
         do {
-            let old = try database.read { db in
-                try Row.fetchAll(
-                    db, sql: "SELECT id, photo_path, thumbnail_path, sticker_path FROM photos WHERE taken_at < ?",
-                    arguments: [cutoff.timeIntervalSince1970])
+            let (old, kept) = try database.read { db in
+                (
+                    try Row.fetchAll(
+                        db, sql: "SELECT id, photo_path, thumbnail_path, sticker_path FROM photos WHERE taken_at < ?",
+                        arguments: [cutoff.timeIntervalSince1970]),
+                    // A meal's sticker stays in the jar until the meal is deleted or the cap takes it.
+                    Set(try String.fetchAll(db, sql: "SELECT sticker_path FROM meals WHERE sticker_path IS NOT NULL"))
+                )
             }
             for row in old {
                 let photo: String = row["photo_path"]
                 let thumbnail: String = row["thumbnail_path"]
                 let sticker: String? = row["sticker_path"]
-                let paths = [photo, thumbnail] + (sticker.map { [$0] } ?? [])
+                let paths = [photo, thumbnail] + (sticker.map { kept.contains($0) ? [] : [$0] } ?? [])
                 for path in paths {
                     if unlink(path) != 0 && errno != ENOENT {
                         throw FileError(call: "unlink", path: path, errno: errno)
@@ -57,7 +61,7 @@ extension StationStore {
                     try Row.fetchAll(db, sql: "SELECT photo_path, thumbnail_path, sticker_path FROM photos").flatMap {
                         row in
                         [row["photo_path"], row["thumbnail_path"], row["sticker_path"]].compactMap { $0 as String? }
-                    })
+                    } + String.fetchAll(db, sql: "SELECT sticker_path FROM meals WHERE sticker_path IS NOT NULL"))
             }
             let root = directory + "/photos"
             var removed = 0
@@ -72,6 +76,41 @@ extension StationStore {
             return removed
         } catch {
             throw StoreError("remove orphan photo files", error)
+        }
+    }
+}
+
+extension StationStore {
+    /// Deletes the oldest meals' stickers until those left take at most `capBytes` on disk (the meals
+    /// stay, and show a round cut of their thumbnail while it lasts). Returns how many were deleted.
+    @discardableResult
+    public func trimStickers(capBytes: Int) throws(StoreError) -> Int {
+        do {
+            let stickers = try database.read { db in
+                try Row.fetchAll(
+                    db, sql: "SELECT id, sticker_path FROM meals WHERE sticker_path IS NOT NULL ORDER BY taken_at DESC"
+                ).map { (id: $0["id"] as String, path: $0["sticker_path"] as String) }
+            }
+            var total = 0
+            var removed = 0
+            for sticker in stickers {
+                var info = stat()
+                total += stat(sticker.path, &info) == 0 ? Int(info.st_size) : 0
+                guard total > capBytes else { continue }
+                // The row first: a sticker row without its file would be a lie; a file without a row is
+                // an orphan the next start removes.
+                try database.write { db in
+                    try db.execute(sql: "UPDATE meals SET sticker_path = NULL WHERE id = ?", arguments: [sticker.id])
+                    try db.execute(sql: "UPDATE photos SET sticker_path = NULL WHERE id = ?", arguments: [sticker.id])
+                }
+                if unlink(sticker.path) != 0 && errno != ENOENT {
+                    throw FileError(call: "unlink", path: sticker.path, errno: errno)
+                }
+                removed += 1
+            }
+            return removed
+        } catch {
+            throw StoreError("trim stickers", error)
         }
     }
 }

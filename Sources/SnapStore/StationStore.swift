@@ -88,14 +88,15 @@ public final class StationStore: Sendable {
             sql: """
                 INSERT OR REPLACE INTO meals
                 (id, day, taken_at, title, calories, protein, carbs, fats, items_json, photo_path, thumbnail_path,
-                 fun_fact)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                 fun_fact, sticker_path)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                        COALESCE(?, (SELECT sticker_path FROM photos WHERE id = ?)))
                 """,
             arguments: [
                 meal.photo.id.rawValue, meal.day.description, meal.photo.takenAt.timeIntervalSince1970,
                 meal.analysis.title, meal.analysis.totals.calories, meal.analysis.totals.protein,
                 meal.analysis.totals.carbs, meal.analysis.totals.fats, items, meal.photo.photoPath,
-                meal.photo.thumbnailPath, meal.analysis.funFact,
+                meal.photo.thumbnailPath, meal.analysis.funFact, meal.photo.stickerPath, meal.photo.id.rawValue,
             ])
     }
 
@@ -151,7 +152,10 @@ public final class StationStore: Sendable {
 
     /// What the state machine needs at start: the days recorded for `groups`, `day`'s meals, and the
     /// photos received that have not expired at `now`.
-    public func snapshot(groups: [String], day: LocalDay, now: Date = Date()) throws(StoreError) -> StationSnapshot {
+    /// `mealDays` is how many days of meals (ending with `day`) the jar holds.
+    public func snapshot(groups: [String], day: LocalDay, mealDays: Int = 1, now: Date = Date()) throws(StoreError)
+        -> StationSnapshot
+    {
         do {
             return try database.read { db in
                 var snapshot = StationSnapshot()
@@ -163,7 +167,7 @@ public final class StationStore: Sendable {
                     guard groups.contains(group), let day = LocalDay(row["day"] as String) else { continue }
                     snapshot.groupSends[group, default: []].insert(day)
                 }
-                snapshot.meals = try Self.meals(db, on: day)
+                snapshot.meals = try Self.meals(db, from: day.adding(days: -(max(1, mealDays) - 1)), through: day)
                 snapshot.inbox = try Self.received(db, now: now)
                 snapshot.reviews = try Self.reviews(db)
                 let mealDays =
@@ -188,15 +192,21 @@ public final class StationStore: Sendable {
     }
 
     static func meals(_ db: Database, on day: LocalDay) throws -> [Meal] {
-        try Row.fetchAll(db, sql: "SELECT * FROM meals WHERE day = ? ORDER BY taken_at", arguments: [day.description])
-            .map(meal)
+        try meals(db, from: day, through: day)
+    }
+
+    static func meals(_ db: Database, from first: LocalDay, through last: LocalDay) throws -> [Meal] {
+        try Row.fetchAll(
+            db, sql: "SELECT * FROM meals WHERE day >= ? AND day <= ? ORDER BY taken_at",
+            arguments: [first.description, last.description]
+        ).map(meal)
     }
 
     static func meal(_ row: Row) throws -> Meal {
         let items = try JSONDecoder().decode([MealItem].self, from: Data((row["items_json"] as String).utf8))
         let photo = ProcessedPhoto(
             id: PhotoID(row["id"]), photoPath: row["photo_path"], thumbnailPath: row["thumbnail_path"],
-            takenAt: Date(timeIntervalSince1970: row["taken_at"]))
+            takenAt: Date(timeIntervalSince1970: row["taken_at"]), stickerPath: row["sticker_path"])
         let totals = Macros(calories: row["calories"], protein: row["protein"], carbs: row["carbs"], fats: row["fats"])
         let day = LocalDay(row["day"] as String) ?? LocalDay(year: 1970, month: 1, day: 1)
         return Meal(

@@ -4,6 +4,7 @@ import SnapCore
 import SnapDevices
 import SnapFiles
 import SnapImaging
+import SnapJar
 import SnapScreens
 
 extension SnapStation {
@@ -39,7 +40,14 @@ extension SnapStation {
             let canvas = Canvas(width: width, height: height)
             let screens = ScreenGallery.screens(photo: photo, sticker: stickerPath)
             for (name, screen) in screens {
-                renderer.draw(screen, preview: preview, on: canvas)
+                // The jar's stickers where the physics leaves them, settled.
+                let jar = screen.jar.map { contents in
+                    let animator = JarAnimator(seed: 7)
+                    animator.sync(contents, bounds: canvas.bounds)
+                    animator.settle(limit: 20_000)
+                    return animator.frame
+                }
+                renderer.draw(screen, preview: preview, jar: jar, on: canvas)
                 try canvas.writePNG(to: "\(out)/\(name).png")
             }
             print("wrote \(screens.count) screens at \(width)x\(height) to \(out)")

@@ -136,6 +136,7 @@ struct CommandTests {
         let pngs = try FileManager.default.contentsOfDirectory(atPath: folder.path + "/screens").filter {
             $0.hasSuffix(".png")
         }
-        #expect(pngs.count == 33, "every screen of the gallery, and the sample sticker")
+        #expect(pngs.count == 37, "every screen of the gallery, and the sample sticker")
+        #expect(pngs.contains("28c-jar-60-week.png"))
     }
 }

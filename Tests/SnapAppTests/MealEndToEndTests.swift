@@ -48,6 +48,59 @@ struct MealEndToEndTests {
         #expect(try store.snapshot(groups: [], day: today).aiUses == [today: 1])
     }
 
+    @Test("should drop the saved meal's sticker into the jar, stop redrawing once it settles, and show its details")
+    func jar() async throws {
+        let config = try StationFixture.writeConfig(
+            in: folder.path,
+            [
+                "station": ["default_mode = \"meal\""],
+                "ai": [
+                    "base_url = \"\(fake.baseURL)/v1\"", "key_source = \"env:SNAPSTATION_TEST_AI_KEY\"",
+                    "auto_save_seconds = 30",
+                ],
+                "countdown": ["seconds = 1"],
+                "display": ["idle_seconds = 0", "preview_png_fps = 20"],
+            ])
+        let log = folder.path + "/station.log"
+        let station = try StationProcess(
+            ["run", "--config", config, "--state", folder.path + "/state"], logPath: log,
+            environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"], typing: true)
+        let follower = LogFollower(path: log)
+        let frames = folder.path + "/state/frames"
+        #expect(await follower.waitFor("screen: ready", seconds: 30))
+        let caption = { (try? String(contentsOfFile: frames + "/latest.txt", encoding: .utf8)) ?? "" }
+        let empty = await StationProcess.waitFor(seconds: 10) { caption().contains("jar 0") }
+        #expect(empty, "an empty jar at start: \(caption())")
+        station.type("press")
+        #expect(await follower.waitFor("screen: meal-result", seconds: 40), "\(station.output)")
+        station.type("press")  // save
+        let dropped = await StationProcess.waitFor(seconds: 10) { caption().contains("jar 1") }
+        #expect(dropped, "the jar after saving: \(caption())")
+        // The sticker falls: frames follow it; once it sleeps, none come.
+        let readyFrames = {
+            ((try? FileManager.default.contentsOfDirectory(atPath: frames)) ?? []).filter { $0.hasSuffix("-ready.png") }
+                .count
+        }
+        let settled = await StationProcess.waitFor(seconds: 15) {
+            let before = readyFrames()
+            Thread.sleep(forTimeInterval: 1.5)
+            return readyFrames() == before
+        }
+        #expect(settled, "the jar kept redrawing")
+        #expect(readyFrames() >= 4, "the fall was drawn: \(readyFrames()) ready frames")
+        let still = readyFrames()
+        try await Task.sleep(for: .seconds(2))
+        #expect(readyFrames() == still, "no redraws while every sticker sleeps")
+        station.type("mode")
+        let details = await StationProcess.waitFor(seconds: 10) { caption().contains("showing Spaghetti") }
+        #expect(details, "the mode button shows the sticker's details: \(caption())")
+        #expect(await station.stop() == 0)
+        let store = try StationStore(directory: folder.path + "/state")
+        let today = LocalDay(containing: Date(), in: TimeZone(identifier: "UTC")!)
+        let sticker = try #require(try store.meals(on: today).first?.photo.stickerPath)
+        #expect(FileManager.default.fileExists(atPath: sticker), "every meal keeps a sticker")
+    }
+
     @Test("should show the AI failure with 'press to retry', then succeed on the retry")
     func failureThenRetry() async throws {
         try await fake.queue("openai", ["401"])

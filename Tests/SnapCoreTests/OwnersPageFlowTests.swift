@@ -132,9 +132,9 @@ struct OwnersPageFlowTests {
         var lighter = Meal(photo: photo, day: Fixture.day, analysis: edited)
         lighter.analysis.totals.calories = 420
         let older = Meal(photo: Samples.photo("old"), day: LocalDay(year: 2026, month: 3, day: 9), analysis: edited)
-        script.send(.mealsChanged([lighter, older]))
+        script.send(.mealsChanged(day: Fixture.day, [lighter, older]))
         #expect(script.screen?.ready?.totals.calories == 420)
-        script.send(.mealsChanged([]))
+        script.send(.mealsChanged(day: Fixture.day, []))
         #expect(script.screen?.ready?.totals == .zero)
         // Discarded from the page.
         let second = Fixture.capture(&script, id: "p2")

@@ -57,12 +57,19 @@ struct StickerTests {
         #expect(throws: StickerMaker.Failure.nothingFound) { try StickerMaker().make(photo: scene, reference: scene) }
     }
 
-    @Test("should fall back to the plain photo and say why when the pipeline cannot make a sticker")
+    @Test("should make a round sticker and say why when the pipeline cannot cut the food out")
     func pipelineFallback() throws {
         let output = try PhotoPipeline(sticker: StickerMaker()).process(scene, reference: nil)
-        #expect(output.sticker == nil)
         #expect(output.stickerProblem == "no reference frame of the empty scene yet")
         #expect(!output.photo.isEmpty)
+        let png = try #require(output.sticker)
+        #expect(Array(png.prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
+        // Round: the corners are transparent, the middle opaque, the rim white.
+        let round = StickerMaker.round(photo: scene, side: 200)
+        #expect(round.width == 200 && round.height == 200)
+        let alpha = { (x: Int, y: Int) in round.pixels[(y * 200 + x) * 4 + 3] }
+        #expect(alpha(0, 0) == 0 && alpha(199, 199) == 0 && alpha(100, 100) == 255)
+        #expect(Array(round.pixels[(100 * 200 + 3) * 4..<(100 * 200 + 3) * 4 + 3]) == [255, 255, 255])
     }
 }
 

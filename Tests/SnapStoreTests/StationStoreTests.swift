@@ -181,4 +181,42 @@ struct StationStoreTests {
         _ = try store()
         #expect(!FileManager.default.fileExists(atPath: stray))
     }
+
+    @Test("should keep a meal's sticker past the photo's retention, until the meal is deleted or the cap takes it")
+    func stickersStay() throws {
+        let store = try store()
+        var ids: [PhotoID] = []
+        for (index, hoursAgo) in [72, 60, 50].enumerated() {
+            let id = PhotoID("m\(index)")
+            let paths = store.paths(for: id, day: day)
+            let photo = ProcessedPhoto(
+                id: id, photoPath: paths.photo, thumbnailPath: paths.thumbnail,
+                takenAt: noon - Double(hoursAgo) * 3600, stickerPath: paths.sticker)
+            try store.storePhoto(photo, jpeg: [1], thumbnail: [2], sticker: [UInt8](repeating: 9, count: 1000))
+            try store.saveMeal(
+                Meal(photo: photo, day: day, analysis: MealAnalysis(title: "m", totals: .zero, items: [])))
+            ids.append(id)
+        }
+        #expect(try store.purgePhotos(takenBefore: noon - 48 * 3600) == 3)
+        let meals = try store.meals(on: day)
+        #expect(meals.count == 3)
+        for meal in meals {
+            #expect(!FileManager.default.fileExists(atPath: meal.photo.photoPath), "the photo goes")
+            let sticker = try #require(meal.photo.stickerPath)
+            #expect(FileManager.default.fileExists(atPath: sticker), "the sticker stays")
+        }
+        // A start after the purge does not take the stickers for orphans.
+        #expect(try store.removeOrphanFiles() == 0)
+        // Over the cap, the oldest go first.
+        #expect(try store.trimStickers(capBytes: 2500) == 1)
+        let trimmed = try store.meals(on: day)
+        #expect(trimmed.map { $0.photo.stickerPath == nil } == [true, false, false])
+        #expect(!FileManager.default.fileExists(atPath: store.paths(for: ids[0], day: day).sticker))
+        #expect(try store.trimStickers(capBytes: 2500) == 0)
+        // Deleting a meal deletes its sticker.
+        let kept = try #require(trimmed[2].photo.stickerPath)
+        #expect(try store.deleteMeal(ids[2]))
+        #expect(!FileManager.default.fileExists(atPath: kept))
+        #expect(try store.integrityCheck() == "ok")
+    }
 }

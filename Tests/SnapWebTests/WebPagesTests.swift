@@ -98,7 +98,7 @@ struct WebPagesTests {
         #expect(stored.meal.analysis.items[1].ingredients.count == 2)  // kept while its name is
         #expect(stored.meal.analysis.items[0].contains == [.gluten])
         #expect(!stored.totalsSetByOwner)
-        guard case .mealsChanged(let meals)? = station.link.events.last else {
+        guard case .mealsChanged(_, let meals)? = station.link.events.last else {
             Issue.record("the station was not told: \(station.link.events)")
             return
         }
@@ -191,7 +191,7 @@ struct WebPagesTests {
         #expect(deleted.status == 303 && deleted.header("Location") == "/?saved=deleted")
         #expect(try station.store.storedMeal(PhotoID("m1")) == nil)
         #expect(!FileManager.default.fileExists(atPath: meal.photo.photoPath))
-        #expect(station.link.events.last == .mealsChanged([]))
+        #expect(station.link.events.last == .mealsChanged(day: meal.day, []))
         let again = station.post("/meal/m1/delete", [("csrf", tablet.csrf)], cookie: tablet.cookie)
         #expect(again.status == 404)
         let edit = station.post(

@@ -262,10 +262,11 @@ extension WebApp {
         return .redirect(day == today() ? "/?saved=deleted" : "/day/\(day.description)?saved=deleted")
     }
 
-    /// Tells the station the day's meals as the store now holds them (it shows today's).
+    /// Tells the station the day's meals as the store now holds them (it shows today's, and its jar
+    /// up to a week's).
     func mealsChanged(on day: LocalDay) throws {
-        guard day == today() else { return }
-        link.send(.mealsChanged(try store.meals(on: day)))
+        guard day >= today().adding(days: -6) else { return }
+        link.send(.mealsChanged(day: day, try store.meals(on: day)))
     }
 
     /// The dietary preferences in force: the owner's, or the config's.

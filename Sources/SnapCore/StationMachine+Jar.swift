@@ -1,0 +1,56 @@
+extension StationMachine {
+    /// How long a sticker's details stay up without a press.
+    public static let jarDetailTime = Duration.seconds(15)
+
+    /// Whether the ready screen shows the jar: meal mode, with the jar on.
+    var showsJar: Bool { mode == .meal && settings.jarDays > 0 }
+
+    /// The first day whose meals are in the jar, or today when the jar is off.
+    func jarFirstDay(_ now: Instant) -> LocalDay {
+        today(now).adding(days: -(max(1, settings.jarDays) - 1))
+    }
+
+    /// The jar's stickers, oldest first.
+    func jarContents(now: Instant) -> JarContents? {
+        guard showsJar else { return nil }
+        let first = jarFirstDay(now)
+        let stickers = meals.filter { $0.day >= first }.map(JarSticker.init)
+        let highlighted = jarHighlight.flatMap { $0 < stickers.count ? $0 : nil }
+        return JarContents(stickers: stickers, highlighted: highlighted, days: settings.jarDays)
+    }
+
+    /// The mode button on the jar: the next sticker's details; after the last one, the next mode.
+    /// A press while details show: the next sticker; after the last one, the details close.
+    /// Returns nil when the jar has nothing to say about the gesture.
+    mutating func jarGesture(_ gesture: ButtonGesture, now: Instant) -> [Action]? {
+        guard case .ready = phase, let jar = jarContents(now: now), !jar.stickers.isEmpty else { return nil }
+        switch (gesture, jarHighlight) {
+        case (.mode, nil):
+            return showDetail(0, now: now)
+        case (.mode, let index?) where index + 1 < jar.stickers.count,
+            (.press, let index?) where index + 1 < jar.stickers.count:
+            return showDetail(index + 1, now: now)
+        case (.mode, _?):
+            jarHighlight = nil
+            return toggleMode(now: now)
+        case (.press, _?):
+            jarHighlight = nil
+            jarDetailSince = nil
+            return transition(to: .ready, now: now)
+        default:
+            return nil
+        }
+    }
+
+    private mutating func showDetail(_ index: Int, now: Instant) -> [Action] {
+        jarHighlight = index
+        jarDetailSince = now.uptime
+        return transition(to: .ready, now: now)
+    }
+
+    /// The ready screen's timer: the details close after `jarDetailTime`.
+    var jarDetailDeadline: Duration? {
+        guard jarHighlight != nil, let since = jarDetailSince else { return nil }
+        return since + Self.jarDetailTime
+    }
+}

@@ -1,0 +1,180 @@
+import SnapCore
+import SnapImaging
+
+/// Where the jar sits on a screen of `bounds`, how thick its walls are, and how big its stickers are.
+///
+/// Landscape: the jar on the left, the card (totals, or the highlighted sticker) on the right. Portrait:
+/// the card on top, the jar under it. The physics (SnapJar) works in the same pixels.
+public struct JarLayout: Sendable, Hashable {
+    /// The glass, walls included.
+    public var glass: Rect
+    /// Inside the walls: where the stickers are.
+    public var interior: Rect
+    public var wall: Double
+    /// How much of each bottom corner is cut (the jar's round belly, as two chamfers).
+    public var corner: Double
+    /// Where the totals or the highlighted sticker's details go.
+    public var card: Rect
+
+    public init(bounds: Rect) {
+        let layout = ScreenLayout(bounds)
+        let m = layout.margin
+        let top = layout.bar(layout.title) + (layout.portrait ? layout.bar(layout.small) : 0)
+        let bottom = layout.bar(layout.small)
+        let body = Rect(x: 0, y: top, width: bounds.width, height: bounds.height - top - bottom).inset(m / 2)
+        if layout.portrait {
+            let (card, jar) = body.top((body.height * 0.42).rounded())
+            self.card = card.inset(m / 4)
+            let width = min(jar.width, jar.height * 0.9)
+            glass = Rect(x: jar.midX - width / 2, y: jar.y + m / 4, width: width, height: jar.height - m / 4)
+        } else {
+            let width = min(body.width * 0.5, body.height * 1.05)
+            glass = Rect(x: body.x, y: body.y, width: width, height: body.height)
+            card = Rect(x: glass.maxX + m, y: body.y, width: body.maxX - glass.maxX - m, height: body.height)
+        }
+        wall = max(6, (layout.short * 0.022).rounded())
+        // The lid takes the glass's top band; the stickers live below it.
+        let lid = (glass.height * 0.08).rounded()
+        interior = Rect(
+            x: glass.x + wall, y: glass.y + lid + wall, width: glass.width - 2 * wall,
+            height: glass.height - lid - 2 * wall)
+        corner = (interior.width * 0.16).rounded()
+    }
+
+    /// The longest side of a sticker when the jar holds `count` of them: together they cover about half
+    /// of the inside, within a size that reads on the screen and fits the jar.
+    public func stickerSide(count: Int) -> Int {
+        let area = interior.width * interior.height * 0.5 / Double(max(count, 5))
+        let side = area.squareRoot() * 1.15
+        return Int(min(interior.width * 0.42, max(20, side)).rounded())
+    }
+}
+
+/// The stickers where the physics put them, for one frame of the jar.
+public struct JarFrame: @unchecked Sendable {
+    public struct Item {
+        public var id: PhotoID
+        public var sprite: Sprite
+        public var x: Double
+        public var y: Double
+        public var angle: Double
+
+        public init(id: PhotoID, sprite: Sprite, x: Double, y: Double, angle: Double) {
+            (self.id, self.sprite, self.x, self.y, self.angle) = (id, sprite, x, y, angle)
+        }
+    }
+
+    public var items: [Item]
+
+    public init(items: [Item]) {
+        self.items = items
+    }
+}
+
+extension ScreenRenderer {
+    /// The jar with its stickers (where `frame` puts them; without a frame, the jar alone), and the card:
+    /// the highlighted sticker's title, fun fact and macros, or the jar's totals.
+    func drawJar(_ ready: ReadyScreen, _ jar: JarContents, frame: JarFrame?, _ canvas: Canvas, _ layout: ScreenLayout) {
+        let geometry = JarLayout(bounds: canvas.bounds)
+        drawGlass(geometry, front: false, canvas)
+        let highlighted = jar.highlighted.map { jar.stickers[$0].id }
+        for item in frame?.items ?? [] where item.id != highlighted {
+            canvas.draw(item.sprite, centerX: item.x, centerY: item.y, angle: item.angle)
+        }
+        if let item = frame?.items.first(where: { $0.id == highlighted }) {
+            // The highlighted sticker on top, a little larger, on a ring of the accent colour.
+            let radius = Double(max(item.sprite.width, item.sprite.height)) * 0.68
+            canvas.arc(
+                centerX: item.x, centerY: item.y, radius: radius, from: 0, to: 2 * .pi, .accent,
+                lineWidth: max(3, layout.margin / 5))
+            canvas.draw(item.sprite, centerX: item.x, centerY: item.y, angle: item.angle, scale: 1.2)
+        }
+        drawGlass(geometry, front: true, canvas)
+        drawJarCard(ready, jar, in: geometry.card, canvas, layout)
+    }
+
+    private func drawGlass(_ geometry: JarLayout, front: Bool, _ canvas: Canvas) {
+        let g = geometry.glass
+        let lid = geometry.interior.y - geometry.wall - g.y
+        let c = geometry.corner + geometry.wall
+        let outline = [
+            (g.x, g.y + lid), (g.x, g.maxY - c), (g.x + c, g.maxY), (g.maxX - c, g.maxY), (g.maxX, g.maxY - c),
+            (g.maxX, g.y + lid),
+        ]
+        if !front {
+            canvas.polygon(outline, fill: Color.white.opacity(0.07))
+            return
+        }
+        canvas.polygon(outline, stroke: Color.white.opacity(0.55), lineWidth: geometry.wall * 0.6)
+        // A highlight down the left side of the glass, and the lid.
+        canvas.line(
+            [
+                (g.x + geometry.wall * 1.6, g.y + lid + geometry.wall * 2),
+                (g.x + geometry.wall * 1.6, g.maxY - c * 1.2),
+            ],
+            Color.white.opacity(0.18), lineWidth: geometry.wall * 0.8)
+        canvas.fill(
+            Rect(x: g.x - geometry.wall * 0.6, y: g.y, width: g.width + geometry.wall * 1.2, height: lid), .accent,
+            radius: lid * 0.3)
+    }
+
+    private func drawJarCard(
+        _ ready: ReadyScreen, _ jar: JarContents, in card: Rect, _ canvas: Canvas, _ layout: ScreenLayout
+    ) {
+        let m = layout.margin
+        canvas.fill(card, Color.black.opacity(0.35), radius: layout.radius)
+        let inner = card.inset(m / 2)
+        if let index = jar.highlighted {
+            let sticker = jar.stickers[index]
+            var y = inner.y
+            let count = "\(index + 1) of \(jar.stickers.count)"
+            y += canvas.text(
+                count, in: Rect(x: inner.x, y: y, width: inner.width, height: layout.bar(layout.small)),
+                font: layout.small, color: .muted)
+            y +=
+                canvas.text(
+                    sticker.title, in: Rect(x: inner.x, y: y, width: inner.width, height: layout.title.size * 2.6),
+                    font: layout.title, maxLines: 2, shrinkToFit: true) + m / 3
+            // The kcal chip with the macros beside it, on one row.
+            let kcal = chip(
+                "\(sticker.totals.calories) kcal", at: inner.x, y,
+                maxWidth: min(inner.width * 0.38, layout.short * 0.3),
+                font: layout.bodyBold, fill: .accent, color: .ink, canvas)
+            canvas.text(
+                ScreenText.macros(sticker.totals),
+                in: Rect(x: kcal.maxX + m / 2, y: kcal.y, width: inner.maxX - kcal.maxX - m / 2, height: kcal.height),
+                font: layout.small, verticallyCentered: true, shrinkToFit: true)
+            y = kcal.maxY + m / 2
+            // Meals analysed before the fun fact existed show none, rather than an empty line.
+            if let fact = sticker.funFact {
+                canvas.text(
+                    fact, in: Rect(x: inner.x, y: y, width: inner.width, height: max(0, inner.maxY - y)),
+                    font: layout.small, color: .muted, maxLines: 4, shrinkToFit: true)
+            }
+            return
+        }
+        let first = jar.days == 1 ? "Today" : "This week"
+        var y = inner.y
+        y +=
+            canvas.text(
+                "\(first): \(jar.stickers.count) meal\(jar.stickers.count == 1 ? "" : "s") in the jar",
+                in: Rect(x: inner.x, y: y, width: inner.width, height: layout.bar(layout.body) * 2),
+                font: layout.bodyBold, maxLines: 2) + m / 3
+        y += canvas.text(
+            "Today \(ready.totals.calories) kcal",
+            in: Rect(x: inner.x, y: y, width: inner.width, height: layout.bar(layout.body)),
+            font: layout.body, color: .accent, verticallyCentered: true, shrinkToFit: true)
+        y +=
+            canvas.text(
+                ScreenText.macros(ready.totals),
+                in: Rect(x: inner.x, y: y, width: inner.width, height: layout.bar(layout.small)),
+                font: layout.small, verticallyCentered: true, shrinkToFit: true) + m / 2
+        let help =
+            jar.stickers.isEmpty
+            ? "Every meal you save drops into the jar as a sticker."
+            : "Mode button: what each sticker is."
+        canvas.text(
+            help, in: Rect(x: inner.x, y: y, width: inner.width, height: max(0, inner.maxY - y)), font: layout.small,
+            color: .muted, maxLines: 3)
+    }
+}

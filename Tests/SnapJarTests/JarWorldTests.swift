@@ -1,0 +1,199 @@
+import Foundation
+import SnapCore
+import SnapImaging
+import SnapJar
+import SnapScreens
+import SnapTestSupport
+import Testing
+
+/// Outlines of the kinds the stickers have: discs (round stickers), long boxes, irregular hulls.
+enum Shapes {
+    static func disc(_ radius: Double) -> [(x: Double, y: Double)] {
+        (0..<12).map { index in
+            let angle = Double(index) / 12 * 2 * .pi
+            return (radius * cos(angle), radius * sin(angle))
+        }
+    }
+
+    static func box(_ width: Double, _ height: Double) -> [(x: Double, y: Double)] {
+        [(-width / 2, -height / 2), (width / 2, -height / 2), (width / 2, height / 2), (-width / 2, height / 2)]
+    }
+
+    static func blob(_ size: Double, seed: Int) -> [(x: Double, y: Double)] {
+        (0..<9).map { index in
+            let angle = Double(index) / 9 * 2 * .pi
+            let radius = size * (0.35 + 0.15 * Double((index * 7 + seed * 3) % 5) / 4)
+            return (radius * cos(angle), radius * sin(angle))
+        }
+    }
+
+    static func any(_ index: Int, size: Double) -> [(x: Double, y: Double)] {
+        switch index % 3 {
+        case 0: disc(size / 2)
+        case 1: box(size, size * 0.55)
+        default: blob(size, seed: index)
+        }
+    }
+}
+
+@Suite("The jar's physics")
+struct JarWorldTests {
+    static let layout = JarLayout(bounds: Rect(x: 0, y: 0, width: 800, height: 480))
+
+    static func world(seed: UInt64 = 7) -> JarWorld {
+        let i = layout.interior
+        return JarWorld(
+            interior: .init(x: i.x, y: i.y, width: i.width, height: i.height, corner: layout.corner, wall: layout.wall),
+            seed: seed)
+    }
+
+    @Test("should keep 60 stickers inside the walls for 10,000 steps and let them fall asleep")
+    func settle() {
+        let world = Self.world()
+        let side = Double(Self.layout.stickerSide(count: 60))
+        // Dropped from the top a few at a time, as meals come, then left alone.
+        for index in 0..<60 {
+            world.add(id: "s\(index)", outline: Shapes.any(index, size: side))
+            for _ in 0..<40 { world.step() }
+        }
+        var escaped: Set<String> = []
+        for step in 0..<10_000 {
+            world.step()
+            if step % 50 == 0 {
+                for placement in world.placements
+                where !world.interior.contains(x: placement.x, y: placement.y, slack: 1) {
+                    escaped.insert(placement.id)
+                }
+            }
+        }
+        #expect(escaped.isEmpty, "escaped the jar: \(escaped.sorted())")
+        #expect(world.placements.count == 60)
+        #expect(world.isAsleep, "still moving after 10,000 steps")
+        // They lie in the lower part: nothing floats.
+        let lowest = world.placements.map(\.y).max() ?? 0
+        #expect(lowest > world.interior.y + world.interior.height * 0.8)
+    }
+
+    @Test("should replay exactly from the same seed, and drop elsewhere from another")
+    func replay() {
+        func run(seed: UInt64) -> [JarWorld.Placement] {
+            let world = Self.world(seed: seed)
+            for index in 0..<12 {
+                world.add(id: "s\(index)", outline: Shapes.any(index, size: 60))
+                for _ in 0..<30 { world.step() }
+            }
+            for _ in 0..<1500 { world.step() }
+            return world.placements
+        }
+        let first = run(seed: 42)
+        #expect(run(seed: 42) == first)
+        #expect(run(seed: 43) != first)
+    }
+
+    @Test("should wake on a shake and a tilt, and sleep again; a removed sticker lets the others fall")
+    func motion() {
+        let world = Self.world()
+        for index in 0..<10 { world.add(id: "s\(index)", outline: Shapes.any(index, size: 70)) }
+        var steps = 0
+        while !world.isAsleep && steps < 5000 {
+            world.step()
+            steps += 1
+        }
+        #expect(world.isAsleep, "settled in \(steps) steps")
+        let settled = world.placements
+        world.shake()
+        #expect(!world.isAsleep)
+        for _ in 0..<3000 { world.step() }
+        #expect(world.placements != settled)
+        world.setGravity(x: -1270, y: 1270)
+        #expect(!world.isAsleep)
+        for _ in 0..<3000 { world.step() }
+        let leftward = world.placements.map(\.x).reduce(0, +) / 10
+        world.setGravity(x: 1270, y: 1270)
+        for _ in 0..<3000 { world.step() }
+        let rightward = world.placements.map(\.x).reduce(0, +) / 10
+        #expect(rightward > leftward + 10, "tilting moves the pile: \(leftward) → \(rightward)")
+        steps = 0
+        while !world.isAsleep && steps < 5000 {
+            world.step()
+            steps += 1
+        }
+        #expect(world.isAsleep, "asleep again")
+        world.remove(id: "s0")
+        #expect(world.ids.count == 9 && !world.ids.contains("s0"))
+    }
+}
+
+@Suite("The jar on the display")
+struct JarAnimatorTests {
+    let folder = TemporaryDirectory("jar")
+
+    /// A PNG sticker: an opaque triangle on transparency.
+    func triangle(_ name: String) throws -> String {
+        let size = 120
+        var pixels = [UInt8](repeating: 0, count: size * size * 4)
+        for y in 0..<size {
+            for x in 0..<size where x <= y {
+                let index = (y * size + x) * 4
+                pixels[index..<index + 4] = [200, 80, 40, 255]
+            }
+        }
+        let path = folder.path + "/\(name).png"
+        try Data(PNG.encode(withAlpha: PixelImage(width: size, height: size, pixels: pixels))).write(
+            to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func sticker(_ id: String, path: String?) -> JarSticker {
+        JarSticker(
+            id: PhotoID(id), stickerPath: path, thumbnailPath: folder.path + "/missing.jpg", title: "Meal \(id)",
+            totals: Macros(calories: 500, protein: 20, carbs: 50, fats: 15), funFact: nil)
+    }
+
+    @Test("should outline a sticker by its opaque pixels, and cut a thumbnail round")
+    func outlines() throws {
+        let sprite = try #require(Sprite(png: try triangle("t"), side: 100))
+        #expect(sprite.width == 100 && sprite.height == 100)
+        let outline = sprite.outline()
+        #expect((3...12).contains(outline.count))
+        // The triangle's corners: top left, bottom left, bottom right (around the centre).
+        let area =
+            zip(outline, outline.dropFirst() + [outline[0]]).reduce(0.0) { $0 + ($1.0.x * $1.1.y - $1.1.x * $1.0.y) }
+            / 2
+        #expect(abs(abs(area) - 5000) < 600, "about half the square: \(area)")
+        let round = Sprite(round: TestImages.marked(width: 64, height: 48), side: 80)
+        let disc = round.outline()
+        let radii = disc.map { ($0.x * $0.x + $0.y * $0.y).squareRoot() }
+        #expect(radii.allSatisfy { abs($0 - 40) < 4 }, "\(radii)")
+    }
+
+    @Test("should drop a new sticker in, remove a deleted one, and sleep when all is still")
+    func sync() throws {
+        let animator = JarAnimator(seed: 3)
+        let bounds = Rect(x: 0, y: 0, width: 800, height: 480)
+        let path = try triangle("a")
+        var jar = JarContents(stickers: (0..<5).map { sticker("m\($0)", path: $0 % 2 == 0 ? path : nil) })
+        animator.sync(jar, bounds: bounds)
+        #expect(animator.frame.items.count == 5)
+        animator.settle()
+        #expect(animator.isAsleep)
+        let settled = animator.frame.items.map(\.y)
+        jar.stickers.append(sticker("m5", path: path))
+        animator.sync(jar, bounds: bounds)
+        #expect(!animator.isAsleep, "the new sticker falls")
+        let dropped = try #require(animator.frame.items.first { $0.id == PhotoID("m5") })
+        #expect(dropped.y < settled.min()!, "it starts above the others")
+        animator.settle()
+        #expect(animator.isAsleep)
+        jar.stickers.removeFirst()
+        animator.sync(jar, bounds: bounds)
+        #expect(animator.frame.items.map(\.id).contains(PhotoID("m0")) == false)
+        #expect(animator.frame.items.count == 5)
+        // Stepping a sleeping world moves nothing.
+        animator.settle()
+        let before = animator.frame.items.map(\.x)
+        animator.advance(to: .now)
+        animator.advance(to: .now + .seconds(1))
+        #expect(animator.frame.items.map(\.x) == before)
+    }
+}
