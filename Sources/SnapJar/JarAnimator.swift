@@ -33,6 +33,11 @@ public final class JarAnimator {
     private var side = 0
     private var sprites: [PhotoID: Sprite] = [:]
     private var order: [PhotoID] = []
+    /// Stickers waiting to drop: several new ones fall one after another, not into each other.
+    private var pending: [JarSticker] = []
+    private var stepsSinceDrop = 0
+    /// Steps between two drops (a quarter of a second).
+    static let dropInterval = 30
     private var clock: ContinuousClock.Instant?
     private var gravity: (x: Double, y: Double) = (0, 1800)
     private let pictures: Pictures
@@ -60,9 +65,29 @@ public final class JarAnimator {
             sprites[id] = nil
         }
         order = order.filter { ids.contains($0) }
-        for sticker in jar.stickers where !order.contains(sticker.id) {
-            add(sticker, drop: true)
+        pending = pending.filter { ids.contains($0.id) }
+        for sticker in jar.stickers
+        where !order.contains(sticker.id) && !pending.contains(where: { $0.id == sticker.id }) {
+            pending.append(sticker)
         }
+        releaseDrop()
+    }
+
+    /// One fixed step, with the next waiting sticker dropped in when its turn has come.
+    private func step(_ world: JarWorld) {
+        world.step()
+        steps += 1
+        stepsSinceDrop += 1
+        if steps % Self.dropInterval == 0 { world.returnEscaped() }
+        releaseDrop()
+    }
+
+    private func releaseDrop() {
+        guard !pending.isEmpty, stepsSinceDrop >= Self.dropInterval || order.isEmpty && stepsSinceDrop == 0 else {
+            return
+        }
+        add(pending.removeFirst(), drop: true)
+        stepsSinceDrop = 0
     }
 
     /// Steps the world up to `now` at the fixed step (at most `catchUp` of it at once: a display that
@@ -71,11 +96,9 @@ public final class JarAnimator {
         defer { clock = now }
         guard let world, let last = clock else { return }
         let elapsed = min(now - last, catchUp)
-        var count = Int(
+        let count = Int(
             (Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds)) / JarWorld.step)
-        count = max(0, count)
-        for _ in 0..<count { world.step() }
-        steps += count
+        for _ in 0..<max(0, count) { step(world) }
     }
 
     /// Steps until every body sleeps, at most `limit` steps: a display that shows no animation (PNG
@@ -84,18 +107,18 @@ public final class JarAnimator {
     public func settle(limit: Int = 2400) -> Int {
         guard let world else { return 0 }
         var taken = 0
-        while !world.isAsleep && taken < limit {
-            world.step()
+        while !isAsleep && taken < limit {
+            step(world)
             taken += 1
         }
-        steps += taken
         return taken
     }
 
     /// Stops the clock while the jar is not shown: it does not fall on when it comes back.
     public func pause() { clock = nil }
 
-    public var isAsleep: Bool { world?.isAsleep ?? true }
+    /// Every sticker sleeps and none waits to drop.
+    public var isAsleep: Bool { pending.isEmpty && (world?.isAsleep ?? true) }
 
     /// The stickers where the world has them now.
     public var frame: JarFrame {
@@ -126,27 +149,42 @@ public final class JarAnimator {
         self.side = side
         sprites = [:]
         order = []
-        for sticker in jar.stickers { add(sticker, drop: false) }
+        pending = []
+        stepsSinceDrop = 0
+        let slots = Self.stack(count: jar.stickers.count, in: layout, side: Double(side))
+        for (sticker, slot) in zip(jar.stickers, slots) { add(sticker, at: slot) }
+        // Those the jar cannot hold at once drop in as it settles.
+        pending = Array(jar.stickers.dropFirst(slots.count))
     }
 
-    /// Adds one sticker: dropped from the top, or (when the world is built) in rows from the bottom up.
-    private func add(_ sticker: JarSticker, drop: Bool) {
-        guard let world, let layout else { return }
+    /// Places for `count` stickers in rows from the bottom up, clear of the jar's cut corners.
+    static func stack(count: Int, in layout: JarLayout, side: Double) -> [(x: Double, y: Double)] {
+        let cell = side * 1.08
+        let inside = layout.interior
+        var slots: [(x: Double, y: Double)] = []
+        var y = inside.maxY - cell / 2
+        while slots.count < count && y - cell / 2 >= inside.y {
+            // A row low enough to meet the cut corners keeps clear of them.
+            let inset = inside.maxY - y < layout.corner + cell / 2 ? layout.corner : 0
+            let perRow = Int((inside.width - 2 * inset) / cell)
+            let left = inside.midX - Double(perRow) * cell / 2
+            for column in 0..<perRow where slots.count < count {
+                slots.append((left + cell * (Double(column) + 0.5), y))
+            }
+            y -= cell
+        }
+        return slots
+    }
+
+    /// Adds one sticker: dropped from the top (`drop`), or at `slot`.
+    private func add(_ sticker: JarSticker, drop: Bool = false, at slot: (x: Double, y: Double)? = nil) {
+        guard let world else { return }
         let sprite =
             sticker.stickerPath.flatMap { pictures.sticker($0, side) }
             ?? Sprite(round: pictures.thumbnail(sticker.thumbnailPath, side) ?? Self.blank, side: side)
         sprites[sticker.id] = sprite
         let outline = sprite.outline()
-        if drop {
-            world.add(id: sticker.id.rawValue, outline: outline)
-        } else {
-            let cell = Double(side) * 1.05
-            let perRow = max(1, Int(layout.interior.width / cell))
-            let index = order.count
-            let x = layout.interior.x + cell * (Double(index % perRow) + 0.5)
-            let y = layout.interior.maxY - cell * (Double(index / perRow) + 0.5)
-            world.add(id: sticker.id.rawValue, outline: outline, at: (x, max(layout.interior.y + cell / 2, y)))
-        }
+        world.add(id: sticker.id.rawValue, outline: outline, at: drop ? nil : slot)
         order.append(sticker.id)
     }
 

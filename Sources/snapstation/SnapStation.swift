@@ -12,7 +12,8 @@ struct SnapStation: AsyncParsableCommand {
         commandName: "snapstation",
         abstract: "A camera station: press the button, see 3-2-1, and the photo is analysed or shared.",
         subcommands: [
-            Run.self, CheckConfig.self, Selftest.self, BenchPreview.self, Jig.self, Process.self, Analyze.self,
+            Run.self, CheckConfig.self, Selftest.self, BenchPreview.self, BenchJar.self, Jig.self, Process.self,
+            Analyze.self,
             Screens.self,
             StoreSoak.self,
             StoreCheck.self,

@@ -20,6 +20,8 @@ import sys
 import tempfile
 import time
 
+from common import BINARY, ensure_pillow, release_binary  # noqa: E402  (Tests/Benchmarks/common.py)
+
 FLOOR_C = r"""
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,15 +88,14 @@ def image_size(path):
 
 
 def main():
+    ensure_pillow()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--input")
-    parser.add_argument("--binary", default=".build/release/snapstation")
+    parser.add_argument("--binary", default=BINARY)
     args = parser.parse_args()
 
-    if not os.path.exists(args.binary):
-        print("building the release binary…", flush=True)
-        subprocess.run(["swift", "build", "-c", "release", "--product", "snapstation"], check=True)
+    release_binary(args.binary)
     if not shutil.which("vipsthumbnail") or not os.path.exists("/usr/bin/time"):
         sys.exit("vipsthumbnail or GNU time is missing: apt-get install libvips-tools time")
 

@@ -25,7 +25,8 @@ import threading
 import time
 import urllib.request
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from common import BINARY, ROOT, release_binary  # noqa: E402  (Tests/Benchmarks/common.py)
+
 
 
 def control(base, path, body=None):
@@ -118,10 +119,9 @@ anon_key = "{anon}"
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=200)
-    parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/snapstation"))
+    parser.add_argument("--binary", default=BINARY)
     args = parser.parse_args()
-    if not os.path.exists(args.binary):
-        subprocess.run(["swift", "build", "-c", "release", "--product", "snapstation"], cwd=ROOT, check=True)
+    release_binary(args.binary)
     subprocess.run([os.path.join(ROOT, "Tests/Group/postgres.sh"), "start"], check=True, stdout=subprocess.DEVNULL)
     pg = dict(line.split("=", 1) for line in subprocess.run(
         [os.path.join(ROOT, "Tests/Group/postgres.sh"), "env"], capture_output=True, text=True).stdout.split()

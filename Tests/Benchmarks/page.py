@@ -28,7 +28,8 @@ import threading
 import time
 import urllib.parse
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from common import BINARY, ROOT, release_binary  # noqa: E402  (Tests/Benchmarks/common.py)
+
 
 
 class Station:
@@ -188,11 +189,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--meals", type=int, default=500)
     parser.add_argument("--requests", type=int, default=300)
-    parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/snapstation"))
+    parser.add_argument("--binary", default=BINARY)
     args = parser.parse_args()
-    if not os.path.exists(args.binary):
-        print("building the release binary…", flush=True)
-        subprocess.run(["swift", "build", "-c", "release", "--product", "snapstation"], cwd=ROOT, check=True)
+    release_binary(args.binary)
     folder = tempfile.mkdtemp(prefix="page-bench-")
     state = os.path.join(folder, "state")
     try:

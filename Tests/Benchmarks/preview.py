@@ -24,6 +24,8 @@ import subprocess
 import sys
 import time
 
+from common import BINARY, ensure_pillow, release_binary  # noqa: E402  (Tests/Benchmarks/common.py)
+
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
 
@@ -60,14 +62,13 @@ def pillow_frames(width, height, frames):
 
 
 def main():
+    ensure_pillow()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=120)
     parser.add_argument("--stills", type=int, default=10)
-    parser.add_argument("--binary", default=".build/release/snapstation")
+    parser.add_argument("--binary", default=BINARY)
     args = parser.parse_args()
-    if not os.path.exists(args.binary):
-        print("building the release binary…", flush=True)
-        subprocess.run(["swift", "build", "-c", "release", "--product", "snapstation"], check=True)
+    release_binary(args.binary)
     sizes = ["800x480", "1920x1080"]
     command = [args.binary, "bench-preview", "--frames", str(args.frames), "--stills", str(args.stills)]
     for size in sizes:

@@ -174,9 +174,9 @@ struct JarAnimatorTests {
         let path = try triangle("a")
         var jar = JarContents(stickers: (0..<5).map { sticker("m\($0)", path: $0 % 2 == 0 ? path : nil) })
         animator.sync(jar, bounds: bounds)
-        #expect(animator.frame.items.count == 5)
         animator.settle()
         #expect(animator.isAsleep)
+        #expect(animator.frame.items.count == 5)
         let settled = animator.frame.items.map(\.y)
         jar.stickers.append(sticker("m5", path: path))
         animator.sync(jar, bounds: bounds)
@@ -195,5 +195,36 @@ struct JarAnimatorTests {
         animator.advance(to: .now)
         animator.advance(to: .now + .seconds(1))
         #expect(animator.frame.items.map(\.x) == before)
+    }
+}
+
+@Suite("The jar when it starts full")
+struct JarStartTests {
+    @Test("should stack what fits, drop the rest in one by one, and fall asleep with all of them inside")
+    func overflow() {
+        let blank: JarAnimator.Pictures = .init(sticker: { _, _ in nil }, thumbnail: { _, _ in nil })
+        let animator = JarAnimator(pictures: blank, seed: 11)
+        let bounds = Rect(x: 0, y: 0, width: 800, height: 480)
+        let stickers = (0..<20).map {
+            JarSticker(
+                id: PhotoID("b\($0)"), stickerPath: nil, thumbnailPath: "", title: "t", totals: .zero, funFact: nil)
+        }
+        animator.sync(JarContents(stickers: stickers), bounds: bounds)
+        #expect(animator.frame.items.count < 20, "some wait to drop")
+        #expect(!animator.isAsleep)
+        // The display's way: a frame every 100 ms, the world stepped to the frame's time.
+        var clock = ContinuousClock.now
+        animator.advance(to: clock)
+        var frames = 0
+        while !animator.isAsleep && frames < 300 {
+            clock += .milliseconds(100)
+            animator.sync(JarContents(stickers: stickers), bounds: bounds)
+            animator.advance(to: clock)
+            frames += 1
+        }
+        #expect(animator.isAsleep, "asleep after \(frames) frames")
+        #expect(animator.frame.items.count == 20)
+        let world = animator.world!
+        #expect(world.placements.allSatisfy { world.interior.contains(x: $0.x, y: $0.y, slack: 1) })
     }
 }
