@@ -78,7 +78,14 @@ public struct FolderBackend: GroupBackend {
         guard isMounted else { throw .offline }
         let groupFolder = "\(folder)/\(Self.safeName(group))"
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        // Other stations' sidecars are read with the station's own parser, not ICU's (see InternetDate).
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let date = InternetDate.rfc3339(text) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a date"))
+            }
+            return date
+        }
         var items: [SharedItem] = []
         for member in (try? FileManager.default.contentsOfDirectory(atPath: groupFolder)) ?? [] {
             let memberFolder = "\(groupFolder)/\(member)"

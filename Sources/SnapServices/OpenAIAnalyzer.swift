@@ -153,11 +153,7 @@ public struct OpenAIAnalyzer: MealAnalyzer {
     public static func retryAfter(_ value: String?) -> Duration? {
         guard let value = value?.trimmingCharacters(in: .whitespaces) else { return nil }
         if let seconds = Int(value) { return .seconds(max(0, seconds)) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: value).map { .seconds(max(0, $0.timeIntervalSinceNow.rounded(.up))) }
+        return InternetDate.http(value).map { .seconds(max(0, $0.timeIntervalSinceNow.rounded(.up))) }
     }
 
     /// The chat-completions request body for `image`, at the configured detail or at `detail`, for a

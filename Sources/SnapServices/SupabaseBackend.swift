@@ -188,10 +188,7 @@ public struct SupabaseBackend: GroupBackend {
 
     /// A timestamptz as PostgREST writes it: "2026-03-10T12:00:00+00:00", with or without fractions.
     static func date(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
+        InternetDate.rfc3339(text)
     }
 }
 
