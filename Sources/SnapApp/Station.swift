@@ -112,6 +112,11 @@ public enum Station {
             services.append(WatchdogService(interval: interval, bus: bus))
             logger.info("systemd watchdog: pinging from the event loop every \(interval / 2)")
         }
+        if !config.jar.accelerometer.isEmpty {
+            let sensor = IIOAccelerometer(
+                folder: config.jar.accelerometer, quarterTurns: config.jar.accelerometerRotation.rawValue / 90)
+            services.append(MotionService(sensor: sensor, relay: parts.motion, logger: logger))
+        }
         if let hang = TestHang(logger: logger) { services.append(hang) }
         if parts.pipeline.sticker != nil {
             services.append(

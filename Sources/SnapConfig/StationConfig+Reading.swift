@@ -199,6 +199,8 @@ extension StationConfig {
         jar.enabled = r.bool("jar.enabled", default: d.jar.enabled)
         jar.days = r.choice("jar.days", default: d.jar.days)
         jar.stickerCapMB = r.int("jar.sticker_cap_mb", default: d.jar.stickerCapMB, in: 1...100_000)
+        jar.accelerometer = r.string("jar.accelerometer", default: d.jar.accelerometer)
+        jar.accelerometerRotation = r.rotation("jar.accelerometer_rotation", default: d.jar.accelerometerRotation)
 
         web.enabled = r.bool("web.enabled", default: d.web.enabled)
         web.address = r.string("web.address", default: d.web.address)

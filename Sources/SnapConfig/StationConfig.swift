@@ -162,6 +162,11 @@ public struct StationConfig: Sendable, Hashable {
         public var days = Days.today
         /// The stickers kept on disk, at most this many MB; the oldest go first.
         public var stickerCapMB = 200
+        /// The IIO accelerometer's sysfs folder ("/sys/bus/iio/devices/iio:device0"); "" for none: gravity
+        /// then points down the display.
+        public var accelerometer = ""
+        /// How the accelerometer is turned against the display.
+        public var accelerometerRotation = Rotation.none
     }
 
     /// The most groups one station belongs to (the mode button cycles through them).

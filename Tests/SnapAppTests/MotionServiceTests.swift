@@ -1,0 +1,47 @@
+import Foundation
+import Logging
+import SnapApp
+import SnapCore
+import SnapDevices
+import SnapTestSupport
+import Synchronization
+import Testing
+
+@Suite("MotionService")
+struct MotionServiceTests {
+    let folder = TemporaryDirectory("motion")
+
+    func write(x: Int, y: Int, z: Int) throws {
+        for (axis, value) in [("x", x), ("y", y), ("z", z)] {
+            try "\(value)\n".write(toFile: folder.path + "/in_accel_\(axis)_raw", atomically: true, encoding: .utf8)
+        }
+        try "0.01\n".write(toFile: folder.path + "/in_accel_scale", atomically: true, encoding: .utf8)
+    }
+
+    @Test("should send the jar a tilt as the sensor turns and a shake, and wait for a sensor that is gone")
+    func relay() async throws {
+        let relay = MotionRelay()
+        let received = Mutex<[JarMotion]>([])
+        relay.connect { motion in received.withLock { $0.append(motion) } }
+        let log = CapturedLog()
+        let service = MotionService(
+            sensor: IIOAccelerometer(folder: folder.path), relay: relay, logger: log.logger,
+            interval: .milliseconds(10), retryInterval: .milliseconds(100))
+        let task = Task { try await service.run() }
+        defer { task.cancel() }
+        let all = { received.withLock { $0 } }
+        // No sensor yet: said once, then found.
+        #expect(
+            await StationProcess.waitFor(seconds: 5) { log.all.joined(separator: "\n").contains("no accelerometer at") }
+        )
+        try write(x: 0, y: 981, z: 0)
+        #expect(await StationProcess.waitFor(seconds: 5) { all().contains(.tilt(x: 0, y: 1)) }, "\(all())")
+        try write(x: -490, y: 850, z: 0)
+        #expect(await StationProcess.waitFor(seconds: 5) { all().count >= 2 }, "\(all())")
+        try write(x: 1500, y: 2000, z: 300)
+        #expect(await StationProcess.waitFor(seconds: 5) { all().contains(.shake) }, "\(all())")
+        #expect(
+            log.all.joined(separator: "\n").components(separatedBy: "no accelerometer at").count == 2,
+            "said once: \(log.all.joined(separator: "\n"))")
+    }
+}
