@@ -140,6 +140,7 @@ public final class JarAnimator {
     public func shake() { world?.shake() }
 
     private func rebuild(_ jar: JarContents, layout: JarLayout, side: Int) {
+        let known = Set(order)
         let interior = JarWorld.Interior(
             x: layout.interior.x, y: layout.interior.y, width: layout.interior.width, height: layout.interior.height,
             corner: layout.corner, wall: layout.wall)
@@ -151,10 +152,13 @@ public final class JarAnimator {
         order = []
         pending = []
         stepsSinceDrop = 0
-        let slots = Self.stack(count: jar.stickers.count, in: layout, side: Double(side))
-        for (sticker, slot) in zip(jar.stickers, slots) { add(sticker, at: slot) }
-        // Those the jar cannot hold at once drop in as it settles.
-        pending = Array(jar.stickers.dropFirst(slots.count))
+        // The stickers the jar held are stacked at the new size; a new meal's (the one whose arrival
+        // changed the size) still drops in, as do those the jar cannot hold at once.
+        let stacked = known.isEmpty ? jar.stickers : jar.stickers.filter { known.contains($0.id) }
+        let slots = Self.stack(count: stacked.count, in: layout, side: Double(side))
+        for (sticker, slot) in zip(stacked, slots) { add(sticker, at: slot) }
+        let placed = Set(stacked.prefix(slots.count).map(\.id))
+        pending = jar.stickers.filter { !placed.contains($0.id) }
     }
 
     /// Places for `count` stickers in rows from the bottom up, clear of the jar's cut corners.

@@ -81,10 +81,11 @@ struct MealEndToEndTests {
             ((try? FileManager.default.contentsOfDirectory(atPath: frames)) ?? []).filter { $0.hasSuffix("-ready.png") }
                 .count
         }
-        let settled = await StationProcess.waitFor(seconds: 15) {
+        var settled = false
+        for _ in 0..<10 where !settled {
             let before = readyFrames()
-            Thread.sleep(forTimeInterval: 1.5)
-            return readyFrames() == before
+            try await Task.sleep(for: .milliseconds(1500))  // a task's sleep: the pool's threads stay free
+            settled = readyFrames() == before
         }
         #expect(settled, "the jar kept redrawing")
         #expect(readyFrames() >= 4, "the fall was drawn: \(readyFrames()) ready frames")

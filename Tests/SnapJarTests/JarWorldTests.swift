@@ -224,6 +224,18 @@ struct JarStartTests {
         }
         #expect(animator.isAsleep, "asleep after \(frames) frames")
         #expect(animator.frame.items.count == 20)
+        // Ten more meals make the stickers smaller: the jar is stacked again, and the new ones drop in.
+        let more =
+            stickers
+            + (20..<30).map {
+                JarSticker(
+                    id: PhotoID("b\($0)"), stickerPath: nil, thumbnailPath: "", title: "t", totals: .zero, funFact: nil)
+            }
+        animator.sync(JarContents(stickers: more), bounds: bounds)
+        #expect(!animator.frame.items.contains { $0.id == PhotoID("b29") }, "the newest waits at the top to drop")
+        #expect(animator.frame.items.filter { Int($0.id.rawValue.dropFirst())! < 20 }.count == 20, "the old ones stay")
+        animator.settle(limit: 20_000)
+        #expect(animator.isAsleep && animator.frame.items.count == 30)
         let world = animator.world!
         #expect(world.placements.allSatisfy { world.interior.contains(x: $0.x, y: $0.y, slack: 1) })
     }
