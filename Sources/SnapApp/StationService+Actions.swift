@@ -38,8 +38,8 @@ extension StationService {
             }
         case .capture:
             group.addTask { await self.capture() }
-        case .process(let id):
-            group.addTask { await self.process(id) }
+        case .process(let id, let sticker):
+            group.addTask { await self.process(id, sticker: sticker) }
         case .analyse(let photo, let day):
             analysisTasks.start(photo.id) { await self.analyse(photo, day: day) }
         case .cancelAnalysis(let id):
@@ -110,7 +110,9 @@ extension StationService {
         }
     }
 
-    private func process(_ id: PhotoID) async {
+    /// Runs the pipeline; the sticker is cut for a meal's photo, and for a group photo only when the
+    /// group gets it too (`processing.share_sticker`).
+    private func process(_ id: PhotoID, sticker: Bool) async {
         guard let still = captures.image(for: id) else {
             bus.send(.processingFailed(id, "the still is no longer in memory"))
             return
@@ -122,7 +124,9 @@ extension StationService {
         }
         let takenAt = clock.now().wall
         do {
-            let (pipeline, referenceImage, board) = (live.pipeline, reference.image, board)
+            var chosen = live.pipeline
+            if !sticker && !uploads.sharesSticker { chosen.sticker = nil }
+            let (pipeline, referenceImage, board) = (chosen, reference.image, board)
             let output = try await pipelineThread.run { () throws(ImagingError) in
                 // A small copy before the filter, for the owner's preview of another filter.
                 board?.keep(capture: still.downscaled(toFit: 480).oriented(pipeline.orientation))

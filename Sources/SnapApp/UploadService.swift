@@ -32,6 +32,9 @@ public final class UploadService: Service {
         self.shareSticker = shareSticker
     }
 
+    /// Whether group photos go out with their sticker (`processing.share_sticker`).
+    public var sharesSticker: Bool { shareSticker }
+
     /// Looks at the queue now: a job was just added.
     public func kick() { wake.signal() }
 

@@ -44,8 +44,9 @@ public enum Action: Sendable, Hashable {
     case setFlash(on: Bool)
     /// Take the still from the running camera.
     case capture
-    /// Run the on-device pipeline on the still and store the result atomically.
-    case process(PhotoID)
+    /// Run the on-device pipeline on the still and store the result atomically; `sticker` says whether the
+    /// photo is a meal's, which keeps a sticker.
+    case process(PhotoID, sticker: Bool)
     /// Record a durable analysis job for the photo, eaten on `day`, and ask the AI service. The answer,
     /// and the day's count of requests answered, are stored together before `.analysed` is sent.
     case analyse(ProcessedPhoto, day: LocalDay)

@@ -3,7 +3,7 @@ extension StationMachine {
     mutating func handleResult(_ event: Event, now: Instant) -> [Action] {
         switch (event, phase) {
         case (.captured(let id), .capturing):
-            return transition(to: .processing(id), now: now, also: [.process(id)])
+            return transition(to: .processing(id), now: now, also: [.process(id, sticker: mode == .meal)])
         case (.captureFailed(let reason), .capturing):
             return transition(
                 to: .problem(.captureFailed(reason), photo: nil), now: now,

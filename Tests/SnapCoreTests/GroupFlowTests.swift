@@ -24,7 +24,7 @@ struct GroupFlowTests {
         #expect(script.screen == .capturing(mode: .group))
 
         let processing = script.send(.captured(PhotoID("p1")))
-        #expect(processing.contains(.process(PhotoID("p1"))))
+        #expect(processing.contains(.process(PhotoID("p1"), sticker: false)), "a group photo needs no sticker")
         #expect(processing.contains(.setFlash(on: false)))
         #expect(script.screen == .processing(ProcessingScreen(photo: PhotoID("p1"), stage: .processing)))
 
