@@ -148,6 +148,18 @@ public final class DisplayService: Service {
         thread.shutDown()
     }
 
+    /// Marks what to redraw with `mark` (which returns false when there is nothing to) and sends a draw to
+    /// the display thread unless one is on its way. Returns what `mark` said.
+    @discardableResult
+    private func requestRedraw(_ mark: (inout Mailbox) -> Bool) -> Bool {
+        let (marked, needsDraw) = mailbox.withLock { mailbox -> (Bool, Bool) in
+            guard mark(&mailbox) else { return (false, false) }
+            return (true, schedule(&mailbox))
+        }
+        if needsDraw { thread.submit { self.drawDue() } }
+        return marked
+    }
+
     /// Marks the mailbox scheduled when it has work and no draw is on its way; true if one must be sent.
     private func schedule(_ mailbox: inout Mailbox) -> Bool {
         guard !mailbox.scheduled, !mailbox.pending.isEmpty || mailbox.previewDue || mailbox.animationDue else {
@@ -245,12 +257,11 @@ public final class DisplayService: Service {
             case .tilt(let x, let y): self.surface.jar.tilt(x: x, y: y)
             case .shake: self.surface.jar.shake()
             }
-            let needsDraw = self.mailbox.withLock { mailbox -> Bool in
+            self.requestRedraw { mailbox in
                 guard mailbox.current?.jar != nil else { return false }
                 mailbox.animationDue = true
-                return self.schedule(&mailbox)
+                return true
             }
-            if needsDraw { self.drawDue() }
         }
     }
 
@@ -262,12 +273,11 @@ public final class DisplayService: Service {
                 let rate = display.previewFramesPerSecond
                 guard rate > 0 else { break }
                 do { try await Task.sleep(for: .milliseconds(Int64(1000 / rate))) } catch { return }
-                let (awake, needsDraw) = mailbox.withLock { mailbox -> (Bool, Bool) in
-                    guard mailbox.jarAwake, mailbox.current?.jar != nil else { return (false, false) }
+                let awake = requestRedraw { mailbox in
+                    guard mailbox.jarAwake, mailbox.current?.jar != nil else { return false }
                     mailbox.animationDue = true
-                    return (true, self.schedule(&mailbox))
+                    return true
                 }
-                if needsDraw { thread.submit { self.drawDue() } }
                 if !awake { break }
             }
         }
@@ -304,12 +314,11 @@ public final class DisplayService: Service {
                 continue
             }
             let interval = Duration.milliseconds(Int64(1000 / rate))
-            let needsDraw = mailbox.withLock { mailbox -> Bool in
+            requestRedraw { mailbox in
                 guard let screen = mailbox.current, screen.showsLivePreview else { return false }
                 mailbox.previewDue = true
-                return self.schedule(&mailbox)
+                return true
             }
-            if needsDraw { thread.submit { self.drawDue() } }
             do { try await Task.sleep(for: interval) } catch { return }
         }
     }

@@ -65,15 +65,10 @@ public enum JarBenchmark {
         }
         animator.settle(limit: 100_000)
         let taken = asleepAt ?? animator.steps - before
-        let step = median(steps)
-        let frame = median(draws)
+        let step = PreviewBenchmark.median(steps)
+        let frame = PreviewBenchmark.median(draws)
         return Figures(
             width: width, height: height, stickers: count, stepMs: step, frameMs: frame,
             framesPerSecond: 1000 / (frame + 2 * step), stepsToSleep: taken)
-    }
-
-    static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
     }
 }

@@ -96,8 +96,7 @@ public final class JarAnimator {
         defer { clock = now }
         guard let world, let last = clock else { return }
         let elapsed = min(now - last, catchUp)
-        let count = Int(
-            (Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds)) / JarWorld.step)
+        let count = Int(elapsed.seconds / JarWorld.step)
         for _ in 0..<max(0, count) { step(world) }
     }
 

@@ -130,17 +130,7 @@ struct HTTPClientTLSTests {
     @Test("should refuse a certificate it cannot verify, and accept it when told to trust its CA")
     func verifies() async throws {
         let folder = TemporaryDirectory("tls")
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-            "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", folder.path + "/key.pem", "-out",
-            folder.path + "/cert.pem",
-        ]
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        try #require(openssl.terminationStatus == 0, "openssl is needed to make a test certificate")
+        _ = try TestCertificate.make(in: folder.path)
         let fake = try await FakeServices(tls: (folder.path + "/cert.pem", folder.path + "/key.pem"))
         let url = "https://127.0.0.1:\(fake.port)/_requests"
         do {

@@ -82,17 +82,7 @@ struct WebServerTests {
     @Test("should serve https with the configured certificate")
     func https() async throws {
         let folder = TemporaryDirectory("web-tls")
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-            "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", folder.path + "/key.pem", "-out",
-            folder.path + "/cert.pem",
-        ]
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        try #require(openssl.terminationStatus == 0, "openssl is needed to make a test certificate")
+        _ = try TestCertificate.make(in: folder.path)
         let station = try WebTestStation(secure: true)
         try await serving(station, tls: (folder.path + "/cert.pem", folder.path + "/key.pem")) { base in
             let client = HTTPClient(

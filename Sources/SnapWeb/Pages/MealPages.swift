@@ -262,10 +262,9 @@ extension WebApp {
         return .redirect(day == today() ? "/?saved=deleted" : "/day/\(day.description)?saved=deleted")
     }
 
-    /// Tells the station the day's meals as the store now holds them (it shows today's, and its jar
-    /// up to a week's).
+    /// Tells the station the day's meals as the store now holds them; the station keeps those of the days
+    /// it shows (today's totals, its jar's days) and ignores the rest.
     func mealsChanged(on day: LocalDay) throws {
-        guard day >= today().adding(days: -6) else { return }
         link.send(.mealsChanged(day: day, try store.meals(on: day)))
     }
 
