@@ -36,21 +36,37 @@ public enum JPEG {
         }
     }
 
-    /// The DCT-scaled size (1/8, 1/4, 1/2 or full) for a `width` × `height` JPEG: the smallest whose longest
-    /// side is still at least `minimumLongestSide`. Refuses more than `maxPixels` before anything is allocated.
+    /// The decoder's scaling factors of at most 1, smallest first. libjpeg-turbo has every M/8 (1/8, 1/4,
+    /// 3/8, … 7/8, 1): its IDCT produces M×M pixels from each 8×8 block, so a 5/8 decode costs little more
+    /// than a 1/2 one and lands much nearer a size between the powers of two.
+    public static let scalingFactors: [(numerator: Int, denominator: Int)] = {
+        var count: Int32 = 0
+        guard let table = tjGetScalingFactors(&count), count > 0 else { return [(1, 8), (1, 4), (1, 2), (1, 1)] }
+        return (0..<Int(count)).map { (Int(table[$0].num), Int(table[$0].denom)) }
+            .filter { $0.numerator <= $0.denominator }
+            .sorted { $0.numerator * $1.denominator < $1.numerator * $0.denominator }
+    }()
+
+    /// The DCT-scaled size for a `width` × `height` JPEG: the smallest scaling factor (`scalingFactors`)
+    /// whose longest side is still at least `minimumLongestSide`. Refuses more than `maxPixels` before
+    /// anything is allocated.
     static func scaledSize(width: Int, height: Int, minimumLongestSide: Int) throws(ImagingError) -> (
         width: Int, height: Int
     ) {
         guard width * height <= maxPixels else { throw .tooLarge(width: width, height: height) }
-        for denominator in [8, 4, 2] {
-            let candidate = ((width + denominator - 1) / denominator, (height + denominator - 1) / denominator)
+        for (numerator, denominator) in scalingFactors {
+            // TurboJPEG's TJSCALED: rounded up.
+            let candidate = (
+                (width * numerator + denominator - 1) / denominator,
+                (height * numerator + denominator - 1) / denominator
+            )
             if max(candidate.0, candidate.1) >= minimumLongestSide { return candidate }
         }
         return (width, height)
     }
 
-    /// Decodes a JPEG, letting the decoder scale by 1/2, 1/4 or 1/8 (DCT scaling, nearly free) down to the
-    /// smallest size that still has a longest side of at least `minimumLongestSide`.
+    /// Decodes a JPEG, letting the decoder scale by M/8 (DCT scaling, nearly free) down to the smallest size
+    /// that still has a longest side of at least `minimumLongestSide`.
     ///
     /// A CMYK or YCCK file (print software writes them) is decoded as CMYK and converted. A warning (a
     /// truncated file: the rest is grey) goes to `warnings`; only a fatal error refuses the file.

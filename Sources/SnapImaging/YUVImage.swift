@@ -30,10 +30,34 @@ public struct YUVImage: Sendable, Hashable {
         red = blue
     }
 
-    /// Scaled to exactly `newWidth` × `newHeight`: libyuv's planar box filter, a true area average at any
-    /// ratio (unlike its ARGB one). Wraps `I420Scale`.
+    /// Scaled to exactly `newWidth` × `newHeight`, each plane by an area average: libyuv's planar box
+    /// filter (`I420Scale`) where it shrinks by more than 2, `AreaScale` from 1 to 2, where libyuv's box
+    /// filter would fall back to bilinear; libyuv's bilinear to enlarge.
     public func scaled(to newWidth: Int, _ newHeight: Int) -> YUVImage {
         var output = YUVImage(width: newWidth, height: newHeight)
+        if AreaScale.applies(from: (width, height), to: (newWidth, newHeight))
+            && AreaScale.applies(from: (chromaWidth, chromaHeight), to: (output.chromaWidth, output.chromaHeight))
+        {
+            func shrink(
+                _ plane: [UInt8], _ size: (Int, Int, stride: Int), into out: inout [UInt8], _ to: (Int, Int, Int)
+            ) {
+                plane.withUnsafeBufferPointer { source in
+                    out.withUnsafeMutableBufferPointer { target in
+                        AreaScale.scale(
+                            source.baseAddress!, width: size.0, height: size.1, stride: size.stride,
+                            into: target.baseAddress!, width: to.0, height: to.1, stride: to.2)
+                    }
+                }
+            }
+            let chroma = (chromaWidth, chromaHeight, stride: chromaWidth)
+            let outChroma = (output.chromaWidth, output.chromaHeight, output.chromaWidth)
+            shrink(
+                luma, (width, height, stride: lumaStride), into: &output.luma, (newWidth, newHeight, output.lumaStride))
+            shrink(blue, chroma, into: &output.blue, outChroma)
+            shrink(red, chroma, into: &output.red, outChroma)
+            output.padLumaEdges()
+            return output
+        }
         let (stride, chroma, outStride, outChroma) = (lumaStride, chromaWidth, output.lumaStride, output.chromaWidth)
         luma.withUnsafeBufferPointer { y in
             blue.withUnsafeBufferPointer { u in

@@ -29,16 +29,24 @@ struct JPEGTests {
         #expect(markers.last == 0xDA)
     }
 
-    @Test("should decode with DCT scaling to the smallest size still covering the target")
+    @Test("should decode with DCT scaling (every M/8) to the smallest size still covering the target")
     func scaledDecode() throws {
         let bytes = try JPEG.encode(PixelImage(width: 4000, height: 3000, red: 200), quality: 80)
         #expect(try JPEG.size(of: bytes) == (4000, 3000))
-        let full = try JPEG.decode(bytes, minimumLongestSide: 2048)
-        #expect((full.width, full.height) == (4000, 3000), "half (2000) would be below 2048")
-        let half = try JPEG.decode(bytes, minimumLongestSide: 1500)
-        #expect((half.width, half.height) == (2000, 1500))
+        #expect(JPEG.scalingFactors.map { "\($0.numerator)/\($0.denominator)" }.contains("5/8"))
+        let fiveEighths = try JPEG.decode(bytes, minimumLongestSide: 2048)
+        #expect((fiveEighths.width, fiveEighths.height) == (2500, 1875), "half (2000) would be below 2048")
+        let half = try JPEG.decode(bytes, minimumLongestSide: 1800)
+        #expect((half.width, half.height) == (2000, 1500), "3/8 (1500) would be below 1800")
+        let threeEighths = try JPEG.decode(bytes, minimumLongestSide: 1500)
+        #expect((threeEighths.width, threeEighths.height) == (1500, 1125))
         let eighth = try JPEG.decode(bytes, minimumLongestSide: 400)
         #expect((eighth.width, eighth.height) == (500, 375))
+        let full = try JPEG.decode(bytes, minimumLongestSide: 3600)
+        #expect((full.width, full.height) == (4000, 3000), "7/8 (3500) would be below 3600")
+        // The planar decode scales the same way, chroma planes included.
+        let planes = try JPEG.decodeYUV(bytes, minimumLongestSide: 2048)
+        #expect((planes.width, planes.height) == (2500, 1875))
     }
 
     @Test("should refuse garbage with the TurboJPEG call that failed (a truncated file decodes: HostileJPEGTests)")
