@@ -49,6 +49,10 @@ let package = Package(
         // Chipmunk2D ships no pkg-config file in Debian: the module map names the library.
         .systemLibrary(
             name: "CChipmunk", path: "Sources/CSystem/CChipmunk", providers: [.apt(["libchipmunk-dev"])]),
+        // V4L2 for plain USB webcams: a C shim, as the kernel's structs are unions and its requests macros.
+        .target(name: "CSnapV4L2", path: "Sources/CSystem/CSnapV4L2"),
+        // glibc's allocator controls: Sources/SnapApp/MemoryPolicy.swift.
+        .systemLibrary(name: "CMalloc", path: "Sources/CSystem/CMalloc"),
         .target(
             name: "CSnapGPIO", path: "Sources/CSystem/CSnapGPIO", linkerSettings: [.linkedLibrary("gpiod")]),
         .target(
@@ -71,7 +75,7 @@ let package = Package(
         .target(
             name: "SnapDevices",
             dependencies: [
-                "SnapCore", "SnapImaging", "SnapFiles", "CSnapGPIO", "CSnapDisplay", "CSnapCamera", "CYUV",
+                "SnapCore", "SnapImaging", "SnapFiles", "CSnapGPIO", "CSnapDisplay", "CSnapCamera", "CSnapV4L2", "CYUV",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -96,7 +100,7 @@ let package = Package(
             name: "SnapApp",
             dependencies: [
                 "SnapCore", "SnapConfig", "SnapStore", "SnapFiles", "SnapImaging", "SnapScreens", "SnapJar",
-                "SnapDevices", "SnapServices", "SnapWeb",
+                "SnapDevices", "SnapServices", "SnapWeb", "CMalloc",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),

@@ -28,7 +28,13 @@ public enum DeviceCheck {
             add(.camera, "libcamera") { () throws(DeviceError) in try checkCamera(config.camera.id) }
         case .v4l2:
             add(.camera, "v4l2") { () throws(DeviceError) in
-                throw DeviceError(.camera, "the v4l2 backend is not available in this build")
+                let camera = config.camera
+                return try V4L2Camera(
+                    settings: V4L2Camera.Settings(
+                        device: camera.id, preview: (camera.previewWidth, camera.previewHeight),
+                        still: (camera.stillWidth, camera.stillHeight), previewFPS: camera.previewFPS),
+                    logger: logger
+                ).check()
             }
         case .simulated, .none:
             add(.camera, config.camera.backend.rawValue) { "not checked" }

@@ -3,20 +3,24 @@ import ServiceLifecycle
 import SnapCore
 import SnapDevices
 
-/// Keeps the camera streaming into the preview slot; when it fails or is missing, tells the station and
-/// tries again every few seconds, so an unplugged USB camera comes back by itself.
+/// Streams the camera into the preview slot while someone needs it (`CameraDemand`), and closes it when
+/// nobody does. When the camera fails or is missing, it tells the station and, while the camera is still
+/// wanted, tries again every few seconds, so an unplugged USB camera comes back by itself.
 public struct CameraService: Service {
     let camera: any Camera
     let slot: PreviewSlot
+    let demand: CameraDemand
     let bus: EventBus
     let logger: Logger
     let retryInterval: Duration
 
     public init(
-        camera: any Camera, slot: PreviewSlot, bus: EventBus, logger: Logger, retryInterval: Duration = .seconds(3)
+        camera: any Camera, slot: PreviewSlot, demand: CameraDemand, bus: EventBus, logger: Logger,
+        retryInterval: Duration = .seconds(3)
     ) {
         self.camera = camera
         self.slot = slot
+        self.demand = demand
         self.bus = bus
         self.logger = logger
         self.retryInterval = retryInterval
@@ -26,19 +30,48 @@ public struct CameraService: Service {
         await cancelWhenGracefulShutdown {
             var reported: String?
             while !Task.isCancelled {
-                do throws(DeviceError) {
-                    try await camera.streamPreview(into: slot) { [bus] in bus.send(.device(.camera, .available)) }
-                    return
-                } catch {
-                    if reported != error.message {
-                        logger.error("camera: \(error.message)")
-                        reported = error.message
-                    }
-                    bus.send(.device(.camera, .missing(error.message)))
+                guard await demand.untilWanted() else { return }
+                let failure = await streamWhileWanted()
+                demand.setStreaming(false)
+                slot.clear()
+                guard let failure else {
+                    logger.info("camera: stopped (nothing shows its picture)")
+                    continue
                 }
+                if reported != failure.message {
+                    logger.error("camera: \(failure.message)")
+                    reported = failure.message
+                }
+                bus.send(.device(.camera, .missing(failure.message)))
                 // Cancellation (shutdown) ends the sleep early, and the loop with it.
                 try? await Task.sleep(for: retryInterval)
             }
+        }
+    }
+
+    /// Streams until nobody needs the camera (nil) or it fails (the reason).
+    private func streamWhileWanted() async -> DeviceError? {
+        await withTaskGroup(of: DeviceError?.self) { group in
+            group.addTask { [camera, slot, demand, bus, logger] in
+                do throws(DeviceError) {
+                    try await camera.streamPreview(into: slot) {
+                        if let woke = demand.setStreaming(true) {
+                            logger.info("camera: streaming", metadata: ["wake_ms": "\(woke.milliseconds)"])
+                        }
+                        bus.send(.device(.camera, .available))
+                    }
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            group.addTask { [demand] in
+                _ = await demand.untilUnwanted()
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
         }
     }
 }

@@ -30,6 +30,8 @@ public enum Station {
     }
 
     public static func run(config: StationConfig, options: RunOptions, logger: Logger) async throws {
+        var startup = StartupTimes()
+        let memory = MemoryPolicy.apply()
         var config = config
         if options.simulate {
             config.camera.backend = .simulated
@@ -39,7 +41,9 @@ public enum Station {
         if let script = options.script { config.gpio.script = script }
 
         let store = try StationStore(directory: config.storage.dir)
+        startup.mark("store")
         let parts = try makeParts(config, store: store, options: options, logger: logger)
+        startup.mark("devices")
         let aiConfigured = parts.aiConfigured
         let settings = config.stationSettings(aiConfigured: aiConfigured)
         let bus = EventBus()
@@ -48,6 +52,7 @@ public enum Station {
         let slot = PreviewSlot()
         let captures = CaptureCache()
         let reference = ReferenceFrame()
+        let demand = CameraDemand()
         let renderer = ScreenRenderer(images: .disk(capture: { captures.image(for: $0) }))
         // A panel that could not be opened at start (another process held DRM master) is tried again.
         let panel = config.display
@@ -80,15 +85,17 @@ public enum Station {
                 timeZone: config.resolvedTimeZone, dietary: { live.dietary }) : nil
         let board = config.web.enabled ? StationBoard(bus: bus, config: config) : nil
         let desk = config.web.enabled ? PairingDesk() : nil
+        startup.mark("services")
         let station = StationService(
             settings: settings, parts: parts,
             minimumFreeBytes: UInt64(config.storage.minFreeMB) * 1_000_000,
             bus: bus, clock: clock, display: display, uploads: uploads, analysisQueue: analysisQueue,
-            captures: captures, reference: reference, live: live, ownerSettings: ownerSettings, board: board,
-            desk: desk, notifier: notifier, logger: logger)
+            captures: captures, reference: reference, demand: demand, live: live, ownerSettings: ownerSettings,
+            board: board,
+            desk: desk, notifier: notifier, startup: startup, logger: logger)
         var services: [any Service] = [
             display, station, uploads,
-            CameraService(camera: parts.camera, slot: slot, bus: bus, logger: logger),
+            CameraService(camera: parts.camera, slot: slot, demand: demand, bus: bus, logger: logger),
             ButtonService(buttons: parts.buttons, bus: bus, logger: logger),
             RetentionService(
                 store: store, backend: parts.backend, retention: .seconds(config.storage.retentionHours * 3600),
@@ -121,12 +128,13 @@ public enum Station {
         if parts.pipeline.sticker != nil {
             services.append(
                 ReferenceService(
-                    camera: parts.camera, display: display, frame: reference, orientation: parts.pipeline.orientation,
-                    logger: logger))
+                    camera: parts.camera, demand: demand, display: display, frame: reference,
+                    orientation: parts.pipeline.orientation, logger: logger))
         }
         logger.info(
             "starting",
             metadata: [
+                "memory": "\(memory)",
                 "state": "\(config.storage.dir)", "camera": "\(config.camera.backend.rawValue)",
                 "buttons": "\(config.gpio.backend.rawValue)", "display": "\(config.display.backend.rawValue)",
                 "group":
@@ -137,6 +145,37 @@ public enum Station {
                 services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+    }
+
+    /// The camera `chosen` names, with the sizes and frame rate of `settings`. One that cannot be made is
+    /// the null camera, which says why when it is used.
+    static func makeCamera(_ chosen: StationConfig.Camera.Other, _ settings: StationConfig.Camera, logger: Logger)
+        -> any Camera
+    {
+        let preview = (settings.previewWidth, settings.previewHeight)
+        let still = (settings.stillWidth, settings.stillHeight)
+        switch chosen.backend {
+        case .simulated:
+            do {
+                return try SimulatedCamera(
+                    previewSize: preview, stillSize: still, framesPerSecond: settings.previewFPS,
+                    source: settings.simulatedSource, scene: TestScene.cameraScene)
+            } catch {
+                return NullCamera(reason: error.message)
+            }
+        case .none:
+            return NullCamera(reason: "camera.backend is \"none\"")
+        case .libcamera:
+            return LibcameraCamera(
+                settings: LibcameraCamera.Settings(
+                    selector: chosen.id, preview: preview, still: still, previewFPS: settings.previewFPS),
+                logger: logger)
+        case .v4l2:
+            return V4L2Camera(
+                settings: V4L2Camera.Settings(
+                    device: chosen.id, preview: preview, still: still, previewFPS: settings.previewFPS),
+                logger: logger)
+        }
     }
 
     /// Chooses the implementation of each part from the config. A part that cannot be opened becomes its
@@ -152,27 +191,13 @@ public enum Station {
             return reason
         }
 
-        let camera: any Camera
-        switch config.camera.backend {
-        case .simulated:
-            do {
-                camera = try SimulatedCamera(
-                    previewSize: (config.camera.previewWidth, config.camera.previewHeight),
-                    stillSize: (config.camera.stillWidth, config.camera.stillHeight),
-                    framesPerSecond: config.camera.previewFPS, source: config.camera.simulatedSource,
-                    scene: TestScene.cameraScene)
-            } catch {
-                camera = NullCamera(reason: error.message)
-            }
-        case .none: camera = NullCamera(reason: "camera.backend is \"none\"")
-        case .libcamera:
-            camera = LibcameraCamera(
-                settings: LibcameraCamera.Settings(
-                    selector: config.camera.id, preview: (config.camera.previewWidth, config.camera.previewHeight),
-                    still: (config.camera.stillWidth, config.camera.stillHeight), previewFPS: config.camera.previewFPS),
-                logger: logger)
-        case .v4l2: camera = NullCamera(reason: unavailable(.camera, config.camera.backend.rawValue))
+        // Every camera named; several become one that switches (the menu, the owner's page).
+        let cameras = config.camera.all.map { chosen in
+            CameraSwitch.Choice(
+                name: chosen.name,
+                camera: makeCamera(chosen, config.camera, logger: logger))
         }
+        let cameraSwitch = cameras.count > 1 ? CameraSwitch(cameras) : nil
 
         let motion = MotionRelay()
         let buttons: any Buttons
@@ -243,10 +268,11 @@ public enum Station {
                 ? QualityGate(minBrightness: processing.minBrightness, minSharpness: processing.minSharpness) : nil,
             sticker: processing.sticker ? StickerMaker(outline: processing.stickerOutline) : nil)
         var parts = StationParts(
-            camera: camera, buttons: buttons, flash: flash, display: display,
+            camera: cameraSwitch ?? cameras[0].camera, buttons: buttons, flash: flash, display: display,
             analyzer: analyzer ?? UnconfiguredAnalyzer(), aiConfigured: analyzer != nil,
             backend: backend, store: store, pipeline: pipeline, missing: missing)
         parts.motion = motion
+        parts.cameraSwitch = cameraSwitch
         return parts
     }
 }

@@ -23,6 +23,8 @@ public struct StationParts: Sendable {
     public var missing: [DeviceError]
     /// The jar's tilt and shake, from the simulated buttons (or an accelerometer) to the display.
     public var motion = MotionRelay()
+    /// Where the config names several cameras: `camera` is this switch, and `.useCamera` selects in it.
+    public var cameraSwitch: CameraSwitch?
 
     public init(
         camera: any Camera, buttons: any Buttons, flash: any FlashLED, display: any Display, analyzer: any MealAnalyzer,

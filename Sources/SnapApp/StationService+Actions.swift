@@ -11,6 +11,7 @@ extension StationService {
         switch action {
         case .show(let screen):
             if screen.name != lastScreen {
+                if lastScreen.isEmpty { logger.info("started in \(startup.summary(firstScreenAt: .now))") }
                 logger.info("screen: \(screen.name)")
                 // systemd: ready once the first screen is up (the ready screen, or the lock screen when today's
                 // photo is already taken, or an error), and the screen as the unit's status.
@@ -35,6 +36,17 @@ extension StationService {
             } catch {
                 flashMissing.withLock { $0 = error.message }
                 bus.send(.device(.flash, .missing(error.message)))
+            }
+        case .setCamera(let on):
+            demand.hold(.station, on)
+        case .useCamera(let index):
+            if let cameras = parts.cameraSwitch, cameras.selected != index {
+                cameras.select(index)
+                logger.info("camera: \(cameras.names[cameras.selected]) in use")
+            }
+        case .storeSetting(let change):
+            storing("keep the setting changed at the station") { store throws(StoreError) in
+                try store.saveRuntimeSettings(store.runtimeSettings().applying(change))
             }
         case .capture:
             group.addTask { await self.capture() }
@@ -95,6 +107,8 @@ extension StationService {
     private func capture() async {
         let started = ContinuousClock.now
         do {
+            // A countdown of 0 s shoots while a stopped camera is still starting: the still waits for it.
+            _ = await demand.untilStreaming(timeout: .seconds(5))
             let still = try await parts.camera.captureStill()
             reference.markStale()
             let id = Self.newPhotoID(at: clock.now().wall, in: settings.timeZone)
@@ -123,6 +137,11 @@ extension StationService {
             return
         }
         let takenAt = clock.now().wall
+        defer {
+            // The still and the pipeline's buffers are freed: the heap's free pages go back.
+            captures.remove(id)
+            _ = pipelineThread.submit { MemoryPolicy.trim() }
+        }
         do {
             var chosen = live.pipeline
             if !sticker && !uploads.sharesSticker { chosen.sticker = nil }

@@ -26,6 +26,10 @@ public final class StationService: Service {
     let analysisQueue: AnalysisQueueService?
     let captures: CaptureCache
     let reference: ReferenceFrame
+    /// The station's hold on the camera (`Action.setCamera`), which a capture waits on.
+    let demand: CameraDemand
+    /// Where the start went, logged at the first screen.
+    let startup: StartupTimes
     let logger: Logger
     let notifier: SystemdNotifier
     /// The machine's timers, on a thread of their own (`TimerThread` says why not a task each).
@@ -50,9 +54,11 @@ public final class StationService: Service {
     public init(
         settings: StationSettings, parts: StationParts, minimumFreeBytes: UInt64, bus: EventBus, clock: StationClock,
         display: DisplayService, uploads: UploadService, analysisQueue: AnalysisQueueService?, captures: CaptureCache,
-        reference: ReferenceFrame, live: LiveSettings, ownerSettings: RuntimeSettings = RuntimeSettings(),
+        reference: ReferenceFrame, demand: CameraDemand, live: LiveSettings,
+        ownerSettings: RuntimeSettings = RuntimeSettings(),
         board: StationBoard? = nil, desk: PairingDesk? = nil,
-        notifier: SystemdNotifier = SystemdNotifier(environment: [:]), logger: Logger
+        notifier: SystemdNotifier = SystemdNotifier(environment: [:]), startup: StartupTimes = StartupTimes(),
+        logger: Logger
     ) {
         self.live = live
         self.ownerSettings = ownerSettings
@@ -68,6 +74,8 @@ public final class StationService: Service {
         self.analysisQueue = analysisQueue
         self.captures = captures
         self.reference = reference
+        self.demand = demand
+        self.startup = startup
         self.notifier = notifier
         self.logger = logger
     }

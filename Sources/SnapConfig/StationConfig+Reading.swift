@@ -101,6 +101,18 @@ extension StationConfig {
         camera.hflip = r.bool("camera.hflip", default: d.camera.hflip)
         camera.vflip = r.bool("camera.vflip", default: d.camera.vflip)
         camera.simulatedSource = r.string("camera.simulated_source", default: d.camera.simulatedSource)
+        camera.others = r.strings("camera.others", default: []).compactMap { entry in
+            let parts = entry.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let backend = parts.first.flatMap({ Camera.Backend(rawValue: String($0)) }), backend != .none else {
+                r.report(
+                    "camera.others", "\"\(entry)\" names no camera backend",
+                    expected: "\"BACKEND:ID\" with BACKEND one of \"libcamera\", \"v4l2\", \"simulated\" "
+                        + "(\"v4l2:/dev/video0\", \"libcamera:1\")")
+                return nil
+            }
+            let id = parts.count > 1 ? String(parts[1]) : ""
+            return Camera.Other(backend: backend, id: id.isEmpty ? d.camera.id : id)
+        }
 
         gpio.backend = r.choice("gpio.backend", default: d.gpio.backend)
         gpio.chip = r.string("gpio.chip", default: d.gpio.chip)

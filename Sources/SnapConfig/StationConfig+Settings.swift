@@ -9,7 +9,7 @@ extension StationConfig {
 
     /// What the state machine needs from the config. `aiConfigured` says whether an API key was found.
     public func stationSettings(aiConfigured: Bool) -> StationSettings {
-        StationSettings(
+        var settings = StationSettings(
             timeZone: resolvedTimeZone, defaultMode: station.defaultMode,
             groups: group.names, countdownSeconds: countdown.seconds,
             flash: countdown.flash && gpio.ledLine != nil, groupReviewSeconds: group.reviewSeconds,
@@ -18,6 +18,8 @@ extension StationConfig {
             idleAfter: display.idleSeconds > 0 ? .seconds(display.idleSeconds) : nil,
             slideDuration: .seconds(display.slideSeconds), ownersPage: web.enabled,
             jarDays: jar.enabled ? jar.days.count : 0)
+        settings.cameraNames = camera.all.map(\.name)
+        return settings
     }
 
     /// Where the headless display writes its frames.

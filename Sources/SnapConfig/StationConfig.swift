@@ -38,6 +38,32 @@ public struct StationConfig: Sendable, Hashable {
         public var vflip = false
         /// Simulated camera: a folder of JPEG files to show in turn; "" draws a moving test scene.
         public var simulatedSource = ""
+        /// More cameras the owner can switch to (the menu, the owner's page), each "BACKEND:ID" as
+        /// `backend` and `id` name one: "v4l2:/dev/video0", "libcamera:1", "simulated:". They share the
+        /// sizes, rotation and flips above.
+        public var others: [Other] = []
+
+        public struct Other: Sendable, Hashable {
+            public var backend: Backend
+            public var id: String
+            public init(backend: Backend, id: String) {
+                self.backend = backend
+                self.id = id
+            }
+
+            /// What the menu and the page call it: "Simulated", "libcamera", "libcamera 1", "USB video0".
+            public var name: String {
+                switch backend {
+                case .simulated: "Simulated"
+                case .libcamera: id == "first" ? "libcamera" : "libcamera \(id)"
+                case .v4l2: id == "first" ? "USB camera" : "USB \(id.split(separator: "/").last ?? "")"
+                case .none: "none"
+                }
+            }
+        }
+
+        /// Every camera, the main one first, as the menu numbers them.
+        public var all: [Other] { [Other(backend: backend, id: id)] + others }
     }
 
     public struct GPIO: Sendable, Hashable {

@@ -42,6 +42,9 @@ public enum Action: Sendable, Hashable {
     case startTimer(TimerID, deadline: Duration)
     case cancelTimer(TimerID)
     case setFlash(on: Bool)
+    /// Stream the camera, or let it stop: it runs only while its picture shows or a shot is coming, so a
+    /// station left alone (the idle screen, the jar, the lock screen) does not stream all day.
+    case setCamera(on: Bool)
     /// Take the still from the running camera.
     case capture
     /// Run the on-device pipeline on the still and store the result atomically; `sticker` says whether the
@@ -64,6 +67,10 @@ public enum Action: Sendable, Hashable {
     case forgetPairedBrowsers
     /// Use the owner's settings where the shell needs them (the photo filter, the camera).
     case applySettings(RuntimeSettings)
+    /// Switch to camera `index` of the station's cameras (the menu, the owner's page, a restart).
+    case useCamera(Int)
+    /// Store one setting changed at the station (the menu) with the owner's others.
+    case storeSetting(RuntimeSettings.Change)
     /// Claim `day` for `group` in the store and queue the photo for upload, in one transaction.
     case share(ProcessedPhoto, group: String, day: LocalDay)
     /// Give `day` back to `group` after the server refused the photo for good, so the person can try again.

@@ -1,7 +1,6 @@
 /// What the owner changed on the page over the config file's defaults (stored in SQLite); nil keeps the
 /// config's value. The config can lock each (`web.locked`), and the page then shows it as locked.
 ///
-/// The camera to use joins these when a station can name more than one camera.
 public struct RuntimeSettings: Sendable, Hashable, Codable {
     public var dietaryPreferences: Set<DietaryPreference>?
     public var filter: PhotoFilter?
@@ -11,11 +10,14 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
     public var countdownSeconds: Int?
     /// The mode now, and after a restart.
     public var mode: StationMode?
+    /// The camera in use, an index into the config's cameras (`camera.backend` first, then `camera.others`).
+    public var camera: Int?
 
     public init(
         dietaryPreferences: Set<DietaryPreference>? = nil, filter: PhotoFilter? = nil, intensity: Double? = nil,
-        flash: Bool? = nil, countdownSeconds: Int? = nil, mode: StationMode? = nil
+        flash: Bool? = nil, countdownSeconds: Int? = nil, mode: StationMode? = nil, camera: Int? = nil
     ) {
+        self.camera = camera
         self.dietaryPreferences = dietaryPreferences
         self.filter = filter
         self.intensity = intensity
@@ -32,6 +34,7 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
         case flash = "countdown.flash"
         case countdown = "countdown.seconds"
         case mode = "station.default_mode"
+        case camera = "camera.backend"
     }
 
     public static let keys = Key.allCases.map(\.rawValue)
@@ -48,9 +51,26 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
             case .flash: kept.flash = nil
             case .countdown: kept.countdownSeconds = nil
             case .mode: kept.mode = nil
+            case .camera: kept.camera = nil
             }
         }
         return kept
+    }
+
+    /// One setting changed at the station itself (its menu), stored over the owner's others.
+    public enum Change: Sendable, Hashable {
+        case flash(Bool)
+        case camera(Int)
+    }
+
+    /// These settings with `change` made.
+    public func applying(_ change: Change) -> RuntimeSettings {
+        var changed = self
+        switch change {
+        case .flash(let on): changed.flash = on
+        case .camera(let index): changed.camera = index
+        }
+        return changed
     }
 
     /// A line for the log: what differs from the config.
@@ -64,6 +84,7 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
         if let flash { parts.append("flash \(flash ? "on" : "off")") }
         if let countdownSeconds { parts.append("countdown \(countdownSeconds) s") }
         if let mode { parts.append("mode \(mode.rawValue)") }
+        if let camera { parts.append("camera \(camera + 1)") }
         return parts.isEmpty ? "the config's" : parts.joined(separator: ", ")
     }
 }

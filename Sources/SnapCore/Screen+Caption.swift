@@ -19,6 +19,8 @@ extension Screen {
                     parts.append("showing \(sticker.title) \(sticker.totals.calories) kcal")
                 }
             }
+            if screen.cameras.count > 1 { parts.append("camera \(screen.cameras[screen.camera])") }
+            if screen.flashOff { parts.append("flash off") }
             if !screen.missingDevices.isEmpty {
                 parts.append("missing: " + screen.missingDevices.map(\.rawValue).joined(separator: ", "))
             }
@@ -38,6 +40,11 @@ extension Screen {
             case .none: return "pairing · " + (screen.pairing.map { $0.url.isEmpty ? "not reachable" : $0.url } ?? "…")
             }
         case .idle(let screen): return "idle · \(screen.clock)"
+        case .menu(let screen):
+            let entries = screen.entries.enumerated().map { index, entry in
+                (index == screen.selected ? "> " : "") + "\(entry.name): \(entry.value)"
+            }
+            return "menu · " + entries.joined(separator: " · ")
         default: return name
         }
     }

@@ -15,6 +15,7 @@ public enum Screen: Sendable, Hashable {
     case problem(ProblemScreen)
     case idle(IdleScreen)
     case pairing(PairingScreen)
+    case menu(MenuScreen)
 
     /// Whether the live camera preview runs under this screen's overlay.
     public var showsLivePreview: Bool {
@@ -41,6 +42,7 @@ public enum Screen: Sendable, Hashable {
         case .problem(let screen): "error-\(screen.kind.name)"
         case .idle: "idle"
         case .pairing: "pairing"
+        case .menu: "menu"
         }
     }
 }
@@ -59,11 +61,20 @@ public struct ReadyScreen: Sendable, Hashable {
     public var missingDevices: [DeviceKind]
     /// In meal mode with the jar on: the stickers in the jar, drawn instead of the live preview.
     public var jar: JarContents?
+    /// The cameras the owner can switch between (none when there is one), and the one in use.
+    public var cameras: [String] = []
+    public var camera = 0
+    /// The owner turned the flash LED off (shown as a small icon).
+    public var flashOff = false
 
     public init(
         mode: StationMode, groupName: String?, totals: Macros, mealThumbnails: [String],
-        groupPhotoAvailable: Bool, analysesLeft: Int, missingDevices: [DeviceKind], jar: JarContents? = nil
+        groupPhotoAvailable: Bool, analysesLeft: Int, missingDevices: [DeviceKind], jar: JarContents? = nil,
+        cameras: [String] = [], camera: Int = 0, flashOff: Bool = false
     ) {
+        self.cameras = cameras
+        self.camera = camera
+        self.flashOff = flashOff
         self.jar = jar
         self.mode = mode
         self.groupName = groupName
@@ -165,6 +176,26 @@ public struct LockScreen: Sendable, Hashable {
         self.limit = limit
         self.remaining = remaining
         self.slide = slide
+    }
+}
+
+/// The station's settings menu, at the end of the mode button's round: the camera to use and the flash.
+/// A press changes the chosen entry, the mode button goes to the next one (after the last, on to the first
+/// mode), a hold closes it.
+public struct MenuScreen: Sendable, Hashable {
+    public struct Entry: Sendable, Hashable {
+        public var name: String
+        public var value: String
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+    public var entries: [Entry]
+    public var selected: Int
+    public init(entries: [Entry], selected: Int) {
+        self.entries = entries
+        self.selected = selected
     }
 }
 

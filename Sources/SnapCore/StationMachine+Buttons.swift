@@ -11,10 +11,11 @@ extension StationMachine {
             default: return []
             }
         }
+        if case .menu(let entry) = phase { return menuGesture(gesture, entry: entry, now: now) }
         if let actions = jarGesture(gesture, now: now) { return actions }
         if gesture == .mode {
             switch phase {
-            case .ready, .locked, .idle: return toggleMode(now: now)
+            case .ready, .locked, .idle: return toggleMode(now: now, throughMenu: true)
             default: return []
             }
         }
@@ -55,7 +56,7 @@ extension StationMachine {
             return transition(to: .analysing(photo), now: now, also: [.analyse(photo, day: today(now))])
         case .problem(.aiFailed(.notConfigured), _) where !press:
             return toggleMode(now: now)
-        case .problem(.cameraMissing, _), .pairing:
+        case .problem(.cameraMissing, _), .pairing, .menu:
             return []
         case .problem:
             return enterResting(now: now)
@@ -93,6 +94,8 @@ extension StationMachine {
                 : saveMeal(photo, analysis, day: day, now: now)
         case (.sentLinger, .sent), (.problemDismiss, .problem):
             return enterResting(now: now)
+        case (.menu, .menu):
+            return enterResting(now: now, also: [.log(.info, "settings menu closed (nobody touched it)")])
         case (.midnight, .ready):
             if let deadline = jarDetailDeadline, now.uptime >= deadline {
                 (jarHighlight, jarDetailSince) = (nil, nil)

@@ -80,7 +80,11 @@ extension StationMachine {
     }
 
     /// The mode button's cycle: meal, then each group in turn, then meal again.
-    mutating func toggleMode(now: Instant) -> [Action] {
+    /// The next mode: meal, then each group. The mode button (`throughMenu`) goes through the settings
+    /// menu after the last one; a hold of the shutter skips it.
+    mutating func toggleMode(now: Instant, throughMenu: Bool = false) -> [Action] {
+        let last = settings.groups.isEmpty || (mode == .group && groupIndex + 1 >= settings.groups.count)
+        if throughMenu && last { return openMenu(now: now) }
         guard !settings.groups.isEmpty else {
             return enterResting(now: now, also: [.log(.notice, "mode stays meal: no group is configured")])
         }

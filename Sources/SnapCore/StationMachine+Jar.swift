@@ -32,7 +32,7 @@ extension StationMachine {
             return showDetail(index + 1, now: now)
         case (.mode, _?):
             jarHighlight = nil
-            return toggleMode(now: now)
+            return toggleMode(now: now, throughMenu: true)
         case (.press, _?):
             jarHighlight = nil
             jarDetailSince = nil

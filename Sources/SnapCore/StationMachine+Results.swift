@@ -165,7 +165,13 @@ extension StationMachine {
         settings.dietaryPreferences = changed.dietaryPreferences ?? baseSettings.dietaryPreferences
         settings.countdownSeconds = changed.countdownSeconds ?? baseSettings.countdownSeconds
         settings.flash = changed.flash ?? baseSettings.flash
+        owner = changed
         var actions: [Action] = [.applySettings(changed), .log(.info, "owner's settings: \(changed.summary)")]
+        let camera = min(changed.camera ?? baseSettings.camera, max(0, settings.cameraNames.count - 1))
+        if camera != settings.camera {
+            settings.camera = camera
+            actions.append(.useCamera(camera))
+        }
         if let wanted = changed.mode, wanted != mode, wanted == .meal || !settings.groups.isEmpty {
             mode = wanted
             groupIndex = 0

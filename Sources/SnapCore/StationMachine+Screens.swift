@@ -12,8 +12,10 @@ extension StationMachine {
                     totals: meals.reduce(.zero) { $0 + $1.analysis.totals },
                     mealThumbnails: meals.map(\.photo.thumbnailPath), groupPhotoAvailable: !groupPhotoTaken(now),
                     analysesLeft: analysesLeft(now),
-                    missingDevices: DeviceKind.allCases.filter { missingDevices[$0] != nil }, jar: jarContents(now: now)
-                ))
+                    missingDevices: DeviceKind.allCases.filter { missingDevices[$0] != nil },
+                    jar: jarContents(now: now),
+                    cameras: settings.cameraNames.count > 1 ? settings.cameraNames : [], camera: settings.camera,
+                    flashOff: !settings.flash))
         case .countdown(let left):
             return .countdown(CountdownScreen(secondsLeft: left, mode: mode))
         case .capturing:
@@ -42,6 +44,8 @@ extension StationMachine {
         case .pairing(let pairing, let note):
             let remaining = pairing.map { Duration.seconds(max(0, $0.expiresAt.timeIntervalSince(now.wall).rounded())) }
             return .pairing(PairingScreen(pairing: pairing, remaining: remaining, note: note))
+        case .menu(let entry):
+            return .menu(MenuScreen(entries: menuEntries.map(menuEntry), selected: entry))
         case .idle:
             let time = Calendar.gregorian(in: settings.timeZone).dateComponents([.hour, .minute], from: now.wall)
             let clock = String(format: "%02d:%02d", time.hour ?? 0, time.minute ?? 0)

@@ -25,6 +25,8 @@ public struct StationMachine: Sendable {
         case idle
         /// The pairing screen of the owner's page (the pairing is nil until the shell made its code).
         case pairing(Pairing?, note: PairingScreen.Note)
+        /// The settings menu, `entry` chosen.
+        case menu(entry: Int)
     }
 
     /// The settings in force: the config's (`baseSettings`) with the owner's changes over them.
@@ -57,6 +59,11 @@ public struct StationMachine: Sendable {
     public internal(set) var missingDevices: [DeviceKind: String] = [:]
     var pendingTimers: [TimerID: Duration] = [:]
     var flashOn = false
+    /// The owner's settings over the config's, as last told (the page, the store at start) and changed
+    /// at the station's menu since.
+    var owner = RuntimeSettings()
+    /// What the machine last asked of the camera (`Action.setCamera`).
+    var cameraOn = false
     /// The jar's sticker whose details show, and since when (uptime).
     var jarHighlight: Int?
     var jarDetailSince: Duration?
@@ -75,11 +82,35 @@ public struct StationMachine: Sendable {
 
     /// Shows the first screen. Call once, before any event.
     public mutating func start(now: Instant) -> [Action] {
-        enterResting(now: now)
+        followingCamera(enterResting(now: now))
     }
 
     /// Handles one event that happened at `now` and returns what the shell must do.
     public mutating func handle(_ event: Event, now: Instant) -> [Action] {
+        followingCamera(dispatch(event, now: now))
+    }
+
+    /// True while the camera's picture shows (the ready screen's preview), a shot is coming, or the camera
+    /// is missing (so the shell keeps trying it, and its return is seen).
+    public var wantsCamera: Bool {
+        if missingDevices[.camera] != nil { return true }
+        switch phase {
+        case .ready: return !showsJar
+        case .countdown, .capturing: return true
+        default: return false
+        }
+    }
+
+    /// `actions`, and a `.setCamera` first when they changed what the camera is needed for. Every path
+    /// through the machine ends here, so a mode switch on the ready screen (the jar or the preview) counts
+    /// as much as a new phase.
+    private mutating func followingCamera(_ actions: [Action]) -> [Action] {
+        guard wantsCamera != cameraOn else { return actions }
+        cameraOn = wantsCamera
+        return [.setCamera(on: cameraOn)] + actions
+    }
+
+    private mutating func dispatch(_ event: Event, now: Instant) -> [Action] {
         switch event {
         case .button(let gesture):
             return handle(gesture, now: now)
@@ -141,6 +172,7 @@ public struct StationMachine: Sendable {
             )
         case .idle: (.slideshow, min(untilMidnight(now: now), settings.slideDuration))
         case .pairing: (.pairing, .seconds(1))
+        case .menu: (.menu, Self.menuTimeout)
         default: nil
         }
     }

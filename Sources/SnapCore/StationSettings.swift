@@ -27,6 +27,11 @@ public struct StationSettings: Sendable, Hashable {
     /// The jar on meal mode's ready screen, with the meals of this many days (1: today, 7: the week);
     /// 0 shows the live preview there instead.
     public var jarDays: Int
+    /// The cameras the station names, by what the owner sees ("CSI camera", "USB camera"); more than one
+    /// can be switched between from the menu and the owner's page.
+    public var cameraNames: [String] = []
+    /// The camera in use: an index into `cameraNames`.
+    public var camera = 0
 
     public init(
         timeZone: TimeZone = .current, defaultMode: StationMode = .group, groups: [String] = ["Friends"],

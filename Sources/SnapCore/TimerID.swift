@@ -19,4 +19,6 @@ public enum TimerID: String, Sendable, Hashable, CaseIterable {
     case slideshow
     /// Redraws the pairing screen's countdown and closes it when the code expires.
     case pairing
+    /// Closes the settings menu nobody touches.
+    case menu
 }

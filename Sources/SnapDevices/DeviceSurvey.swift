@@ -33,11 +33,15 @@ public struct DeviceSurvey: Sendable {
     public var framebuffers: [Framebuffer] = []
     /// V4L2 nodes and the names their drivers give them (what USB webcams show up as).
     public var videoNodes: [(path: String, name: String)] = []
+    /// What each V4L2 node offers the v4l2 camera backend, by path: its capture formats and largest size,
+    /// or why it is not one ("media controller: libcamera's").
+    public var videoCapture: [String: String] = [:]
 
     /// Looks at everything under `devices` (normally /dev) and `sysfs` (normally /sys).
     public static func take(
         camera: any CameraCalls = LibCamera(), gpio: any GPIOCalls = LibGPIOD(),
-        display: any DisplayCalls = LibDRM(), devices: String = "/dev", sysfs: String = "/sys"
+        display: any DisplayCalls = LibDRM(), v4l2: any V4L2Calls = KernelV4L2(), devices: String = "/dev",
+        sysfs: String = "/sys"
     ) -> DeviceSurvey {
         var survey = DeviceSurvey(libcameraVersion: camera.libraryVersion, gpiodVersion: gpio.apiVersion)
         switch camera.startManager() {
@@ -87,6 +91,7 @@ public struct DeviceSurvey: Sendable {
         for name in names where name.hasPrefix("video") {
             let label = (try? String(contentsOfFile: "\(sysfs)/class/video4linux/\(name)/name", encoding: .utf8)) ?? ""
             survey.videoNodes.append((devices + "/" + name, label.trimmingCharacters(in: .whitespacesAndNewlines)))
+            survey.videoCapture[devices + "/" + name] = captureSummary(devices + "/" + name, v4l2)
         }
         return survey
     }
@@ -109,7 +114,9 @@ public struct DeviceSurvey: Sendable {
         if !videoNodes.isEmpty {
             lines.append("")
             lines.append("V4L2 nodes")
-            lines += Self.table(["node", "driver's name"], videoNodes.map { [$0.path, $0.name] }, empty: "")
+            lines += Self.table(
+                ["node", "driver's name", "v4l2 capture"],
+                videoNodes.map { [$0.path, $0.name, videoCapture[$0.path] ?? "-"] }, empty: "")
         }
         lines.append("")
         lines.append("GPIO chips (libgpiod v\(gpiodVersion))")
@@ -170,6 +177,32 @@ public struct DeviceSurvey: Sendable {
             return "  " + padded.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
         }
         return [line(header)] + rows.map(line)
+    }
+}
+
+/// A V4L2 node as the v4l2 camera backend sees it: "YUYV MJPG (+2 others), up to 1920x1080", or why it is
+/// not a webcam.
+private func captureSummary(_ path: String, _ v4l2: any V4L2Calls) -> String {
+    switch v4l2.open(path) {
+    case .failure(let failure):
+        return failure.error == .accessDenied ? "permission denied (the video group)" : "\(failure.error)"
+    case .success(let (device, info)):
+        defer { v4l2.close(device) }
+        guard info.capture else { return "not a capture node" }
+        guard !info.mediaController else { return "media controller (libcamera's)" }
+        let formats = v4l2.formats(device)
+        let largest = formats.flatMap(\.sizes).compactMap { size -> (Int, Int)? in
+            switch size {
+            case .discrete(let width, let height): (width, height)
+            case .stepwise(let widths, _, let heights, _): (widths.upperBound, heights.upperBound)
+            }
+        }.max { $0.0 * $0.1 < $1.0 * $1.1 }
+        // Only the formats the station takes are named: vivid alone lists over 60.
+        let usable = formats.map(\.fourcc).filter(V4L2Plan.previewOrder.contains)
+        let others = formats.count - usable.count
+        guard !usable.isEmpty else { return "no format the station takes (\(formats.count) others)" }
+        return usable.map(\.description).joined(separator: " ") + (others > 0 ? " (+\(others) others)" : "")
+            + (largest.map { ", up to \($0.0)x\($0.1)" } ?? "")
     }
 }
 

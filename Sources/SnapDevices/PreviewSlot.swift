@@ -34,6 +34,19 @@ public final class PreviewSlot: Sendable {
         waiter?.resume(returning: frame)
     }
 
+    /// Empties the slot when the camera stops: its buffer goes back, and no stale picture is drawn when
+    /// the camera starts again.
+    public func clear() {
+        let old = state.withLock { state -> PreviewFrame? in
+            defer {
+                state.frame = nil
+                state.fresh = false
+            }
+            return state.frame
+        }
+        _ = old  // released here, outside the lock
+    }
+
     /// The newest frame, without waiting; nil before the first.
     public var latest: PreviewFrame? { state.withLock { $0.frame } }
 

@@ -28,6 +28,10 @@ public enum ScreenGallery {
         groupReady.mode = .group
         var degraded = groupReady
         degraded.missingDevices = [.buttons, .flash]
+        var twoCameras = groupReady
+        (twoCameras.cameras, twoCameras.camera, twoCameras.flashOff) = (["CSI camera", "USB camera"], 1, true)
+        let menu = MenuScreen(
+            entries: [.init(name: "Camera", value: "USB camera"), .init(name: "Flash", value: "off")], selected: 0)
         let result = MealResultScreen(
             photo: photo, analysis: sampleAnalysis, clashes: [[.glutenFree], [], [.lactoseFree, .vegan]], autoSaveIn: 20
         )
@@ -109,6 +113,8 @@ public enum ScreenGallery {
                 "27b-pairing-paired",
                 .pairing(PairingScreen(pairing: pairing, remaining: .seconds(251), note: .paired("Firefox on Android")))
             ),
+            ("28-ready-two-cameras", .ready(twoCameras)),
+            ("29-menu", .menu(menu)),
         ] + jarScreens(ready: ready, photo: photo, sticker: sticker)
     }
 

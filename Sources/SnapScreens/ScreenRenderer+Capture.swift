@@ -35,6 +35,7 @@ extension ScreenRenderer {
                 status.0, in: right, font: layout.small, color: status.1, alignment: .trailing, verticallyCentered: true
             )
         }
+        drawCameraIcons(ready, below: top.maxY + m / 2, canvas, layout)
         if let notice = ScreenText.deviceNotice(ready.missingDevices) {
             chip(
                 notice, at: m, top.maxY + m / 2, maxWidth: canvas.bounds.width - 2 * m, font: layout.small,

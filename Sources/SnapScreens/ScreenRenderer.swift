@@ -40,6 +40,7 @@ public struct ScreenRenderer: Sendable {
         case .problem(let problem): drawProblem(problem, canvas, layout)
         case .idle(let idle): drawIdle(idle, canvas, layout)
         case .pairing(let pairing): drawPairing(pairing, canvas, layout)
+        case .menu(let menu): drawMenu(menu, canvas, layout)
         }
     }
 

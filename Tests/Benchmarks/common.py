@@ -4,6 +4,7 @@ PyPI into .build-bench/venv when this Python lacks them)."""
 import os
 import subprocess
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BINARY = os.path.join(ROOT, ".build/release/snapstation")
@@ -13,7 +14,9 @@ def release_binary(path=BINARY):
     """`path`, after building the release snapstation when it is missing."""
     if not os.path.exists(path):
         print("building the release binary…", flush=True)
-        subprocess.run(["swift", "build", "-c", "release", "--product", "snapstation"], cwd=ROOT, check=True)
+        # As the station ships (the .deb, the VM suites): with the Swift runtime linked in.
+        subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib", "--product", "snapstation"],
+                       cwd=ROOT, check=True)
     return path
 
 
@@ -33,3 +36,92 @@ def ensure_pillow():
         subprocess.run([sys.executable, "-m", "venv", venv], check=True)
     subprocess.run([python, "-m", "pip", "install", "-q", "pillow", "numpy"], check=True)
     os.execv(python, [python] + sys.argv)
+
+
+class Station:
+    """The real binary running, with a pipe on standard input and its log read line by line as it comes,
+    each line with its arrival time (time.monotonic)."""
+
+    def __init__(self, binary, config, state, environment=None, arguments=()):
+        import threading
+        self.process = subprocess.Popen(
+            [binary, "run", "--config", config, "--state", state, *arguments], stdin=subprocess.PIPE,
+            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, bufsize=1,
+            env=dict(os.environ, **(environment or {})))
+        self.started = time.monotonic()
+        self.lines = []
+        self.condition = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.process.stderr:
+            with self.condition:
+                self.lines.append((time.monotonic(), line.rstrip("\n")))
+                self.condition.notify_all()
+
+    def wait(self, text, after=0, timeout=60):
+        """The arrival time and index of the first line from `after` on that contains `text`."""
+        deadline = time.monotonic() + timeout
+        with self.condition:
+            while True:
+                for index in range(after, len(self.lines)):
+                    if text in self.lines[index][1]:
+                        return self.lines[index][0], index
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError(f"no '{text}' within {timeout} s; last lines: {self.lines[-5:]}")
+                self.condition.wait(remaining)
+
+    def match(self, pattern, timeout=60):
+        """The first group (or the whole line) of the first line matching the regular expression."""
+        import re
+        deadline = time.monotonic() + timeout
+        with self.condition:
+            while True:
+                for _, line in self.lines:
+                    found = re.search(pattern, line)
+                    if found:
+                        return found.group(1) if found.groups() else line
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError(f"no {pattern!r} within {timeout} s; last lines: {self.lines[-5:]}")
+                self.condition.wait(remaining)
+
+    def type(self, word):
+        """Types a button word; returns when it was sent and the index of the next log line."""
+        with self.condition:
+            start = len(self.lines)
+        sent = time.monotonic()
+        self.process.stdin.write(word + "\n")
+        self.process.stdin.flush()
+        return sent, start
+
+    def memory(self):
+        """Resident and private kB, from /proc."""
+        pid = self.process.pid
+        with open(f"/proc/{pid}/status") as status:
+            rss = int(next(line for line in status if line.startswith("VmRSS:")).split()[1])
+        private = 0
+        with open(f"/proc/{pid}/smaps_rollup") as rollup:
+            for line in rollup:
+                if line.startswith(("Private_Clean:", "Private_Dirty:")):
+                    private += int(line.split()[1])
+        return rss, private
+
+    def dirty(self):
+        """Private dirty kB: the heap, the stacks and every page the process wrote, which no other process
+        shares. Unlike Private_Clean, it does not move when another process maps the same libraries."""
+        with open(f"/proc/{self.process.pid}/smaps_rollup") as rollup:
+            return sum(int(line.split()[1]) for line in rollup if line.startswith("Private_Dirty:"))
+
+    def cpu_seconds(self):
+        """User and system CPU time the process has used so far."""
+        with open(f"/proc/{self.process.pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=30)
+        time.sleep(0.2)
+        return [line for _, line in self.lines]

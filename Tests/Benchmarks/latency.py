@@ -21,11 +21,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
 
-from common import BINARY, ROOT, release_binary  # noqa: E402  (Tests/Benchmarks/common.py)
+from common import BINARY, ROOT, Station, release_binary  # noqa: E402  (Tests/Benchmarks/common.py)
 
 
 
@@ -34,52 +33,6 @@ def control(base, path, body=None):
     request = urllib.request.Request(base + path, data=data, method="POST" if data is not None else "GET")
     with urllib.request.urlopen(request, timeout=10) as response:
         return json.loads(response.read() or b"null")
-
-
-class Station:
-    """The binary with a pipe on standard input and its log read line by line, with arrival times."""
-
-    def __init__(self, binary, config, state, environment):
-        self.process = subprocess.Popen(
-            [binary, "run", "--config", config, "--state", state], stdin=subprocess.PIPE,
-            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, bufsize=1,
-            env=dict(os.environ, **environment))
-        self.lines = []
-        self.condition = threading.Condition()
-        threading.Thread(target=self.read, daemon=True).start()
-
-    def read(self):
-        for line in self.process.stderr:
-            with self.condition:
-                self.lines.append((time.monotonic(), line.rstrip("\n")))
-                self.condition.notify_all()
-
-    def wait(self, text, after=0, timeout=60):
-        """The time and index of the first line from `after` on that contains `text`."""
-        deadline = time.monotonic() + timeout
-        with self.condition:
-            while True:
-                for index in range(after, len(self.lines)):
-                    if text in self.lines[index][1]:
-                        return self.lines[index][0], index
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise TimeoutError(f"no '{text}' within {timeout} s; last lines: {self.lines[-5:]}")
-                self.condition.wait(remaining)
-
-    def type(self, word):
-        with self.condition:
-            start = len(self.lines)
-        sent = time.monotonic()
-        self.process.stdin.write(word + "\n")
-        self.process.stdin.flush()
-        return sent, start
-
-    def stop(self):
-        self.process.terminate()
-        self.process.wait(timeout=30)
-        time.sleep(0.2)
-        return [line for _, line in self.lines]
 
 
 def write_config(folder, base, anon, mode, ai_base=None):

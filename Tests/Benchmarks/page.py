@@ -17,7 +17,6 @@ import html
 import http.client
 import http.server
 import os
-import re
 import shutil
 import sqlite3
 import statistics
@@ -28,57 +27,12 @@ import threading
 import time
 import urllib.parse
 
-from common import BINARY, ROOT, release_binary  # noqa: E402  (Tests/Benchmarks/common.py)
+from common import BINARY, ROOT, Station, release_binary  # noqa: E402  (Tests/Benchmarks/common.py)
 
 
 
-class Station:
-    def __init__(self, binary, config, state):
-        self.process = subprocess.Popen(
-            [binary, "run", "--config", config, "--simulate", "--state", state, "--log-level", "debug"],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, bufsize=1)
-        self.lines = []
-        self.condition = threading.Condition()
-        threading.Thread(target=self.read, daemon=True).start()
-
-    def read(self):
-        for line in self.process.stderr:
-            with self.condition:
-                self.lines.append(line.rstrip("\n"))
-                self.condition.notify_all()
-
-    def wait(self, pattern, timeout=60):
-        deadline = time.monotonic() + timeout
-        with self.condition:
-            while True:
-                for line in reversed(self.lines):
-                    match = re.search(pattern, line)
-                    if match:
-                        return match.group(1) if match.groups() else line
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise TimeoutError(f"no {pattern!r} within {timeout} s; last lines: {self.lines[-5:]}")
-                self.condition.wait(remaining)
-
-    def type(self, word):
-        self.process.stdin.write(word + "\n")
-        self.process.stdin.flush()
-
-    def memory(self):
-        """Resident and private kB, from /proc."""
-        pid = self.process.pid
-        with open(f"/proc/{pid}/status") as f:
-            rss = int(next(line for line in f if line.startswith("VmRSS:")).split()[1])
-        private = 0
-        with open(f"/proc/{pid}/smaps_rollup") as f:
-            for line in f:
-                if line.startswith(("Private_Clean:", "Private_Dirty:")):
-                    private += int(line.split()[1])
-        return rss, private
-
-    def stop(self):
-        self.process.terminate()
-        self.process.wait(timeout=30)
+# The station on simulated devices, logging at debug level (the pairing code is logged there).
+SIMULATED = ("--simulate", "--log-level", "debug")
 
 
 def write_config(folder, web):
@@ -196,20 +150,20 @@ def main():
     state = os.path.join(folder, "state")
     try:
         # Memory without the page: idle on the ready screen for a while.
-        station = Station(args.binary, write_config(folder, web=False), state)
+        station = Station(args.binary, write_config(folder, web=False), state, arguments=SIMULATED)
         station.wait("screen: ready")
         time.sleep(8)
         off = station.memory()
         station.stop()
         seed(state, args.meals)
 
-        station = Station(args.binary, write_config(folder, web=True), state)
-        port = int(station.wait(r"listening=127\.0\.0\.1:(\d+)"))
+        station = Station(args.binary, write_config(folder, web=True), state, arguments=SIMULATED)
+        port = int(station.match(r"listening=127\.0\.0\.1:(\d+)"))
         station.wait("screen: ready")
         time.sleep(8)
         on_idle = station.memory()
         station.type("pair")
-        code = station.wait(r"pairing code (\d{6})")
+        code = station.match(r"pairing code (\d{6})")
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         connection.request("POST", "/pair", body=urllib.parse.urlencode({"code": code}),
                            headers={"Content-Type": "application/x-www-form-urlencoded"})

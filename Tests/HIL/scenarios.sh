@@ -1,7 +1,8 @@
 #!/bin/sh
 # The hardware-in-the-loop scenarios: the real snapstation binary against real kernel drivers.
 #
-#   scenarios.sh vm    in the qemu VM: vkms (display), gpio-sim (buttons, LED), vimc (camera)
+#   scenarios.sh vm    in the qemu VM: vkms (display), gpio-sim (buttons, LED), vimc (camera, libcamera),
+#                      then the camera scenarios again on vivid (a V4L2 webcam, camera.backend = "v4l2")
 #   scenarios.sh pi    on a Raspberry Pi with the jig of board/hil-jig.md
 #
 # Each scenario prints "HIL: PASS name", "HIL: FAIL name: why" or "HIL: SKIP name: why"; figures are
@@ -13,6 +14,10 @@ work=${HIL_WORK:-/tmp/hil}
 board=$(dirname "$0")/board.toml
 [ -f "$board" ] || board=$(dirname "$0")/../../board/x86-vm/snapstation.toml
 mkdir -p "$work"
+# The camera under test: libcamera on vimc first, then the v4l2 backend on vivid (TAG names those runs).
+CAMERA_BACKEND=libcamera
+CAMERA_DRIVER=vimc
+TAG=""
 
 pass() { echo "HIL: PASS $1"; }
 fail() { echo "HIL: FAIL $1: $2"; }
@@ -115,7 +120,7 @@ config() {
     # given, the camera and GPIO backends.
     sed -e "s|^dir = .*|dir = \"$1\"|" -e "s|^chip = .*|chip = \"$2\"|" \
         -e "/^\[display\]/,/^\[/ s|^backend = .*|backend = \"$3\"|" \
-        -e "/^\[camera\]/,/^\[/ s|^backend = .*|backend = \"${4:-libcamera}\"|" \
+        -e "/^\[camera\]/,/^\[/ s|^backend = .*|backend = \"${4:-$CAMERA_BACKEND}\"|" \
         -e "/^\[gpio\]/,/^\[/ s|^backend = .*|backend = \"${5:-gpiod}\"|" "$board"
 }
 
@@ -146,45 +151,47 @@ scenario_selftest() {
 }
 
 scenario_flow() {
-    config $work/s2 $CHIP drm > $work/s2.toml
-    start $work/s2.toml $work/s2.log
-    if ! wait_for "screen: ready" 60 $work/s2.log || ! wait_for "camera preview" 60 $work/s2.log; then
-        fail flow "the station did not reach the ready screen with a camera"
-        stop; sed 's/^/  | /' $work/s2.log | tail -30; return
+    config $work/s2$TAG $CHIP drm > $work/s2$TAG.toml
+    start $work/s2$TAG.toml $work/s2$TAG.log
+    if ! wait_for "screen: ready" 60 $work/s2$TAG.log || ! wait_for "camera preview" 60 $work/s2$TAG.log; then
+        fail flow$TAG "the station did not reach the ready screen with a camera"
+        stop; sed 's/^/  | /' $work/s2$TAG.log | tail -30; return
     fi
     sleep 2
     ready=$(signature)
-    ( while kill -0 $STATION 2>/dev/null; do [ "$(led)" = 1 ] && echo on >> $work/led.log; sleep 0.02; done ) &
+    ( while kill -0 $STATION 2>/dev/null; do [ "$(led)" = 1 ] && echo on >> $work/led$TAG.log; sleep 0.02; done ) &
     watcher=$!
     tap 200
     problems=""
-    wait_for "screen: countdown" 20 $work/s2.log || problems="$problems; no countdown"
+    wait_for "screen: countdown" 20 $work/s2$TAG.log || problems="$problems; no countdown"
     countdown=$(signature)
-    wait_for "captured" 60 $work/s2.log || problems="$problems; no capture"
-    wait_for "screen: group-lock" 120 $work/s2.log || problems="$problems; no lock screen"
+    wait_for "captured" 60 $work/s2$TAG.log || problems="$problems; no capture"
+    wait_for "screen: group-lock" 120 $work/s2$TAG.log || problems="$problems; no lock screen"
     sleep 1
     locked=$(signature)
     kill $watcher 2>/dev/null
-    [ -s $work/led.log ] || problems="$problems; the LED line never went high"
+    [ -s $work/led$TAG.log ] || problems="$problems; the LED line never went high"
     [ "$(led)" = 0 ] || problems="$problems; the LED is still on"
     if [ -n "$CRC" ]; then
         [ "$ready" != "$countdown" ] || problems="$problems; the countdown did not change the display ($ready)"
         [ "$countdown" != "$locked" ] || problems="$problems; the lock screen did not change the display"
     else
-        skip flow-display "this display driver gives no CRC"
+        skip flow-display$TAG "this display driver gives no CRC"
     fi
-    photo=$(find $work/s2/outbox -name '*.jpg' | head -n 1)
+    photo=$(find $work/s2$TAG/outbox -name '*.jpg' | head -n 1)
     if [ -z "$photo" ] || [ "$(wc -c < "$photo")" -lt 5000 ]; then problems="$problems; no photo in the outbox"; fi
     # The stored photo has the still's size: the still stream's (from the camera's log line), at most 2048.
-    size=$(grep "processed\|stored" $work/s2.log | grep -o 'size=[0-9]*x[0-9]*' | head -n 1)
-    still=$(grep "camera still mode" $work/s2.log | grep -o 'preview=[0-9]*x[0-9]*' | head -n 1)
-    [ -z "$still" ] && still=$(grep "camera preview" $work/s2.log | grep -o 'still=[0-9]*x[0-9]*' | head -n 1)
+    size=$(grep "processed\|stored" $work/s2$TAG.log | grep -o 'size=[0-9]*x[0-9]*' | head -n 1)
+    still=$(grep "camera still mode" $work/s2$TAG.log | grep -o 'preview=[0-9]*x[0-9]*' | head -n 1)
+    [ -z "$still" ] && still=$(grep "camera preview" $work/s2$TAG.log | grep -o 'still=[0-9]*x[0-9]*' | head -n 1)
     [ -n "$size" ] && [ "${size#size=}" = "${still#*=}" ] || problems="$problems; photo ${size#size=}, still ${still#*=}"
-    figure flow_photo "${size#size=}"
-    lag=$(grep -o 'shutter_lag_ms=[0-9-]*' $work/s2.log | head -n 1)
-    [ -n "$lag" ] && figure shutter_lag_ms "${lag#shutter_lag_ms=}"
+    figure flow_photo$TAG "${size#size=}"
+    lag=$(grep -o 'shutter_lag_ms=[0-9-]*' $work/s2$TAG.log | head -n 1)
+    [ -n "$lag" ] && figure shutter_lag_ms$TAG "${lag#shutter_lag_ms=}"
     stop
-    if [ -z "$problems" ]; then pass flow; else fail flow "${problems#; }"; sed 's/^/  | /' $work/s2.log | tail -40; fi
+    if [ -z "$problems" ]; then pass flow$TAG; else
+        fail flow$TAG "${problems#; }"; sed 's/^/  | /' $work/s2$TAG.log | tail -40
+    fi
 }
 
 scenario_bounce_and_hold() {
@@ -235,35 +242,38 @@ scenario_missing() {
     fi
 }
 
-# The camera pulled out while the station runs, and plugged in again: vimc's platform device unbound and
-# bound, which takes its media and video nodes away and brings them back as unplugging a USB camera does.
+# The camera pulled out while the station runs, and plugged in again: the camera driver's platform device
+# (vimc's, or vivid's) unbound and bound, which takes its media and video nodes away and brings them back as
+# unplugging a USB camera does.
 scenario_camera_unplug() {
-    driver=/sys/bus/platform/drivers/vimc
-    device=$(ls $driver 2>/dev/null | grep '^vimc' | head -n 1)
-    if [ "$target" != vm ] || [ -z "$device" ]; then skip camera-unplug "needs the VM's vimc"; return; fi
-    config $work/s6 $CHIP drm > $work/s6.toml
-    start $work/s6.toml $work/s6.log
-    if ! wait_for "camera preview" 60 $work/s6.log; then fail camera-unplug "no camera preview"; stop; return; fi
+    driver=/sys/bus/platform/drivers/$CAMERA_DRIVER
+    device=$(ls $driver 2>/dev/null | grep "^$CAMERA_DRIVER" | head -n 1)
+    if [ "$target" != vm ] || [ -z "$device" ]; then skip camera-unplug$TAG "needs the VM's $CAMERA_DRIVER"; return; fi
+    config $work/s6$TAG $CHIP drm > $work/s6$TAG.toml
+    start $work/s6$TAG.toml $work/s6$TAG.log
+    if ! wait_for "camera preview" 60 $work/s6$TAG.log; then
+        fail camera-unplug$TAG "no camera preview"; stop; return
+    fi
     sleep 2
     echo "$device" > $driver/unbind
-    if wait_for "screen: error-camera-missing" 60 $work/s6.log && kill -0 $STATION 2>/dev/null; then
-        pass camera-unplugged
+    if wait_for "screen: error-camera-missing" 60 $work/s6$TAG.log && kill -0 $STATION 2>/dev/null; then
+        pass camera-unplugged$TAG
     else
-        fail camera-unplugged "no camera error screen after the unplug, or the station stopped"
-        sed 's/^/  | /' $work/s6.log | tail -20
+        fail camera-unplugged$TAG "no camera error screen after the unplug, or the station stopped"
+        sed 's/^/  | /' $work/s6$TAG.log | tail -20
     fi
     echo "$device" > $driver/bind
     udev_records
-    if wait_for "camera is back" 60 $work/s6.log && wait_for "camera preview" 5 $work/s6.log; then
-        before=$(grep -c "screen: ready" $work/s6.log)
+    if wait_for "camera is back" 60 $work/s6$TAG.log && wait_for "camera preview" 5 $work/s6$TAG.log; then
+        before=$(grep -c "screen: ready" $work/s6$TAG.log)
         sleep 2
         tap 200
-        if wait_for "screen: countdown" 20 $work/s6.log; then pass camera-replugged; else
-            fail camera-replugged "the camera came back, but a press started no countdown"
+        if wait_for "screen: countdown" 20 $work/s6$TAG.log; then pass camera-replugged$TAG; else
+            fail camera-replugged$TAG "the camera came back, but a press started no countdown"
         fi
     else
-        fail camera-replugged "the station did not take the camera back without a restart"
-        sed 's/^/  | /' $work/s6.log | tail -20
+        fail camera-replugged$TAG "the station did not take the camera back without a restart"
+        sed 's/^/  | /' $work/s6$TAG.log | tail -20
     fi
     stop
 }
@@ -324,6 +334,30 @@ scenario_display_later() {
     stop
 }
 
+# The live preview reaches the display: vivid stamps each frame with its time, so two frames of the ready
+# screen a second apart differ (vimc's still picture would not show this). Figures: the mode streamed, and
+# the time from opening the device to its first frame.
+scenario_preview() {
+    config $work/s9$TAG $CHIP drm > $work/s9$TAG.toml
+    start $work/s9$TAG.toml $work/s9$TAG.log
+    if ! wait_for "first frame" 60 $work/s9$TAG.log || ! wait_for "screen: ready" 30 $work/s9$TAG.log; then
+        fail preview$TAG "the station did not reach the ready screen with a streaming camera"
+        stop; sed 's/^/  | /' $work/s9$TAG.log | tail -30; return
+    fi
+    first=$(grep "first frame" $work/s9$TAG.log | grep -o 'after_ms=[0-9]*' | head -n 1)
+    figure first_frame_ms$TAG "${first#after_ms=}"
+    mode=$(grep "camera preview" $work/s9$TAG.log | grep -o 'preview=[0-9]*x[0-9]* [A-Z0-9]*' | head -n 1)
+    figure preview_mode$TAG "${mode#preview=}"
+    sleep 2
+    first=$(signature)
+    sleep 1
+    second=$(signature)
+    if [ -z "$CRC" ]; then skip preview$TAG "this display driver gives no CRC"
+    elif [ "$first" != "$second" ]; then pass preview$TAG
+    else fail preview$TAG "the display did not change between two preview frames ($first)"; fi
+    stop
+}
+
 case $target in
     vm) setup_vm ;;
     pi) setup_pi ;;
@@ -336,3 +370,16 @@ scenario_camera_unplug
 scenario_gpio_unplug
 scenario_display_later
 scenario_missing
+
+# The camera scenarios again with the v4l2 backend, on vivid's webcam (its capture node is the first one
+# without a media-controller pipeline, so camera.id = "first" finds it past vimc's).
+if [ -d /sys/bus/platform/drivers/vivid ]; then
+    CAMERA_BACKEND=v4l2
+    CAMERA_DRIVER=vivid
+    TAG=-v4l2
+    scenario_preview
+    scenario_flow
+    scenario_camera_unplug
+else
+    skip v4l2 "no vivid driver (the v4l2 camera backend's scenarios need it)"
+fi

@@ -159,6 +159,25 @@ struct StationConfigTests {
         #expect(problems("[processing]\nquality = 100\n").isEmpty)
     }
 
+    @Test("should read more cameras as BACKEND:ID, and name an entry that names no backend")
+    func otherCameras() throws {
+        let config = try StationConfig(
+            parsing: "[camera]\nbackend = \"libcamera\"\nothers = [\"v4l2:/dev/video0\", \"simulated:\"]\n",
+            file: "t.toml")
+        #expect(
+            config.camera.all == [
+                .init(backend: .libcamera, id: "first"), .init(backend: .v4l2, id: "/dev/video0"),
+                .init(backend: .simulated, id: "first"),
+            ])
+        #expect(config.camera.all.map(\.name) == ["libcamera", "USB video0", "Simulated"])
+        #expect(config.stationSettings(aiConfigured: false).cameraNames.count == 3)
+        #expect(
+            problems("[camera]\nothers = [\"webcam\"]\n") == [
+                "t.toml:2: camera.others: \"webcam\" names no camera backend (\"BACKEND:ID\" with BACKEND one of "
+                    + "\"libcamera\", \"v4l2\", \"simulated\" (\"v4l2:/dev/video0\", \"libcamera:1\"))"
+            ])
+    }
+
     @Test("should refuse more than 8 groups")
     func groupCount() {
         let nine = (1...9).map { "\"g\($0)\"" }.joined(separator: ", ")
@@ -196,7 +215,7 @@ struct StationConfigTests {
                 "t.toml:3: web.port: 70000 is out of range (an integer from 0 to 65535)",
                 "t.toml:4: web.tls_certificate: is missing its partner (both web.tls_certificate and web.tls_key (PEM files), or neither)",
                 "t.toml:5: web.public_url: \"snapstation.local\" is not an http(s) URL (a URL such as \"http://snapstation.local:8080\", or \"\" to make one)",
-                "t.toml:6: web.locked: \"processing.filtr\" is not allowed; did you mean \"processing.filter\"? (a list of \"ai.dietary\", \"processing.filter\", \"processing.intensity\", \"countdown.flash\", \"countdown.seconds\", \"station.default_mode\")",
+                "t.toml:6: web.locked: \"processing.filtr\" is not allowed; did you mean \"processing.filter\"? (a list of \"ai.dietary\", \"processing.filter\", \"processing.intensity\", \"countdown.flash\", \"countdown.seconds\", \"station.default_mode\", \"camera.backend\")",
             ])
     }
 

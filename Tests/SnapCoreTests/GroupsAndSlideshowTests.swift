@@ -37,6 +37,8 @@ struct GroupsAndSlideshowTests {
         script.advance(seconds: 3)
         #expect(script.screen?.lock?.reason == .group("Climbers"))
         script.press(.mode)
+        #expect(script.screen?.name == "menu", "after the last group, the settings menu")
+        script.press(.mode)
         #expect(script.machine.mode == .meal)
         script.press(.mode)
         #expect(script.machine.activeGroup == "Family")

@@ -11,6 +11,13 @@ struct ModeAndProblemTests {
         #expect(script.screen?.ready?.mode == .meal)
         script.press(.hold)
         #expect(script.screen?.ready?.mode == .group)
+        script.advance(seconds: 0.1)
+        script.press(.hold)
+        #expect(script.screen?.ready?.mode == .meal)
+        script.press(.mode)
+        #expect(script.screen?.ready?.mode == .group)
+        script.press(.mode)  // after the last group: the settings menu (MenuFlowTests), then meal again
+        #expect(script.screen?.name == "menu")
         script.press(.mode)
         #expect(script.screen?.ready?.mode == .meal)
     }

@@ -11,6 +11,8 @@ public struct StationScript: Sendable {
     public private(set) var actions: [Action] = []
     public private(set) var timers: [TimerID: Duration] = [:]
     public private(set) var flashOn = false
+    /// What the machine last asked of the camera.
+    public private(set) var cameraOn = false
 
     public init(settings: StationSettings, snapshot: StationSnapshot = StationSnapshot(), startingAt local: String) {
         machine = StationMachine(settings: settings, snapshot: snapshot)
@@ -66,6 +68,7 @@ public struct StationScript: Sendable {
             case .startTimer(let id, let deadline): timers[id] = deadline
             case .cancelTimer(let id): timers[id] = nil
             case .setFlash(let on): flashOn = on
+            case .setCamera(let on): cameraOn = on
             default: break
             }
         }

@@ -351,6 +351,30 @@ struct WebPagesTests {
         #expect(try station.store.runtimeSettings() == RuntimeSettings())
     }
 
+    @Test("should offer the cameras the config names, keep the one chosen, and refuse one it does not name")
+    func cameras() throws {
+        let single = try WebTestStation()
+        let alone = try single.pair()
+        #expect(single.get("/settings", cookie: alone.cookie).text.contains("the only one configured"))
+        let station = try WebTestStation(otherCameras: [.init(backend: .v4l2, id: "/dev/video2")])
+        let browser = try station.pair()
+        let page = station.get("/settings", cookie: browser.cookie).text
+        #expect(page.contains("<option value=\"0\" selected>1. Simulated</option>"))
+        #expect(page.contains("<option value=\"1\">2. USB video2</option>"))
+        #expect(
+            station.post("/settings", [("csrf", browser.csrf), ("camera", "1")], cookie: browser.cookie).status == 303)
+        #expect(try station.store.runtimeSettings().camera == 1)
+        if case .settingsChanged(let told)? = station.link.events.last {
+            #expect(told.camera == 1)
+        } else {
+            Issue.record("the station was not told: \(station.link.events)")
+        }
+        #expect(station.get("/settings", cookie: browser.cookie).text.contains("<option value=\"1\" selected>"))
+        let bad = station.post("/settings", [("csrf", browser.csrf), ("camera", "2")], cookie: browser.cookie)
+        #expect(bad.status == 400 && bad.text.contains("The camera"))
+        #expect(try station.store.runtimeSettings().camera == 1)
+    }
+
     @Test("should preview a filter on the last capture, before and after")
     func preview() throws {
         let station = try WebTestStation()

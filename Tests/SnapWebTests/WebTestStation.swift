@@ -46,8 +46,12 @@ final class WebTestStation: Sendable {
     let app: WebApp
     let config: StationConfig
 
-    init(locked: [String] = [], secure: Bool = false, groups: [String] = ["Friends"]) throws {
+    init(
+        locked: [String] = [], secure: Bool = false, groups: [String] = ["Friends"],
+        otherCameras: [StationConfig.Camera.Other] = []
+    ) throws {
         var config = StationConfig()
+        config.camera.others = otherCameras
         config.station.timeZone = "UTC"
         config.storage.dir = folder.path
         config.web.locked = locked

@@ -10,7 +10,8 @@ public enum CameraPixels {
     /// The formats `convert` takes.
     public static let supported: [FourCC] = [.xrgb8888, .nv12, .yuv420, .yuyv, .rgb888, .mjpeg]
 
-    public static func convert(_ buffer: CameraBuffer) throws(DeviceError) -> PixelImage {
+    /// The buffer as BGRX pixels; an MJPEG frame is decoded DCT-scaled down to `longestSide` (at least).
+    public static func convert(_ buffer: CameraBuffer, longestSide: Int = .max) throws(DeviceError) -> PixelImage {
         let (width, height, stride) = (buffer.width, buffer.height, buffer.stride)
         guard let first = buffer.planes.first, width > 0, height > 0 else {
             throw DeviceError(.camera, "an empty \(buffer.format) frame")
@@ -20,7 +21,7 @@ public enum CameraPixels {
             // A damaged frame is dropped even when TurboJPEG only warns: the next frame is whole.
             let warnings = JPEGWarnings()
             let image: PixelImage
-            do { image = try JPEG.decode(bytes, warnings: warnings) } catch {
+            do { image = try JPEG.decode(bytes, minimumLongestSide: longestSide, warnings: warnings) } catch {
                 throw DeviceError(.camera, "a corrupt MJPEG frame: \(error)")
             }
             if let warning = warnings.messages.first {

@@ -12,6 +12,8 @@ extension WebApp {
         var flash: Bool
         var countdown: Int
         var mode: StationMode
+        /// An index into the config's cameras (`StationConfig.Camera.all`).
+        var camera: Int
     }
 
     func effective(_ owner: RuntimeSettings) -> Effective {
@@ -20,7 +22,8 @@ extension WebApp {
             dietary: owner.dietaryPreferences ?? Set(config.ai.dietary),
             filter: owner.filter ?? config.processing.filter, intensity: owner.intensity ?? config.processing.intensity,
             flash: owner.flash ?? config.countdown.flash, countdown: owner.countdownSeconds ?? config.countdown.seconds,
-            mode: owner.mode ?? config.station.defaultMode)
+            mode: owner.mode ?? config.station.defaultMode,
+            camera: min(owner.camera ?? 0, config.camera.all.count - 1))
     }
 
     func settingsPage(_ visitor: Visitor, message: String?, status: Int = 200) throws -> WebReply {
@@ -42,6 +45,14 @@ extension WebApp {
         let modes = StationMode.allCases.filter { $0 == .meal || !config.group.names.isEmpty }.map { mode -> HTML in
             "<option value=\"\(mode.rawValue)\"\(mode == current ? " selected" : "")>\(mode.rawValue)</option>"
         }
+        let cameras = config.camera.all
+        let cameraOptions = cameras.enumerated().map { index, camera -> HTML in
+            "<option value=\"\(index)\"\(index == now.camera ? " selected" : "")>\(index + 1). \(camera.name)</option>"
+        }
+        let cameraField: HTML =
+            cameras.count > 1
+            ? "<label>Camera <select name=\"camera\"\(lock(.camera).disabled)>\(cameraOptions)</select>\(lock(.camera).note)</label>"
+            : "<small>The camera: \(cameras[0].name) (\(config.camera.id)), the only one configured.</small>"
         let intensity = Form.format(now.intensity)
         let saved = visitor.form["saved"].map { _ in "Saved. The station uses it from now on." }
         return page(
@@ -66,7 +77,7 @@ extension WebApp {
             <label><input type="checkbox" name="flash" value="1"\(now.flash ? " checked" : "")\(lock(.flash).disabled)> flash LED during the countdown\(lock(.flash).note)</label>
             <label>Countdown <input name="countdown" type="number" min="0" max="10" value="\(now.countdown)"\(lock(.countdown).disabled)> s\(lock(.countdown).note)</label>
             <label>Mode <select name="mode"\(lock(.mode).disabled)>\(modes)</select>\(lock(.mode).note)</label>
-            <small>The camera: \(config.camera.backend.rawValue) (\(config.camera.id)), the only one configured.</small>
+            \(cameraField)
             </fieldset>
             <div class="buttons"><button type="submit">Save</button>
             <button type="submit" name="reset" value="1" class="secondary">Use the config file's values</button></div>
@@ -109,6 +120,10 @@ extension WebApp {
                 if !locked.contains(.flash) {
                     let flash = form["flash"] != nil
                     if flash != base.flash { chosen.flash = flash }
+                }
+                if form["camera"] != nil {
+                    let camera = try form.int("camera", label: "The camera", in: 0...(config.camera.all.count - 1))
+                    if camera != base.camera { chosen.camera = camera }
                 }
                 mode = nil
                 if let raw = form["mode"] {

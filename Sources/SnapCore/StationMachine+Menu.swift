@@ -1,0 +1,64 @@
+/// The settings menu at the end of the mode button's round: what the owner can change at the station
+/// without the page. A change takes effect at once and is stored like the page's.
+extension StationMachine {
+    enum MenuEntry: Sendable, Hashable {
+        case camera, flash
+    }
+
+    /// How long the menu stays without a touch.
+    static let menuTimeout = Duration.seconds(20)
+
+    /// The camera only where there is a choice of cameras, and the flash.
+    var menuEntries: [MenuEntry] {
+        (settings.cameraNames.count > 1 ? [.camera] : []) + [.flash]
+    }
+
+    func menuEntry(_ entry: MenuEntry) -> MenuScreen.Entry {
+        switch entry {
+        case .camera:
+            MenuScreen.Entry(
+                name: "Camera", value: settings.cameraNames[min(settings.camera, settings.cameraNames.count - 1)])
+        case .flash:
+            MenuScreen.Entry(name: "Flash", value: settings.flash ? "on" : "off")
+        }
+    }
+
+    mutating func openMenu(now: Instant) -> [Action] {
+        transition(to: .menu(entry: 0), now: now, also: [.log(.info, "settings menu opened")])
+    }
+
+    /// A press changes the chosen entry; the mode button chooses the next one, and after the last goes on
+    /// to the first mode (meal), as the round goes on; a hold closes the menu.
+    mutating func menuGesture(_ gesture: ButtonGesture, entry: Int, now: Instant) -> [Action] {
+        let entries = menuEntries
+        switch gesture {
+        case .press where entry < entries.count:
+            let change: RuntimeSettings.Change
+            var actions: [Action] = []
+            switch entries[entry] {
+            case .camera:
+                settings.camera = (settings.camera + 1) % settings.cameraNames.count
+                change = .camera(settings.camera)
+                actions = [
+                    .useCamera(settings.camera), .log(.info, "camera: \(settings.cameraNames[settings.camera])"),
+                ]
+            case .flash:
+                settings.flash.toggle()
+                change = .flash(settings.flash)
+                actions = [.log(.info, "flash turned \(settings.flash ? "on" : "off") at the station")]
+            }
+            owner = owner.applying(change)
+            return transition(to: .menu(entry: entry), now: now, also: [.storeSetting(change)] + actions)
+        case .mode where entry + 1 < entries.count:
+            return transition(to: .menu(entry: entry + 1), now: now)
+        case .mode:
+            mode = .meal
+            groupIndex = 0
+            return enterResting(now: now, also: [.log(.info, "mode switched to meal")])
+        case .hold, .pairHold:
+            return enterResting(now: now, also: [.log(.info, "settings menu closed")])
+        case .press:
+            return []
+        }
+    }
+}

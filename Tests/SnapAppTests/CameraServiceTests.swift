@@ -1,0 +1,131 @@
+import Logging
+import SnapApp
+import SnapCore
+import SnapDevices
+import SnapImaging
+import Synchronization
+import Testing
+
+/// A camera that counts its opens and streams, and can be told to fail.
+private final class CountingCamera: Camera {
+    let opens = Mutex(0)
+    let streaming = Mutex(false)
+    let failing = Mutex<String?>(nil)
+
+    func streamPreview(into slot: PreviewSlot, started: @escaping @Sendable () -> Void) async throws(DeviceError) {
+        opens.withLock { $0 += 1 }
+        if let reason = failing.withLock({ $0 }) { throw DeviceError(.camera, reason) }
+        streaming.withLock { $0 = true }
+        defer { streaming.withLock { $0 = false } }
+        slot.put(PreviewFrame(PixelImage(width: 4, height: 4, blue: 1, green: 2, red: 3)))
+        started()
+        while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
+    }
+
+    func captureStill() async throws(DeviceError) -> PixelImage {
+        guard streaming.withLock({ $0 }) else { throw DeviceError(.camera, "the camera is not running") }
+        return PixelImage(width: 8, height: 8, blue: 1, green: 2, red: 3)
+    }
+}
+
+@Suite("The camera service: open while someone needs the camera, closed when nobody does")
+struct CameraServiceTests {
+    func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<400 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return condition()
+    }
+
+    @Test("should open the camera for the first holder, close it after the last, and empty the preview slot")
+    func holdersOpenAndClose() async {
+        let camera = CountingCamera()
+        let (slot, demand, bus) = (PreviewSlot(), CameraDemand(), EventBus())
+        let service = CameraService(camera: camera, slot: slot, demand: demand, bus: bus, logger: Logger(label: "test"))
+        let running = Task { try await service.run() }
+        defer { running.cancel() }
+        try? await Task.sleep(for: .milliseconds(50))
+        #expect(camera.opens.withLock { $0 } == 0, "nobody asked for the camera yet")
+        demand.hold(.station, true)
+        #expect(await demand.untilStreaming(timeout: .seconds(2)))
+        #expect(slot.latest != nil)
+        demand.hold(.reference, true)
+        demand.hold(.station, false)
+        try? await Task.sleep(for: .milliseconds(50))
+        #expect(demand.streaming && camera.opens.withLock { $0 } == 1, "the reference still holds it")
+        demand.hold(.reference, false)
+        #expect(await eventually { !demand.streaming && !camera.streaming.withLock { $0 } })
+        #expect(slot.latest == nil, "no stale picture when the camera starts again")
+        demand.hold(.station, true)
+        #expect(await demand.untilStreaming(timeout: .seconds(2)) && camera.opens.withLock { $0 } == 2)
+    }
+
+    @Test("should retry a failing camera while it is wanted, and report it missing once")
+    func retriesWhileWanted() async {
+        let camera = CountingCamera()
+        camera.failing.withLock { $0 = "unplugged" }
+        let (slot, demand, bus) = (PreviewSlot(), CameraDemand(), EventBus())
+        let service = CameraService(
+            camera: camera, slot: slot, demand: demand, bus: bus, logger: Logger(label: "test"),
+            retryInterval: .milliseconds(20))
+        let running = Task { try await service.run() }
+        defer { running.cancel() }
+        demand.hold(.station, true)
+        #expect(await eventually { camera.opens.withLock { $0 } >= 3 })
+        #expect(!(await demand.untilStreaming(timeout: .milliseconds(50))))
+        camera.failing.withLock { $0 = nil }
+        #expect(await demand.untilStreaming(timeout: .seconds(2)))
+        var events: [Event] = []
+        for await event in bus.events {
+            events.append(event)
+            if event == .device(.camera, .available) { break }
+        }
+        #expect(events.first == .device(.camera, .missing("unplugged")) && events.last == .device(.camera, .available))
+    }
+
+    @Test("should let a still wait for a camera that is starting")
+    func stillWaitsForTheStart() async throws {
+        let camera = CountingCamera()
+        let (slot, demand, bus) = (PreviewSlot(), CameraDemand(), EventBus())
+        let service = CameraService(camera: camera, slot: slot, demand: demand, bus: bus, logger: Logger(label: "test"))
+        #expect(!(await demand.untilStreaming(timeout: .milliseconds(30))), "nobody holds it: it does not start")
+        let running = Task { try await service.run() }
+        defer { running.cancel() }
+        demand.hold(.station, true)
+        #expect(await demand.untilStreaming(timeout: .seconds(2)))
+        let still = try await camera.captureStill()
+        #expect(still.width == 8)
+    }
+}
+
+@Suite("The camera switch: several cameras as one")
+struct CameraSwitchTests {
+    @Test("should stream the selected camera, switch while streaming, and take stills from the one selected")
+    func switching() async throws {
+        let (first, second) = (CountingCamera(), CountingCamera())
+        let cameras = CameraSwitch([.init(name: "one", camera: first), .init(name: "two", camera: second)])
+        let slot = PreviewSlot()
+        let started = Mutex(0)
+        let streaming = Task { try await cameras.streamPreview(into: slot) { started.withLock { $0 += 1 } } }
+        defer { streaming.cancel() }
+        func eventually(_ condition: () -> Bool) async -> Bool {
+            for _ in 0..<400 {
+                if condition() { return true }
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            return condition()
+        }
+        #expect(await eventually { first.streaming.withLock { $0 } })
+        cameras.select(1)
+        #expect(await eventually { second.streaming.withLock { $0 } && !first.streaming.withLock { $0 } })
+        #expect(cameras.selected == 1 && started.withLock { $0 } == 2)
+        _ = try await cameras.captureStill()
+        #expect(first.opens.withLock { $0 } == 1 && second.opens.withLock { $0 } == 1)
+        cameras.select(7)  // not a camera: the first
+        #expect(await eventually { first.streaming.withLock { $0 } && !second.streaming.withLock { $0 } })
+        await #expect(throws: DeviceError.self) { try await second.captureStill() }
+        streaming.cancel()
+        #expect(await eventually { !first.streaming.withLock { $0 } })
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import SnapCore
+import SnapTestSupport
+import Testing
+
+@Suite("StationMachine: the camera streams only while its picture shows or a shot is coming")
+struct CameraDemandFlowTests {
+    func script(mode: StationMode = .group, idle: Duration? = .seconds(60), jarDays: Int = 0) -> StationScript {
+        var settings = Fixture.settings(mode: mode)
+        settings.idleAfter = idle
+        settings.jarDays = jarDays
+        return StationScript(settings: settings, startingAt: "2026-03-10 12:00:00")
+    }
+
+    @Test("should stream for the ready screen's preview, stop on the idle screen, and wake on the first press")
+    func idleStopsTheCamera() {
+        var script = script()
+        #expect(script.cameraOn && script.screen?.showsLivePreview == true)
+        script.advance(seconds: 61)
+        guard case .idle? = script.screen else {
+            Issue.record("no idle screen: \(String(describing: script.screen))")
+            return
+        }
+        #expect(!script.cameraOn)
+        // The press that wakes the station is not lost: the countdown starts, and the camera with it.
+        let woke = script.press()
+        #expect(woke.first == .setCamera(on: true), "the camera is asked for before anything else")
+        #expect(script.cameraOn && script.screen?.countdownSeconds == 3)
+    }
+
+    @Test("should keep the camera until the still is taken, and stop it for the screens after the shot")
+    func shotAndAfter() {
+        var script = script()
+        script.press()
+        script.advance(seconds: 3)
+        #expect(script.cameraOn, "capturing: the still comes from the running camera")
+        let captured = script.send(.captured(PhotoID("p1")))
+        #expect(captured.contains(.setCamera(on: false)) && !script.cameraOn)
+        script.send(.processed(Samples.photo("p1", at: script.clock.now.wall)))
+        #expect(!script.cameraOn, "the review shows the photo, not the camera")
+    }
+
+    @Test("should not stream behind the jar, and stream as soon as a mode switch brings the preview back")
+    func jarAndModeSwitch() {
+        var script = script(mode: .meal, idle: nil, jarDays: 1)
+        #expect(script.screen?.jar != nil && !script.cameraOn)
+        script.press()
+        #expect(script.cameraOn && script.screen?.countdownSeconds == 3)
+        script.press(.hold)  // cancels the countdown
+        script.advance(seconds: 0.1)
+        script.press(.hold)
+        #expect(script.machine.mode == .group && script.cameraOn && script.screen?.showsLivePreview == true)
+    }
+
+    @Test("should keep asking for a missing camera, so its return is seen, even where no preview shows")
+    func missingCamera() {
+        var script = script(mode: .meal, idle: nil, jarDays: 1)
+        #expect(!script.cameraOn)
+        script.send(.device(.camera, .missing("unplugged")))
+        #expect(script.cameraOn)
+        script.send(.device(.camera, .available))
+        #expect(script.screen?.jar != nil && !script.cameraOn)
+    }
+
+    @Test("should ask for the camera exactly when a screen shows the live preview or a shot is coming")
+    func cameraFollowsThePreview() {
+        var script = script(mode: .meal, idle: .seconds(60), jarDays: 1)
+        var seen = 0
+        func check(_ script: StationScript, _ step: String) {
+            guard let screen = script.screen else { return }
+            let shooting = if case .capturing = script.machine.phase { true } else { false }
+            #expect(script.cameraOn == (screen.showsLivePreview || shooting), "\(step): \(screen.name)")
+            seen += 1
+        }
+        check(script, "start")
+        let photo = Fixture.capture(&script)
+        check(script, "processed")
+        script.send(.analysed(photo.id, Fixture.analysis))
+        check(script, "result")
+        script.press()
+        check(script, "saved")
+        script.press(.hold)
+        check(script, "group mode")
+        script.advance(seconds: 61)
+        check(script, "idle")
+        script.press()
+        check(script, "countdown")
+        #expect(seen == 7)
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import SnapCore
+import SnapTestSupport
+import Testing
+
+@Suite("StationMachine: the settings menu at the end of the mode button's round")
+struct MenuFlowTests {
+    func script(cameras: [String] = ["Simulated", "USB video0"], groups: [String] = ["Family"]) -> StationScript {
+        var settings = Fixture.settings(mode: .meal)
+        settings.groups = groups
+        settings.cameraNames = cameras
+        return StationScript(settings: settings, startingAt: "2026-03-10 12:00:00")
+    }
+
+    func menu(_ script: StationScript) -> MenuScreen? {
+        if case .menu(let menu)? = script.screen { return menu }
+        return nil
+    }
+
+    @Test("should switch the camera and the flash from the menu, store each change, and go on to meal mode")
+    func round() throws {
+        var script = script()
+        script.press(.mode)
+        #expect(script.machine.mode == .group)
+        script.press(.mode)
+        let opened = try #require(menu(script), "the menu after the last group: \(String(describing: script.screen))")
+        #expect(opened.entries.map(\.name) == ["Camera", "Flash"] && opened.selected == 0)
+        #expect(opened.entries[0].value == "Simulated" && opened.entries[1].value == "on")
+        let switched = script.press()
+        #expect(switched.contains(.useCamera(1)) && switched.contains(.storeSetting(.camera(1))))
+        #expect(menu(script)?.entries[0].value == "USB video0")
+        script.press(.mode)
+        #expect(menu(script)?.selected == 1)
+        let flash = script.press()
+        #expect(flash.contains(.storeSetting(.flash(false))) && menu(script)?.entries[1].value == "off")
+        script.press(.mode)
+        #expect(script.machine.mode == .meal && script.screen?.ready != nil)
+        let ready = try #require(script.screen?.ready)
+        #expect(ready.cameras == ["Simulated", "USB video0"] && ready.camera == 1 && ready.flashOff)
+        // The flash stays off for the countdown's last second.
+        script.press()
+        script.advance(seconds: 2.5)
+        #expect(!script.flashOn)
+    }
+
+    @Test("should close the menu on a hold or after 20 s untouched, and offer only the flash with one camera")
+    func closeAndSingleCamera() throws {
+        var script = script(cameras: ["Simulated"], groups: [])
+        script.press(.mode)
+        let opened = try #require(menu(script), "a meal-only station goes to the menu at once")
+        #expect(opened.entries.map(\.name) == ["Flash"])
+        script.press(.hold)
+        #expect(script.screen?.ready != nil && script.machine.mode == .meal)
+        script.press(.mode)
+        #expect(menu(script) != nil)
+        script.advance(seconds: 21)
+        #expect(script.screen?.ready != nil)
+        // A hold on the ready screen switches modes without the menu.
+        var groups = self.script()
+        groups.press(.hold)
+        groups.advance(seconds: 0.1)
+        groups.press(.hold)
+        #expect(menu(groups) == nil && groups.machine.mode == .meal)
+    }
+
+    @Test("should take the camera from the owner's page and from the settings stored before a restart")
+    func cameraFromThePage() {
+        var script = script()
+        let told = script.send(.settingsChanged(RuntimeSettings(camera: 1)))
+        #expect(told.contains(.useCamera(1)) && script.screen?.ready?.camera == 1)
+        let again = script.send(.settingsChanged(RuntimeSettings(camera: 1)))
+        #expect(!again.contains { if case .useCamera = $0 { true } else { false } }, "no switch to the same one")
+        let back = script.send(.settingsChanged(RuntimeSettings()))
+        #expect(back.contains(.useCamera(0)))
+        let unknown = script.send(.settingsChanged(RuntimeSettings(camera: 5)))
+        #expect(unknown.contains(.useCamera(1)), "a camera the config no longer names: the last one it does")
+    }
+}
