@@ -1,11 +1,14 @@
+import Dispatch
+import Foundation
+
 /// Shrinks an 8-bit plane by an area average: each output pixel is the mean of the input area it covers,
 /// pixels cut by the area's edge weighted by the part inside.
 ///
 /// libyuv's planar box filter is an area average only when it shrinks by more than 2 (below that it
 /// falls back to bilinear, which skips input pixels and aliases). The exact-size photo is such a case: a
 /// 4056-px photo decoded at 5/8 (2535 px) and shrunk to 2048 is 1.24:1. This fills the gap; the weights
-/// are 14-bit fixed point, the horizontal pass keeps 8 bits more than the input, and the vertical pass
-/// runs over whole rows, which the compiler vectorizes.
+/// are 14-bit fixed point, and the vertical pass (first, over whole rows, which the compiler vectorizes)
+/// keeps 8 bits more than the input for the horizontal one.
 enum AreaScale {
     static let weightBits: Int32 = 14
     static let keptBits: Int32 = 8
@@ -50,20 +53,42 @@ enum AreaScale {
         target.0 < source.0 && target.1 < source.1 && target.0 * 2 >= source.0 && target.1 * 2 >= source.1
     }
 
+    /// Shrinks `source` into `target`. Bands of output rows are independent, so they run on up to four
+    /// threads (Dispatch's, not the cooperative pool's: the caller is the pipeline's own thread).
     static func scale(
         _ source: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int,
         into target: UnsafeMutablePointer<UInt8>, width newWidth: Int, height newHeight: Int, stride newStride: Int
     ) {
         let down = Taps(from: height, to: newHeight)
         let across = Taps(from: width, to: newWidth)
-        // Vertical pass first (it runs over whole rows, which vectorizes, and leaves fewer rows for the
-        // horizontal one): the new rows at the old width, with `keptBits` more precision.
-        var rows = [UInt16](repeating: 0, count: width * newHeight)
+        let bands = newWidth * newHeight >= 1 << 18 ? min(4, max(1, ProcessInfo.processInfo.activeProcessorCount)) : 1
+        let rowsPerBand = (newHeight + bands - 1) / bands
+        // The pointers cross into Dispatch's threads; each band writes only its own rows.
+        let (input, output) = (UInt(bitPattern: source), UInt(bitPattern: target))
+        DispatchQueue.concurrentPerform(iterations: bands) { band in
+            let rows = (band * rowsPerBand)..<min(newHeight, (band + 1) * rowsPerBand)
+            guard !rows.isEmpty else { return }
+            scaleRows(
+                rows, UnsafePointer(bitPattern: input)!, width: width, stride: stride,
+                into: UnsafeMutablePointer(bitPattern: output)!, width: newWidth, stride: newStride, down: down,
+                across: across)
+        }
+    }
+
+    /// Output rows `rows`: the vertical pass first (it runs over whole rows, which vectorizes, and leaves
+    /// fewer rows for the horizontal one), then the horizontal pass.
+    private static func scaleRows(
+        _ rows: Range<Int>, _ source: UnsafePointer<UInt8>, width: Int, stride: Int,
+        into target: UnsafeMutablePointer<UInt8>, width newWidth: Int, stride newStride: Int, down: Taps,
+        across: Taps
+    ) {
+        // The new rows at the old width, with `keptBits` more precision.
+        var middle = [UInt16](repeating: 0, count: width * rows.count)
         var sums = [Int32](repeating: 0, count: width)
         let shift = weightBits - keptBits
-        rows.withUnsafeMutableBufferPointer { rows in
+        middle.withUnsafeMutableBufferPointer { middle in
             sums.withUnsafeMutableBufferPointer { sums in
-                for y in 0..<newHeight {
+                for (row, y) in rows.enumerated() {
                     for x in 0..<width { sums[x] = 1 << (shift - 1) }
                     for tap in 0..<down.count {
                         let w = down.weight[y * down.count + tap]
@@ -71,20 +96,20 @@ enum AreaScale {
                         let line = source + (down.start[y] + tap) * stride
                         for x in 0..<width { sums[x] &+= w &* Int32(line[x]) }
                     }
-                    let out = rows.baseAddress! + y * width
+                    let out = middle.baseAddress! + row * width
                     for x in 0..<width { out[x] = UInt16(truncatingIfNeeded: sums[x] >> shift) }
                 }
             }
         }
-        // Horizontal pass: each new row to the new width, rounded back to 8 bits.
+        // Each new row to the new width, rounded back to 8 bits.
         let back = weightBits + keptBits
         let half = Int32(1) << (back - 1)
         across.start.withUnsafeBufferPointer { start in
             across.weight.withUnsafeBufferPointer { weight in
-                rows.withUnsafeBufferPointer { rows in
+                middle.withUnsafeBufferPointer { middle in
                     let taps = across.count
-                    for y in 0..<newHeight {
-                        let line = rows.baseAddress! + y * width
+                    for (row, y) in rows.enumerated() {
+                        let line = middle.baseAddress! + row * width
                         let out = target + y * newStride
                         if taps == 3 {
                             // The common case (a shrink by 1 to 2), unrolled.

@@ -2,6 +2,7 @@
 figures are never taken from a debug build), and Pillow with NumPy for the peers drawn in Python (from
 PyPI into .build-bench/venv when this Python lacks them)."""
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -36,6 +37,28 @@ def ensure_pillow():
         subprocess.run([sys.executable, "-m", "venv", venv], check=True)
     subprocess.run([python, "-m", "pip", "install", "-q", "pillow", "numpy"], check=True)
     os.execv(python, [python] + sys.argv)
+
+
+def instructions(command):
+    """Instructions executed by one run of `command` (all threads), counted by valgrind's callgrind: a
+    figure that does not move with the machine's load."""
+    result = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    for line in result.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.split("Collected :")[1].strip())
+    sys.exit(f"callgrind counted nothing for {' '.join(command)}: {result.stderr[-500:]}")
+
+
+def without_debug_info(binary, folder):
+    """A copy of `binary` without debug sections, for valgrind: it cannot read the DWARF of a Swift binary
+    with the runtime linked in ("possibly corrupted debuginfo"). The copy runs the same instructions."""
+    if not shutil.which("valgrind"):
+        sys.exit("instruction counts need valgrind: apt-get install valgrind")
+    copy = os.path.join(folder, "snapstation-nodebug")
+    subprocess.run(["objcopy", "--strip-debug", binary, copy], check=True)
+    return copy
 
 
 class Station:

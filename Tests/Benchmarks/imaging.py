@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 
-from common import BINARY, ensure_pillow, release_binary  # noqa: E402  (Tests/Benchmarks/common.py)
+from common import BINARY, ensure_pillow, instructions, release_binary, without_debug_info  # noqa: E402  (Tests/Benchmarks/common.py)
 
 FLOOR_C = r"""
 #include <stdio.h>
@@ -85,17 +85,6 @@ def run_once(command):
     if result.returncode != 0:
         sys.exit(f"failed: {' '.join(command)}: {result.stderr.decode()}")
     return elapsed, int(result.stderr.decode().strip().splitlines()[-1]) / 1024
-
-
-def instructions(command):
-    """Instructions executed by one run of `command` (all threads), counted by callgrind."""
-    result = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    for line in result.stderr.splitlines():
-        if "Collected :" in line:
-            return int(line.split("Collected :")[1].strip())
-    sys.exit(f"callgrind counted nothing for {' '.join(command)}: {result.stderr[-500:]}")
 
 
 def psnr_against_reference(source, outputs):
@@ -191,12 +180,7 @@ def main():
           f"{quality['snapstation --strict-max']:.2f} dB, vipsthumbnail {quality['vipsthumbnail -s 2048']:.2f} dB, "
           f"Pillow {quality['Pillow thumbnail']:.2f} dB")
     if args.callgrind:
-        if not shutil.which("valgrind"):
-            sys.exit("--callgrind needs valgrind: apt-get install valgrind")
-        # valgrind cannot read the DWARF of a Swift binary with the runtime linked in ("possibly corrupted
-        # debuginfo"): it counts a copy without debug sections, which runs the same instructions.
-        counted_binary = os.path.join(work, "snapstation-nodebug")
-        subprocess.run(["objcopy", "--strip-debug", args.binary, counted_binary], check=True)
+        counted_binary = without_debug_info(args.binary, work)
         counted_tools = {name: [counted_binary if part == args.binary else part for part in command]
                          for name, command in tools.items()}
         counted = {name: instructions(counted_tools[name]) for name in (

@@ -12,7 +12,11 @@ The latency part times stills from the trigger: the simulated camera (which rend
 real camera through libcamera when one is there (trigger to the still's sensor timestamp); without a
 camera that part is skipped and says so.
 
-    python3 Tests/Benchmarks/preview.py [--frames 120] [--binary .build/release/snapstation]
+    python3 Tests/Benchmarks/preview.py [--frames 120] [--binary .build/release/snapstation] [--callgrind]
+
+With --callgrind, instructions per composed 800x480 frame are counted for both (callgrind, all threads: a
+run of N frames minus a run of one, over N - 1), printed beside the CPU medians: a figure that does not move
+with the machine's load.
 
 Needs: a release build (built here if missing), Pillow and NumPy, fonts-dejavu-core.
 """
@@ -24,7 +28,7 @@ import subprocess
 import sys
 import time
 
-from common import BINARY, ensure_pillow, release_binary  # noqa: E402  (Tests/Benchmarks/common.py)
+from common import BINARY, ensure_pillow, instructions, release_binary, without_debug_info  # noqa: E402  (Tests/Benchmarks/common.py)
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
@@ -67,6 +71,7 @@ def main():
     parser.add_argument("--frames", type=int, default=120)
     parser.add_argument("--stills", type=int, default=10)
     parser.add_argument("--binary", default=BINARY)
+    parser.add_argument("--callgrind", action="store_true", help="count instructions per frame with valgrind")
     args = parser.parse_args()
     release_binary(args.binary)
     sizes = ["800x480", "1920x1080"]
@@ -83,6 +88,25 @@ def main():
         peer = pillow_frames(width, height, args.frames)
         print(f"  {entry['size']:<10} {entry['cpu_ms']:>12.2f} {entry['convert_ms']:>8.2f} {entry['draw_ms']:>8.2f} "
               f"{entry['blit_ms']:>8.2f} {peer:>8.2f} {peer / entry['cpu_ms']:>11.1f}x")
+
+    if args.callgrind:
+        import tempfile
+        work = tempfile.mkdtemp(prefix="snapbench-preview-")
+        binary = without_debug_info(args.binary, work)
+        frames = 30
+
+        def ours(count):
+            return instructions([binary, "bench-preview", "--frames", str(count), "--stills", "0", "--size", "800x480"])
+
+        def peer(count):
+            return instructions([sys.executable, "-c",
+                                 f"import sys; sys.path.insert(0, {os.path.dirname(__file__)!r}); import preview; "
+                                 f"preview.pillow_frames(800, 480, {count})"])
+
+        snap = (ours(frames) - ours(1)) / (frames - 1)
+        pillow = (peer(frames) - peer(1)) / (frames - 1)
+        print(f"Instructions per composed 800x480 frame (callgrind, {frames} frames minus one): snapstation "
+              f"{snap / 1e6:.1f} M, Pillow {pillow / 1e6:.1f} M ({pillow / snap:.1f}x)")
 
     simulated = figures["simulated_still_ms"]
     print(f"Trigger to still, simulated camera (2028x1520, rendered on demand): median "
