@@ -49,6 +49,8 @@ public final class DisplayService: Service {
         var canvas: Canvas?
         var failed = false
         var path = ""
+        /// The panel is off for the night hours.
+        var powerOff = false
         var jar: JarAnimator
         init(jar: JarAnimator) { self.jar = jar }
     }
@@ -208,6 +210,18 @@ public final class DisplayService: Service {
     }
 
     private func present(_ screen: Screen, change: FrameChange, on canvas: Canvas) throws(DeviceError) {
+        let night = if case .idle(let idle) = screen { idle.displayOff } else { false }
+        if surface.powerOff && !night {
+            surface.powerOff = false
+            setPower(on: true)
+        }
+        defer {
+            // After the black frame is up: a display without DPMS shows it, one with it goes dark.
+            if night && !surface.powerOff {
+                surface.powerOff = true
+                setPower(on: false)
+            }
+        }
         if let jar = screen.jar {
             try presentJar(screen, jar, change: change, on: canvas)
             return
@@ -228,6 +242,16 @@ public final class DisplayService: Service {
         let image = frame?.image.map { orientation.isUpright ? $0 : $0.oriented(orientation) }
         renderer.draw(screen, preview: image, on: canvas)
         try canvas.withFrame { pixels throws(DeviceError) in try display.present(pixels, change: change) }
+    }
+
+    /// The panel on or off; a display that cannot is logged and goes on (the night's frame is black).
+    private func setPower(on: Bool) {
+        do {
+            try display.setPower(on: on)
+            logger.info("display: \(on ? "on" : "off for the night hours")")
+        } catch {
+            logger.warning("display: \(error.message); the screen shows black instead")
+        }
     }
 
     /// The jar: its world matched to the screen's stickers and stepped to now (settled at once on a

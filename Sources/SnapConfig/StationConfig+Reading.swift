@@ -138,6 +138,12 @@ extension StationConfig {
         display.previewPNGFPS = r.double("display.preview_png_fps", default: d.display.previewPNGFPS, in: 0...30)
         display.idleSeconds = r.int("display.idle_seconds", default: d.display.idleSeconds, in: 0...86_400)
         display.slideSeconds = r.int("display.slide_seconds", default: d.display.slideSeconds, in: 2...600)
+        display.nightHours = r.string("display.night_hours", default: d.display.nightHours)
+        if !display.nightHours.isEmpty && NightHours(display.nightHours) == nil {
+            r.report(
+                "display.night_hours", "\"\(display.nightHours)\" is not a span of local hours",
+                expected: "\"HH:MM-HH:MM\" such as \"23:00-07:00\", or \"\" for never")
+        }
 
         countdown.seconds = r.int("countdown.seconds", default: d.countdown.seconds, in: 0...10)
         countdown.flash = r.bool("countdown.flash", default: d.countdown.flash)

@@ -19,6 +19,7 @@ extension StationConfig {
             slideDuration: .seconds(display.slideSeconds), ownersPage: web.enabled,
             jarDays: jar.enabled ? jar.days.count : 0)
         settings.cameraNames = camera.all.map(\.name)
+        settings.nightHours = NightHours(display.nightHours)
         return settings
     }
 

@@ -101,6 +101,9 @@ public struct StationConfig: Sendable, Hashable {
         public var idleSeconds = 60
         /// How long each photo of the group's slideshow shows.
         public var slideSeconds = 8
+        /// "23:00-07:00": the display sleeps (DPMS off) on the idle screen during these local hours; ""
+        /// never.
+        public var nightHours = ""
     }
 
     public struct Countdown: Sendable, Hashable {

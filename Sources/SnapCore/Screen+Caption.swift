@@ -39,7 +39,7 @@ extension Screen {
             case .forgotten: return "pairing · every paired browser forgotten"
             case .none: return "pairing · " + (screen.pairing.map { $0.url.isEmpty ? "not reachable" : $0.url } ?? "…")
             }
-        case .idle(let screen): return "idle · \(screen.clock)"
+        case .idle(let screen): return "idle · \(screen.clock)" + (screen.displayOff ? " · display off" : "")
         case .menu(let screen):
             let entries = screen.entries.enumerated().map { index, entry in
                 (index == screen.selected ? "> " : "") + "\(entry.name): \(entry.value)"

@@ -208,7 +208,10 @@ public struct IdleScreen: Sendable, Hashable {
     public var slide: Slide?
     /// The local time for the clock, "14:05".
     public var clock: String
-    public init(mode: StationMode, group: String?, slide: Slide?, clock: String) {
+    /// The night hours: the display sleeps (DPMS off) until a press.
+    public var displayOff = false
+    public init(mode: StationMode, group: String?, slide: Slide?, clock: String, displayOff: Bool = false) {
+        self.displayOff = displayOff
         self.mode = mode
         self.group = group
         self.slide = slide

@@ -49,6 +49,24 @@ extension StationMachine {
         return DailyLimit.remaining(from: now.wall, untilEndOf: day, in: settings.timeZone)
     }
 
+    /// Whether the night hours (`settings.nightHours`) hold at `now`, local time.
+    func isNight(_ now: Instant) -> Bool {
+        guard let night = settings.nightHours else { return false }
+        return night.contains(minute: minuteOfDay(now))
+    }
+
+    /// Time until the night hours start or end; two days without night hours.
+    func untilNightEdge(_ now: Instant) -> Duration {
+        guard let night = settings.nightHours else { return .seconds(86_400 * 2) }
+        let seconds = Calendar.gregorian(in: settings.timeZone).component(.second, from: now.wall)
+        return .seconds(night.minutesToNextEdge(from: minuteOfDay(now)) * 60 - seconds)
+    }
+
+    func minuteOfDay(_ now: Instant) -> Int {
+        let time = Calendar.gregorian(in: settings.timeZone).dateComponents([.hour, .minute], from: now.wall)
+        return (time.hour ?? 0) * 60 + (time.minute ?? 0)
+    }
+
     func untilMidnight(now: Instant) -> Duration {
         DailyLimit.remaining(from: now.wall, untilEndOf: today(now), in: settings.timeZone)
     }

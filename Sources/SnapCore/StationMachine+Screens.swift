@@ -49,7 +49,11 @@ extension StationMachine {
         case .idle:
             let time = Calendar.gregorian(in: settings.timeZone).dateComponents([.hour, .minute], from: now.wall)
             let clock = String(format: "%02d:%02d", time.hour ?? 0, time.minute ?? 0)
-            return .idle(IdleScreen(mode: mode, group: activeGroup, slide: currentSlide(now: now), clock: clock))
+            let night = isNight(now)
+            return .idle(
+                IdleScreen(
+                    mode: mode, group: activeGroup, slide: night ? nil : currentSlide(now: now), clock: clock,
+                    displayOff: night))
         }
     }
 }

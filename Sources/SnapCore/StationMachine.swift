@@ -170,7 +170,14 @@ public struct StationMachine: Sendable {
                     untilMidnight(now: now), settings.idleAfter ?? .seconds(86_400 * 2),
                     jarDetailDeadline.map { max(.zero, $0 - now.uptime) } ?? .seconds(86_400 * 2))
             )
-        case .idle: (.slideshow, min(untilMidnight(now: now), settings.slideDuration))
+        case .idle:
+            // At night nothing changes on the sleeping display until the night ends (or midnight).
+            (
+                .slideshow,
+                min(
+                    untilMidnight(now: now), untilNightEdge(now),
+                    isNight(now) ? .seconds(86_400 * 2) : settings.slideDuration)
+            )
         case .pairing: (.pairing, .seconds(1))
         case .menu: (.menu, Self.menuTimeout)
         default: nil

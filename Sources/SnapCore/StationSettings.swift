@@ -32,6 +32,8 @@ public struct StationSettings: Sendable, Hashable {
     public var cameraNames: [String] = []
     /// The camera in use: an index into `cameraNames`.
     public var camera = 0
+    /// When the display sleeps on the idle screen (DPMS off); nil never.
+    public var nightHours: NightHours?
 
     public init(
         timeZone: TimeZone = .current, defaultMode: StationMode = .group, groups: [String] = ["Friends"],

@@ -69,8 +69,12 @@ public protocol Display: Sendable {
     /// every screen, not only the newest, so the record tells the whole story.
     var recordsEveryScreen: Bool { get }
     func present(_ frame: FramePixels, change: FrameChange) throws(DeviceError)
+    /// Turns the panel off for the night hours, and on again (DPMS where the display has it). The frame
+    /// shown before turning off is black, so a display without power control shows nothing either.
+    func setPower(on: Bool) throws(DeviceError)
 }
 
 extension Display {
     public var recordsEveryScreen: Bool { false }
+    public func setPower(on: Bool) throws(DeviceError) {}
 }

@@ -38,6 +38,10 @@ extension ScreenRenderer {
 
     /// The idle screen: the group's slideshow, or a dimmed clock.
     func drawIdle(_ idle: IdleScreen, _ canvas: Canvas, _ layout: ScreenLayout) {
+        if idle.displayOff {
+            canvas.fill(canvas.bounds, .black)
+            return
+        }
         guard let slide = idle.slide else {
             canvas.fill(canvas.bounds, .black)
             canvas.text(

@@ -137,6 +137,21 @@ class Station:
         with open(f"/proc/{self.process.pid}/smaps_rollup") as rollup:
             return sum(int(line.split()[1]) for line in rollup if line.startswith("Private_Dirty:"))
 
+    def breakdown(self, top=8):
+        """Resident kB by what is mapped (/proc/PID/smaps): each library or file, the heap, anonymous
+        mappings and stacks; the `top` largest, then the rest summed."""
+        parts, name = {}, None
+        with open(f"/proc/{self.process.pid}/smaps") as smaps:
+            for line in smaps:
+                fields = line.split()
+                if "-" in fields[0] and len(fields[0]) > 8 and ":" not in fields[0]:
+                    path = fields[5] if len(fields) > 5 else "[anonymous]"
+                    name = os.path.basename(path) if path.startswith("/") else path
+                elif fields[0] == "Rss:" and name:
+                    parts[name] = parts.get(name, 0) + int(fields[1])
+        ranked = sorted(parts.items(), key=lambda item: -item[1])
+        return ranked[:top] + [("the rest", sum(kb for _, kb in ranked[top:]))]
+
     def cpu_seconds(self):
         """User and system CPU time the process has used so far."""
         with open(f"/proc/{self.process.pid}/stat") as stat:

@@ -106,13 +106,15 @@ def idle_cpu(binary, folder, seconds, mode):
         station.stop()
 
 
-def memory(binary, folder, captures, environment=None):
+def memory(binary, folder, captures, environment=None, breakdowns=None):
     station = Station(binary, write_config(folder, idle_seconds=0), f"{folder}/state", environment=environment)
     figures = []
     try:
         station.wait("screen: ready", timeout=60)
         time.sleep(2)
         figures.append((0, station.memory()[0], station.dirty()))
+        if breakdowns is not None:
+            breakdowns["idle"] = station.breakdown()
         for capture in range(1, captures + 1):
             _, start = station.type("press")
             station.wait("screen: group-review", after=start, timeout=60)
@@ -121,6 +123,8 @@ def memory(binary, folder, captures, environment=None):
             if capture in (1, 10, 100) or capture == captures:
                 time.sleep(1)
                 figures.append((capture, station.memory()[0], station.dirty()))
+                if breakdowns is not None and capture == captures:
+                    breakdowns[f"after {capture} captures"] = station.breakdown()
     finally:
         station.stop()
     return figures
@@ -149,7 +153,8 @@ def main():
                 failed.append(name)
         # The station's allocator policy (MemoryPolicy.swift), then glibc's defaults for comparison.
         for policy, environment in (("the station's", None), ("glibc's default", {"SNAPSTATION_MALLOC": "default"})):
-            figures = memory(args.binary, folder, args.captures, environment)
+            breakdowns = {} if environment is None else None
+            figures = memory(args.binary, folder, args.captures, environment, breakdowns)
             idle_private = figures[0][2]
             for capture, rss, private in figures:
                 print(f"memory, {policy} allocator policy, after {capture:>3} captures: {rss / 1024:.1f} MB resident, "
@@ -157,6 +162,9 @@ def main():
                 if environment is None and capture in (10, 100) and (
                         rss > 75 * 1024 or private - idle_private > 10 * 1024):
                     failed.append(f"memory after {capture}")
+            for when, parts in (breakdowns or {}).items():
+                print(f"  resident by mapping, {when}: " + ", ".join(f"{name} {kb / 1024:.1f}" for name, kb in parts)
+                      + " (MB)")
             if not args.compare:
                 break
     finally:

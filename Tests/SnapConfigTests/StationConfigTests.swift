@@ -178,6 +178,17 @@ struct StationConfigTests {
             ])
     }
 
+    @Test("should read the night hours, and name a span it cannot read")
+    func nightHours() throws {
+        let config = try StationConfig(parsing: "[display]\nnight_hours = \"23:00-06:30\"\n", file: "t.toml")
+        #expect(config.stationSettings(aiConfigured: false).nightHours == NightHours(from: 23 * 60, until: 6 * 60 + 30))
+        #expect(
+            problems("[display]\nnight_hours = \"11pm\"\n") == [
+                "t.toml:2: display.night_hours: \"11pm\" is not a span of local hours (\"HH:MM-HH:MM\" such as "
+                    + "\"23:00-07:00\", or \"\" for never)"
+            ])
+    }
+
     @Test("should refuse more than 8 groups")
     func groupCount() {
         let nine = (1...9).map { "\"g\($0)\"" }.joined(separator: ", ")

@@ -88,3 +88,43 @@ struct CameraDemandFlowTests {
         #expect(seen == 7)
     }
 }
+
+@Suite("StationMachine: the night hours turn the idle screen's display off")
+struct NightHoursFlowTests {
+    @Test("should read HH:MM-HH:MM, across midnight or not, and refuse anything else")
+    func parse() throws {
+        let night = try #require(NightHours("23:00-07:00"))
+        #expect(night.contains(minute: 23 * 60) && night.contains(minute: 3 * 60) && !night.contains(minute: 7 * 60))
+        #expect(night.minutesToNextEdge(from: 22 * 60 + 30) == 30 && night.minutesToNextEdge(from: 23 * 60) == 8 * 60)
+        let early = try #require(NightHours("01:00-05:30"))
+        #expect(early.contains(minute: 60) && !early.contains(minute: 23 * 60) && early.description == "01:00-05:30")
+        for bad in ["", "23:00", "23-07", "24:00-07:00", "23:00-23:00", "7:00-08:00", "23:00-07:60"] {
+            #expect(NightHours(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test("should turn the display off on the idle screen at night, keep it off, and wake it with a press")
+    func night() {
+        var settings = Fixture.settings(mode: .group)
+        settings.idleAfter = .seconds(60)
+        settings.nightHours = NightHours("23:00-07:00")
+        var script = StationScript(settings: settings, startingAt: "2026-03-10 22:58:00")
+        script.advance(seconds: 61)
+        guard case .idle(let evening)? = script.screen else {
+            Issue.record("no idle screen: \(String(describing: script.screen))")
+            return
+        }
+        #expect(!evening.displayOff, "22:59: not night yet")
+        script.advance(seconds: 60)
+        guard case .idle(let night)? = script.screen else {
+            Issue.record("no idle screen at night: \(String(describing: script.screen))")
+            return
+        }
+        #expect(night.displayOff && night.slide == nil, "23:00: the display sleeps")
+        let shown = script.actions.count
+        script.advance(seconds: 3600)
+        #expect(script.actions.count - shown <= 2, "nothing to draw while it sleeps, beyond midnight's check")
+        script.press()
+        #expect(script.screen?.countdownSeconds == 3, "a press at night starts the countdown, and wakes the display")
+    }
+}

@@ -81,6 +81,18 @@ struct DisplayDriverTests {
         #expect(failure?.message.hasPrefix("/dev/dri/card1 HDMI-A-1: page flip failed") == true)
     }
 
+    @Test("should turn the panel off and on by DPMS for the night hours, and say when it cannot")
+    func power() throws {
+        let mock = MockDisplay()
+        let display = try DRMDisplay(card: "", calls: mock)
+        try display.setPower(on: false)
+        try display.setPower(on: true)
+        #expect(mock.state.withLock { $0.power } == [false, true])
+        mock.state.withLock { $0.powerFailure = SystemError(ENOENT) }
+        let failure = #expect(throws: DeviceError.self) { try display.setPower(on: false) }
+        #expect(failure?.message.hasPrefix("/dev/dri/card1 HDMI-A-1: DPMS off failed") == true)
+    }
+
     @Test("should write RGB565 into a framebuffer with padded rows")
     func framebuffer565() throws {
         let mock = MockDisplay(width: 10, height: 3, bitsPerPixel: 16)

@@ -262,6 +262,23 @@ int ss_drm_present(ss_drm *drm, int timeout_ms) {
     return 0;
 }
 
+int ss_drm_set_power(ss_drm *drm, bool on) {
+    drmModeObjectProperties *props = drmModeObjectGetProperties(drm->fd, drm->connector_id, DRM_MODE_OBJECT_CONNECTOR);
+    if (!props) return -errno;
+    int result = -ENOENT;
+    for (uint32_t i = 0; i < props->count_props && result == -ENOENT; i++) {
+        drmModePropertyRes *prop = drmModeGetProperty(drm->fd, props->props[i]);
+        if (!prop) continue;
+        if (strcmp(prop->name, "DPMS") == 0) {
+            uint64_t value = on ? DRM_MODE_DPMS_ON : DRM_MODE_DPMS_OFF;
+            result = drmModeConnectorSetProperty(drm->fd, drm->connector_id, prop->prop_id, value) ? -errno : 0;
+        }
+        drmModeFreeProperty(prop);
+    }
+    drmModeFreeObjectProperties(props);
+    return result;
+}
+
 void ss_drm_close(ss_drm *drm) {
     if (!drm) return;
     if (drm->fd >= 0) {

@@ -94,6 +94,13 @@ public final class DRMDisplay: ScanoutDisplay {
         }
     }
 
+    public func setPower(on: Bool) throws(DeviceError) {
+        if case .failure(let error) = video.withLock({ _ in calls.setPower(handle, on: on) }) {
+            throw DeviceError(
+                .display, "\(output.card) \(output.connector): DPMS \(on ? "on" : "off") failed: \(error)")
+        }
+    }
+
     public var previewPath: String {
         switch video.withLock({ $0.mode }) {
         case .untried: "not tried yet"

@@ -76,6 +76,8 @@ public protocol DisplayCalls: Sendable {
     /// Shows the back buffer, waiting at most `timeout` for the flip.
     func present(_ output: DisplayHandle, timeout: Duration) -> Result<Void, SystemError>
     func closeDRM(_ output: DisplayHandle)
+    /// Turns the panel off or on (the connector's DPMS).
+    func setPower(_ output: DisplayHandle, on: Bool) -> Result<Void, SystemError>
     /// Finds a plane that scans out `format` and an ARGB8888 plane above it for the screens.
     func enableVideo(_ output: DisplayHandle, format: FourCC) -> Result<Void, DriverFailure>
     /// The screens' buffer not on screen in video mode (premultiplied ARGB, `stride` bytes per row).
@@ -124,6 +126,10 @@ public struct LibDRM: DisplayCalls {
     }
 
     public func closeDRM(_ output: DisplayHandle) { ss_drm_close(output.pointer) }
+
+    public func setPower(_ output: DisplayHandle, on: Bool) -> Result<Void, SystemError> {
+        SystemError.check(ss_drm_set_power(output.pointer, on))
+    }
 
     public func enableVideo(_ output: DisplayHandle, format: FourCC) -> Result<Void, DriverFailure> {
         var message = [CChar](repeating: 0, count: 256)

@@ -21,6 +21,9 @@ final class MockDisplay: DisplayCalls, @unchecked Sendable {
         /// The camera framebuffer of each video present (0: the plane hidden).
         var videoPresents: [UInt32] = []
         var nextFramebuffer: UInt32 = 100
+        /// Each DPMS change asked for, in order; `powerFailure` refuses them.
+        var power: [Bool] = []
+        var powerFailure: SystemError?
     }
 
     let state = Mutex(State())
@@ -81,6 +84,14 @@ final class MockDisplay: DisplayCalls, @unchecked Sendable {
     }
 
     func closeDRM(_ output: DisplayHandle) { state.withLock { $0.closed = true } }
+
+    func setPower(_ output: DisplayHandle, on: Bool) -> Result<Void, SystemError> {
+        state.withLock { state in
+            if let failure = state.powerFailure { return .failure(failure) }
+            state.power.append(on)
+            return .success(())
+        }
+    }
 
     func enableVideo(_ output: DisplayHandle, format: FourCC) -> Result<Void, DriverFailure> {
         state.withLock { state in

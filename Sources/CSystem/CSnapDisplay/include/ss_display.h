@@ -43,6 +43,9 @@ uint8_t *ss_drm_back_buffer(ss_drm *drm);
 /// Shows the back buffer: the first time by setting the CRTC, then by a page flip that waits for the
 /// flip's vblank event (at most `timeout_ms`). Returns 0 or a negative errno.
 int ss_drm_present(ss_drm *drm, int timeout_ms);
+/// Turns the panel off or on through the connector's DPMS property (the night hours). Returns 0, or a
+/// negative errno (-ENOENT: the connector has no DPMS property).
+int ss_drm_set_power(ss_drm *drm, bool on);
 /// Frees the buffers and gives the CRTC back the framebuffer it had before.
 void ss_drm_close(ss_drm *drm);
 
