@@ -51,6 +51,8 @@ let package = Package(
             name: "CChipmunk", path: "Sources/CSystem/CChipmunk", providers: [.apt(["libchipmunk-dev"])]),
         // V4L2 for plain USB webcams: a C shim, as the kernel's structs are unions and its requests macros.
         .target(name: "CSnapV4L2", path: "Sources/CSystem/CSnapV4L2"),
+        // A fatal signal's last word in the journal: Sources/SnapApp/CrashReport.swift.
+        .target(name: "CSnapCrash", path: "Sources/CSystem/CSnapCrash"),
         // glibc's allocator controls: Sources/SnapApp/MemoryPolicy.swift.
         .systemLibrary(name: "CMalloc", path: "Sources/CSystem/CMalloc"),
         .target(
@@ -100,7 +102,7 @@ let package = Package(
             name: "SnapApp",
             dependencies: [
                 "SnapCore", "SnapConfig", "SnapStore", "SnapFiles", "SnapImaging", "SnapScreens", "SnapJar",
-                "SnapDevices", "SnapServices", "SnapWeb", "CMalloc",
+                "SnapDevices", "SnapServices", "SnapWeb", "CMalloc", "CSnapCrash",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),

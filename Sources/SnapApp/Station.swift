@@ -32,6 +32,7 @@ public enum Station {
     public static func run(config: StationConfig, options: RunOptions, logger: Logger) async throws {
         var startup = StartupTimes()
         let memory = MemoryPolicy.apply()
+        if let problem = CrashReport.install() { logger.warning("\(problem)") }
         var config = config
         if options.simulate {
             config.camera.backend = .simulated
