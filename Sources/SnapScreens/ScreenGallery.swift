@@ -149,6 +149,7 @@ public enum ScreenGallery {
         full.jar = JarContents(stickers: stickers(60), days: 7)
         var detail = ready
         detail.jar = JarContents(stickers: stickers(5), highlighted: 0)
+        (detail.cameras, detail.camera, detail.flashOff) = (["CSI camera", "USB camera"], 0, true)
         return [
             ("28-jar-empty", .ready(empty)), ("28b-jar-few", .ready(few)), ("28c-jar-60-week", .ready(full)),
             ("28d-jar-detail", .ready(detail)),

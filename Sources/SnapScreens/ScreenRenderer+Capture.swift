@@ -35,7 +35,14 @@ extension ScreenRenderer {
                 status.0, in: right, font: layout.small, color: status.1, alignment: .trailing, verticallyCentered: true
             )
         }
-        drawCameraIcons(ready, below: top.maxY + m / 2, canvas, layout)
+        // Portrait: at the right of the status row, whose text is on the left. Landscape: over the preview
+        // under the title bar, or with the jar (whose card takes that corner) above the hint.
+        let iconSide = layout.bar(layout.small)
+        let iconsAt =
+            layout.portrait
+            ? titleBar + max(0, (statusBar - iconSide) / 2)
+            : ready.jar == nil ? top.maxY + m / 2 : canvas.bounds.maxY - layout.bar(layout.small) - iconSide - m
+        drawCameraIcons(ready, at: iconsAt, canvas, layout)
         if let notice = ScreenText.deviceNotice(ready.missingDevices) {
             chip(
                 notice, at: m, top.maxY + m / 2, maxWidth: canvas.bounds.width - 2 * m, font: layout.small,

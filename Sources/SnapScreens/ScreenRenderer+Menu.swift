@@ -26,9 +26,9 @@ extension ScreenRenderer {
         hint("Press: change · Mode: next · Hold: close", canvas, layout)
     }
 
-    /// The cameras to switch between as small icons at the right under the title bar, the one in use lit,
-    /// and a crossed flash where the owner turned the flash off. Returns nothing: it draws over the preview.
-    func drawCameraIcons(_ ready: ReadyScreen, below y: Double, _ canvas: Canvas, _ layout: ScreenLayout) {
+    /// The cameras to switch between as small icons at the right, their top at `y`, the one in use lit,
+    /// and a crossed flash where the owner turned the flash off.
+    func drawCameraIcons(_ ready: ReadyScreen, at y: Double, _ canvas: Canvas, _ layout: ScreenLayout) {
         let side = layout.bar(layout.small)
         let gap = side * 0.35
         var x = canvas.bounds.maxX - layout.margin - side
