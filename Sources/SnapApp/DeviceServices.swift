@@ -66,7 +66,9 @@ public struct CameraService: Service {
                 }
             }
             group.addTask { [demand] in
-                _ = await demand.untilUnwanted()
+                // Not streaming from here on: a still asked for now waits for the next start, rather than
+                // reaching a camera that is stopping.
+                if await demand.untilUnwanted() { demand.setStreaming(false) }
                 return nil
             }
             let first = await group.next() ?? nil

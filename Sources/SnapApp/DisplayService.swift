@@ -211,6 +211,8 @@ public final class DisplayService: Service {
 
     private func present(_ screen: Screen, change: FrameChange, on canvas: Canvas) throws(DeviceError) {
         let night = if case .idle(let idle) = screen { idle.displayOff } else { false }
+        // The panel is off: nothing is drawn (a flip while DPMS is off fails or never completes).
+        if night && surface.powerOff { return }
         if surface.powerOff && !night {
             surface.powerOff = false
             setPower(on: true)

@@ -19,7 +19,11 @@ extension StationService {
                 notifier.send("STATUS=\(screen.name)")
                 if case .countdown = screen {
                     // A camera that cannot stream preview and stills together switches now, not at the shutter.
-                    group.addTask { [camera = parts.camera] in await camera.prepareStill() }
+                    // The camera may be starting (it was off behind the idle screen or the jar): wait for it.
+                    group.addTask { [camera = parts.camera, demand] in
+                        _ = await demand.untilStreaming(timeout: .seconds(5))
+                        await camera.prepareStill()
+                    }
                 }
                 lastScreen = screen.name
             }
@@ -41,6 +45,8 @@ extension StationService {
             demand.hold(.station, on)
         case .useCamera(let index):
             if let cameras = parts.cameraSwitch, cameras.selected != index {
+                // Not streaming until the new camera's first frame: a still waits for it.
+                demand.setStreaming(false)
                 cameras.select(index)
                 logger.info("camera: \(cameras.names[cameras.selected]) in use")
             }

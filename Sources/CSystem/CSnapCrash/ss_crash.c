@@ -64,6 +64,7 @@ static const char *signal_name(int signal) {
     case SIGILL: return "SIGILL";
     case SIGFPE: return "SIGFPE";
     case SIGABRT: return "SIGABRT";
+    case SIGTRAP: return "SIGTRAP";
     default: return "a fatal signal";
     }
 }
@@ -108,7 +109,9 @@ int ss_crash_install(void) {
     action.sa_sigaction = report;
     action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
     sigemptyset(&action.sa_mask);
-    const int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+    // SIGTRAP: on arm64 a Swift runtime trap (a failed precondition, a force-unwrap of nil) is a brk
+    // instruction; on x86 it is ud2, SIGILL.
+    const int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP};
     for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
         if (sigaction(signals[i], &action, NULL) != 0) return -errno;
     }

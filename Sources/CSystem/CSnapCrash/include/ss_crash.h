@@ -13,8 +13,9 @@
 extern "C" {
 #endif
 
-/// Installs the handler for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT on an alternate stack (a stack
-/// overflow still gets its report). Call once, early. Returns 0 or a negative errno.
+/// Installs the handler for SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT and SIGTRAP (a Swift trap on arm64).
+/// The alternate signal stack is the calling thread's only: a stack overflow on another thread may die
+/// without its report. Call once, early. Returns 0 or a negative errno.
 int ss_crash_install(void);
 
 #ifdef __cplusplus
