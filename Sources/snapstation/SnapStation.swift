@@ -17,6 +17,7 @@ struct SnapStation: AsyncParsableCommand {
             Screens.self,
             StoreSoak.self,
             StoreCheck.self,
+            CrashCheck.self,
         ],
         defaultSubcommand: Run.self)
 }

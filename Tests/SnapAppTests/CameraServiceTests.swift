@@ -56,7 +56,7 @@ struct CameraServiceTests {
         #expect(demand.streaming && camera.opens.withLock { $0 } == 1, "the reference still holds it")
         demand.hold(.reference, false)
         #expect(await eventually { !demand.streaming && !camera.streaming.withLock { $0 } })
-        #expect(slot.latest == nil, "no stale picture when the camera starts again")
+        #expect(await eventually { slot.latest == nil }, "no stale picture when the camera starts again")
         demand.hold(.station, true)
         #expect(await demand.untilStreaming(timeout: .seconds(2)) && camera.opens.withLock { $0 } == 2)
     }

@@ -83,7 +83,7 @@ static void report(int signal, siginfo_t *info, void *context) {
     put(thread);
     put("\"; executable loaded at ");
     put_hex(load_address);
-    put("\nsnapstation: stack (return addresses; addr2line -f -e snapstation ADDRESS-LOAD names them):");
+    put("\nsnapstation: stack (return addresses less the load address; addr2line -f -C -e snapstation names them):");
     void *frames[48];
     int count = backtrace(frames, 48);
     for (int i = 0; i < count; i++) {
