@@ -7,7 +7,7 @@ import SnapImaging
 /// dequeues from and closes the device.
 extension V4L2Camera {
     /// Runs the stream until it is cancelled or fails, then closes everything and reports the reason.
-    func session(slot: PreviewSlot, started: @escaping @Sendable () -> Void, waker: FrameWaker) {
+    func session(slot: PreviewSlot, started: @escaping @Sendable () -> Void, waker: WakeablePoll) {
         SerialThread.nameCurrentThread("camera-v4l2")
         var reason: DeviceError?
         do throws(DeviceError) { try stream(into: slot, started: started, waker: waker) } catch { reason = error }
@@ -23,7 +23,7 @@ extension V4L2Camera {
         ended?.resume(returning: reason)
     }
 
-    private func stream(into slot: PreviewSlot, started: @escaping @Sendable () -> Void, waker: FrameWaker)
+    private func stream(into slot: PreviewSlot, started: @escaping @Sendable () -> Void, waker: WakeablePoll)
         throws(DeviceError)
     {
         let opening = ContinuousClock.now
@@ -52,15 +52,19 @@ extension V4L2Camera {
                 try start(stillMode ? plan.still : plan.preview, stillMode: stillMode, plan: plan, device: device)
                 continue
             case .wait(let timeout, let pollDevice):
-                let outcome: FrameWaker.Outcome
+                let events: Int16
                 do {
-                    outcome = try waker.wait(device: pollDevice ? calls.descriptor(device) : nil, timeout: timeout)
+                    events =
+                        try waker.waitOnce(for: pollDevice ? [calls.descriptor(device)] : [], timeout: timeout)
+                        .events.first ?? 0
                 } catch {
                     throw DeviceError(.camera, "camera \(path): poll failed: \(error)")
                 }
-                if outcome.deviceReady || outcome.deviceError {
+                // POLLERR or POLLHUP on the device: gone, or its queue failed.
+                let deviceError = events & Int16(POLLERR | POLLHUP | POLLNVAL) != 0
+                if events & Int16(POLLIN) != 0 || deviceError {
                     let frames = try drain(device, path: path, plan: plan)
-                    if frames.isEmpty && outcome.deviceError {
+                    if frames.isEmpty && deviceError {
                         throw DeviceError(.camera, "camera \(path) reported an error and stopped streaming")
                     }
                     for frame in frames {
@@ -302,63 +306,5 @@ extension V4L2Camera {
         let failure = reason ?? DeviceError(.camera, "the camera stopped")
         for still in stills { still.waiter.resume(returning: .failure(failure)) }
         for waiter in prepared { waiter.resume() }
-    }
-}
-
-/// The camera thread's sleep: poll(2) on the device and on a pipe other threads write to, to wake it for
-/// a still, a mode switch, a buffer given back to an empty ring, or the end.
-final class FrameWaker: Sendable {
-    private let readEnd: Int32
-    private let writeEnd: Int32
-
-    init() throws(SystemError) {
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw SystemError.current }
-        for end in ends {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, O_NONBLOCK)
-        }
-        readEnd = ends[0]
-        writeEnd = ends[1]
-    }
-
-    deinit {
-        Glibc.close(readEnd)
-        Glibc.close(writeEnd)
-    }
-
-    struct Outcome {
-        var deviceReady = false
-        /// POLLERR or POLLHUP on the device: gone, or its queue failed.
-        var deviceError = false
-        var woken = false
-    }
-
-    /// Waits for the device (when given) to have a frame, for `wake()`, or for `timeout`.
-    func wait(device: Int32?, timeout: Duration) throws(SystemError) -> Outcome {
-        var fds = [pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)]
-        if let device { fds.append(pollfd(fd: device, events: Int16(POLLIN), revents: 0)) }
-        let milliseconds = Int32(clamping: Int64(max(0, (timeout.seconds * 1000).rounded(.up))))
-        guard poll(&fds, nfds_t(fds.count), milliseconds) >= 0 else {
-            if errno == EINTR { return Outcome() }
-            throw SystemError.current
-        }
-        var outcome = Outcome()
-        if fds[0].revents != 0 {
-            outcome.woken = true
-            var sink = [UInt8](repeating: 0, count: 64)
-            while read(readEnd, &sink, sink.count) > 0 {}
-        }
-        if fds.count > 1 {
-            outcome.deviceReady = fds[1].revents & Int16(POLLIN) != 0
-            outcome.deviceError = fds[1].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0
-        }
-        return outcome
-    }
-
-    /// Ends the current or next `wait`.
-    func wake() {
-        var byte: UInt8 = 1
-        _ = write(writeEnd, &byte, 1)
     }
 }

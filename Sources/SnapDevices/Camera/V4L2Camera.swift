@@ -69,7 +69,7 @@ public final class V4L2Camera: Camera {
         /// A `streamPreview` is running (its thread may still be opening the device).
         var running = false
         var stopRequested = false
-        var waker: FrameWaker?
+        var waker: WakeablePoll?
         var device: V4L2Handle?
         var path = ""
         var stream: V4L2Stream?
@@ -104,8 +104,10 @@ public final class V4L2Camera: Camera {
 
     public func streamPreview(into slot: PreviewSlot, started: @escaping @Sendable () -> Void) async throws(DeviceError)
     {
-        let waker: FrameWaker
-        do { waker = try FrameWaker() } catch { throw DeviceError(.camera, "cannot wait for camera frames: \(error)") }
+        let waker: WakeablePoll
+        do { waker = try WakeablePoll() } catch {
+            throw DeviceError(.camera, "cannot wait for camera frames: \(error)")
+        }
         let fresh = state.withLock { state -> Bool in
             guard !state.running else { return false }
             let generation = state.generation
@@ -123,7 +125,7 @@ public final class V4L2Camera: Camera {
                 thread.start()
             }
         } onCancel: {
-            let waker = state.withLock { state -> FrameWaker? in
+            let waker = state.withLock { state -> WakeablePoll? in
                 state.stopRequested = true
                 return state.waker
             }
@@ -134,7 +136,7 @@ public final class V4L2Camera: Camera {
 
     public func captureStill() async throws(DeviceError) -> PixelImage {
         let result = await withCheckedContinuation { continuation in
-            let waker = state.withLock { state -> FrameWaker? in
+            let waker = state.withLock { state -> WakeablePoll? in
                 guard state.running, !state.stopRequested, let waker = state.waker else { return nil }
                 state.nextStillNumber += 1
                 state.stills.append(
@@ -154,7 +156,7 @@ public final class V4L2Camera: Camera {
 
     public func prepareStill() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let waker = state.withLock { state -> FrameWaker? in
+            let waker = state.withLock { state -> WakeablePoll? in
                 guard state.running, !state.stopRequested, let waker = state.waker else { return nil }
                 state.wantStillMode = true
                 state.prepared.append(continuation)
@@ -189,7 +191,7 @@ public final class V4L2Camera: Camera {
 
     /// Queues a buffer back to the driver, unless the ring it came from was stopped since.
     func handBack(_ index: Int, generation: Int) {
-        let wake = state.withLock { state -> FrameWaker? in
+        let wake = state.withLock { state -> WakeablePoll? in
             guard state.generation == generation, state.streaming, let device = state.device else { return nil }
             guard case .success = calls.queue(device, index: index) else { return nil }
             state.queued += 1

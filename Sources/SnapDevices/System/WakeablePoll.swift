@@ -47,6 +47,25 @@ final class WakeablePoll: Sendable {
         return .ready(fds.indices.dropLast().filter { fds[$0].revents != 0 })
     }
 
+    /// One wait of a thread that is woken again and again (the V4L2 camera's: a still, a mode switch, a
+    /// buffer given back to an empty ring, the end): each descriptor's poll events (POLLERR and POLLHUP
+    /// included), and whether `wake()` was called. A wake is used up, so the next wait sleeps again.
+    func waitOnce(for descriptors: [Int32], timeout: Duration) throws(SystemError) -> (events: [Int16], woken: Bool) {
+        var fds = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        fds.append(pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0))
+        let milliseconds = Int32(clamping: Int64(max(0, (timeout.seconds * 1000).rounded(.up))))
+        guard poll(&fds, nfds_t(fds.count), milliseconds) >= 0 else {
+            if errno == EINTR { return ([Int16](repeating: 0, count: descriptors.count), false) }
+            throw SystemError.current
+        }
+        let woken = fds[fds.count - 1].revents != 0
+        if woken {
+            var sink = [UInt8](repeating: 0, count: 64)
+            while read(readEnd, &sink, sink.count) > 0 {}
+        }
+        return (fds.dropLast().map(\.revents), woken)
+    }
+
     /// Ends the current or next `wait` with `.woken`; later waits return `.woken` too.
     func wake() {
         var byte: UInt8 = 1
