@@ -30,7 +30,7 @@ import time
 import urllib.error
 import urllib.request
 
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import WebDriverException
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -168,16 +168,20 @@ def heading(driver):
 
 def follow(driver, element):
     """Clicks a link or a form's button and waits until the next page has replaced this one, so that
-    nothing after it reads the old page (whose "Saved." would otherwise pass a check too early)."""
-    old = driver.find_element(By.TAG_NAME, "html")
+    nothing after it reads the old page (whose "Saved." would otherwise pass a check too early).
+
+    The old page is marked on its window object, which a new document does not have. (Asking the old
+    page's <html> element whether it went stale raced the navigation: chromium may answer "Node with
+    given id does not belong to the document" instead of a stale element, which failed a CI run.)"""
+    driver.execute_script("window.snapstationOldPage = true")
     element.click()
 
     def replaced():
         try:
-            old.tag_name
+            return driver.execute_script(
+                "return window.snapstationOldPage === undefined && document.readyState === 'complete'")
+        except WebDriverException:  # asked in the middle of the navigation: ask again
             return False
-        except StaleElementReferenceException:
-            return driver.execute_script("return document.readyState") == "complete"
     wait_for("the next page", replaced)
 
 
