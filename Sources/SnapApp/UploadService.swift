@@ -50,6 +50,10 @@ public final class UploadService: Service {
             await self.backend.removeLeftovers()
             if let pending = try? self.store.pendingJobs(), !pending.isEmpty {
                 self.logger.notice("\(pending.count) photo(s) waiting in the upload queue")
+                // After a restart (a power cut, most often) every waiting photo is tried once at once:
+                // the outage its backoff was waiting out may have ended with the power. The analysis
+                // queue keeps its times, which may be the AI service's own Retry-After.
+                await self.drain(dueBy: .distantFuture)
             }
             await workQueue(wake: self.wake) {
                 await self.drain()
@@ -58,10 +62,11 @@ public final class UploadService: Service {
         }
     }
 
-    private func drain() async {
+    /// Sends the jobs due by `time` (now, unless told otherwise).
+    private func drain(dueBy time: Date = Date()) async {
         let jobs: [UploadJob]
         do {
-            jobs = try store.dueJobs(now: Date())
+            jobs = try store.dueJobs(now: time)
         } catch {
             logger.error("upload queue: \(error)")
             return

@@ -57,6 +57,27 @@ struct UploadQueueEndToEndTests {
         #expect(try store.pendingJobs().isEmpty)
     }
 
+    @Test("should try a waiting photo at once after a restart, whatever wait its backoff had set")
+    func retriesAtOnceAfterRestart() async throws {
+        let kitchen = try await fake.member("Kitchen", of: "Family")
+        try await fake.queue("storage", ["503"])
+        let first = try station(kitchen, script: "1s press", log: "before.log")
+        let queued = await StationProcess.waitFor(seconds: 30) { first.output.contains("stays queued") }
+        await first.stop(SIGKILL)
+        #expect(queued, "\(first.output)")
+        // As after many failures: the next try an hour away.
+        let store = try StationStore(directory: folder.path + "/state")
+        for job in try store.pendingJobs() {
+            try store.markRetry(job, error: "offline", nextAttempt: Date().addingTimeInterval(3600))
+        }
+
+        let second = try station(kitchen, script: "", log: "after.log")
+        let delivered = await StationProcess.waitFor(seconds: 30) { second.output.contains("delivered ") }
+        #expect(await second.stop() == 0)
+        #expect(delivered, "\(second.output)")
+        #expect(try await rows().count == 1)
+    }
+
     @Test("should say 'saved — will send when online' during an outage, and send by itself after it")
     func drainsAfterOutage() async throws {
         let kitchen = try await fake.member("Kitchen", of: "Family")
