@@ -80,6 +80,12 @@ public final class FakeServices: @unchecked Sendable {
         _ = try await request.send()
     }
 
+    /// Forgets the faults queued and not yet met.
+    public func clearFaults() async throws {
+        var request = URLRequestLite(url: baseURL + "/_control/faults/clear", body: [])
+        _ = try await request.send()
+    }
+
     /// A GET on the fake, decoded as JSON (for its PostgREST rows, for example).
     public func get(_ path: String) async throws -> Any {
         var request = URLRequestLite(url: baseURL + path, body: nil)
