@@ -29,6 +29,29 @@ public enum FileBytes {
         return bytes
     }
 
+    /// Calls `body` with the file's bytes mapped read-only in place, and unmaps them when it returns: no
+    /// buffer and no copy (the page cache's pages are the bytes), which saves reading 8 MB into a buffer
+    /// of its own, a twentieth of `snapstation process`'s time on a 12 MP JPEG. Only for a file no one
+    /// shortens while it is mapped (a read beyond a shortened end is SIGBUS): the command's input, not
+    /// the station's spool. An empty file gives an empty buffer.
+    public static func withMapped<Result>(_ path: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result)
+        throws(FileError) -> Result
+    {
+        let (descriptor, openError) = retryingInterrupts { Int(Glibc.open(path, O_RDONLY | O_CLOEXEC)) }
+        guard descriptor >= 0 else { throw FileError(call: "open", path: path, errno: openError) }
+        let file = Int32(descriptor)
+        defer { Glibc.close(file) }
+        var status = stat()
+        guard fstat(file, &status) == 0 else { throw FileError(call: "fstat", path: path, errno: errno) }
+        let size = Int(status.st_size)
+        guard size > 0 else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
+        // MAP_POPULATE maps every page at once instead of one fault at a time during the decode.
+        guard let mapping = mmap(nil, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file, 0), mapping != MAP_FAILED
+        else { throw FileError(call: "mmap", path: path, errno: errno) }
+        defer { munmap(mapping, size) }
+        return body(UnsafeBufferPointer(start: mapping.assumingMemoryBound(to: UInt8.self), count: size))
+    }
+
     /// The file's bytes, or nil when it is missing or unreadable.
     public static func readIfPresent(_ path: String) -> [UInt8]? {
         try? read(path)

@@ -6,12 +6,21 @@
 public enum EXIF {
     /// The orientation a JPEG asks for, as a turn and flips to apply; upright when absent or unreadable.
     public static func orientation(of jpeg: [UInt8]) -> Orientation {
+        jpeg.withUnsafeBufferPointer { orientation(of: $0) }
+    }
+
+    /// The same for a JPEG's bytes in place (a mapped file).
+    public static func orientation(of jpeg: UnsafeBufferPointer<UInt8>) -> Orientation {
         guard let value = orientationTag(in: jpeg) else { return .upright }
         return Orientation(exifValue: value) ?? .upright
     }
 
     /// The raw orientation value (1…8) from IFD0, if present.
     public static func orientationTag(in jpeg: [UInt8]) -> Int? {
+        jpeg.withUnsafeBufferPointer { orientationTag(in: $0) }
+    }
+
+    static func orientationTag(in jpeg: UnsafeBufferPointer<UInt8>) -> Int? {
         guard jpeg.count > 4, jpeg[0] == 0xFF, jpeg[1] == 0xD8 else { return nil }
         var index = 2
         while index + 4 <= jpeg.count, jpeg[index] == 0xFF {
@@ -20,7 +29,7 @@ public enum EXIF {
             guard length >= 2, index + 2 + length <= jpeg.count else { return nil }
             if marker == 0xDA || marker == 0xD9 { return nil }  // image data: no more metadata
             let body = index + 4
-            if marker == 0xE1, length >= 8, Array(jpeg[body..<body + 6]) == Array("Exif\0\0".utf8) {
+            if marker == 0xE1, length >= 8, jpeg[body..<body + 6].elementsEqual("Exif\0\0".utf8) {
                 return tiffOrientation(jpeg[(body + 6)..<(index + 2 + length)])
             }
             index += 2 + length
@@ -28,7 +37,7 @@ public enum EXIF {
         return nil
     }
 
-    private static func tiffOrientation(_ tiff: ArraySlice<UInt8>) -> Int? {
+    private static func tiffOrientation(_ tiff: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
         let base = tiff.startIndex
         guard tiff.count >= 8 else { return nil }
         let little: Bool

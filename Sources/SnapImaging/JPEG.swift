@@ -22,13 +22,13 @@ public enum JPEG {
     /// The size a JPEG's header announces; wraps `tjDecompressHeader3`.
     public static func size(of data: [UInt8]) throws(ImagingError) -> (width: Int, height: Int) {
         let handle = try TurboJPEGHandle(decompress: true)
-        let header = try handle.header(data)
+        let header = try data.withUnsafeBufferPointer { data throws(ImagingError) in try handle.header(data) }
         return (header.width, header.height)
     }
 
     /// Refuses a file whose structure would make decoding slow or large: too many scans, or too many
     /// pixels for a progressive decode.
-    static func checkStructure(_ data: [UInt8], width: Int, height: Int) throws(ImagingError) {
+    static func checkStructure(_ data: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws(ImagingError) {
         let structure = JPEGStructure(data)
         guard structure.scans <= JPEGStructure.maxScans else { throw .tooManyScans(structure.scans) }
         if structure.progressive, width * height > maxProgressivePixels {
@@ -73,6 +73,15 @@ public enum JPEG {
     public static func decode(_ data: [UInt8], minimumLongestSide: Int = .max, warnings: JPEGWarnings? = nil)
         throws(ImagingError) -> PixelImage
     {
+        try data.withUnsafeBufferPointer { data throws(ImagingError) in
+            try decode(data, minimumLongestSide: minimumLongestSide, warnings: warnings)
+        }
+    }
+
+    /// The same for a JPEG's bytes in place (a mapped file).
+    public static func decode(
+        _ data: UnsafeBufferPointer<UInt8>, minimumLongestSide: Int = .max, warnings: JPEGWarnings? = nil
+    ) throws(ImagingError) -> PixelImage {
         let handle = try TurboJPEGHandle(decompress: true)
         let header = try handle.header(data)
         try checkStructure(data, width: header.width, height: header.height)
@@ -82,7 +91,8 @@ public enum JPEG {
         let format = cmyk ? TJPF_CMYK : TJPF_BGRX
         let status = pixels.withUnsafeMutableBufferPointer { output in
             tjDecompress2(
-                handle.raw, data, UInt(data.count), output.baseAddress, Int32(scaled.width), 0, Int32(scaled.height),
+                handle.raw, data.baseAddress, UInt(data.count), output.baseAddress, Int32(scaled.width), 0,
+                Int32(scaled.height),
                 Int32(format.rawValue), TJFLAG_ACCURATEDCT)
         }
         try handle.check(status, "tjDecompress2", warnings: warnings)
@@ -140,15 +150,15 @@ final class TurboJPEGHandle {
 
     deinit { tjDestroy(raw) }
 
-    func header(_ data: [UInt8]) throws(ImagingError) -> (
+    func header(_ data: UnsafeBufferPointer<UInt8>) throws(ImagingError) -> (
         width: Int, height: Int, subsampling: Int32, colorspace: Int32
     ) {
-        guard !data.isEmpty else { throw .empty }
+        guard let bytes = data.baseAddress, !data.isEmpty else { throw .empty }
         var width: Int32 = 0
         var height: Int32 = 0
         var subsampling: Int32 = 0
         var colorspace: Int32 = 0
-        guard tjDecompressHeader3(raw, data, UInt(data.count), &width, &height, &subsampling, &colorspace) == 0 else {
+        guard tjDecompressHeader3(raw, bytes, UInt(data.count), &width, &height, &subsampling, &colorspace) == 0 else {
             throw error("tjDecompressHeader3")
         }
         return (Int(width), Int(height), subsampling, colorspace)

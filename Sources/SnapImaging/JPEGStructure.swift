@@ -12,10 +12,10 @@ public struct JPEGStructure: Sendable, Hashable {
     public static let maxScans = 64
 
     public init(_ data: [UInt8]) {
-        self = data.withUnsafeBufferPointer { Self(walking: $0) }
+        self = data.withUnsafeBufferPointer { Self($0) }
     }
 
-    private init(walking data: UnsafeBufferPointer<UInt8>) {
+    public init(_ data: UnsafeBufferPointer<UInt8>) {
         guard let base = data.baseAddress else { return }
         var index = 2  // after SOI
         let count = data.count

@@ -1,3 +1,4 @@
+import Dispatch
 import SnapCore
 
 /// What the station does to every capture before anything leaves it: orient, resize, check the quality,
@@ -55,10 +56,15 @@ public struct PhotoPipeline: Sendable {
         let measurement = gate.map { _ in QualityGate.measure(photo) }
         let verdict = gate.flatMap { gate in measurement.map(gate.verdict(for:)) } ?? .good
         if let filter { photo = filter.apply(to: photo, intensity: intensity) }
+        let finished = photo
+        let (encoded, thumbnail) = try Self.inParallel(
+            { () throws(ImagingError) in try JPEG.encode(finished, quality: quality) },
+            { [thumbnailSide] () throws(ImagingError) in
+                try JPEG.encode(finished.downscaled(toFit: thumbnailSide), quality: 85)
+            })
         var output = Output(
-            photo: try JPEG.encode(photo, quality: quality),
-            thumbnail: try JPEG.encode(photo.downscaled(toFit: thumbnailSide), quality: 85), width: photo.width,
-            height: photo.height, measurement: measurement, verdict: verdict)
+            photo: encoded, thumbnail: thumbnail, width: photo.width, height: photo.height, measurement: measurement,
+            verdict: verdict)
         if let sticker {
             do {
                 output.sticker = try PNG.encode(withAlpha: try sticker.make(photo: photo, reference: reference))
@@ -79,6 +85,14 @@ public struct PhotoPipeline: Sendable {
     /// A 4:2:0 JPEG that needs no turn, filter or sticker stays in YUV from decode to encode: a quarter of
     /// the memory of the BGRX path's pixels and no colour conversion. Everything else takes the BGRX path.
     public func process(jpeg: [UInt8], reference: PixelImage? = nil) throws(ImagingError) -> Output {
+        try jpeg.withUnsafeBufferPointer { jpeg throws(ImagingError) in try process(jpeg: jpeg, reference: reference) }
+    }
+
+    /// The same for a JPEG's bytes in place: `snapstation process` maps the file rather than reading
+    /// 8 MB into a buffer of its own.
+    public func process(jpeg: UnsafeBufferPointer<UInt8>, reference: PixelImage? = nil) throws(ImagingError)
+        -> Output
+    {
         let least = Int((Double(maxSide) * dctTolerance).rounded(.up))
         let turn = EXIF.orientation(of: jpeg)
         let warnings = JPEGWarnings()
@@ -89,13 +103,43 @@ public struct PhotoPipeline: Sendable {
             return output
         }
         let photo = try JPEG.decodeYUV(jpeg, minimumLongestSide: least, warnings: warnings).downscaled(toFit: maxSide)
-        let measurement = gate.map { _ in QualityGate.measure(photo) }
+        let (encoded, (thumbnail, measurement)) = try Self.inParallel(
+            { [quality] () throws(ImagingError) in try JPEG.encode(photo, quality: quality) },
+            { [gate, thumbnailSide] () throws(ImagingError) in
+                (
+                    try JPEG.encode(photo.downscaled(toFit: thumbnailSide), quality: 85),
+                    gate.map { _ in QualityGate.measure(photo) }
+                )
+            })
         var output = Output(
-            photo: try JPEG.encode(photo, quality: quality),
-            thumbnail: try JPEG.encode(photo.downscaled(toFit: thumbnailSide), quality: 85), width: photo.width,
-            height: photo.height, measurement: measurement,
+            photo: encoded, thumbnail: thumbnail, width: photo.width, height: photo.height, measurement: measurement,
             verdict: gate.flatMap { gate in measurement.map(gate.verdict(for:)) } ?? .good)
         output.decodeWarnings = warnings.messages
         return output
     }
+
+    /// Two pieces of the pipeline's end at once, on Dispatch's threads (the caller is the pipeline's own
+    /// thread, never the cooperative pool): the photo's encoding takes most of the time, and the
+    /// thumbnail and the quality measurement fit beside it on the second core.
+    static func inParallel<First: Sendable, Second: Sendable>(
+        _ first: @Sendable () throws(ImagingError) -> First, _ second: @Sendable () throws(ImagingError) -> Second
+    ) throws(ImagingError) -> (First, Second) {
+        let results = ParallelResults<First, Second>()
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            if index == 0 {
+                results.first = Result { () throws(ImagingError) in try first() }
+            } else {
+                results.second = Result { () throws(ImagingError) in try second() }
+            }
+        }
+        // Both ran to the end before concurrentPerform returned.
+        return (try results.first!.get(), try results.second!.get())
+    }
+}
+
+/// Where `inParallel`'s two threads leave their results: each writes only its own slot, and both are
+/// read after `concurrentPerform` has returned.
+private final class ParallelResults<First, Second>: @unchecked Sendable {
+    var first: Result<First, ImagingError>?
+    var second: Result<Second, ImagingError>?
 }

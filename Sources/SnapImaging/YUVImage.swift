@@ -30,11 +30,26 @@ public struct YUVImage: Sendable, Hashable {
         red = blue
     }
 
+    /// Planes of the right sizes whose bytes are not set: for a decoder or a scaler that writes every
+    /// one of them, padding included. Three separate buffers, so that writing one copies none (`red =
+    /// blue` above shares one until the first write), and no time goes on filling 7 MB that is about to
+    /// be overwritten.
+    init(unsetWidth width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        let (stride, rows) = ((width + 1) & ~1, (height + 1) & ~1)
+        func unset(_ count: Int) -> [UInt8] { [UInt8](unsafeUninitializedCapacity: count) { $1 = count } }
+        luma = unset(stride * rows)
+        blue = unset((stride / 2) * (rows / 2))
+        red = unset((stride / 2) * (rows / 2))
+    }
+
     /// Scaled to exactly `newWidth` × `newHeight`, each plane by an area average: libyuv's planar box
     /// filter (`I420Scale`) where it shrinks by more than 2, `AreaScale` from 1 to 2, where libyuv's box
     /// filter would fall back to bilinear; libyuv's bilinear to enlarge.
     public func scaled(to newWidth: Int, _ newHeight: Int) -> YUVImage {
-        var output = YUVImage(width: newWidth, height: newHeight)
+        // AreaScale and I420Scale write every byte of the planes, and padLumaEdges the padding.
+        var output = YUVImage(unsetWidth: newWidth, height: newHeight)
         if AreaScale.applies(from: (width, height), to: (newWidth, newHeight))
             && AreaScale.applies(from: (chromaWidth, chromaHeight), to: (output.chromaWidth, output.chromaHeight))
         {
@@ -104,13 +119,17 @@ public struct YUVImage: Sendable, Hashable {
 
 extension JPEG {
     /// The chroma subsampling a JPEG's header announces (`TJSAMP_*`).
-    static func subsampling(of data: [UInt8]) throws(ImagingError) -> Int32 {
+    static func subsampling(of data: UnsafeBufferPointer<UInt8>) throws(ImagingError) -> Int32 {
         let handle = try TurboJPEGHandle(decompress: true)
         return try handle.header(data).subsampling
     }
 
     /// Whether the JPEG is YUV 4:2:0, which `decodeYUV` needs; most cameras and phones write it.
     public static func isYUV420(_ data: [UInt8]) -> Bool {
+        data.withUnsafeBufferPointer { isYUV420($0) }
+    }
+
+    public static func isYUV420(_ data: UnsafeBufferPointer<UInt8>) -> Bool {
         (try? subsampling(of: data)) == Int32(TJSAMP_420.rawValue)
     }
 
@@ -118,6 +137,15 @@ extension JPEG {
     public static func decodeYUV(_ data: [UInt8], minimumLongestSide: Int = .max, warnings: JPEGWarnings? = nil)
         throws(ImagingError) -> YUVImage
     {
+        try data.withUnsafeBufferPointer { data throws(ImagingError) in
+            try decodeYUV(data, minimumLongestSide: minimumLongestSide, warnings: warnings)
+        }
+    }
+
+    /// The same for a JPEG's bytes in place (a mapped file).
+    public static func decodeYUV(
+        _ data: UnsafeBufferPointer<UInt8>, minimumLongestSide: Int = .max, warnings: JPEGWarnings? = nil
+    ) throws(ImagingError) -> YUVImage {
         let handle = try TurboJPEGHandle(decompress: true)
         let header = try handle.header(data)
         try checkStructure(data, width: header.width, height: header.height)
@@ -125,14 +153,15 @@ extension JPEG {
             throw .jpeg(call: "tjDecompressToYUVPlanes", message: "not YUV 4:2:0")
         }
         let scaled = try scaledSize(width: header.width, height: header.height, minimumLongestSide: minimumLongestSide)
-        var image = YUVImage(width: scaled.width, height: scaled.height)
+        // TurboJPEG writes every byte of the planes, padding included, even for a truncated file.
+        var image = YUVImage(unsetWidth: scaled.width, height: scaled.height)
         var strides: [Int32] = [Int32(image.lumaStride), Int32(image.chromaWidth), Int32(image.chromaWidth)]
         let status = image.luma.withUnsafeMutableBufferPointer { y in
             image.blue.withUnsafeMutableBufferPointer { u in
                 image.red.withUnsafeMutableBufferPointer { v in
                     var planes: [UnsafeMutablePointer<UInt8>?] = [y.baseAddress, u.baseAddress, v.baseAddress]
                     return tjDecompressToYUVPlanes(
-                        handle.raw, data, UInt(data.count), &planes, Int32(scaled.width), &strides,
+                        handle.raw, data.baseAddress, UInt(data.count), &planes, Int32(scaled.width), &strides,
                         Int32(scaled.height),
                         TJFLAG_ACCURATEDCT)
                 }

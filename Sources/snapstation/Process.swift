@@ -49,7 +49,9 @@ extension SnapStation {
                     intensity: intensity, gate: QualityGate(minBrightness: 0, minSharpness: 0),
                     sticker: reference == nil ? nil : StickerMaker())
                 if strictMax { pipeline.dctTolerance = 1 }
-                let result = try pipeline.process(jpeg: Self.read(input), reference: reference)
+                let result = try FileBytes.withMapped(input) { jpeg in
+                    Result { () throws(ImagingError) in try pipeline.process(jpeg: jpeg, reference: reference) }
+                }.get()
                 for warning in result.decodeWarnings {
                     FileHandle.standardError.write(Data("snapstation: \(input): warning: \(warning)\n".utf8))
                 }
