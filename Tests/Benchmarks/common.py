@@ -66,11 +66,12 @@ class Station:
     each line with its arrival time (time.monotonic)."""
 
     def __init__(self, binary, config, state, environment=None, arguments=()):
+        """`environment` adds to this process's; a value of None removes the variable."""
         import threading
         self.process = subprocess.Popen(
             [binary, "run", "--config", config, "--state", state, *arguments], stdin=subprocess.PIPE,
             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, bufsize=1,
-            env=dict(os.environ, **(environment or {})))
+            env={name: value for name, value in dict(os.environ, **(environment or {})).items() if value is not None})
         self.started = time.monotonic()
         self.lines = []
         self.condition = threading.Condition()
