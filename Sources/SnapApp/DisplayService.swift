@@ -52,6 +52,9 @@ public final class DisplayService: Service {
         /// The panel is off for the night hours.
         var powerOff = false
         var jar: JarAnimator
+        /// The jar screen and frame the canvas holds, for a partial redraw of the next frame; nil when the
+        /// canvas holds anything else.
+        var lastJar: (screen: Screen, frame: JarFrame)?
         init(jar: JarAnimator) { self.jar = jar }
     }
 
@@ -187,6 +190,7 @@ public final class DisplayService: Service {
         let canvas =
             surface.canvas.flatMap { $0.width == display.width && $0.height == display.height ? $0 : nil }
             ?? Canvas(width: display.width, height: display.height)
+        if canvas !== surface.canvas { surface.lastJar = nil }
         surface.canvas = canvas
         for screen in screens { draw(screen, change: .screen(screen.name, caption: screen.caption), on: canvas) }
         if let shownAt, let last = screens.last {
@@ -206,11 +210,13 @@ public final class DisplayService: Service {
             // Logged once per run of failures: a display that is gone must not flood the journal.
             if !surface.failed { logger.error("display: \(error)") }
             surface.failed = true
+            surface.lastJar = nil  // what the panel shows is unknown: the next frame is drawn whole
         }
     }
 
     private func present(_ screen: Screen, change: FrameChange, on canvas: Canvas) throws(DeviceError) {
         let night = if case .idle(let idle) = screen { idle.displayOff } else { false }
+        if screen.jar == nil { surface.lastJar = nil }
         // The panel is off: nothing is drawn (a flip while DPMS is off fails or never completes).
         if night && surface.powerOff { return }
         if surface.powerOff && !night {
@@ -269,11 +275,25 @@ public final class DisplayService: Service {
         } else {
             animator.settle()
         }
-        renderer.draw(screen, preview: nil, jar: animator.frame, on: canvas)
+        let frame = animator.frame
         let awake = rate > 0 && !animator.isAsleep
         mailbox.withLock { $0.jarAwake = awake }
         if awake { jarWake.continuation.yield() }
-        try canvas.withFrame { pixels throws(DeviceError) in try display.present(pixels, change: change) }
+        // A new frame of the screen the canvas holds: only the stickers that moved are drawn again, and
+        // only their part goes to the panel. Anything else is drawn whole.
+        var parts: [PixelRegion]?
+        if change == .preview, let last = surface.lastJar, last.screen == screen {
+            let highlighted = jar.highlighted.map { jar.stickers[$0].id }
+            let damage = ScreenRenderer.jarDamage(
+                from: last.frame, to: frame, highlighted: highlighted, bounds: canvas.bounds)
+            guard !damage.isEmpty else { return }  // nothing moved
+            parts = damage
+        }
+        surface.lastJar = (screen, frame)
+        canvas.clipped(to: parts) { renderer.draw(screen, preview: nil, jar: frame, on: canvas) }
+        try canvas.withFrame { pixels throws(DeviceError) in
+            try display.present(pixels, change: parts.map(FrameChange.regions) ?? change)
+        }
     }
 
     /// Tilts or shakes the jar (the accelerometer, or `tilt` and `shake` typed to the simulated station).

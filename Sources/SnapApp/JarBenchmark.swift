@@ -18,6 +18,12 @@ public enum JarBenchmark {
         public var framesPerSecond: Double
         /// Steps from the shake until every sticker slept again.
         public var stepsToSleep: Int
+        /// One more meal dropped into the settled jar, until it sleeps: CPU per frame drawn whole, and
+        /// drawn only where stickers moved (the display's partial redraw), medians in ms.
+        public var dropWholeMs: Double
+        public var dropPartialMs: Double
+        /// The part of the screen the partial frames drew, on average.
+        public var dropPartialShare: Double
     }
 
     /// Fills a jar of `width`×`height` with `stickers` stickers (half cut-outs from `stickerPath`, half
@@ -67,8 +73,52 @@ public enum JarBenchmark {
         let taken = asleepAt ?? animator.steps - before
         let step = PreviewBenchmark.median(steps)
         let frame = PreviewBenchmark.median(draws)
+        let drop = dropOneMore(
+            into: animator, stickers, screen: screen, renderer: renderer, width: width, height: height,
+            stickerPath: stickerPath, thumbnailPath: thumbnailPath)
         return Figures(
             width: width, height: height, stickers: count, stepMs: step, frameMs: frame,
-            framesPerSecond: 1000 / (frame + 2 * step), stepsToSleep: taken)
+            framesPerSecond: 1000 / (frame + 2 * step), stepsToSleep: taken, dropWholeMs: drop.whole,
+            dropPartialMs: drop.partial, dropPartialShare: drop.share)
+    }
+
+    /// A new meal falls into the settled jar, as after every capture: each frame until everything sleeps
+    /// is drawn whole on one canvas and only where stickers moved on another, and both are timed.
+    private static func dropOneMore(
+        into animator: JarAnimator, _ stickers: [JarSticker], screen: Screen, renderer: ScreenRenderer, width: Int,
+        height: Int, stickerPath: String, thumbnailPath: String
+    ) -> (whole: Double, partial: Double, share: Double) {
+        let bounds = Rect(x: 0, y: 0, width: Double(width), height: Double(height))
+        let more = JarContents(
+            stickers: stickers + [
+                JarSticker(
+                    id: PhotoID("new"), stickerPath: stickerPath, thumbnailPath: thumbnailPath, title: "New meal",
+                    totals: Macros(calories: 500, protein: 25, carbs: 50, fats: 15), funFact: nil)
+            ])
+        let (whole, partial) = (Canvas(width: width, height: height), Canvas(width: width, height: height))
+        var last = animator.frame
+        renderer.draw(screen, preview: nil, jar: last, on: partial)
+        animator.sync(more, bounds: bounds)
+        var clock = ContinuousClock.now
+        animator.advance(to: clock)
+        var (wholeTimes, partialTimes, area) = ([Double](), [Double](), 0.0)
+        for _ in 0..<2000 where !animator.isAsleep {
+            clock += .seconds(2 * JarWorld.step)
+            animator.advance(to: clock + .microseconds(10))
+            let frame = animator.frame
+            let start = PreviewBenchmark.threadCPU()
+            renderer.draw(screen, preview: nil, jar: frame, on: whole)
+            let drawn = PreviewBenchmark.threadCPU()
+            let damage = ScreenRenderer.jarDamage(from: last, to: frame, highlighted: nil, bounds: bounds)
+            if !damage.isEmpty {
+                partial.clipped(to: damage) { renderer.draw(screen, preview: nil, jar: frame, on: partial) }
+                area += damage.map { Double($0.width * $0.height) }.reduce(0, +)
+            }
+            partialTimes.append(PreviewBenchmark.threadCPU() - drawn)
+            wholeTimes.append(drawn - start)
+            last = frame
+        }
+        let share = area / Double(max(1, partialTimes.count)) / (bounds.width * bounds.height)
+        return (PreviewBenchmark.median(wholeTimes), PreviewBenchmark.median(partialTimes), share)
     }
 }

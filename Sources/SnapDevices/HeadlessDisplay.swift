@@ -61,7 +61,7 @@ public final class HeadlessDisplay: Display {
             case .screen(let screen, let caption):
                 state.screenName = screen
                 state.caption = caption
-            case .preview:
+            case .preview, .regions:
                 guard previewFramesPerSecond > 0 else { return nil }
                 if let last = state.lastPreviewWrite, (now - last).seconds < 1 / previewFramesPerSecond { return nil }
             }

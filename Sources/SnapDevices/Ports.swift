@@ -55,6 +55,14 @@ public enum FrameChange: Sendable, Hashable {
     case screen(String, caption: String = "")
     /// The same screen with a new preview frame under it.
     case preview
+    /// The same screen with only these parts redrawn (around the jar's stickers that moved): a display
+    /// may copy just them to the panel.
+    case regions([PixelRegion])
+
+    /// The parts that changed; nil when all of it may have.
+    public var regions: [PixelRegion]? {
+        if case .regions(let regions) = self { regions } else { nil }
+    }
 }
 
 /// The display: shows a drawn frame of its size.

@@ -35,6 +35,37 @@ public final class Canvas {
         fill(bounds, color)
     }
 
+    /// Runs `body` with drawing limited to `regions` (nil: the whole canvas): cairo then touches only
+    /// those pixels, which is what makes a partial redraw cheap. Whatever lies wholly outside them is not
+    /// drawn at all (`touches`): the texts and stickers it spares cost more than their pixels.
+    public func clipped(to regions: [PixelRegion]?, _ body: () -> Void) {
+        guard let regions else { return body() }
+        cairo_save(context)
+        cairo_new_path(context)
+        for region in regions {
+            cairo_rectangle(
+                context, Double(region.x), Double(region.y), Double(region.width), Double(region.height))
+        }
+        cairo_clip(context)
+        let outer = clip
+        clip = regions
+        body()
+        clip = outer
+        cairo_restore(context)
+    }
+
+    /// The regions drawing is limited to, inside `clipped`.
+    public private(set) var clip: [PixelRegion]?
+
+    /// Whether drawing in `rect` can change a pixel: false when it lies wholly outside the clip.
+    public func touches(_ rect: Rect) -> Bool {
+        guard let clip else { return true }
+        return clip.contains { region in
+            rect.maxX > Double(region.x) && rect.x < Double(region.x + region.width) && rect.maxY > Double(region.y)
+                && rect.y < Double(region.y + region.height)
+        }
+    }
+
     /// Makes `rect` fully transparent, for a display plane underneath to show through.
     public func punch(_ rect: Rect) {
         cairo_save(context)

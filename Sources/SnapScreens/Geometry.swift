@@ -1,3 +1,5 @@
+import SnapImaging
+
 /// A rectangle in device pixels.
 public struct Rect: Sendable, Hashable {
     public var x: Double
@@ -38,6 +40,20 @@ public struct Rect: Sendable, Hashable {
             Rect(x: x, y: y, width: width, height: self.height - height),
             Rect(x: x, y: maxY - height, width: width, height: height)
         )
+    }
+
+    /// The smallest rectangle holding both.
+    public func union(_ other: Rect) -> Rect {
+        let (left, top) = (min(x, other.x), min(y, other.y))
+        return Rect(x: left, y: top, width: max(maxX, other.maxX) - left, height: max(maxY, other.maxY) - top)
+    }
+
+    /// The whole pixels the rectangle touches, inside `bounds` (nil: none).
+    public func pixels(inside bounds: Rect) -> PixelRegion? {
+        let (left, top) = (Int(max(x, bounds.x).rounded(.down)), Int(max(y, bounds.y).rounded(.down)))
+        let (right, bottom) = (Int(min(maxX, bounds.maxX).rounded(.up)), Int(min(maxY, bounds.maxY).rounded(.up)))
+        guard right > left, bottom > top else { return nil }
+        return PixelRegion(x: left, y: top, width: right - left, height: bottom - top)
     }
 
     /// Splits off the left `width` pixels: (left, rest).

@@ -15,26 +15,7 @@ extension ScreenRenderer {
         let titleBar = layout.bar(layout.title)
         let statusBar = layout.portrait ? layout.bar(layout.small) : 0
         let (top, _) = canvas.bounds.top(titleBar + statusBar)
-        canvas.fill(top, Color.black.opacity(0.55))
-        let status: (String, Color) =
-            switch ready.mode {
-            case .group: ready.groupPhotoAvailable ? ("Today's photo: open", .good) : ("Today's photo: sent", .muted)
-            case .meal: ("\(ready.analysesLeft) analyses left today", ready.analysesLeft > 0 ? .good : .warn)
-            }
-        let title = ScreenText.modeTitle(ready.mode, group: ready.groupName)
-        if layout.portrait {
-            let (titleRow, statusRow) = top.top(titleBar)
-            canvas.text(
-                title, in: titleRow.inset(m / 2), font: layout.title, verticallyCentered: true, shrinkToFit: true)
-            canvas.text(
-                status.0, in: statusRow.inset(m / 4), font: layout.small, color: status.1, verticallyCentered: true)
-        } else {
-            let (left, right) = top.inset(m / 2).left(top.width * 0.55)
-            canvas.text(title, in: left, font: layout.title, verticallyCentered: true, shrinkToFit: true)
-            canvas.text(
-                status.0, in: right, font: layout.small, color: status.1, alignment: .trailing, verticallyCentered: true
-            )
-        }
+        if canvas.touches(top) { drawReadyTitle(ready, top, canvas, layout) }
         // Portrait: at the right of the status row, whose text is on the left. Landscape: over the preview
         // under the title bar, or with the jar (whose card takes that corner) above the hint.
         let iconSide = layout.bar(layout.small)
@@ -42,7 +23,9 @@ extension ScreenRenderer {
             layout.portrait
             ? titleBar + max(0, (statusBar - iconSide) / 2)
             : ready.jar == nil ? top.maxY + m / 2 : canvas.bounds.maxY - layout.bar(layout.small) - iconSide - m
-        drawCameraIcons(ready, at: iconsAt, canvas, layout)
+        if canvas.touches(Rect(x: 0, y: iconsAt - m, width: canvas.bounds.width, height: iconSide + 2 * m)) {
+            drawCameraIcons(ready, at: iconsAt, canvas, layout)
+        }
         if let notice = ScreenText.deviceNotice(ready.missingDevices) {
             chip(
                 notice, at: m, top.maxY + m / 2, maxWidth: canvas.bounds.width - 2 * m, font: layout.small,
@@ -63,7 +46,33 @@ extension ScreenRenderer {
         let other = ready.groupName == nil ? "" : (ready.mode == .meal ? " · Hold: group mode" : " · Hold: meal log")
         let action = ready.mode == .meal ? "Press: photo of your meal" : "Press: today's photo"
         // The hint shrinks to fit; on narrow panels the shorter words keep it readable.
-        hint(action + other, canvas, layout)
+        if canvas.touches(canvas.bounds.bottom(hintBar).1) { hint(action + other, canvas, layout) }
+    }
+
+    /// The ready screen's title bar: the mode and what is left today.
+    private func drawReadyTitle(_ ready: ReadyScreen, _ top: Rect, _ canvas: Canvas, _ layout: ScreenLayout) {
+        let m = layout.margin
+        let titleBar = layout.bar(layout.title)
+        canvas.fill(top, Color.black.opacity(0.55))
+        let status: (String, Color) =
+            switch ready.mode {
+            case .group: ready.groupPhotoAvailable ? ("Today's photo: open", .good) : ("Today's photo: sent", .muted)
+            case .meal: ("\(ready.analysesLeft) analyses left today", ready.analysesLeft > 0 ? .good : .warn)
+            }
+        let title = ScreenText.modeTitle(ready.mode, group: ready.groupName)
+        if layout.portrait {
+            let (titleRow, statusRow) = top.top(titleBar)
+            canvas.text(
+                title, in: titleRow.inset(m / 2), font: layout.title, verticallyCentered: true, shrinkToFit: true)
+            canvas.text(
+                status.0, in: statusRow.inset(m / 4), font: layout.small, color: status.1, verticallyCentered: true)
+        } else {
+            let (left, right) = top.inset(m / 2).left(top.width * 0.55)
+            canvas.text(title, in: left, font: layout.title, verticallyCentered: true, shrinkToFit: true)
+            canvas.text(
+                status.0, in: right, font: layout.small, color: status.1, alignment: .trailing, verticallyCentered: true
+            )
+        }
     }
 
     private func drawThumbnails(_ paths: [String], in strip: Rect, _ canvas: Canvas, _ layout: ScreenLayout) {

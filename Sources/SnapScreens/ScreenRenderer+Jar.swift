@@ -72,6 +72,66 @@ public struct JarFrame: @unchecked Sendable {
 }
 
 extension ScreenRenderer {
+    /// What must be drawn again to go from the jar's frame `previous` to `next` on a canvas of `bounds`,
+    /// the rest of the screen unchanged: around every sticker that moved, came or went, where it was and
+    /// where it is now. Empty when nothing moved (nothing to draw). Each sticker's reach is a square that
+    /// holds it at any angle, the highlighted one's larger size and ring included, plus a pixel of
+    /// antialiasing. Overlapping parts are merged; past `maxParts`, one rectangle holds them all.
+    public static func jarDamage(
+        from previous: JarFrame, to next: JarFrame, highlighted: PhotoID?, bounds: Rect, maxParts: Int = 12
+    ) -> [PixelRegion] {
+        let ring = max(3, ScreenLayout(bounds).margin / 5)
+        func reach(_ item: JarFrame.Item) -> Rect {
+            let (width, height) = (Double(item.sprite.width), Double(item.sprite.height))
+            var radius = (width * width + height * height).squareRoot() / 2
+            if item.id == highlighted { radius = max(radius * 1.2, max(width, height) * 0.68 + ring / 2) }
+            radius += 2
+            return Rect(x: item.x - radius, y: item.y - radius, width: 2 * radius, height: 2 * radius)
+        }
+        let before = Dictionary(previous.items.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var parts: [Rect] = []
+        var seen = Set<PhotoID>()
+        for item in next.items {
+            seen.insert(item.id)
+            guard let old = before[item.id] else {
+                parts.append(reach(item))
+                continue
+            }
+            // Any change at all: a sticker creeping a hundredth of a pixel a frame would otherwise drift
+            // across the screen with its old picture left where it was. A sleeping body does not move.
+            if old.x != item.x || old.y != item.y || old.angle != item.angle || old.sprite !== item.sprite {
+                parts.append(reach(old).union(reach(item)))
+            }
+        }
+        for old in previous.items where !seen.contains(old.id) { parts.append(reach(old)) }
+        var regions = merged(parts.compactMap { $0.pixels(inside: bounds) })
+        if regions.count > maxParts { regions = [regions.dropFirst().reduce(regions[0]) { $0.union($1) }] }
+        return regions
+    }
+
+    /// The regions with every pair that overlaps replaced by one rectangle holding both, until none do.
+    static func merged(_ regions: [PixelRegion]) -> [PixelRegion] {
+        var result: [PixelRegion] = []
+        for region in regions {
+            var current = region
+            var index = 0
+            while index < result.count {
+                let other = result[index]
+                if current.x < other.x + other.width && other.x < current.x + current.width
+                    && current.y < other.y + other.height && other.y < current.y + current.height
+                {
+                    current = current.union(other)
+                    result.remove(at: index)
+                    index = 0
+                } else {
+                    index += 1
+                }
+            }
+            result.append(current)
+        }
+        return result
+    }
+
     /// The jar with its stickers (where `frame` puts them; without a frame, the jar alone), and the card:
     /// the highlighted sticker's title, fun fact and macros, or the jar's totals.
     func drawJar(_ ready: ReadyScreen, _ jar: JarContents, frame: JarFrame?, _ canvas: Canvas, _ layout: ScreenLayout) {
@@ -90,7 +150,10 @@ extension ScreenRenderer {
             canvas.draw(item.sprite, centerX: item.x, centerY: item.y, angle: item.angle, scale: 1.2)
         }
         drawGlass(geometry, front: true, canvas)
-        drawJarCard(ready, jar, in: geometry.card, canvas, layout)
+        // The card's texts are the frame's dearest part: a partial redraw of the stickers skips them.
+        if canvas.touches(geometry.card.inset(-layout.margin)) {
+            drawJarCard(ready, jar, in: geometry.card, canvas, layout)
+        }
     }
 
     private func drawGlass(_ geometry: JarLayout, front: Bool, _ canvas: Canvas) {

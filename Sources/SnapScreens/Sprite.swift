@@ -151,6 +151,9 @@ public enum ConvexHull {
 extension Canvas {
     /// Paints `sprite` centred at `x, y`, turned by `angle` radians (clockwise), at `scale`.
     public func draw(_ sprite: Sprite, centerX x: Double, centerY y: Double, angle: Double, scale: Double = 1) {
+        // At any angle the sprite stays within half its diagonal of its centre.
+        let reach = (Double(sprite.width * sprite.width + sprite.height * sprite.height)).squareRoot() / 2 * scale + 1
+        guard touches(Rect(x: x - reach, y: y - reach, width: 2 * reach, height: 2 * reach)) else { return }
         cairo_save(context)
         defer { cairo_restore(context) }
         cairo_translate(context, x, y)

@@ -39,6 +39,8 @@ extension SnapStation {
                     cases.append([
                         "size": text, "stickers": count, "step_ms": figures.stepMs, "frame_ms": figures.frameMs,
                         "fps": figures.framesPerSecond, "steps_to_sleep": figures.stepsToSleep,
+                        "drop_whole_ms": figures.dropWholeMs, "drop_partial_ms": figures.dropPartialMs,
+                        "drop_partial_share": figures.dropPartialShare,
                     ])
                 }
             }

@@ -7,7 +7,9 @@ cut-outs, half round cuts of a thumbnail) at 800x480 and 1920x1080, settled, the
 tumble, each frame steps Chipmunk2D twice (120 Hz physics under a 60 Hz display) and draws the ready
 screen with every sticker where the physics has it (cairo, each sticker a surface made once). Printed:
 CPU per physics step, CPU per composed frame, the frames a second one core reaches, and the steps until
-everything sleeps again.
+everything sleeps again. Then one more meal drops into the settled jar (what follows every capture), and
+each frame until it sleeps is drawn whole and, as the display service does, only where stickers moved:
+CPU per frame both ways, and how much of the screen the partial frames drew.
 
 The peer draws the same scene in Pillow, as a Python photo booth would: the background and the jar,
 every sticker (an RGBA image resized once, as snapstation's are) rotated to its angle and composited,
@@ -167,6 +169,13 @@ def main():
         peer = pillow_frames(width, height, case["stickers"], figures["sticker"], min(args.frames, 120))
         print(f"  {case['size']:<10} {case['stickers']:>8} {case['step_ms']:>8.3f} {case['frame_ms']:>8.2f} "
               f"{case['fps']:>7.0f} {case['steps_to_sleep']:>6} steps {peer:>8.2f} {peer / case['frame_ms']:>11.1f}x")
+    print("One more meal dropped into the settled jar, until it sleeps (medians; CPU ms a frame): drawn whole, "
+          "and only where stickers moved, as the display does")
+    print(f"  {'size':<10} {'stickers':>8} {'whole':>8} {'partial':>8} {'ratio':>7} {'screen drawn':>13}")
+    for case in figures["cases"]:
+        print(f"  {case['size']:<10} {case['stickers']:>8} {case['drop_whole_ms']:>8.2f} "
+              f"{case['drop_partial_ms']:>8.2f} {case['drop_partial_ms'] / case['drop_whole_ms']:>6.2f}x "
+              f"{case['drop_partial_share'] * 100:>12.1f}%")
     if args.idle_seconds > 0:
         percent, frames = idle_cpu(args.binary, args.idle_seconds)
         print(f"The station with 20 meals in its settled jar: {percent:.2f} % of a core over "

@@ -5,6 +5,7 @@ import SnapCore
 import SnapDevices
 import SnapFiles
 import SnapImaging
+import SnapJar
 import SnapScreens
 import Synchronization
 import Testing
@@ -121,6 +122,77 @@ struct DisplayServiceTests {
         #expect(recovered.withLock { $0 }, "the station is told the display is back")
         #expect(attempts.withLock { $0 } == 3, "tried until it opened, then no more")
         #expect(real.names == ["sent"], "the screen showing is drawn on the display that came back")
+    }
+}
+
+/// A panel at 30 frames a second that keeps a copy of every frame it is given and how it changed.
+final class KeepingDisplay: Display {
+    let width = 480
+    let height = 320
+    let previewFramesPerSecond = 30.0
+    let frames = Mutex<[(change: FrameChange, pixels: [UInt8])]>([])
+
+    func present(_ frame: FramePixels, change: FrameChange) throws(DeviceError) {
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        for row in 0..<height {
+            for byte in 0..<width * 4 { pixels[row * width * 4 + byte] = frame.bytes[row * frame.stride + byte] }
+        }
+        frames.withLock { $0.append((change, pixels)) }
+    }
+}
+
+@Suite("The display service's jar")
+struct DisplayServiceJarTests {
+    @Test("should send the panel only the part where stickers moved, and end on the whole settled jar")
+    func partialFrames() async throws {
+        let display = KeepingDisplay()
+        let animator = JarAnimator(pictures: .init(sticker: { _, _ in nil }, thumbnail: { _, _ in nil }), seed: 2)
+        let service = DisplayService(
+            display: display, renderer: ScreenRenderer(images: .disk()), slot: PreviewSlot(), jar: animator,
+            logger: Logger(label: "test"))
+        func screen(_ count: Int) -> Screen {
+            let stickers = (0..<count).map {
+                JarSticker(
+                    id: PhotoID("m\($0)"), stickerPath: nil, thumbnailPath: "", title: "Meal", totals: .zero,
+                    funFact: nil)
+            }
+            return .ready(
+                ReadyScreen(
+                    mode: .meal, groupName: nil, totals: .zero, mealThumbnails: [], groupPhotoAvailable: false,
+                    analysesLeft: 5, missingDevices: [], jar: JarContents(stickers: stickers)))
+        }
+        let running = Task { try await service.run() }
+        defer { running.cancel() }
+        service.show(screen(4))
+        // Until the stickers have dropped in and everything sleeps: no frame for half a second.
+        var quiet = 0
+        for _ in 0..<1500 where quiet < 25 {
+            let before = display.frames.withLock { $0.count }
+            try await Task.sleep(for: .milliseconds(20))
+            quiet = display.frames.withLock { $0.count } == before ? quiet + 1 : 0
+        }
+        #expect(quiet >= 25, "the jar settled and stopped redrawing")
+        let frames = display.frames.withLock { $0 }
+        let parts = frames.compactMap { $0.change.regions }
+        let firstWhole = if case .screen("ready", _) = frames.first?.change { true } else { false }
+        #expect(firstWhole, "the first frame is whole")
+        #expect(parts.count >= frames.count / 2, "\(parts.count) of \(frames.count) frames were partial")
+        let average =
+            parts.map { $0.map { Double($0.width * $0.height) }.reduce(0, +) }.reduce(0, +)
+            / Double(max(1, parts.count))
+        #expect(average < 0.5 * 480 * 320, "a partial frame covered \(Int(average)) pixels on average")
+        // The last frame is what a whole redraw of the settled jar gives.
+        let canvas = Canvas(width: 480, height: 320)
+        ScreenRenderer(images: .disk()).draw(screen(4), preview: nil, jar: animator.frame, on: canvas)
+        let whole = canvas.snapshot().pixels
+        let last = try #require(frames.last).pixels
+        var worst = 0
+        var differing = 0
+        for index in 0..<whole.count where index % 4 != 3 && whole[index] != last[index] {
+            worst = max(worst, abs(Int(whole[index]) - Int(last[index])))
+            differing += 1
+        }
+        #expect(differing <= 120 && worst <= 8, "\(differing) bytes differ, by up to \(worst) levels")
     }
 }
 

@@ -40,6 +40,17 @@ public final class DRMDisplay: ScanoutDisplay {
         /// camera does not write into a buffer being scanned out.
         var onScreen: PreviewFrame?
         var framebuffer: UInt32 = 0
+        /// What the last present changed; nil when it was a whole frame.
+        var lastChange: [PixelRegion]?
+
+        /// What a present must copy into the buffer it draws into (nil: all of it). That buffer holds
+        /// the frame before last (two buffers take turns), so a partial redraw copies what changed in
+        /// this frame and in the last one; after a whole frame, the whole of this one.
+        mutating func copyRegions(for change: FrameChange) -> [PixelRegion]? {
+            defer { lastChange = change.regions }
+            guard let changed = change.regions, let last = lastChange else { return nil }
+            return changed + last
+        }
     }
 
     /// `card` "" picks the first card with a connected display; `connector` "" the first connected one;
@@ -79,17 +90,19 @@ public final class DRMDisplay: ScanoutDisplay {
 
     public func present(_ frame: FramePixels, change: FrameChange) throws(DeviceError) {
         let result = video.withLock { state -> Result<Void, SystemError> in
+            let regions = state.copyRegions(for: change)
             guard state.mode == .on else {
-                state.blit.copy(frame, to: calls.backBuffer(handle), stride: output.stride)
+                state.blit.copy(frame, regions: regions, to: calls.backBuffer(handle), stride: output.stride)
                 return calls.present(handle, timeout: .milliseconds(500))
             }
             // Once the planes are in use, every frame goes through them; this one without the camera.
-            state.blit.copy(frame, to: calls.videoScreenBuffer(handle), stride: output.stride)
+            state.blit.copy(frame, regions: regions, to: calls.videoScreenBuffer(handle), stride: output.stride)
             return calls.presentVideo(handle, framebuffer: 0, width: 0, height: 0, timeout: .milliseconds(500)).map {
                 replaceOnScreen(&state, with: nil, framebuffer: 0)
             }
         }
         if case .failure(let error) = result {
+            video.withLock { $0.lastChange = nil }  // which buffer shows what is unknown: the next is whole
             throw DeviceError(.display, "\(output.card) \(output.connector): page flip failed: \(error)")
         }
     }
@@ -128,6 +141,7 @@ public final class DRMDisplay: ScanoutDisplay {
                 return .success(false)
             }
             state.blit.copy(screens, to: calls.videoScreenBuffer(handle), stride: output.stride)
+            state.lastChange = nil
             let shown = calls.presentVideo(
                 handle, framebuffer: framebuffer, width: scanout.width, height: scanout.height,
                 timeout: .milliseconds(500))
@@ -194,6 +208,9 @@ public final class FramebufferDisplay: Display {
     deinit { calls.closeFramebuffer(handle) }
 
     public func present(_ frame: FramePixels, change: FrameChange) throws(DeviceError) {
-        blit.withLock { $0.copy(frame, to: calls.framebufferMemory(handle), stride: info.stride) }
+        // One buffer, on screen: only what changed is copied into it.
+        blit.withLock {
+            $0.copy(frame, regions: change.regions, to: calls.framebufferMemory(handle), stride: info.stride)
+        }
     }
 }

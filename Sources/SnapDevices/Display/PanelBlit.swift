@@ -30,6 +30,37 @@ public final class PanelBlit: @unchecked Sendable {
         rotation % 180 == 0 ? (width, height) : (height, width)
     }
 
+    /// Copies only `regions` of the frame (nil: all of it) to where they go on the panel, turned and
+    /// converted like the whole frame: what a partial redraw changed.
+    public func copy(
+        _ frame: FramePixels, regions: [PixelRegion]?, to target: UnsafeMutablePointer<UInt8>,
+        stride targetStride: Int
+    ) {
+        guard let regions else { return copy(frame, to: target, stride: targetStride) }
+        for region in regions { copy(frame, region: region, to: target, stride: targetStride) }
+    }
+
+    /// Copies one region of the frame to where it goes on the panel.
+    public func copy(
+        _ frame: FramePixels, region: PixelRegion, to target: UnsafeMutablePointer<UInt8>, stride targetStride: Int
+    ) {
+        guard let inside = region.clamped(width: frame.width, height: frame.height) else { return }
+        let (x, y, w, h) = (inside.x, inside.y, inside.width, inside.height)
+        // Where the region's top left lands on the panel: canvas (x, y) goes to (H-1-y, x) for a quarter
+        // turn clockwise, (W-1-x, H-1-y) for a half turn, and (y, W-1-x) for three quarters.
+        let (panelX, panelY) =
+            switch rotation {
+            case 90: (frame.height - y - h, x)
+            case 180: (frame.width - x - w, frame.height - y - h)
+            case 270: (y, frame.width - x - w)
+            default: (x, y)
+            }
+        let bytesPerPixel = format == .rgb565 ? 2 : 4
+        copy(
+            frame.cropped(to: inside), to: target + panelY * targetStride + panelX * bytesPerPixel, stride: targetStride
+        )
+    }
+
     public func copy(_ frame: FramePixels, to target: UnsafeMutablePointer<UInt8>, stride targetStride: Int) {
         let (pixels, stride) = (frame.bytes, frame.stride)
         let (width, height) = (Int32(frame.width), Int32(frame.height))
@@ -44,7 +75,7 @@ public final class PanelBlit: @unchecked Sendable {
         }
         let (panelWidth, panelHeight) = rotation % 180 == 0 ? (width, height) : (height, width)
         let needed = Int(panelWidth) * Int(panelHeight) * 4
-        if scratch.count != needed { scratch = [UInt8](repeating: 0, count: needed) }
+        if scratch.count < needed { scratch = [UInt8](repeating: 0, count: needed) }
         scratch.withUnsafeMutableBufferPointer { turned in
             ARGBRotate(pixels, Int32(stride), turned.baseAddress, panelWidth * 4, width, height, mode)
             convert(turned.baseAddress!, panelWidth * 4, panelWidth, panelHeight, to: target, Int32(targetStride))
