@@ -113,6 +113,18 @@ extension StationConfig {
             let id = parts.count > 1 ? String(parts[1]) : ""
             return Camera.Other(backend: backend, id: id.isEmpty ? d.camera.id : id)
         }
+        // The same camera twice would be a switch that changes nothing.
+        var named = [Camera.Other(backend: camera.backend, id: camera.id)]
+        for other in camera.others {
+            if named.contains(other) {
+                r.report(
+                    "camera.others",
+                    "\(other.backend.rawValue):\(other.id) is named twice (camera.backend "
+                        + "and camera.id name the first camera)",
+                    expected: "each camera once")
+            }
+            named.append(other)
+        }
 
         gpio.backend = r.choice("gpio.backend", default: d.gpio.backend)
         gpio.chip = r.string("gpio.chip", default: d.gpio.chip)
@@ -143,6 +155,11 @@ extension StationConfig {
             r.report(
                 "display.night_hours", "\"\(display.nightHours)\" is not a span of local hours",
                 expected: "\"HH:MM-HH:MM\" such as \"23:00-07:00\", or \"\" for never")
+        } else if !display.nightHours.isEmpty && display.idleSeconds == 0 {
+            // The panel sleeps on the idle screen, which idle_seconds = 0 never shows.
+            r.report(
+                "display.night_hours", "needs the idle screen, and display.idle_seconds = 0 turns it off",
+                expected: "display.idle_seconds above 0 (such as 300), or night_hours = \"\"")
         }
 
         countdown.seconds = r.int("countdown.seconds", default: d.countdown.seconds, in: 0...10)

@@ -20,6 +20,8 @@ extension StationConfig {
             jarDays: jar.enabled ? jar.days.count : 0)
         settings.cameraNames = camera.all.map(\.name)
         settings.nightHours = NightHours(display.nightHours)
+        settings.hasFlash = gpio.ledLine != nil && gpio.backend != .none
+        settings.lockedSettings = Set(web.locked.compactMap(RuntimeSettings.Key.init(rawValue:)))
         return settings
     }
 

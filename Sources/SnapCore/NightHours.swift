@@ -33,11 +33,15 @@ public struct NightHours: Sendable, Hashable, CustomStringConvertible {
         from < until ? (from..<until).contains(minute) : minute >= from || minute < until
     }
 
-    /// Minutes from `minute` until the night's next edge (its start or its end).
-    public func minutesToNextEdge(from minute: Int) -> Int {
-        let day = 24 * 60
-        let edges = [from, until].map { ($0 - minute + day) % day }.map { $0 == 0 ? day : $0 }
-        return edges.min() ?? day
+    /// The first moment after `date` when the night starts or ends, by the clock of `calendar`'s zone: on
+    /// the nights the clocks change, 07:00 comes an hour sooner or later than seven hours after midnight,
+    /// and an edge the change skips (02:30 when 02:00 becomes 03:00) is taken as the time after the gap.
+    public func nextEdge(after date: Date, in calendar: Calendar) -> Date? {
+        [from, until].compactMap { minute in
+            calendar.nextDate(
+                after: date, matching: DateComponents(hour: minute / 60, minute: minute % 60, second: 0),
+                matchingPolicy: .nextTime)
+        }.min()
     }
 
     public var description: String {

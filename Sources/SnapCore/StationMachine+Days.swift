@@ -55,11 +55,13 @@ extension StationMachine {
         return night.contains(minute: minuteOfDay(now))
     }
 
-    /// Time until the night hours start or end; two days without night hours.
+    /// Time until the night hours start or end, by the local clock (daylight saving included); two days
+    /// without night hours.
     func untilNightEdge(_ now: Instant) -> Duration {
-        guard let night = settings.nightHours else { return .seconds(86_400 * 2) }
-        let seconds = Calendar.gregorian(in: settings.timeZone).component(.second, from: now.wall)
-        return .seconds(night.minutesToNextEdge(from: minuteOfDay(now)) * 60 - seconds)
+        guard let night = settings.nightHours,
+            let edge = night.nextEdge(after: now.wall, in: Calendar.gregorian(in: settings.timeZone))
+        else { return .seconds(86_400 * 2) }
+        return .milliseconds(Int64((max(0.001, edge.timeIntervalSince(now.wall)) * 1000).rounded(.up)))
     }
 
     func minuteOfDay(_ now: Instant) -> Int {
@@ -97,12 +99,12 @@ extension StationMachine {
         }
     }
 
-    /// The mode button's cycle: meal, then each group in turn, then meal again.
-    /// The next mode: meal, then each group. The mode button (`throughMenu`) goes through the settings
-    /// menu after the last one; a hold of the shutter skips it.
+    /// The next mode: meal, then each group in turn, then meal again. The mode button (`throughMenu`)
+    /// goes through the settings menu after the last one, when it has anything to offer; a hold of the
+    /// shutter skips it.
     mutating func toggleMode(now: Instant, throughMenu: Bool = false) -> [Action] {
         let last = settings.groups.isEmpty || (mode == .group && groupIndex + 1 >= settings.groups.count)
-        if throughMenu && last { return openMenu(now: now) }
+        if throughMenu && last && !menuEntries.isEmpty { return openMenu(now: now) }
         guard !settings.groups.isEmpty else {
             return enterResting(now: now, also: [.log(.notice, "mode stays meal: no group is configured")])
         }

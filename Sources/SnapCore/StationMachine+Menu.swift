@@ -8,9 +8,12 @@ extension StationMachine {
     /// How long the menu stays without a touch.
     static let menuTimeout = Duration.seconds(20)
 
-    /// The camera only where there is a choice of cameras, and the flash.
+    /// The camera where there is a choice of cameras, and the flash where an LED is wired; neither when
+    /// the config locks it (`web.locked`), as the page does. With nothing to offer there is no menu.
     var menuEntries: [MenuEntry] {
-        (settings.cameraNames.count > 1 ? [.camera] : []) + [.flash]
+        let locked = settings.lockedSettings
+        return (settings.cameraNames.count > 1 && !locked.contains(.camera) ? [.camera] : [])
+            + (settings.hasFlash && !locked.contains(.flash) ? [.flash] : [])
     }
 
     func menuEntry(_ entry: MenuEntry) -> MenuScreen.Entry {

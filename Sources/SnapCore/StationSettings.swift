@@ -34,6 +34,10 @@ public struct StationSettings: Sendable, Hashable {
     public var camera = 0
     /// When the display sleeps on the idle screen (DPMS off); nil never.
     public var nightHours: NightHours?
+    /// A flash LED is wired (`gpio.led_line`): only then does the settings menu offer it.
+    public var hasFlash = true
+    /// The settings the config locks (`web.locked`): neither the page nor the menu changes them.
+    public var lockedSettings: Set<RuntimeSettings.Key> = []
 
     public init(
         timeZone: TimeZone = .current, defaultMode: StationMode = .group, groups: [String] = ["Friends"],

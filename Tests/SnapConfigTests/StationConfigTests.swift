@@ -176,6 +176,16 @@ struct StationConfigTests {
                 "t.toml:2: camera.others: \"webcam\" names no camera backend (\"BACKEND:ID\" with BACKEND one of "
                     + "\"libcamera\", \"v4l2\", \"simulated\" (\"v4l2:/dev/video0\", \"libcamera:1\"))"
             ])
+        let twice =
+            "camera.others: v4l2:/dev/video0 is named twice (camera.backend and camera.id name the first camera)"
+        #expect(
+            problems("[camera]\nothers = [\"v4l2:/dev/video0\", \"v4l2:/dev/video0\"]\n") == [
+                "t.toml:2: \(twice) (each camera once)"
+            ])
+        #expect(
+            problems("[camera]\nbackend = \"v4l2\"\nid = \"/dev/video0\"\nothers = [\"v4l2:/dev/video0\"]\n") == [
+                "t.toml:4: \(twice) (each camera once)"
+            ])
     }
 
     @Test("should read the night hours, and name a span it cannot read")
@@ -186,6 +196,12 @@ struct StationConfigTests {
             problems("[display]\nnight_hours = \"11pm\"\n") == [
                 "t.toml:2: display.night_hours: \"11pm\" is not a span of local hours (\"HH:MM-HH:MM\" such as "
                     + "\"23:00-07:00\", or \"\" for never)"
+            ])
+        // The panel sleeps on the idle screen: night hours without one would never come.
+        #expect(
+            problems("[display]\nidle_seconds = 0\nnight_hours = \"23:00-06:30\"\n") == [
+                "t.toml:3: display.night_hours: needs the idle screen, and display.idle_seconds = 0 turns it off "
+                    + "(display.idle_seconds above 0 (such as 300), or night_hours = \"\")"
             ])
     }
 

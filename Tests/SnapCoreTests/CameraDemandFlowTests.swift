@@ -95,7 +95,25 @@ struct NightHoursFlowTests {
     func parse() throws {
         let night = try #require(NightHours("23:00-07:00"))
         #expect(night.contains(minute: 23 * 60) && night.contains(minute: 3 * 60) && !night.contains(minute: 7 * 60))
-        #expect(night.minutesToNextEdge(from: 22 * 60 + 30) == 30 && night.minutesToNextEdge(from: 23 * 60) == 8 * 60)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try #require(TimeZone(identifier: "Europe/Berlin"))
+        func local(_ text: String) throws -> Date {
+            let formatter = DateFormatter()
+            formatter.dateFormat = "yyyy-MM-dd HH:mm"
+            formatter.timeZone = calendar.timeZone
+            return try #require(formatter.date(from: text))
+        }
+        func hoursToEdge(_ text: String, _ hours: NightHours) throws -> Double {
+            let start = try local(text)
+            return try #require(hours.nextEdge(after: start, in: calendar)).timeIntervalSince(start) / 3600
+        }
+        #expect(try hoursToEdge("2026-03-10 22:30", night) == 0.5 && hoursToEdge("2026-03-10 23:00", night) == 8)
+        // The nights the clocks change (Berlin, 29 March and 25 October 2026): 07:00 comes an hour sooner, or later.
+        #expect(try hoursToEdge("2026-03-28 23:30", night) == 6.5)
+        #expect(try hoursToEdge("2026-10-24 23:30", night) == 8.5)
+        // An edge inside the skipped hour is the first time after it.
+        let skipped = try #require(NightHours("02:30-05:00"))
+        #expect(try hoursToEdge("2026-03-29 01:30", skipped) == 0.5)
         let early = try #require(NightHours("01:00-05:30"))
         #expect(early.contains(minute: 60) && !early.contains(minute: 23 * 60) && early.description == "01:00-05:30")
         for bad in ["", "23:00", "23-07", "24:00-07:00", "23:00-23:00", "7:00-08:00", "23:00-07:60"] {

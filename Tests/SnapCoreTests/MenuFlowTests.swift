@@ -5,10 +5,15 @@ import Testing
 
 @Suite("StationMachine: the settings menu at the end of the mode button's round")
 struct MenuFlowTests {
-    func script(cameras: [String] = ["Simulated", "USB video0"], groups: [String] = ["Family"]) -> StationScript {
+    func script(
+        cameras: [String] = ["Simulated", "USB video0"], groups: [String] = ["Family"], hasFlash: Bool = true,
+        locked: Set<RuntimeSettings.Key> = []
+    ) -> StationScript {
         var settings = Fixture.settings(mode: .meal)
         settings.groups = groups
         settings.cameraNames = cameras
+        settings.hasFlash = hasFlash
+        settings.lockedSettings = locked
         return StationScript(settings: settings, startingAt: "2026-03-10 12:00:00")
     }
 
@@ -61,6 +66,23 @@ struct MenuFlowTests {
         groups.advance(seconds: 0.1)
         groups.press(.hold)
         #expect(menu(groups) == nil && groups.machine.mode == .meal)
+    }
+
+    @Test("should leave out what the config locks and a flash with no LED, and skip a menu with nothing in it")
+    func lockedAndMissing() throws {
+        var cameraLocked = script(locked: [.camera])
+        cameraLocked.press(.mode)
+        cameraLocked.press(.mode)
+        #expect(try #require(menu(cameraLocked)).entries.map(\.name) == ["Flash"])
+        var noLED = script(hasFlash: false)
+        noLED.press(.mode)
+        noLED.press(.mode)
+        #expect(try #require(menu(noLED)).entries.map(\.name) == ["Camera"])
+        // One camera and the flash locked: the round goes from the last group straight to meal.
+        var nothing = script(cameras: ["Simulated"], locked: [.flash])
+        nothing.press(.mode)
+        nothing.press(.mode)
+        #expect(menu(nothing) == nil && nothing.machine.mode == .meal && nothing.screen?.ready != nil)
     }
 
     @Test("should take the camera from the owner's page and from the settings stored before a restart")
