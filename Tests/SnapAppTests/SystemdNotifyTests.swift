@@ -35,16 +35,17 @@ final class NotifySocket {
     /// (a non-blocking poll between sleeps), so the other tests keep the cooperative pool.
     func messages(within seconds: Double, until: ([String]) -> Bool) async -> [String] {
         var received: [String] = []
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline, !until(received) {
-            var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
-            guard poll(&descriptors, 1, 0) > 0 else {
-                try? await Task.sleep(for: .milliseconds(50))
-                continue
+        _ = await eventually(within: seconds, every: .milliseconds(50)) {
+            // Everything queued so far, then the test.
+            while true {
+                var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+                guard poll(&descriptors, 1, 0) > 0 else { break }
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                let count = recv(descriptor, &buffer, buffer.count, 0)
+                guard count > 0 else { break }
+                received.append(String(decoding: buffer.prefix(count), as: UTF8.self))
             }
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count > 0 { received.append(String(decoding: buffer.prefix(count), as: UTF8.self)) }
+            return until(received)
         }
         return received
     }

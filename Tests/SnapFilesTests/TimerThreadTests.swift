@@ -1,5 +1,6 @@
 import Foundation
 import SnapFiles
+import SnapTestSupport
 import Synchronization
 import Testing
 
@@ -13,8 +14,7 @@ struct TimerThreadTests {
     }
 
     func waitUntil(_ seconds: Double = 5, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while !condition() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        _ = await eventually(within: seconds, every: .milliseconds(5)) { condition() }
     }
 
     @Test("should fire timers in the order of their deadlines, each once")

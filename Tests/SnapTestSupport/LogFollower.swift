@@ -22,12 +22,8 @@ public final class LogFollower {
 
     /// Waits (as a task) until a new line contains `text`; false after `seconds`.
     public func waitFor(_ text: String, seconds: Double) async -> Bool {
-        let end = Date().addingTimeInterval(seconds)
-        while Date() < end {
-            if newLines().contains(where: { $0.contains(text) }) { return true }
-            try? await Task.sleep(for: .milliseconds(5))
+        await eventually(within: seconds, every: .milliseconds(5)) {
+            newLines().contains(where: { $0.contains(text) })
         }
-        // Once more after the deadline: a test process whose threads were busy may come back late.
-        return newLines().contains(where: { $0.contains(text) })
     }
 }

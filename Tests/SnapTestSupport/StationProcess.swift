@@ -80,15 +80,9 @@ public final class StationProcess {
         return process.terminationStatus
     }
 
-    /// Polls `condition` every 100 ms for up to `seconds`; true if it came true. It sleeps as a task,
-    /// never blocking a thread of the cooperative pool (two on this machine), which the other tests share.
+    /// Polls `condition` every 100 ms for `seconds` worth of checks; true if it came true (see `eventually`).
     public static func waitFor(seconds: Double, _ condition: () -> Bool) async -> Bool {
-        let end = Date().addingTimeInterval(seconds)
-        while Date() < end {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-        return condition()
+        await eventually(within: seconds) { condition() }
     }
 }
 

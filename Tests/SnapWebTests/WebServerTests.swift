@@ -25,10 +25,7 @@ struct WebServerTests {
         let task = Task { try await server.run() }
         defer { task.cancel() }
         // Generous: on two cores under the whole suite the pool may be busy for many seconds.
-        let deadline = ContinuousClock.now + .seconds(90)
-        while server.listeningPort == nil && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = await eventually(within: 90, every: .milliseconds(20)) { server.listeningPort != nil }
         let port = try #require(server.listeningPort, "the server did not start")
         #expect(station.desk.url == "\(tls == nil ? "http" : "https")://127.0.0.1:\(port)/pair")
         try await body("\(tls == nil ? "http" : "https")://127.0.0.1:\(port)")
@@ -110,9 +107,8 @@ struct WebServerTests {
             let second = WebServer(app: station.app, web: web, desk: PairingDesk(), logger: log.logger)
             let task = Task { try await second.run() }
             defer { task.cancel() }
-            let deadline = ContinuousClock.now + .seconds(90)
-            while !log.all.joined(separator: "\n").contains("trying again in 30 s") && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
+            _ = await eventually(within: 90, every: .milliseconds(20)) {
+                log.all.joined(separator: "\n").contains("trying again in 30 s")
             }
             #expect(log.all.joined(separator: "\n").contains("owner's page:"))
             #expect(log.all.joined(separator: "\n").contains("trying again in 30 s"))
