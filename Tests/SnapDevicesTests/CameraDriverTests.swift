@@ -244,6 +244,28 @@ struct CameraDriverTests {
         #expect(mock.state.withLock { $0.closed })
     }
 
+    @Test("should end the stream when the camera refuses a handed-back request, from the frame's own callback too")
+    func refusedRequest() async throws {
+        let mock = MockCamera()
+        let camera = LibcameraCamera(settings: settings, calls: mock, logger: Logger(label: "test"))
+        let slot = PreviewSlot()
+        let preview = Task { try await camera.streamPreview(into: slot, started: {}) }
+        _ = await slot.next()
+        // The next buffer handed back is refused: the frames the slot drops on libcamera's thread, and the
+        // one taken here, are handed back under the camera's lock, where the refusal must not re-enter it.
+        mock.state.withLock { $0.refuseRequests = true }
+        var frame = await slot.next()
+        frame = nil
+        _ = frame
+        let result = await withDeadline(seconds: 30) { await preview.result }
+        guard case .failure(let error)? = result else {
+            Issue.record("the stream did not end on the refusal: \(String(describing: result))")
+            return
+        }
+        #expect("\(error)".contains("stopped taking requests"))
+        #expect(mock.state.withLock { $0.closed }, "closed, ready to be opened again")
+    }
+
     @Test("should convert every pixel format the cameras deliver")
     func formats() throws {
         let (width, height) = (16, 8)

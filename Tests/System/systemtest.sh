@@ -53,5 +53,6 @@ if [ "$(show NRestarts)" = $((restarts + 1)) ] && [ "$(systemctl is-active snaps
 else
     fail watchdog-restart "NRestarts $restarts -> $(show NRestarts), $(systemctl is-active snapstation); $(echo "$journal" | grep -E 'Failed with|Watchdog' | tail -n 4)"
 fi
+journalctl -u snapstation --no-pager | grep -A60 "Sanitizer" | head -150 | sed "s/^/HIL: ASAN /"
 echo "HIL: DONE"
 systemctl poweroff

@@ -111,43 +111,50 @@ struct ss_cam {
         return 0;
     }
 
+    // Runs on libcamera's thread. Every frame is described before the first is delivered, and the request
+    // is not touched after: a delivered frame may be handed back at once (on this thread, or on the thread
+    // that drops it), and its hand-back reuses the request, which frees the buffer map a loop over
+    // `request->buffers()` would still be walking.
     void completed(Request *request) {
         if (request->status() == Request::RequestCancelled) return;
-        bool is_still;
+        std::array<ss_cam_frame, 2> frames{};
+        size_t count = 0;
         ss_cam_frame_callback deliver;
         void *target;
         {
             std::lock_guard<std::mutex> guard(lock);
-            if (abandoned) return;
-            outstanding[request] = static_cast<int>(request->buffers().size());
-            is_still = still_requests.erase(request) > 0;
+            if (abandoned || !on_frame) return;
             deliver = on_frame;
             target = context;
-        }
-        int64_t sensor = 0;
-        if (auto timestamp = request->metadata().get(controls::SensorTimestamp)) sensor = *timestamp;
-        for (const auto &[stream, buffer] : request->buffers()) {
-            const StreamConfiguration &configuration = stream->configuration();
-            ss_cam_frame frame = {};
-            // Without a separate still stream, the frame of a tagged request is the still.
-            frame.stream = stream == still || (is_still && !still) ? SS_CAM_STREAM_STILL : SS_CAM_STREAM_PREVIEW;
-            frame.format = configuration.pixelFormat.fourcc();
-            frame.width = configuration.size.width;
-            frame.height = configuration.size.height;
-            frame.stride = configuration.stride;
-            const auto &pointers = planes[buffer];
-            frame.plane_count = static_cast<int>(std::min<size_t>(3, pointers.size()));
-            for (int i = 0; i < frame.plane_count; i++) {
-                frame.planes[i] = pointers[i];
-                frame.plane_bytes[i] = buffer->metadata().planes()[i].bytesused;
-                frame.plane_fds[i] = buffer->planes()[i].fd.get();
-                frame.plane_offsets[i] = buffer->planes()[i].offset;
+            const bool is_still = still_requests.erase(request) > 0;
+            int64_t sensor = 0;
+            if (auto timestamp = request->metadata().get(controls::SensorTimestamp)) sensor = *timestamp;
+            for (const auto &[stream, buffer] : request->buffers()) {
+                if (count == frames.size()) break;
+                ss_cam_frame &frame = frames[count++];
+                const StreamConfiguration &configuration = stream->configuration();
+                // Without a separate still stream, the frame of a tagged request is the still.
+                frame.stream = stream == still || (is_still && !still) ? SS_CAM_STREAM_STILL : SS_CAM_STREAM_PREVIEW;
+                frame.format = configuration.pixelFormat.fourcc();
+                frame.width = configuration.size.width;
+                frame.height = configuration.size.height;
+                frame.stride = configuration.stride;
+                const auto mapped = planes.find(buffer);
+                const size_t mapped_count = mapped == planes.end() ? 0 : mapped->second.size();
+                frame.plane_count = static_cast<int>(std::min<size_t>({3, mapped_count, buffer->planes().size()}));
+                for (int i = 0; i < frame.plane_count; i++) {
+                    frame.planes[i] = mapped->second[i];
+                    frame.plane_bytes[i] = buffer->metadata().planes()[i].bytesused;
+                    frame.plane_fds[i] = buffer->planes()[i].fd.get();
+                    frame.plane_offsets[i] = buffer->planes()[i].offset;
+                }
+                frame.timestamp_ns = sensor ? sensor : static_cast<int64_t>(buffer->metadata().timestamp);
+                frame.sequence = buffer->metadata().sequence;
+                frame.cookie = reinterpret_cast<uint64_t>(request);
             }
-            frame.timestamp_ns = sensor ? sensor : static_cast<int64_t>(buffer->metadata().timestamp);
-            frame.sequence = buffer->metadata().sequence;
-            frame.cookie = reinterpret_cast<uint64_t>(request);
-            deliver(target, &frame);
+            outstanding[request] = static_cast<int>(count);
         }
+        for (size_t i = 0; i < count; i++) deliver(target, &frames[i]);
     }
 
     void disconnected() {
@@ -162,8 +169,9 @@ struct ss_cam {
         if (tell) tell(target, SS_CAM_EVENT_DISCONNECTED);
     }
 
-    // Called with `lock` held: the request's buffers are all back, so it goes out again.
-    void requeue(Request *request) {
+    // Called with `lock` held: the request's buffers are all back, so it goes out again. Returns
+    // libcamera's answer; the caller reports a refusal, never from under a lock.
+    int requeue(Request *request) {
         for (const auto &[stream, buffer] : request->buffers())
             if (stream == still) free_stills.push_back(buffer);
         request->reuse();
@@ -176,7 +184,7 @@ struct ss_cam {
             still_requests.insert(request);
             want_still = false;
         }
-        if (camera->queueRequest(request) < 0 && on_event) on_event(context, SS_CAM_EVENT_FAILED);
+        return camera->queueRequest(request);
     }
 };
 
@@ -357,9 +365,6 @@ int ss_cam_configure(ss_cam *camera, ss_cam_config *wanted, bool single_stream, 
 
 int ss_cam_start(ss_cam *camera, ss_cam_frame_callback on_frame, ss_cam_event_callback on_event, void *context) {
     if (!camera->config) return -EINVAL;
-    camera->on_frame = on_frame;
-    camera->on_event = on_event;
-    camera->context = context;
     ControlList controls(controls::controls);
     const ControlInfoMap &available = camera->camera->controls();
     if (available.find(&controls::AeEnable) != available.end()) controls.set(controls::AeEnable, true);
@@ -375,6 +380,10 @@ int ss_cam_start(ss_cam *camera, ss_cam_frame_callback on_frame, ss_cam_event_ca
     if (result < 0) return result;
     {
         std::lock_guard<std::mutex> guard(camera->lock);
+        // Set only once the camera runs: a failed start leaves no callback behind (ss_cam_stop clears them).
+        camera->on_frame = on_frame;
+        camera->on_event = on_event;
+        camera->context = context;
         camera->running = true;
         for (const auto &request : camera->requests) {
             result = camera->camera->queueRequest(request.get());
@@ -397,13 +406,15 @@ int ss_cam_want_still(ss_cam *camera) {
     return 0;
 }
 
-void ss_cam_frame_done(ss_cam *camera, uint64_t cookie) {
+int ss_cam_frame_done(ss_cam *camera, uint64_t cookie) {
     auto *request = reinterpret_cast<Request *>(cookie);
     std::lock_guard<std::mutex> guard(camera->lock);
     auto entry = camera->outstanding.find(request);
-    if (entry == camera->outstanding.end() || --entry->second > 0) return;
+    if (entry == camera->outstanding.end() || --entry->second > 0) return 0;
     camera->outstanding.erase(entry);
-    if (camera->running) camera->requeue(request);
+    if (!camera->running) return 0;
+    int result = camera->requeue(request);
+    return result < 0 ? result : 0;
 }
 
 int ss_cam_stop(ss_cam *camera) {
@@ -412,6 +423,11 @@ int ss_cam_stop(ss_cam *camera) {
         if (!camera->running || camera->abandoned) return 0;
         camera->running = false;
         camera->want_still = false;
+        // Cut off before the caller lets go of what `context` points at: a completion during the stop,
+        // or a disconnect before the camera is closed, then reaches nothing.
+        camera->on_frame = nullptr;
+        camera->on_event = nullptr;
+        camera->context = nullptr;
     }
     int result = camera->camera->stop();
     std::lock_guard<std::mutex> guard(camera->lock);

@@ -141,7 +141,9 @@ public protocol CameraCalls: Sendable {
         -> Result<CameraStreams, DriverFailure>
     func start(_ camera: CameraHandle, sink: any CameraSink) -> Result<Void, SystemError>
     func wantStill(_ camera: CameraHandle) -> Result<Void, SystemError>
-    func frameDone(_ camera: CameraHandle, cookie: UInt64)
+    /// Gives a frame's buffer back. A failure means the camera refused the request that went out again:
+    /// it stopped taking requests. Told here, not through the sink, because callers hand back under locks.
+    func frameDone(_ camera: CameraHandle, cookie: UInt64) -> Result<Void, SystemError>
     func stop(_ camera: CameraHandle)
     /// Gives up a camera that went silent or away, without stopping it (see `ss_cam_abandon`).
     func abandon(_ camera: CameraHandle)
@@ -254,7 +256,9 @@ public struct LibCamera: CameraCalls {
         return SystemError.check(result)
     }
 
-    public func frameDone(_ camera: CameraHandle, cookie: UInt64) { ss_cam_frame_done(camera.pointer, cookie) }
+    public func frameDone(_ camera: CameraHandle, cookie: UInt64) -> Result<Void, SystemError> {
+        SystemError.check(ss_cam_frame_done(camera.pointer, cookie))
+    }
 
     public func abandon(_ camera: CameraHandle) {
         ss_cam_abandon(camera.pointer)

@@ -181,14 +181,16 @@ public final class LibcameraCamera: Camera, CameraSink {
     // MARK: CameraSink (libcamera's thread)
 
     public func received(_ buffer: CameraBuffer) {
-        let (generation, accepting, slot, started, trigger) = state.withLock { state in
+        let (generation, accepting, slot, started, trigger, refused) = state.withLock { state in
             state.lastFrame = .now
+            var refused = false
             if state.lifecycle == .starting, let camera = state.camera {
-                calls.frameDone(camera, cookie: buffer.cookie)
+                refused = !calls.frameDone(camera, cookie: buffer.cookie).isSuccess
             }
             defer { if state.accepting && !buffer.still { state.started = nil } }
-            return (state.generation, state.accepting, state.slot, state.started, state.trigger)
+            return (state.generation, state.accepting, state.slot, state.started, state.trigger, refused)
         }
+        if refused { received(CameraEvent.failed) }
         guard accepting else { return }
         if buffer.still {
             let image = convert(buffer, generation: generation)
@@ -364,11 +366,13 @@ public final class LibcameraCamera: Camera, CameraSink {
 
     /// Gives a buffer back, under the lock that stopping and closing take: a buffer of an older
     /// generation (the camera was stopped or reconfigured since) is not handed back at all.
+    /// A refusal (the camera stopped taking requests) ends the stream once the lock is let go.
     private func handBack(_ cookie: UInt64, generation: Int) {
-        state.withLock { state in
-            guard state.generation == generation, state.accepting, let camera = state.camera else { return }
-            calls.frameDone(camera, cookie: cookie)
+        let refused = state.withLock { state in
+            guard state.generation == generation, state.accepting, let camera = state.camera else { return false }
+            return !calls.frameDone(camera, cookie: cookie).isSuccess
         }
+        if refused { received(CameraEvent.failed) }
     }
 
     /// Completes the still being taken, and lets the camera thread take the next.

@@ -36,6 +36,8 @@ final class MockCamera: CameraCalls, @unchecked Sendable {
         /// The camera stops delivering frames (pulled out where nothing tells libcamera).
         var silent = false
         var abandoned = false
+        /// libcamera refuses the requests handed back from now on (`queueRequest` fails).
+        var refuseRequests = false
     }
 
     let state = Mutex(State())
@@ -167,15 +169,19 @@ final class MockCamera: CameraCalls, @unchecked Sendable {
         return .success(())
     }
 
-    func frameDone(_ camera: CameraHandle, cookie: UInt64) {
+    func frameDone(_ camera: CameraHandle, cookie: UInt64) -> Result<Void, SystemError> {
         let delay = state.withLock { state in
             state.handingBack += 1
             return state.frameDoneDelay
         }
         if delay > 0 { Thread.sleep(forTimeInterval: delay) }
-        state.withLock { state in
+        return state.withLock { state in
             state.handingBack -= 1
-            if state.outstanding.remove(Int(cookie)) != nil { state.free.append(Int(cookie)) }
+            guard state.outstanding.remove(Int(cookie)) != nil, state.running else { return .success(()) }
+            // As ss_cam_frame_done: the request goes out again, or the camera's refusal is the answer.
+            if state.refuseRequests { return .failure(SystemError(ENODEV)) }
+            state.free.append(Int(cookie))
+            return .success(())
         }
     }
 

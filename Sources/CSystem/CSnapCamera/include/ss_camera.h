@@ -103,9 +103,14 @@ typedef void (*ss_cam_event_callback)(void *context, int event);
 int ss_cam_start(ss_cam *camera, ss_cam_frame_callback on_frame, ss_cam_event_callback on_event, void *context);
 /// Adds the still buffer to the next request queued; the still is the first one completed after this.
 int ss_cam_want_still(ss_cam *camera);
-/// Gives a frame's buffer back; its request is queued again once all its buffers are back.
-void ss_cam_frame_done(ss_cam *camera, uint64_t cookie);
-/// Stops streaming and waits for the requests in flight; frames not yet done are returned by then.
+/// Gives a frame's buffer back; its request is queued again once all its buffers are back. Returns 0, or
+/// libcamera's negative errno when it refused the request (the camera stopped taking requests): told to
+/// the caller rather than through the event callback, because a caller hands buffers back under its own
+/// locks. Safe to call from inside the frame callback, for that frame or any other.
+int ss_cam_frame_done(ss_cam *camera, uint64_t cookie);
+/// Stops streaming and waits for the requests in flight; frames not yet done are returned by then. The
+/// callbacks are cut off as it begins: once it returns, none runs again (a disconnect before the close
+/// included), so the caller may free what `context` points at.
 int ss_cam_stop(ss_cam *camera);
 
 /// Gives up a camera whose device went away without libcamera being told (no udev event: pulled out on a
