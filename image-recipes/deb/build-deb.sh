@@ -3,17 +3,24 @@
 # the binary with the Swift runtime linked in, the systemd unit, sysusers, udev and tmpfiles files, the
 # example configs, and a postinst that creates the user and enables the unit. Both images install it.
 #
-#   image-recipes/deb/build-deb.sh [OUT_DIR]        -> OUT_DIR/snapstation_VERSION_ARCH.deb
+#   image-recipes/deb/build-deb.sh [--binary PATH] [OUT_DIR]   -> OUT_DIR/snapstation_VERSION_ARCH.deb
+#
+# --binary packs a snapstation built elsewhere instead of building the release one (an AddressSanitizer
+# build for a hunt: swift build -c release --static-swift-stdlib --sanitize address).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
+binary=""
+if [[ ${1:-} == --binary ]]; then binary=$(realpath "$2"); shift 2; fi
 out="${1:-$repo/.build-deb}"
 export PATH="/opt/swift/usr/bin:$PATH"
 version="0.1.0+$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo local)"
 arch=$(dpkg --print-architecture)
 
 # The Swift standard library and Foundation linked in: the target needs no Swift toolchain.
-(cd "$repo" && swift build -c release --static-swift-stdlib --product snapstation 2>&1 | tail -n 1)
-binary="$repo/.build/release/snapstation"
+if [[ -z "$binary" ]]; then
+    (cd "$repo" && swift build -c release --static-swift-stdlib --product snapstation 2>&1 | tail -n 1)
+    binary="$repo/.build/release/snapstation"
+fi
 
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
