@@ -96,13 +96,31 @@ class Station:
                     raise TimeoutError(f"no '{text}' within {timeout} s; last lines: {self.lines[-5:]}")
                 self.condition.wait(remaining)
 
-    def match(self, pattern, timeout=60):
-        """The first group (or the whole line) of the first line matching the regular expression."""
+    def mark(self):
+        """The index of the next log line: what `match` and `latest` take as `after`."""
+        with self.condition:
+            return len(self.lines)
+
+    def latest(self, pattern, after=0):
+        """The first group (or the whole line) of the last line from `after` on matching the regular
+        expression, or None: a look, no wait."""
+        import re
+        with self.condition:
+            lines = [line for _, line in self.lines[after:]]
+        for line in reversed(lines):
+            found = re.search(pattern, line)
+            if found:
+                return found.group(1) if found.groups() else line
+        return None
+
+    def match(self, pattern, after=0, timeout=60):
+        """The first group (or the whole line) of the first line from `after` on matching the regular
+        expression; waits for one."""
         import re
         deadline = time.monotonic() + timeout
         with self.condition:
             while True:
-                for _, line in self.lines:
+                for _, line in self.lines[after:]:
                     found = re.search(pattern, line)
                     if found:
                         return found.group(1) if found.groups() else line
@@ -160,7 +178,14 @@ class Station:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def stop(self):
-        self.process.terminate()
-        self.process.wait(timeout=30)
+        """Ends the station (killed if it does not stop within 30 s); returns its log. Safe to call twice."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
         time.sleep(0.2)
-        return [line for _, line in self.lines]
+        with self.condition:
+            return [line for _, line in self.lines]

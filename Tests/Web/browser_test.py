@@ -25,7 +25,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -35,6 +34,9 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Benchmarks"))
+import common  # noqa: E402  (Tests/Benchmarks/common.py: the station's log reader the benchmarks use too)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -62,8 +64,9 @@ def wait_for(what, predicate, timeout=20.0, every=0.1):
     raise Failure(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
-class Station:
-    """The real binary on simulated devices, its button words on stdin, its log kept."""
+class Station(common.Station):
+    """The real binary on simulated devices in meal mode, against the AI stand-in on `ai_port`; its log
+    read by the benchmarks' `Station`, its screens by the captions its headless display writes."""
 
     def __init__(self, binary, folder, ai_port):
         self.folder = folder
@@ -91,37 +94,13 @@ auto_save_seconds = 4
 address = "127.0.0.1"
 port = 0
 """)
-        env = dict(os.environ, SNAPSTATION_BROWSER_TEST_KEY="test-key")
-        self.process = subprocess.Popen(
-            [binary, "run", "--config", config, "--simulate", "--state", os.path.join(folder, "state"),
-             "--log-level", "debug"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True)
-        self.lines = []
-        self.lock = threading.Lock()
-        threading.Thread(target=self._read, daemon=True).start()
-        self.url = wait_for("the page's address in the log", lambda: self.find(r"owner's page at (\S+)/pair"))
-
-    def _read(self):
-        for line in self.process.stdout:
-            with self.lock:
-                self.lines.append(line.rstrip("\n"))
-
-    def find(self, pattern, after=0):
-        with self.lock:
-            lines = self.lines[after:]
-        for line in reversed(lines):
-            match = re.search(pattern, line)
-            if match:
-                return match.group(1)
-        return None
-
-    def mark(self):
-        with self.lock:
-            return len(self.lines)
+        super().__init__(binary, config, os.path.join(folder, "state"),
+                         environment={"SNAPSTATION_BROWSER_TEST_KEY": "test-key"},
+                         arguments=("--simulate", "--log-level", "debug"))
+        self.url = wait_for("the page's address in the log", lambda: self.latest(r"owner's page at (\S+)/pair"))
 
     def button(self, word):
-        self.process.stdin.write(word + "\n")
-        self.process.stdin.flush()
+        self.type(word)
 
     def caption(self):
         try:
@@ -135,16 +114,6 @@ port = 0
                          lambda: re.search(pattern, self.caption()), timeout)
         print(f"  ok: the station shows {what}: {self.caption()}")
         return found
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-        with self.lock:
-            return list(self.lines)
 
 
 def browser(width, height):
@@ -262,7 +231,7 @@ def run(args):
         print("pairing at the station")
         mark = station.mark()
         station.button("pair")
-        code = wait_for("the pairing code in the log", lambda: station.find(r"pairing code (\d{6})", mark))
+        code = wait_for("the pairing code in the log", lambda: station.latest(r"pairing code (\d{6})", mark))
         station.wait_caption("the pairing screen with the page's address", r"^pairing · http")
         frame = sorted(f for f in os.listdir(station.frames) if f.endswith("-pairing.png"))[-1]
         scanned = subprocess.run(["zbarimg", "--quiet", "--raw", os.path.join(station.frames, frame)],
@@ -345,7 +314,7 @@ def run(args):
         check("Tomatoes" not in names and "Olive oil" in names, f"ticked lines cleared: {names}")
 
         print("settings: the filter")
-        photo_before = station.find(r"stored (\S+)")
+        photo_before = station.latest(r"stored (\S+)")
         check(grey_fraction(driver, f"/photo/{photo_before}.jpg") < 0.9, "a photo before the change has colour")
         driver.get(base + "/settings")
         Select(driver.find_element(By.ID, "filter")).select_by_value("mono")
@@ -361,7 +330,7 @@ def run(args):
             driver.save_screenshot(os.path.join(args.screenshots, "page-settings-phone.png"))
         mark = station.mark()
         station.button("press")
-        photo = wait_for("the next photo to be stored", lambda: station.find(r"stored (\S+)", mark))
+        photo = wait_for("the next photo to be stored", lambda: station.latest(r"stored (\S+)", mark))
         check(grey_fraction(driver, f"/photo/{photo}.jpg") > 0.97, "the next capture is grey")
 
         print("CSRF")
