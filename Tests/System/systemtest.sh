@@ -31,8 +31,9 @@ if ls /var/lib/snapstation/outbox/*/*/*/*.jpg >/dev/null 2>&1; then pass "flow (
     fail flow "$(journalctl -u snapstation --no-pager | tail -n 20)"
 fi
 
-# The station must not have died on its way here. It did once in four runs (SIGSEGV as the upload
-# began, 2026-11-23, not yet explained): say so with what it logged last, apart from the watchdog test.
+# The station must not have died on its way here. It did once (SIGSEGV as the upload began, 2026-11-23;
+# not seen in 14 runs since, with or without the camera shim's fix of 2026-11-24): say so with what it
+# logged last, which holds the crash report's signal, thread and stack (systemd/README.md).
 restarts=$(show NRestarts)
 if [ "$restarts" = 0 ]; then pass "no-crash (no restart through the flow)"; else
     fail no-crash "restarted $restarts time(s): $(journalctl -u snapstation --no-pager |
