@@ -69,6 +69,13 @@ extension StationMachine {
         return (time.hour ?? 0) * 60 + (time.minute ?? 0)
     }
 
+    /// Until the wall clock's next minute, when the idle screen's clock changes (every time zone in use
+    /// is a whole number of minutes from UTC).
+    func untilNextMinute(_ now: Instant) -> Duration {
+        let left = 60 - now.wall.timeIntervalSince1970.truncatingRemainder(dividingBy: 60)
+        return .milliseconds(Int64((left * 1000).rounded(.up)))
+    }
+
     func untilMidnight(now: Instant) -> Duration {
         DailyLimit.remaining(from: now.wall, untilEndOf: today(now), in: settings.timeZone)
     }

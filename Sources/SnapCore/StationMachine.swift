@@ -171,12 +171,16 @@ public struct StationMachine: Sendable {
                     jarDetailDeadline.map { max(.zero, $0 - now.uptime) } ?? .seconds(86_400 * 2))
             )
         case .idle:
-            // At night nothing changes on the sleeping display until the night ends (or midnight).
+            // At night nothing changes on the sleeping display until the night ends (or midnight). With no
+            // photo to show, only the clock changes, at the minute: an 8 s slide timer there redrew and
+            // wrote the same frame seven times a minute, most of the idle screen's CPU.
             (
                 .slideshow,
                 min(
                     untilMidnight(now: now), untilNightEdge(now),
-                    isNight(now) ? .seconds(86_400 * 2) : settings.slideDuration)
+                    isNight(now)
+                        ? .seconds(86_400 * 2)
+                        : currentSlide(now: now) == nil ? untilNextMinute(now) : settings.slideDuration)
             )
         case .pairing: (.pairing, .seconds(1))
         case .menu: (.menu, Self.menuTimeout)

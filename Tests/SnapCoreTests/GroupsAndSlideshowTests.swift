@@ -97,6 +97,18 @@ struct GroupsAndSlideshowTests {
         #expect(never.screen?.ready != nil)
     }
 
+    @Test("should redraw the idle clock without photos only when its minute changes")
+    func idleClockAtTheMinute() throws {
+        var script = StationScript(settings: settings(groups: []), startingAt: "2026-03-10 12:00:00")
+        script.advance(seconds: 61)
+        #expect(script.screen?.idle?.clock == "12:01")
+        let quiet = script.advance(seconds: 58)
+        #expect(!quiet.contains { if case .show = $0 { true } else { false } }, "nothing to show before 12:02")
+        let next = script.advance(seconds: 2)
+        #expect(next.contains { if case .show = $0 { true } else { false } })
+        #expect(script.screen?.idle?.clock == "12:02", "shown at the minute")
+    }
+
     @Test("should still start today's totals again at midnight when the idle time is longer than the evening")
     func midnightBeforeIdle() throws {
         var script = StationScript(settings: settings(idle: .seconds(600)), startingAt: "2026-03-10 23:59:00")

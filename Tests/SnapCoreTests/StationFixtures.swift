@@ -54,6 +54,10 @@ extension Screen {
         if case .locked(let screen) = self { return screen }
         return nil
     }
+    var idle: IdleScreen? {
+        if case .idle(let screen) = self { return screen }
+        return nil
+    }
     var problem: ProblemScreen.Kind? {
         if case .problem(let screen) = self { return screen.kind }
         return nil
