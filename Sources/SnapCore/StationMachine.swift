@@ -180,7 +180,7 @@ public struct StationMachine: Sendable {
                     untilMidnight(now: now), untilNightEdge(now),
                     isNight(now)
                         ? .seconds(86_400 * 2)
-                        : currentSlide(now: now) == nil ? untilNextMinute(now) : settings.slideDuration)
+                        : slideshow(now: now).isEmpty ? untilNextMinute(now) : settings.slideDuration)
             )
         case .pairing: (.pairing, .seconds(1))
         case .menu: (.menu, Self.menuTimeout)

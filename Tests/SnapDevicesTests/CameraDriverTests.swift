@@ -254,9 +254,7 @@ struct CameraDriverTests {
         // The next buffer handed back is refused: the frames the slot drops on libcamera's thread, and the
         // one taken here, are handed back under the camera's lock, where the refusal must not re-enter it.
         mock.state.withLock { $0.refuseRequests = true }
-        var frame = await slot.next()
-        frame = nil
-        _ = frame
+        _ = await slot.next()
         let result = await withDeadline(seconds: 30) { await preview.result }
         guard case .failure(let error)? = result else {
             Issue.record("the stream did not end on the refusal: \(String(describing: result))")
