@@ -75,10 +75,9 @@ public enum Station {
         let interrupted = try store.requeueInterruptedAnalyses()
         if interrupted > 0 { logger.notice("\(interrupted) analysis(es) cut off by the last stop go to the queue") }
         // The owner's settings over the config's; one the config now locks is the config's again.
-        let locked = Set(config.web.locked.compactMap(RuntimeSettings.Key.init(rawValue:)))
-        let ownerSettings = try store.runtimeSettings().without(locked)
+        let ownerSettings = settings.owner.kept(try store.runtimeSettings())
         if ownerSettings != RuntimeSettings() { logger.info("owner's settings: \(ownerSettings.summary)") }
-        let live = LiveSettings(config: config, pipeline: parts.pipeline, owner: ownerSettings)
+        let live = LiveSettings(settings.owner.inForce(ownerSettings), pipeline: parts.pipeline)
         let analysisQueue =
             aiConfigured
             ? AnalysisQueueService(
@@ -258,13 +257,13 @@ public enum Station {
         try? AtomicFile.createFolder(config.outboxDirectory)
 
         let processing = config.processing
+        let inFile = config.settingsRule.defaults
         let pipeline = PhotoPipeline(
             orientation: Orientation(
                 quarterTurns: config.camera.rotation.rawValue / 90, mirrored: config.camera.hflip,
                 flipped: config.camera.vflip),
             maxSide: processing.maxSize, quality: processing.quality, thumbnailSide: processing.thumbnailSize,
-            filter: processing.intensity > 0 ? processing.filter : nil,
-            intensity: processing.intensity,
+            filter: inFile.photoFilter, intensity: inFile.intensity,
             gate: processing.qualityGate
                 ? QualityGate(minBrightness: processing.minBrightness, minSharpness: processing.minSharpness) : nil,
             sticker: processing.sticker ? StickerMaker(outline: processing.stickerOutline) : nil)

@@ -94,8 +94,8 @@ extension StationService {
                 let count = try store.forgetSessions()
                 logger.notice("owner's page: \(count) paired browser(s) forgotten at the station")
             }
-        case .applySettings(let owner):
-            live.update(owner)
+        case .applySettings(let inForce):
+            live.update(inForce)
         case .log(let level, let message):
             logger.log(level: level.swiftLog, "\(message)")
         }

@@ -162,7 +162,8 @@ extension StationConfig {
                 expected: "display.idle_seconds above 0 (such as 300), or night_hours = \"\"")
         }
 
-        countdown.seconds = r.int("countdown.seconds", default: d.countdown.seconds, in: 0...10)
+        countdown.seconds = r.int(
+            "countdown.seconds", default: d.countdown.seconds, in: SettingsInForce.countdownRange)
         countdown.flash = r.bool("countdown.flash", default: d.countdown.flash)
 
         processing.maxSize = r.int("processing.max_size", default: d.processing.maxSize, in: 256...8192)
@@ -170,7 +171,8 @@ extension StationConfig {
         processing.thumbnailSize = r.int(
             "processing.thumbnail_size", default: d.processing.thumbnailSize, in: 64...1024)
         processing.filter = r.choice("processing.filter", default: d.processing.filter)
-        processing.intensity = r.double("processing.intensity", default: d.processing.intensity, in: 0...1)
+        processing.intensity = r.double(
+            "processing.intensity", default: d.processing.intensity, in: SettingsInForce.intensityRange)
         processing.sticker = r.bool("processing.sticker", default: d.processing.sticker)
         processing.stickerOutline = r.int(
             "processing.sticker_outline", default: d.processing.stickerOutline, in: 0...64)

@@ -7,21 +7,28 @@ extension StationConfig {
         station.timeZone.isEmpty ? .current : TimeZone(identifier: station.timeZone) ?? .current
     }
 
+    /// The owner's settings' rule with the config's side of it: each setting's value in the file, the
+    /// locks (`web.locked`), and the cameras, flash and modes this station has.
+    public var settingsRule: SettingsRule {
+        SettingsRule(
+            defaults: SettingsInForce(
+                dietaryPreferences: Set(ai.dietary), filter: processing.filter, intensity: processing.intensity,
+                flash: countdown.flash, countdownSeconds: countdown.seconds, mode: station.defaultMode, camera: 0),
+            locked: Set(web.locked.compactMap(RuntimeSettings.Key.init(rawValue:))),
+            cameras: camera.all.map(\.name), flashWired: gpio.ledLine != nil && gpio.backend != .none,
+            modes: StationMode.available(groups: group.names))
+    }
+
     /// What the state machine needs from the config. `aiConfigured` says whether an API key was found.
     public func stationSettings(aiConfigured: Bool) -> StationSettings {
         var settings = StationSettings(
-            timeZone: resolvedTimeZone, defaultMode: station.defaultMode,
-            groups: group.names, countdownSeconds: countdown.seconds,
-            flash: countdown.flash && gpio.ledLine != nil, groupReviewSeconds: group.reviewSeconds,
-            mealAutoSaveSeconds: ai.autoSaveSeconds, aiConfigured: aiConfigured, aiDailyLimit: ai.dailyLimit,
-            dietaryPreferences: Set(ai.dietary),
+            timeZone: resolvedTimeZone, groups: group.names, owner: settingsRule,
+            groupReviewSeconds: group.reviewSeconds, mealAutoSaveSeconds: ai.autoSaveSeconds,
+            aiConfigured: aiConfigured, aiDailyLimit: ai.dailyLimit,
             idleAfter: display.idleSeconds > 0 ? .seconds(display.idleSeconds) : nil,
             slideDuration: .seconds(display.slideSeconds), ownersPage: web.enabled,
             jarDays: jar.enabled ? jar.days.count : 0)
-        settings.cameraNames = camera.all.map(\.name)
         settings.nightHours = NightHours(display.nightHours)
-        settings.hasFlash = gpio.ledLine != nil && gpio.backend != .none
-        settings.lockedSettings = Set(web.locked.compactMap(RuntimeSettings.Key.init(rawValue:)))
         return settings
     }
 

@@ -65,8 +65,9 @@ public enum Action: Sendable, Hashable {
     case openPairing
     /// Forget every paired browser (a hold on the pairing screen).
     case forgetPairedBrowsers
-    /// Use the owner's settings where the shell needs them (the photo filter, the camera).
-    case applySettings(RuntimeSettings)
+    /// Use the settings in force where the shell needs them (the photo filter, the AI's dietary
+    /// preferences); the camera goes through `.useCamera`.
+    case applySettings(SettingsInForce)
     /// Switch to camera `index` of the station's cameras (the menu, the owner's page, a restart).
     case useCamera(Int)
     /// Store one setting changed at the station (the menu) with the owner's others.

@@ -67,7 +67,7 @@ extension StationMachine {
         if mode == .meal && !settings.aiConfigured {
             return transition(to: .problem(.aiFailed(.notConfigured), photo: nil), now: now, also: extra)
         }
-        let seconds = settings.countdownSeconds
+        let seconds = inForce.countdownSeconds
         return transition(to: seconds > 0 ? .countdown(secondsLeft: seconds) : .capturing, now: now, also: extra)
     }
 

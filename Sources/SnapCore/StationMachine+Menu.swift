@@ -8,21 +8,19 @@ extension StationMachine {
     /// How long the menu stays without a touch.
     static let menuTimeout = Duration.seconds(20)
 
-    /// The camera where there is a choice of cameras, and the flash where an LED is wired; neither when
-    /// the config locks it (`web.locked`), as the page does. With nothing to offer there is no menu.
+    /// The camera and the flash where the rule offers them, as the page does (a choice of cameras, an
+    /// LED wired, not locked by `web.locked`). With nothing to offer there is no menu.
     var menuEntries: [MenuEntry] {
-        let locked = settings.lockedSettings
-        return (settings.cameraNames.count > 1 && !locked.contains(.camera) ? [.camera] : [])
-            + (settings.hasFlash && !locked.contains(.flash) ? [.flash] : [])
+        (settings.owner.offers(.camera) ? [.camera] : []) + (settings.owner.offers(.flash) ? [.flash] : [])
     }
 
     func menuEntry(_ entry: MenuEntry) -> MenuScreen.Entry {
         switch entry {
         case .camera:
             MenuScreen.Entry(
-                name: "Camera", value: settings.cameraNames[min(settings.camera, settings.cameraNames.count - 1)])
+                name: "Camera", value: settings.owner.cameras[inForce.camera])
         case .flash:
-            MenuScreen.Entry(name: "Flash", value: settings.flash ? "on" : "off")
+            MenuScreen.Entry(name: "Flash", value: inForce.flash ? "on" : "off")
         }
     }
 
@@ -40,15 +38,12 @@ extension StationMachine {
             var actions: [Action] = []
             switch entries[entry] {
             case .camera:
-                settings.camera = (settings.camera + 1) % settings.cameraNames.count
-                change = .camera(settings.camera)
-                actions = [
-                    .useCamera(settings.camera), .log(.info, "camera: \(settings.cameraNames[settings.camera])"),
-                ]
+                let next = (inForce.camera + 1) % settings.owner.cameras.count
+                change = .camera(next)
+                actions = [.useCamera(next), .log(.info, "camera: \(settings.owner.cameras[next])")]
             case .flash:
-                settings.flash.toggle()
-                change = .flash(settings.flash)
-                actions = [.log(.info, "flash turned \(settings.flash ? "on" : "off") at the station")]
+                change = .flash(!inForce.flash)
+                actions = [.log(.info, "flash turned \(inForce.flash ? "off" : "on") at the station")]
             }
             owner = owner.applying(change)
             return transition(to: .menu(entry: entry), now: now, also: [.storeSetting(change)] + actions)

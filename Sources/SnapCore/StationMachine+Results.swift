@@ -159,20 +159,16 @@ extension StationMachine {
 }
 
 extension StationMachine {
-    /// The owner's settings over the config's: the machine's own (dietary flags, countdown, flash, mode)
-    /// at once, the shell's (filter, camera) through `.applySettings`.
+    /// The owner's settings over the config's, as the rule resolves them: the machine's own (dietary
+    /// flags, countdown, flash, mode) at once, the shell's (filter, dietary preferences for the AI)
+    /// through `.applySettings`, the camera through `.useCamera`.
     mutating func apply(_ changed: RuntimeSettings, now: Instant) -> [Action] {
-        settings.dietaryPreferences = changed.dietaryPreferences ?? baseSettings.dietaryPreferences
-        settings.countdownSeconds = changed.countdownSeconds ?? baseSettings.countdownSeconds
-        settings.flash = changed.flash ?? baseSettings.flash
-        owner = changed
-        var actions: [Action] = [.applySettings(changed), .log(.info, "owner's settings: \(changed.summary)")]
-        let camera = min(changed.camera ?? baseSettings.camera, max(0, settings.cameraNames.count - 1))
-        if camera != settings.camera {
-            settings.camera = camera
-            actions.append(.useCamera(camera))
-        }
-        if let wanted = changed.mode, wanted != mode, wanted == .meal || !settings.groups.isEmpty {
+        let before = inForce
+        owner = settings.owner.kept(changed)
+        let after = inForce
+        var actions: [Action] = [.applySettings(after), .log(.info, "owner's settings: \(owner.summary)")]
+        if after.camera != before.camera { actions.append(.useCamera(after.camera)) }
+        if let wanted = owner.mode, wanted != mode, settings.owner.modes.contains(wanted) {
             mode = wanted
             groupIndex = 0
             actions.append(.log(.info, "mode switched to \(wanted.rawValue) on the owner's page"))

@@ -14,8 +14,8 @@ extension StationMachine {
                     analysesLeft: analysesLeft(now),
                     missingDevices: DeviceKind.allCases.filter { missingDevices[$0] != nil },
                     jar: jarContents(now: now),
-                    cameras: settings.cameraNames.count > 1 ? settings.cameraNames : [], camera: settings.camera,
-                    flashOff: !settings.flash))
+                    cameras: settings.owner.cameras.count > 1 ? settings.owner.cameras : [], camera: inForce.camera,
+                    flashOff: !inForce.flash))
         case .countdown(let left):
             return .countdown(CountdownScreen(secondsLeft: left, mode: mode))
         case .capturing:
@@ -27,7 +27,7 @@ extension StationMachine {
         case .analysing(let photo):
             return .processing(ProcessingScreen(photo: photo.id, stage: .analysing))
         case .mealResult(let photo, let analysis, _, let left):
-            let clashes = analysis.items.map { DietaryPreference.clashes(of: $0, with: settings.dietaryPreferences) }
+            let clashes = analysis.items.map { DietaryPreference.clashes(of: $0, with: inForce.dietaryPreferences) }
             return .mealResult(MealResultScreen(photo: photo, analysis: analysis, clashes: clashes, autoSaveIn: left))
         case .groupReview(let photo, let left):
             return .groupReview(GroupReviewScreen(photo: photo, group: activeGroup ?? "", secondsLeft: left))

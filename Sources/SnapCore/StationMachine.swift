@@ -29,9 +29,8 @@ public struct StationMachine: Sendable {
         case menu(entry: Int)
     }
 
-    /// The settings in force: the config's (`baseSettings`) with the owner's changes over them.
-    public internal(set) var settings: StationSettings
-    public let baseSettings: StationSettings
+    /// The config's settings, with the rule that puts the owner's over them (`inForce`).
+    public let settings: StationSettings
     public internal(set) var mode: StationMode
     /// In group mode, which of `settings.groups` the next photo goes to.
     public internal(set) var groupIndex = 0
@@ -62,6 +61,8 @@ public struct StationMachine: Sendable {
     /// The owner's settings over the config's, as last told (the page, the store at start) and changed
     /// at the station's menu since.
     var owner = RuntimeSettings()
+    /// The owner's settings in force (`SettingsRule.inForce`: the owner's over the config's, unless locked).
+    public var inForce: SettingsInForce { settings.owner.inForce(owner) }
     /// What the machine last asked of the camera (`Action.setCamera`).
     var cameraOn = false
     /// The jar's sticker whose details show, and since when (uptime).
@@ -70,8 +71,7 @@ public struct StationMachine: Sendable {
 
     public init(settings: StationSettings, snapshot: StationSnapshot = StationSnapshot()) {
         self.settings = settings
-        self.baseSettings = settings
-        self.mode = settings.groups.isEmpty ? .meal : settings.defaultMode
+        self.mode = settings.owner.inForce(RuntimeSettings()).mode
         self.meals = snapshot.meals
         self.aiUses = snapshot.aiUses
         self.groupSends = snapshot.groupSends
@@ -138,7 +138,7 @@ public struct StationMachine: Sendable {
             actions.append(.cancelTimer(id))
             pendingTimers[id] = nil
         }
-        let wantFlash = settings.flash && phase.wantsFlash
+        let wantFlash = inForce.flash && phase.wantsFlash
         if wantFlash != flashOn {
             flashOn = wantFlash
             actions.append(.setFlash(on: wantFlash))

@@ -4,6 +4,11 @@ public enum StationMode: String, Sendable, Hashable, Codable, CaseIterable {
     case meal
     /// Share the photo with the configured group, once per local day.
     case group
+
+    /// The modes a station with `groups` has: meal always, group where a group is configured.
+    public static func available(groups: [String]) -> [StationMode] {
+        allCases.filter { $0 == .meal || !groups.isEmpty }
+    }
 }
 
 /// What a person did with the buttons, after debouncing and timing.

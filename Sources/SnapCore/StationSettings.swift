@@ -3,20 +3,18 @@ import Foundation
 /// The parts of the configuration the state machine needs, as plain values.
 public struct StationSettings: Sendable, Hashable {
     public var timeZone: TimeZone
-    public var defaultMode: StationMode
     /// The groups the station shares with, in the order the mode button cycles through them; empty when
-    /// none is configured (group mode is then unavailable).
-    public var groups: [String]
-    public var countdownSeconds: Int
-    /// Whether the flash LED lights for the last second of the countdown and the shot.
-    public var flash: Bool
+    /// none is configured (group mode is then unavailable, and `owner.modes` follows).
+    public var groups: [String] { didSet { owner.modes = StationMode.available(groups: groups) } }
+    /// The settings the owner may change (countdown, flash, dietary preferences, mode, camera …): the
+    /// config's values, its locks and the one rule that puts the owner's over them.
+    public var owner: SettingsRule
     public var groupReviewSeconds: Int
     public var mealAutoSaveSeconds: Int
     public var sentLinger: Duration
     public var problemDismiss: Duration
     public var aiConfigured: Bool
     public var aiDailyLimit: Int
-    public var dietaryPreferences: Set<DietaryPreference>
     /// After this long on the ready screen with nobody there, the idle screen shows (the group's
     /// slideshow, or a dimmed clock); nil keeps the ready screen up.
     public var idleAfter: Duration?
@@ -27,38 +25,26 @@ public struct StationSettings: Sendable, Hashable {
     /// The jar on meal mode's ready screen, with the meals of this many days (1: today, 7: the week);
     /// 0 shows the live preview there instead.
     public var jarDays: Int
-    /// The cameras the station names, by what the owner sees ("CSI camera", "USB camera"); more than one
-    /// can be switched between from the menu and the owner's page.
-    public var cameraNames: [String] = []
-    /// The camera in use: an index into `cameraNames`.
-    public var camera = 0
     /// When the display sleeps on the idle screen (DPMS off); nil never.
     public var nightHours: NightHours?
-    /// A flash LED is wired (`gpio.led_line`): only then does the settings menu offer it.
-    public var hasFlash = true
-    /// The settings the config locks (`web.locked`): neither the page nor the menu changes them.
-    public var lockedSettings: Set<RuntimeSettings.Key> = []
 
     public init(
-        timeZone: TimeZone = .current, defaultMode: StationMode = .group, groups: [String] = ["Friends"],
-        countdownSeconds: Int = 3, flash: Bool = true, groupReviewSeconds: Int = 3, mealAutoSaveSeconds: Int = 20,
-        sentLinger: Duration = .seconds(3), problemDismiss: Duration = .seconds(8), aiConfigured: Bool = false,
-        aiDailyLimit: Int = 10, dietaryPreferences: Set<DietaryPreference> = [], idleAfter: Duration? = nil,
-        slideDuration: Duration = .seconds(8), ownersPage: Bool = false, jarDays: Int = 0
+        timeZone: TimeZone = .current, groups: [String] = ["Friends"], owner: SettingsRule = SettingsRule(),
+        groupReviewSeconds: Int = 3, mealAutoSaveSeconds: Int = 20, sentLinger: Duration = .seconds(3),
+        problemDismiss: Duration = .seconds(8), aiConfigured: Bool = false, aiDailyLimit: Int = 10,
+        idleAfter: Duration? = nil, slideDuration: Duration = .seconds(8), ownersPage: Bool = false, jarDays: Int = 0
     ) {
         self.jarDays = jarDays
         self.timeZone = timeZone
-        self.defaultMode = defaultMode
         self.groups = groups
-        self.countdownSeconds = countdownSeconds
-        self.flash = flash
+        self.owner = owner
+        self.owner.modes = StationMode.available(groups: groups)
         self.groupReviewSeconds = groupReviewSeconds
         self.mealAutoSaveSeconds = mealAutoSaveSeconds
         self.sentLinger = sentLinger
         self.problemDismiss = problemDismiss
         self.aiConfigured = aiConfigured
         self.aiDailyLimit = aiDailyLimit
-        self.dietaryPreferences = dietaryPreferences
         self.idleAfter = idleAfter
         self.slideDuration = slideDuration
         self.ownersPage = ownersPage

@@ -23,7 +23,8 @@ public final class WebApp: Sendable {
     /// Served over TLS: the cookie is `Secure`.
     let secure: Bool
     let timeZone: TimeZone
-    let locked: Set<RuntimeSettings.Key>
+    /// The owner's settings' rule with the config's side (`StationConfig.settingsRule`).
+    let rule: SettingsRule
 
     public init(
         config: StationConfig, store: StationStore, link: any StationLink, desk: PairingDesk, logger: Logger,
@@ -37,7 +38,7 @@ public final class WebApp: Sendable {
         self.secure = secure
         self.now = now
         self.timeZone = config.resolvedTimeZone
-        self.locked = Set(config.web.locked.compactMap(RuntimeSettings.Key.init(rawValue:)))
+        self.rule = config.settingsRule
     }
 
     /// The browser this request came from, once its session is known.

@@ -89,7 +89,7 @@ struct StationConfigTests {
         #expect(config.group.names == ["Family", "Climbers"])
         #expect(config.group.anonKey == "public")
         #expect(config.stationSettings(aiConfigured: true).groups == ["Family", "Climbers"])
-        #expect(!config.stationSettings(aiConfigured: true).flash, "no LED line, no flash")
+        #expect(!config.settingsRule.inForce(RuntimeSettings(flash: true)).flash, "no LED line, no flash")
     }
 
     @Test("should read one group name or a list, and say what replaced the members list")
@@ -170,7 +170,7 @@ struct StationConfigTests {
                 .init(backend: .simulated, id: "first"),
             ])
         #expect(config.camera.all.map(\.name) == ["libcamera", "USB video0", "Simulated"])
-        #expect(config.stationSettings(aiConfigured: false).cameraNames.count == 3)
+        #expect(config.settingsRule.cameras.count == 3)
         #expect(
             problems("[camera]\nothers = [\"webcam\"]\n") == [
                 "t.toml:2: camera.others: \"webcam\" names no camera backend (\"BACKEND:ID\" with BACKEND one of "

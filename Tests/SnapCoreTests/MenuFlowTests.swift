@@ -11,9 +11,9 @@ struct MenuFlowTests {
     ) -> StationScript {
         var settings = Fixture.settings(mode: .meal)
         settings.groups = groups
-        settings.cameraNames = cameras
-        settings.hasFlash = hasFlash
-        settings.lockedSettings = locked
+        settings.owner.cameras = cameras
+        settings.owner.flashWired = hasFlash
+        settings.owner.locked = locked
         return StationScript(settings: settings, startingAt: "2026-03-10 12:00:00")
     }
 

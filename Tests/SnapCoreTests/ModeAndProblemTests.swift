@@ -130,7 +130,7 @@ struct ModeAndProblemTests {
     @Test("should capture straight away when the countdown is zero seconds")
     func noCountdown() {
         var settings = Fixture.settings()
-        settings.countdownSeconds = 0
+        settings.owner.defaults.countdownSeconds = 0
         var script = StationScript(settings: settings, startingAt: "2026-03-10 12:00:00")
         let actions = script.press()
         #expect(actions.contains(.capture))

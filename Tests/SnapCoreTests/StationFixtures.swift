@@ -11,10 +11,11 @@ enum Fixture {
         preferences: Set<DietaryPreference> = []
     ) -> StationSettings {
         StationSettings(
-            timeZone: Samples.berlin, defaultMode: mode, groups: group.map { [$0] } ?? [], countdownSeconds: 3,
-            flash: true,
+            timeZone: Samples.berlin, groups: group.map { [$0] } ?? [],
+            owner: SettingsRule(
+                defaults: SettingsInForce(dietaryPreferences: preferences, countdownSeconds: 3, mode: mode)),
             groupReviewSeconds: 3, mealAutoSaveSeconds: 20, sentLinger: .seconds(3), problemDismiss: .seconds(8),
-            aiConfigured: ai, aiDailyLimit: limit, dietaryPreferences: preferences)
+            aiConfigured: ai, aiDailyLimit: limit)
     }
 
     static let analysis = MealAnalysis(

@@ -113,7 +113,7 @@ struct OwnersPageStoreTests {
         let settings = RuntimeSettings(dietaryPreferences: [.vegan], filter: .vivid, intensity: 0.3, flash: false)
         try store.saveRuntimeSettings(settings)
         #expect(try StationStore(directory: folder.path).runtimeSettings() == settings)
-        #expect(settings.without([.filter, .flash]) == RuntimeSettings(dietaryPreferences: [.vegan], intensity: 0.3))
+        #expect(settings.clearing([.filter, .flash]) == RuntimeSettings(dietaryPreferences: [.vegan], intensity: 0.3))
     }
 
     @Test("should run a write on the store's thread for a caller that waits, and hand back its error")

@@ -351,6 +351,17 @@ struct WebPagesTests {
         #expect(try station.store.runtimeSettings() == RuntimeSettings())
     }
 
+    @Test("should not offer the flash where no LED is wired, nor store it as turned off by the form's silence")
+    func noFlashLED() throws {
+        let station = try WebTestStation(ledWired: false)
+        let browser = try station.pair()
+        let page = station.get("/settings", cookie: browser.cookie).text
+        #expect(page.contains("No flash LED is wired") && !page.contains("name=\"flash\""))
+        let reply = station.post("/settings", [("csrf", browser.csrf), ("countdown", "5")], cookie: browser.cookie)
+        #expect(reply.status == 303)
+        #expect(try station.store.runtimeSettings() == RuntimeSettings(countdownSeconds: 5))
+    }
+
     @Test("should offer the cameras the config names, keep the one chosen, and refuse one it does not name")
     func cameras() throws {
         let single = try WebTestStation()

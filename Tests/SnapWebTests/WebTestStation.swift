@@ -48,9 +48,10 @@ final class WebTestStation: Sendable {
 
     init(
         locked: [String] = [], secure: Bool = false, groups: [String] = ["Friends"],
-        otherCameras: [StationConfig.Camera.Other] = []
+        otherCameras: [StationConfig.Camera.Other] = [], ledWired: Bool = true
     ) throws {
         var config = StationConfig()
+        if !ledWired { config.gpio.ledLine = nil }
         config.camera.others = otherCameras
         config.station.timeZone = "UTC"
         config.storage.dir = folder.path

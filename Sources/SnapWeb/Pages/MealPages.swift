@@ -268,9 +268,8 @@ extension WebApp {
         link.send(.mealsChanged(day: day, try store.meals(on: day)))
     }
 
-    /// The dietary preferences in force: the owner's, or the config's.
+    /// The dietary preferences in force (the config's where the owner's settings cannot be read).
     func currentPreferences() -> Set<DietaryPreference> {
-        let owner = (try? store.runtimeSettings())?.without(locked).dietaryPreferences
-        return owner ?? Set(config.ai.dietary)
+        rule.inForce((try? store.runtimeSettings()) ?? RuntimeSettings()).dietaryPreferences
     }
 }

@@ -4,56 +4,39 @@ import SnapImaging
 import SnapStore
 
 extension WebApp {
-    /// The settings in force: the owner's where set and not locked, the config's otherwise.
-    struct Effective {
-        var dietary: Set<DietaryPreference>
-        var filter: PhotoFilter
-        var intensity: Double
-        var flash: Bool
-        var countdown: Int
-        var mode: StationMode
-        /// An index into the config's cameras (`StationConfig.Camera.all`).
-        var camera: Int
-    }
-
-    func effective(_ owner: RuntimeSettings) -> Effective {
-        let owner = owner.without(locked)
-        return Effective(
-            dietary: owner.dietaryPreferences ?? Set(config.ai.dietary),
-            filter: owner.filter ?? config.processing.filter, intensity: owner.intensity ?? config.processing.intensity,
-            flash: owner.flash ?? config.countdown.flash, countdown: owner.countdownSeconds ?? config.countdown.seconds,
-            mode: owner.mode ?? config.station.defaultMode,
-            camera: min(owner.camera ?? 0, config.camera.all.count - 1))
-    }
-
     func settingsPage(_ visitor: Visitor, message: String?, status: Int = 200) throws -> WebReply {
         let owner = try store.runtimeSettings()
-        let now = effective(owner)
+        let now = rule.inForce(owner)
         func lock(_ key: RuntimeSettings.Key) -> (disabled: HTML, note: HTML) {
-            locked.contains(key)
+            rule.locked.contains(key)
                 ? (" disabled", " <small class=\"locked\">locked by the config file (\(key.rawValue))</small>")
                 : ("", "")
         }
         let dietary = DietaryPreference.allCases.map { preference -> HTML in
-            "<label><input type=\"checkbox\" name=\"dietary\" value=\"\(preference.rawValue)\"\(now.dietary.contains(preference) ? " checked" : "")\(lock(.dietary).disabled)> \(preference.rawValue)</label>"
+            "<label><input type=\"checkbox\" name=\"dietary\" value=\"\(preference.rawValue)\"\(now.dietaryPreferences.contains(preference) ? " checked" : "")\(lock(.dietary).disabled)> \(preference.rawValue)</label>"
         }
         let filters = PhotoFilter.allCases.map { filter -> HTML in
             "<option value=\"\(filter.rawValue)\"\(filter == now.filter ? " selected" : "")>\(filter.rawValue)</option>"
         }
         // The mode the station is in now (the mode button may have switched it since).
-        let current = locked.contains(.mode) ? now.mode : link.status().mode
-        let modes = StationMode.allCases.filter { $0 == .meal || !config.group.names.isEmpty }.map { mode -> HTML in
+        let current = rule.locked.contains(.mode) ? now.mode : link.status().mode
+        let modes = rule.modes.map { mode -> HTML in
             "<option value=\"\(mode.rawValue)\"\(mode == current ? " selected" : "")>\(mode.rawValue)</option>"
         }
-        let cameras = config.camera.all
+        let cameras = rule.cameras
         let cameraOptions = cameras.enumerated().map { index, camera -> HTML in
-            "<option value=\"\(index)\"\(index == now.camera ? " selected" : "")>\(index + 1). \(camera.name)</option>"
+            "<option value=\"\(index)\"\(index == now.camera ? " selected" : "")>\(index + 1). \(camera)</option>"
         }
         let cameraField: HTML =
             cameras.count > 1
             ? "<label>Camera <select name=\"camera\"\(lock(.camera).disabled)>\(cameraOptions)</select>\(lock(.camera).note)</label>"
-            : "<small>The camera: \(cameras[0].name) (\(config.camera.id)), the only one configured.</small>"
+            : "<small>The camera: \(cameras[0]) (\(config.camera.id)), the only one configured.</small>"
         let intensity = Form.format(now.intensity)
+        let countdownRange = SettingsInForce.countdownRange
+        let flashField: HTML =
+            rule.flashWired
+            ? "<label><input type=\"checkbox\" name=\"flash\" value=\"1\"\(now.flash ? " checked" : "")\(lock(.flash).disabled)> flash LED during the countdown\(lock(.flash).note)</label>"
+            : "<small>No flash LED is wired (gpio.led_line).</small>"
         let saved = visitor.form["saved"].map { _ in "Saved. The station uses it from now on." }
         return page(
             "Settings", status: status,
@@ -74,8 +57,8 @@ extension WebApp {
             <figcaption>after</figcaption></figure></div>
             </fieldset>
             <fieldset><legend>Capture</legend>
-            <label><input type="checkbox" name="flash" value="1"\(now.flash ? " checked" : "")\(lock(.flash).disabled)> flash LED during the countdown\(lock(.flash).note)</label>
-            <label>Countdown <input name="countdown" type="number" min="0" max="10" value="\(now.countdown)"\(lock(.countdown).disabled)> s\(lock(.countdown).note)</label>
+            \(flashField)
+            <label>Countdown <input name="countdown" type="number" min="\(countdownRange.lowerBound)" max="\(countdownRange.upperBound)" value="\(now.countdownSeconds)"\(lock(.countdown).disabled)> s\(lock(.countdown).note)</label>
             <label>Mode <select name="mode"\(lock(.mode).disabled)>\(modes)</select>\(lock(.mode).note)</label>
             \(cameraField)
             </fieldset>
@@ -90,9 +73,9 @@ extension WebApp {
     func saveSettings(_ visitor: Visitor) throws -> WebReply {
         let form = visitor.form
         var chosen = RuntimeSettings()
-        var mode: StationMode? = config.station.defaultMode
+        var mode: StationMode? = rule.inForce(RuntimeSettings()).mode
         if form["reset"] == nil {
-            let base = effective(RuntimeSettings())
+            let base = rule.inForce(RuntimeSettings())
             do throws(FormProblem) {
                 var dietary = Set<DietaryPreference>()
                 for raw in form.all("dietary") {
@@ -101,7 +84,9 @@ extension WebApp {
                     }
                     dietary.insert(preference)
                 }
-                if form["dietary_shown"] != nil, dietary != base.dietary { chosen.dietaryPreferences = dietary }
+                if form["dietary_shown"] != nil, dietary != base.dietaryPreferences {
+                    chosen.dietaryPreferences = dietary
+                }
                 if let raw = form["filter"] {
                     guard let filter = PhotoFilter(rawValue: raw) else {
                         throw FormProblem("\"\(raw.prefix(30))\" is not a filter")
@@ -109,25 +94,27 @@ extension WebApp {
                     if filter != base.filter { chosen.filter = filter }
                 }
                 if form["intensity"] != nil {
-                    let intensity = try form.number("intensity", label: "The intensity", in: 0...1)
+                    let intensity = try form.number(
+                        "intensity", label: "The intensity", in: SettingsInForce.intensityRange)
                     if intensity != base.intensity { chosen.intensity = intensity }
                 }
                 if form["countdown"] != nil {
-                    let seconds = try form.int("countdown", label: "The countdown", in: 0...10)
-                    if seconds != base.countdown { chosen.countdownSeconds = seconds }
+                    let seconds = try form.int(
+                        "countdown", label: "The countdown", in: SettingsInForce.countdownRange)
+                    if seconds != base.countdownSeconds { chosen.countdownSeconds = seconds }
                 }
                 // A checkbox says nothing when unticked: the flash is off when the form came without it.
-                if !locked.contains(.flash) {
+                if rule.offers(.flash) {
                     let flash = form["flash"] != nil
                     if flash != base.flash { chosen.flash = flash }
                 }
                 if form["camera"] != nil {
-                    let camera = try form.int("camera", label: "The camera", in: 0...(config.camera.all.count - 1))
+                    let camera = try form.int("camera", label: "The camera", in: 0...(rule.cameras.count - 1))
                     if camera != base.camera { chosen.camera = camera }
                 }
                 mode = nil
                 if let raw = form["mode"] {
-                    guard let wanted = StationMode(rawValue: raw), wanted == .meal || !config.group.names.isEmpty else {
+                    guard let wanted = StationMode(rawValue: raw), rule.modes.contains(wanted) else {
                         throw FormProblem("\"\(raw.prefix(30))\" is not a mode this station has")
                     }
                     if wanted != base.mode { chosen.mode = wanted }
@@ -137,10 +124,10 @@ extension WebApp {
                 return try settingsPage(visitor, message: "Not saved: \(error.message).", status: 400)
             }
         }
-        let settings = chosen.without(locked)
+        let settings = rule.kept(chosen)
         try store.writingAndWaiting { store throws(StoreError) in try store.saveRuntimeSettings(settings) }
         var told = settings
-        if !locked.contains(.mode) { told.mode = mode }
+        if !rule.locked.contains(.mode) { told.mode = mode }
         link.send(.settingsChanged(told))
         logger.info("owner's page: settings \(settings.summary)")
         return .redirect("/settings?saved=1")
@@ -163,8 +150,10 @@ extension WebApp {
         image = image.downscaled(toFit: 480)
         if form["which"] == "after" {
             let filter = PhotoFilter(rawValue: form["filter"] ?? "") ?? config.processing.filter
-            let intensity = (try? form.number("intensity", label: "intensity", in: 0...1)) ?? 0
-            if intensity > 0 { image = filter.apply(to: image, intensity: intensity) }
+            let asked = SettingsInForce(
+                filter: filter,
+                intensity: (try? form.number("intensity", label: "intensity", in: SettingsInForce.intensityRange)) ?? 0)
+            if let filter = asked.photoFilter { image = filter.apply(to: image, intensity: asked.intensity) }
         }
         let jpeg: [UInt8]
         do {

@@ -6,39 +6,6 @@ import SnapServices
 import SnapWeb
 import Synchronization
 
-/// The settings the shell's services read while the station runs: the config's, with the owner's over
-/// them (the state machine keeps its own copy of the ones it uses).
-public final class LiveSettings: Sendable {
-    private let owner: Mutex<RuntimeSettings>
-    private let basePipeline: PhotoPipeline
-    private let baseFilter: PhotoFilter
-    private let baseIntensity: Double
-    private let baseDietary: [DietaryPreference]
-
-    public init(config: StationConfig, pipeline: PhotoPipeline, owner: RuntimeSettings = RuntimeSettings()) {
-        self.owner = Mutex(owner)
-        self.basePipeline = pipeline
-        self.baseFilter = config.processing.filter
-        self.baseIntensity = config.processing.intensity
-        self.baseDietary = config.ai.dietary
-    }
-
-    public func update(_ settings: RuntimeSettings) { owner.withLock { $0 = settings } }
-
-    /// The photo pipeline with the owner's filter and intensity.
-    public var pipeline: PhotoPipeline {
-        let settings = owner.withLock { $0 }
-        var pipeline = basePipeline
-        pipeline.intensity = settings.intensity ?? baseIntensity
-        pipeline.filter = pipeline.intensity > 0 ? (settings.filter ?? baseFilter) : nil
-        return pipeline
-    }
-
-    public var dietary: [DietaryPreference] {
-        owner.withLock { $0.dietaryPreferences.map { $0.sorted { $0.rawValue < $1.rawValue } } } ?? baseDietary
-    }
-}
-
 /// What the owner's page sees of the running station: the loop keeps it current (the screen shown, the
 /// mode, the devices), and the page's events go into the bus like any port's.
 public final class StationBoard: StationLink {

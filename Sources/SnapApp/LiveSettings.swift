@@ -1,0 +1,29 @@
+import SnapCore
+import SnapImaging
+import Synchronization
+
+/// The owner's settings in force where the shell's services read them while the station runs (the photo
+/// pipeline's filter, the AI's dietary preferences). The state machine resolves them (`SettingsRule`) and
+/// tells this with `.applySettings`; at start the station resolves the stored ones the same way.
+public final class LiveSettings: Sendable {
+    private let inForce: Mutex<SettingsInForce>
+    private let basePipeline: PhotoPipeline
+
+    public init(_ inForce: SettingsInForce, pipeline: PhotoPipeline) {
+        self.inForce = Mutex(inForce)
+        self.basePipeline = pipeline
+    }
+
+    public func update(_ settings: SettingsInForce) { inForce.withLock { $0 = settings } }
+
+    /// The photo pipeline with the filter and intensity in force.
+    public var pipeline: PhotoPipeline {
+        let settings = inForce.withLock { $0 }
+        var pipeline = basePipeline
+        pipeline.intensity = settings.intensity
+        pipeline.filter = settings.photoFilter
+        return pipeline
+    }
+
+    public var dietary: [DietaryPreference] { inForce.withLock { $0.sortedDietary } }
+}

@@ -1,0 +1,49 @@
+import SnapCore
+import Testing
+
+@Suite("SettingsRule: the owner's value over the config's, unless the config locks it")
+struct OwnerSettingsTests {
+    let config = SettingsInForce(
+        dietaryPreferences: [.vegan], filter: .sepia, intensity: 0.5, flash: true, countdownSeconds: 3, mode: .group,
+        camera: 0)
+    let owner = RuntimeSettings(
+        dietaryPreferences: [.glutenFree], filter: .mono, intensity: 0, flash: false, countdownSeconds: 7,
+        mode: .meal, camera: 1)
+
+    @Test("should put every value the owner set over the config's")
+    func ownerWins() {
+        let rule = SettingsRule(defaults: config, cameras: ["CSI", "USB"])
+        #expect(rule.inForce(RuntimeSettings()) == config)
+        #expect(
+            rule.inForce(owner)
+                == SettingsInForce(
+                    dietaryPreferences: [.glutenFree], filter: .mono, intensity: 0, flash: false, countdownSeconds: 7,
+                    mode: .meal, camera: 1))
+    }
+
+    @Test("should give the config's value back for every locked key, and keep none of them")
+    func locksWin() {
+        for key in RuntimeSettings.Key.allCases {
+            let rule = SettingsRule(defaults: config, locked: [key], cameras: ["CSI", "USB"])
+            #expect(rule.kept(owner) == owner.clearing([key]) && rule.kept(owner) != owner, "\(key)")
+            #expect(
+                rule.inForce(owner)
+                    == SettingsRule(defaults: config, cameras: ["CSI", "USB"]).inForce(rule.kept(owner)))
+            #expect(!rule.offers(key), "\(key)")
+        }
+    }
+
+    @Test("should fall back where the station lacks the value: a camera gone, no LED, no group")
+    func whatTheStationHas() {
+        let rule = SettingsRule(defaults: config, cameras: ["CSI"], flashWired: false, modes: [.meal])
+        let value = rule.inForce(RuntimeSettings(flash: true, mode: .group, camera: 3))
+        #expect(value.camera == 0 && !value.flash && value.mode == .meal)
+        #expect(!rule.offers(.camera) && !rule.offers(.flash) && !rule.offers(.mode) && rule.offers(.countdown))
+    }
+
+    @Test("should leave the photo unfiltered at intensity 0")
+    func intensityZero() {
+        #expect(SettingsInForce(filter: .vivid, intensity: 0).photoFilter == nil)
+        #expect(SettingsInForce(filter: .vivid, intensity: 0.1).photoFilter == .vivid)
+    }
+}
