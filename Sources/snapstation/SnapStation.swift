@@ -11,6 +11,7 @@ struct SnapStation: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snapstation",
         abstract: "A camera station: press the button, see 3-2-1, and the photo is analysed or shared.",
+        version: StationVersion.current,
         subcommands: [
             Run.self, CheckConfig.self, Selftest.self, BenchPreview.self, BenchJar.self, Jig.self, Process.self,
             Analyze.self,

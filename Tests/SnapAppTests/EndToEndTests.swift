@@ -93,6 +93,22 @@ struct CommandTests {
         #expect(output.contains("OK"))
     }
 
+    @Test("should answer --version with the version alone, as command-line tools do")
+    func version() async throws {
+        let (status, output) = try await StationProcess.run(["--version"], logPath: folder.path + "/version.log")
+        #expect(status == 0)
+        #expect(output == StationVersion.current + "\n")
+    }
+
+    @Test("should say nothing on standard output it did not mean to: no Chipmunk banner when a jar is made")
+    func quietJar() async throws {
+        let (status, output) = try await StationProcess.run(
+            ["screens", "--out", folder.path + "/screens", "--size", "480x320"], logPath: folder.path + "/screens.log")
+        #expect(status == 0)
+        #expect(FileManager.default.fileExists(atPath: folder.path + "/screens/28b-jar-few.png"), "a jar was drawn")
+        #expect(output.split(separator: "\n").count == 1 && output.hasPrefix("wrote "), "\(output)")
+    }
+
     @Test("should exit non-zero with one FILE:LINE: key line per problem, and refuse to run the same file")
     func invalidConfig() async throws {
         let path = folder.path + "/bad.toml"
