@@ -1,9 +1,5 @@
 internal import CChipmunk
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The jar's physics: stickers as rigid convex bodies in a jar of thick static walls, on Chipmunk2D.
 ///
 /// Coordinates are the display's pixels, y down (gravity is +y when the station stands upright). The
@@ -49,24 +45,10 @@ public final class JarWorld {
     private var walls: [OpaquePointer] = []
     private var random: SplitMix
 
-    /// Debian's libchipmunk is a debug build: the first `cpSpaceInit` of a process `printf`s a two-line
-    /// banner ("Initializing cpSpace - Chipmunk v7.0.3 (Debug Enabled) …") to standard output, which on
-    /// the appliance lands in the journal at every start. The first space is therefore made once with
-    /// standard output pointed at /dev/null; the library prints the banner only once, so every later space
-    /// is made as usual. Nothing else of the station writes to standard output (its log is standard
-    /// error), and what a command had buffered is flushed before. What the debug build costs the jar:
-    /// docs/benchmarks.md, "The jar".
-    private static let quietBanner: Void = {
-        fflush(nil)
-        let saved = dup(STDOUT_FILENO)
-        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
-        if saved >= 0 && null >= 0 { dup2(null, STDOUT_FILENO) }
-        cpSpaceFree(cpSpaceNew())
-        fflush(nil)
-        if saved >= 0 && null >= 0 { dup2(saved, STDOUT_FILENO) }
-        if null >= 0 { close(null) }
-        if saved >= 0 { close(saved) }
-    }()
+    /// Debian's libchipmunk is a debug build, whose first space of a process prints a banner to standard
+    /// output (on the appliance, into the journal at every start): the first is made quietly, once
+    /// (`ss_chipmunk_quiet_banner`). What the debug build costs the jar: docs/benchmarks.md, "The jar".
+    private static let quietBanner: Void = ss_chipmunk_quiet_banner()
 
     /// A jar of `interior`, gravity `gravity` pixels/s² (y down), drops placed from `seed`.
     public init(interior: Interior, gravity: (x: Double, y: Double) = (0, 1800), seed: UInt64 = 1) {
