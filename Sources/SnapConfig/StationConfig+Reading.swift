@@ -266,7 +266,6 @@ extension StationConfig {
 }
 
 extension StationConfig {
-    /// https anywhere; plain http only to this machine (a Supabase running locally), never across a network.
     /// What Supabase Storage accepts in an object's path, and a folder name on any file system: a group
     /// name is the first folder of every photo it is sent.
     static func isPathSafe(_ character: Character) -> Bool {
@@ -279,6 +278,7 @@ extension StationConfig {
         return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
     }
 
+    /// https anywhere; plain http only to this machine (a Supabase running locally), never across a network.
     static func isSecureOrLocal(_ text: String) -> Bool {
         guard let url = URL(string: text), let host = url.host else { return false }
         return url.scheme == "https" || (url.scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(host))

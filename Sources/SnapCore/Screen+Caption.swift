@@ -45,7 +45,7 @@ extension Screen {
                 (index == screen.selected ? "> " : "") + "\(entry.name): \(entry.value)"
             }
             return "menu · " + entries.joined(separator: " · ")
-        default: return name
+        case .capturing, .processing, .retake, .locked, .problem: return name
         }
     }
 }

@@ -22,7 +22,9 @@ public enum Screen: Sendable, Hashable {
         switch self {
         case .ready(let ready): ready.jar == nil
         case .countdown: true
-        default: false
+        case .capturing, .processing, .retake, .mealResult, .groupReview, .uploading, .sent, .locked, .problem, .idle,
+            .pairing, .menu:
+            false
         }
     }
 

@@ -96,7 +96,7 @@ extension StationMachine {
             return enterResting(now: now)
         case (.menu, .menu):
             return enterResting(now: now, also: [.log(.info, "settings menu closed (nobody touched it)")])
-        case (.midnight, .ready):
+        case (.readyChange, .ready):
             if let deadline = jarDetailDeadline, now.uptime >= deadline {
                 (jarHighlight, jarDetailSince) = (nil, nil)
                 return transition(to: .ready, now: now)

@@ -97,7 +97,9 @@ public struct StationMachine: Sendable {
         switch phase {
         case .ready: return !showsJar
         case .countdown, .capturing: return true
-        default: return false
+        case .processing, .retake, .analysing, .mealResult, .groupReview, .uploading, .sent, .locked, .problem, .idle,
+            .pairing, .menu:
+            return false
         }
     }
 
@@ -165,7 +167,7 @@ public struct StationMachine: Sendable {
             (.problemDismiss, settings.problemDismiss)
         case .ready:
             (
-                .midnight,
+                .readyChange,
                 min(
                     untilMidnight(now: now), settings.idleAfter ?? .seconds(86_400 * 2),
                     jarDetailDeadline.map { max(.zero, $0 - now.uptime) } ?? .seconds(86_400 * 2))
@@ -184,7 +186,8 @@ public struct StationMachine: Sendable {
             )
         case .pairing: (.pairing, .seconds(1))
         case .menu: (.menu, Self.menuTimeout)
-        default: nil
+        // Each of these ends with an event (the still, the pipeline, the answer, the upload, a press).
+        case .capturing, .processing, .retake, .analysing, .uploading, .problem: nil
         }
     }
 }
@@ -195,7 +198,9 @@ extension StationMachine.Phase {
         switch self {
         case .countdown(let secondsLeft): secondsLeft <= 1
         case .capturing: true
-        default: false
+        case .ready, .processing, .retake, .analysing, .mealResult, .groupReview, .uploading, .sent, .locked, .problem,
+            .idle, .pairing, .menu:
+            false
         }
     }
 }

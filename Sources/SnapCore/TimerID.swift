@@ -12,9 +12,9 @@ public enum TimerID: String, Sendable, Hashable, CaseIterable {
     case lockTick
     /// Leaves an error screen that needs no answer (network down: the capture is queued).
     case problemDismiss
-    /// On the ready screen: local midnight (today's totals start again), or the idle time, whichever comes
-    /// first.
-    case midnight
+    /// On the ready screen, its next change, whichever comes first: local midnight (today's totals start
+    /// again), the idle time (the idle screen), or the end of the jar's sticker details.
+    case readyChange
     /// On the idle screen: the next photo of the slideshow, and the check for a new day.
     case slideshow
     /// Redraws the pairing screen's countdown and closes it when the code expires.

@@ -50,6 +50,9 @@ public final class PreviewSlot: Sendable {
     /// The newest frame, without waiting; nil before the first.
     public var latest: PreviewFrame? { state.withLock { $0.frame } }
 
+    /// A reader waits for the next frame (the display thread, asleep in `next`).
+    public var isAwaited: Bool { state.withLock { $0.waiter != nil } }
+
     /// Frames dropped because a newer one arrived first.
     public var droppedFrames: Int { state.withLock { $0.dropped } }
 

@@ -3,6 +3,7 @@ import SnapApp
 import SnapCore
 import SnapDevices
 import SnapImaging
+import SnapTestSupport
 import Synchronization
 import Testing
 
@@ -30,14 +31,6 @@ private final class CountingCamera: Camera {
 
 @Suite("The camera service: open while someone needs the camera, closed when nobody does")
 struct CameraServiceTests {
-    func eventually(_ condition: () -> Bool) async -> Bool {
-        for _ in 0..<400 {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return condition()
-    }
-
     @Test("should open the camera for the first holder, close it after the last, and empty the preview slot")
     func holdersOpenAndClose() async {
         let camera = CountingCamera()
@@ -45,18 +38,26 @@ struct CameraServiceTests {
         let service = CameraService(camera: camera, slot: slot, demand: demand, bus: bus, logger: Logger(label: "test"))
         let running = Task { try await service.run() }
         defer { running.cancel() }
-        try? await Task.sleep(for: .milliseconds(50))
+        // The service waits for the first holder, and has opened nothing.
+        #expect(await eventually(within: 5, every: .milliseconds(5)) { demand.waiting == 1 })
         #expect(camera.opens.withLock { $0 } == 0, "nobody asked for the camera yet")
         demand.hold(.station, true)
         #expect(await demand.untilStreaming(timeout: .seconds(2)))
         #expect(slot.latest != nil)
+        // Streaming, the service waits for the last holder to go; a change that wakes it takes its wait away.
+        #expect(await eventually(within: 5, every: .milliseconds(5)) { demand.waiting == 1 })
         demand.hold(.reference, true)
         demand.hold(.station, false)
-        try? await Task.sleep(for: .milliseconds(50))
-        #expect(demand.streaming && camera.opens.withLock { $0 } == 1, "the reference still holds it")
+        #expect(demand.waiting == 1, "the station's leaving did not wake the service: the reference holds it")
+        #expect(demand.streaming && camera.opens.withLock { $0 } == 1)
         demand.hold(.reference, false)
-        #expect(await eventually { !demand.streaming && !camera.streaming.withLock { $0 } })
-        #expect(await eventually { slot.latest == nil }, "no stale picture when the camera starts again")
+        #expect(
+            await eventually(within: 2, every: .milliseconds(5)) {
+                !demand.streaming && !camera.streaming.withLock { $0 }
+            })
+        #expect(
+            await eventually(within: 2, every: .milliseconds(5)) { slot.latest == nil },
+            "no stale picture when the camera starts again")
         demand.hold(.station, true)
         #expect(await demand.untilStreaming(timeout: .seconds(2)) && camera.opens.withLock { $0 } == 2)
     }
@@ -72,7 +73,7 @@ struct CameraServiceTests {
         let running = Task { try await service.run() }
         defer { running.cancel() }
         demand.hold(.station, true)
-        #expect(await eventually { camera.opens.withLock { $0 } >= 3 })
+        #expect(await eventually(within: 2, every: .milliseconds(5)) { camera.opens.withLock { $0 } >= 3 })
         #expect(!(await demand.untilStreaming(timeout: .milliseconds(50))))
         camera.failing.withLock { $0 = nil }
         #expect(await demand.untilStreaming(timeout: .seconds(2)))
@@ -109,23 +110,22 @@ struct CameraSwitchTests {
         let started = Mutex(0)
         let streaming = Task { try await cameras.streamPreview(into: slot) { started.withLock { $0 += 1 } } }
         defer { streaming.cancel() }
-        func eventually(_ condition: () -> Bool) async -> Bool {
-            for _ in 0..<400 {
-                if condition() { return true }
-                try? await Task.sleep(for: .milliseconds(5))
-            }
-            return condition()
-        }
-        #expect(await eventually { first.streaming.withLock { $0 } })
+        #expect(await eventually(within: 2, every: .milliseconds(5)) { first.streaming.withLock { $0 } })
         cameras.select(1)
-        #expect(await eventually { second.streaming.withLock { $0 } && !first.streaming.withLock { $0 } })
+        #expect(
+            await eventually(within: 2, every: .milliseconds(5)) {
+                second.streaming.withLock { $0 } && !first.streaming.withLock { $0 }
+            })
         #expect(cameras.selected == 1 && started.withLock { $0 } == 2)
         _ = try await cameras.captureStill()
         #expect(first.opens.withLock { $0 } == 1 && second.opens.withLock { $0 } == 1)
         cameras.select(7)  // not a camera: the first
-        #expect(await eventually { first.streaming.withLock { $0 } && !second.streaming.withLock { $0 } })
+        #expect(
+            await eventually(within: 2, every: .milliseconds(5)) {
+                first.streaming.withLock { $0 } && !second.streaming.withLock { $0 }
+            })
         await #expect(throws: DeviceError.self) { try await second.captureStill() }
         streaming.cancel()
-        #expect(await eventually { !first.streaming.withLock { $0 } })
+        #expect(await eventually(within: 2, every: .milliseconds(5)) { !first.streaming.withLock { $0 } })
     }
 }

@@ -87,12 +87,21 @@ struct GPIOTests {
         #expect(requests.allSatisfy { !$0.output })
     }
 
-    @Test("should find a chip by its label and by its path")
+    @Test("should find a chip by its label and by its path, and request the lines on that chip")
     func chipByLabel() throws {
-        for descriptor in ["pinctrl-bcm2711", "/dev/gpiochip0"] {
+        let lines = (0..<28).map { "GPIO\($0)" }
+        for (descriptor, chip) in [
+            ("pinctrl-bcm2711", "gpiochip0"), ("/dev/gpiochip0", "gpiochip0"), ("raspberrypi-exp-gpio", "gpiochip1"),
+            ("/dev/gpiochip1", "gpiochip1"),
+        ] {
+            let gpio = MockGPIO(chips: [
+                "gpiochip0": ("pinctrl-bcm2711", lines), "gpiochip1": ("raspberrypi-exp-gpio", lines),
+            ])
             var byLabel = settings
             byLabel.chip = descriptor
-            _ = try GPIOButtons(settings: byLabel, calls: MockGPIO.pi(), logger: Logger(label: "test")).gestures()
+            _ = try GPIOButtons(settings: byLabel, calls: gpio, logger: Logger(label: "test")).gestures()
+            let chips = gpio.state.withLock { $0.requests.values.map(\.chip) }
+            #expect(chips.count == 2 && chips.allSatisfy { $0 == chip }, "\(descriptor): \(chips)")
         }
     }
 

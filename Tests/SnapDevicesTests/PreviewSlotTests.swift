@@ -1,5 +1,6 @@
 import SnapDevices
 import SnapImaging
+import SnapTestSupport
 import Synchronization
 import Testing
 
@@ -21,7 +22,7 @@ struct PreviewSlotTests {
     func waits() async {
         let slot = PreviewSlot()
         async let taken = slot.next()
-        try? await Task.sleep(for: .milliseconds(50))
+        #expect(await eventually(within: 5, every: .milliseconds(5)) { slot.isAwaited }, "the reader waits")
         slot.put(frame(7))
         #expect(await taken?.image == frame(7).image)
         #expect(slot.droppedFrames == 0)

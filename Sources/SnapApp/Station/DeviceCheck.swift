@@ -5,8 +5,9 @@ import SnapDevices
 
 /// Whether the devices the config names can be opened: the second half of `snapstation selftest`.
 ///
-/// Each device is opened the way the station opens it and let go again; nothing is shown or driven
-/// (the flash line is requested low). Simulated and "none" devices pass without a look.
+/// Each device is opened through the station's own factories (`Station+Parts.swift`) and let go again;
+/// nothing is shown or driven (the flash line is requested low). Simulated and "none" devices pass
+/// without a look.
 public enum DeviceCheck {
     public struct Line: Sendable {
         public var device: DeviceKind
@@ -28,13 +29,9 @@ public enum DeviceCheck {
             add(.camera, "libcamera") { () throws(DeviceError) in try checkCamera(config.camera.id) }
         case .v4l2:
             add(.camera, "v4l2") { () throws(DeviceError) in
-                let camera = config.camera
-                return try V4L2Camera(
-                    settings: V4L2Camera.Settings(
-                        device: camera.id, preview: (camera.previewWidth, camera.previewHeight),
-                        still: (camera.stillWidth, camera.stillHeight), previewFPS: camera.previewFPS),
-                    logger: logger
-                ).check()
+                let camera = Station.makeCamera(config.camera.all[0], config.camera, logger: logger)
+                guard let v4l2 = camera as? V4L2Camera else { throw DeviceError(.camera, "not a V4L2 camera") }
+                return try v4l2.check()
             }
         case .simulated, .none:
             add(.camera, config.camera.backend.rawValue) { "not checked" }
@@ -54,18 +51,20 @@ public enum DeviceCheck {
             add(.buttons, config.gpio.backend.rawValue) { "not checked" }
         }
         switch config.display.backend {
-        case .drm:
-            add(.display, "drm") { () throws(DeviceError) in
-                let display = try DRMDisplay(card: config.display.device, connector: config.display.connector)
-                let output = display.output
-                return "\(output.card) \(output.connector) \(output.width)x\(output.height)"
-                    + " at \(Int(output.refreshHz.rounded())) Hz (\(output.driver))"
-            }
-        case .fbdev:
-            add(.display, "fbdev") { () throws(DeviceError) in
-                let path = config.display.device.isEmpty ? "/dev/fb0" : config.display.device
-                let display = try FramebufferDisplay(path: path)
-                return "\(path) \(display.info.width)x\(display.info.height), \(display.info.bitsPerPixel) bits"
+        case .drm, .fbdev:
+            add(.display, config.display.backend.rawValue) { () throws(DeviceError) in
+                switch try Station.openPanel(config.display) {
+                case let drm as DRMDisplay:
+                    let output = drm.output
+                    return "\(output.card) \(output.connector) \(output.width)x\(output.height)"
+                        + " at \(Int(output.refreshHz.rounded())) Hz (\(output.driver))"
+                case let framebuffer as FramebufferDisplay:
+                    let path = config.display.device.isEmpty ? "/dev/fb0" : config.display.device
+                    let info = framebuffer.info
+                    return "\(path) \(info.width)x\(info.height), \(info.bitsPerPixel) bits"
+                case let other:
+                    return "\(other.width)x\(other.height)"
+                }
             }
         case .headless, .none:
             add(.display, config.display.backend.rawValue) { "not checked" }

@@ -34,6 +34,9 @@ public final class CameraDemand: Sendable {
     public init() {}
 
     public var wanted: Bool { state.withLock { $0.0.wanted } }
+    /// How many tasks wait on a change here: the camera service waits for the first holder while the camera
+    /// is closed, and for the last one to go while it streams.
+    public var waiting: Int { state.withLock { $0.1.count } }
     public var streaming: Bool { state.withLock { $0.0.streaming } }
 
     /// `holder` needs the camera (`on`) or no longer does.

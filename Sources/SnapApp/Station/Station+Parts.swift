@@ -1,0 +1,193 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import SnapConfig
+import SnapCore
+import SnapDevices
+import SnapFiles
+import SnapImaging
+import SnapScreens
+import SnapServices
+import SnapStore
+import SnapWeb
+
+/// The factories that choose each part's implementation from the config, once at start: the station
+/// (`Station.run`) and `snapstation selftest` (`DeviceCheck`) build the devices through these alone.
+extension Station {
+    /// The camera `chosen` names, with the sizes and frame rate of `settings`. One that cannot be made is
+    /// the null camera, which says why when it is used.
+    static func makeCamera(_ chosen: StationConfig.Camera.Other, _ settings: StationConfig.Camera, logger: Logger)
+        -> any Camera
+    {
+        let preview = (settings.previewWidth, settings.previewHeight)
+        let still = (settings.stillWidth, settings.stillHeight)
+        switch chosen.backend {
+        case .simulated:
+            do {
+                return try SimulatedCamera(
+                    previewSize: preview, stillSize: still, framesPerSecond: settings.previewFPS,
+                    source: settings.simulatedSource, scene: TestScene.cameraScene)
+            } catch {
+                return NullCamera(reason: error.message)
+            }
+        case .none:
+            return NullCamera(reason: "camera.backend is \"none\"")
+        case .libcamera:
+            return LibcameraCamera(
+                settings: LibcameraCamera.Settings(
+                    selector: chosen.id, preview: preview, still: still, previewFPS: settings.previewFPS),
+                logger: logger)
+        case .v4l2:
+            return V4L2Camera(
+                settings: V4L2Camera.Settings(
+                    device: chosen.id, preview: preview, still: still, previewFPS: settings.previewFPS),
+                logger: logger)
+        }
+    }
+
+    /// Chooses the implementation of each part from the config. A part that cannot be opened becomes its
+    /// null version, and the reason is reported: the station runs with what it has.
+    static func makeParts(_ config: StationConfig, store: StationStore, options: RunOptions, logger: Logger) throws
+        -> StationParts
+    {
+        var missing: [DeviceError] = []
+        // Every camera named; several become one that switches (the menu, the owner's page).
+        let cameras = config.camera.all.map { chosen in
+            CameraSwitch.Choice(
+                name: chosen.name,
+                camera: makeCamera(chosen, config.camera, logger: logger))
+        }
+        let cameraSwitch = cameras.count > 1 ? CameraSwitch(cameras) : nil
+
+        let motion = MotionRelay()
+        let buttons: any Buttons
+        let flash: any FlashLED
+        switch config.gpio.backend {
+        case .simulated:
+            buttons = SimulatedButtons(
+                script: ButtonScript(config.gpio.script) ?? ButtonScript("")!,
+                readStandardInput: options.standardInputButtons, motion: motion,
+                logger: logger)
+            flash = SimulatedFlash(logger: logger)
+        case .none:
+            buttons = NullButtons()
+            flash = NullFlash()
+        case .gpiod:
+            (buttons, flash) = gpioParts(config.gpio, missing: &missing, logger: logger)
+        }
+
+        let display: any Display
+        switch config.display.backend {
+        case .headless:
+            do {
+                display = try HeadlessDisplay(
+                    width: config.display.width, height: config.display.height, folder: config.framesDirectory,
+                    previewFramesPerSecond: config.display.previewPNGFPS)
+            } catch {
+                missing.append(error)
+                display = NullDisplay(width: config.display.width, height: config.display.height)
+            }
+        case .none: display = NullDisplay(width: config.display.width, height: config.display.height)
+        case .drm, .fbdev:
+            do {
+                display = try openPanel(config.display)
+                logger.info(
+                    "display \(display.width)x\(display.height)", metadata: ["backend": "\(config.display.backend)"])
+            } catch {
+                logger.error("\(error)")
+                missing.append(error)
+                display = NullDisplay(width: config.display.width, height: config.display.height)
+            }
+        }
+
+        let analyzer = makeAnalyzer(config, logger: logger)
+        let backend: any GroupBackend
+        switch config.group.backend {
+        case .folder: backend = FolderBackend(folder: config.outboxDirectory, station: config.station.name)
+        case .supabase:
+            if let key = config.group.keySource.resolve() {
+                backend = SupabaseBackend(
+                    projectURL: config.group.url, bucket: config.group.bucket, key: key, anonKey: config.group.anonKey,
+                    client: HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(120)), logger: logger)
+            } else {
+                logger.error("no group key at \(config.group.keySource): photos stay queued until there is one")
+                backend = OfflineBackend()
+            }
+        }
+        try? AtomicFile.createFolder(config.outboxDirectory)
+
+        let processing = config.processing
+        let inFile = config.settingsRule.defaults
+        let pipeline = PhotoPipeline(
+            orientation: Orientation(
+                quarterTurns: config.camera.rotation.rawValue / 90, mirrored: config.camera.hflip,
+                flipped: config.camera.vflip),
+            maxSide: processing.maxSize, quality: processing.quality, thumbnailSide: processing.thumbnailSize,
+            filter: inFile.photoFilter, intensity: inFile.intensity,
+            gate: processing.qualityGate
+                ? QualityGate(minBrightness: processing.minBrightness, minSharpness: processing.minSharpness) : nil,
+            sticker: processing.sticker ? StickerMaker(outline: processing.stickerOutline) : nil)
+        var parts = StationParts(
+            camera: cameraSwitch ?? cameras[0].camera, buttons: buttons, flash: flash, display: display,
+            analyzer: analyzer ?? UnconfiguredAnalyzer(), aiConfigured: analyzer != nil,
+            backend: backend, store: store, pipeline: pipeline, missing: missing)
+        parts.motion = motion
+        parts.cameraSwitch = cameraSwitch
+        return parts
+    }
+}
+
+extension Station {
+    /// The DRM/KMS or framebuffer panel the config names.
+    static func openPanel(_ settings: StationConfig.Display) throws(DeviceError) -> any Display {
+        settings.backend == .drm
+            ? try DRMDisplay(card: settings.device, connector: settings.connector, rotation: settings.rotation.rawValue)
+            : try FramebufferDisplay(
+                path: settings.device.isEmpty ? "/dev/fb0" : settings.device, rotation: settings.rotation.rawValue)
+    }
+
+    /// The GPIO buttons and flash LED. Each one that cannot be had is reported and replaced by its null
+    /// version: a station without its LED still takes photos, and one without buttons still shows the
+    /// screens.
+    static func gpioParts(_ gpio: StationConfig.GPIO, missing: inout [DeviceError], logger: Logger) -> (
+        any Buttons, any FlashLED
+    ) {
+        var buttons: any Buttons = NullButtons()
+        if let shutter = gpio.shutterLine {
+            buttons = GPIOButtons(
+                settings: GPIOButtonSettings(
+                    chip: gpio.chip, shutter: shutter, mode: gpio.modeLine, activeLow: gpio.activeLow, bias: gpio.bias,
+                    debounce: .milliseconds(gpio.debounceMS), longPress: .milliseconds(gpio.longPressMS)),
+                logger: logger)
+        } else {
+            let error = DeviceError(.buttons, "gpio.shutter_line is empty: no shutter button is wired")
+            logger.error("\(error)")
+            missing.append(error)
+        }
+        var flash: any FlashLED = NullFlash()
+        if let led = gpio.ledLine {
+            do {
+                flash = try GPIOFlash(chip: gpio.chip, line: led)
+            } catch {
+                logger.error("\(error)")
+                missing.append(error)
+            }
+        }
+        return (buttons, flash)
+    }
+
+    /// The AI client the config describes, or nil when its key cannot be found.
+    public static func makeAnalyzer(_ config: StationConfig, logger: Logger) -> (any MealAnalyzer)? {
+        guard let key = config.ai.keySource.resolve() else {
+            logger.notice("no AI key at \(config.ai.keySource): meal mode says \"AI service not configured\"")
+            return nil
+        }
+        return OpenAIAnalyzer(
+            settings: OpenAIAnalyzer.Settings(
+                baseURL: config.ai.baseURL, model: config.ai.model,
+                detail: config.ai.detail, key: key,
+                dietary: config.ai.dietary),
+            client: HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(config.ai.timeoutSeconds)),
+            logger: logger)
+    }
+}
