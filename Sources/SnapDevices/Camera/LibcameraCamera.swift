@@ -144,8 +144,12 @@ public final class LibcameraCamera: Camera, CameraSink {
 
     public func captureStill() async throws(DeviceError) -> PixelImage {
         let result = await withCheckedContinuation { continuation in
+            // Queued while the session is open, also while it switches configuration or starts (the
+            // capture and the reference frame may ask together, and the first one's switch to still mode
+            // must not refuse the second); the camera thread serves it once frames flow, and an end or
+            // stop fails it.
             let number = state.withLock { state -> Int? in
-                guard state.accepting else { return nil }
+                guard state.camera != nil, state.endReason == nil else { return nil }
                 state.nextStillNumber += 1
                 state.stills.append(StillRequest(number: state.nextStillNumber, waiter: continuation))
                 return state.nextStillNumber
