@@ -15,11 +15,25 @@ public struct DeviceError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The camera: a preview stream and stills taken from it without a mode switch.
+///
+/// What every driver of a device guarantees (`LibcameraCamera`, `V4L2Camera`; the simulated camera draws
+/// its frames and stills on the spot, the null one fails each call):
+/// - **One owner.** Every call that opens, configures, starts, stops or closes the device runs on the
+///   driver's own thread, never on the cooperative pool (two threads: a blocking call there stalls the
+///   station), and those calls never interleave.
+/// - **A stall throws.** A stream that delivers no frame for the driver's stall timeout ends
+///   `streamPreview` with an error, as an unplugged camera does; `CameraService` opens it again.
+/// - **Stills are queued and time out** (one `StillQueue` type for every driver): each `captureStill` gets its own still in the
+///   order asked, fails after the still timeout, and fails at once when no stream runs.
+/// - **Buffers go back guarded.** A preview frame's buffer goes back to the device when its last holder
+///   drops it, under the lock stopping takes: never to a stream that stopped or was reconfigured since.
+/// The backend is chosen in one place, `Station.makeCamera` (SnapApp), which selftest uses too.
 public protocol Camera: Sendable {
     /// Streams preview frames into `slot` until the task is cancelled, calling `started` once frames flow;
-    /// throws when the camera is missing or goes away.
+    /// throws when the camera is missing, goes away or stalls.
     func streamPreview(into slot: PreviewSlot, started: @escaping @Sendable () -> Void) async throws(DeviceError)
-    /// Takes one still at full resolution from the running camera.
+    /// Takes one still at full resolution from the running camera: queued behind stills asked earlier,
+    /// failing after the driver's still timeout, or at once when the camera is not streaming.
     func captureStill() async throws(DeviceError) -> PixelImage
     /// Gets ready for a still while the countdown runs: a camera that cannot stream preview and stills
     /// together switches to its still mode here, so the shutter itself needs no mode switch.

@@ -15,8 +15,8 @@ import Synchronization
 ///
 /// One owner for the C camera: every call that starts, configures, stops or closes it runs on the
 /// camera's own thread (`SerialThread` "camera"), so those blocking calls never hold a thread of the
-/// cooperative pool and never interleave. Stills are queued: each `captureStill` gets its own still,
-/// in the order asked, whoever asks (the capture and the reference frame). A buffer is handed back
+/// cooperative pool and never interleave. Stills are queued (`StillQueue`): each `captureStill` gets its
+/// own still, in the order asked, whoever asks (the capture and the reference frame). A buffer is handed back
 /// under the same lock that stopping takes, so no buffer goes back to a camera that is stopping or gone.
 public final class LibcameraCamera: Camera, CameraSink {
     public struct Settings: Sendable {
@@ -55,11 +55,6 @@ public final class LibcameraCamera: Camera, CameraSink {
         case stillMode
     }
 
-    private struct StillRequest {
-        var number: Int
-        var waiter: CheckedContinuation<Result<PixelImage, DeviceError>, Never>
-    }
-
     private struct State {
         var lifecycle = Lifecycle.closed
         var manager: CameraHandle?
@@ -70,10 +65,8 @@ public final class LibcameraCamera: Camera, CameraSink {
         var generation = 0
         var slot: PreviewSlot?
         var started: (@Sendable () -> Void)?
-        /// Stills asked for, oldest first; the first one is being taken when `trigger` is set.
-        var stills: [StillRequest] = []
+        /// When the camera was asked for the still being taken (`StillQueue.isTaking`).
         var trigger: Duration?
-        var nextStillNumber = 0
         var lastShutterLag: Duration?
         /// When the last frame of any stream arrived (or the camera started): the stall watchdog reads it.
         var lastFrame = ContinuousClock.now
@@ -90,11 +83,13 @@ public final class LibcameraCamera: Camera, CameraSink {
     private let logger: Logger
     private let state = Mutex(State())
     private let thread = SerialThread(name: "camera")
+    private let stills: StillQueue
 
     public init(settings: Settings, calls: any CameraCalls = LibCamera(), logger: Logger) {
         self.settings = settings
         self.calls = calls
         self.logger = logger
+        self.stills = StillQueue(timeout: settings.stillTimeout)
     }
 
     deinit { thread.shutDown() }
@@ -143,29 +138,7 @@ public final class LibcameraCamera: Camera, CameraSink {
     }
 
     public func captureStill() async throws(DeviceError) -> PixelImage {
-        let result = await withCheckedContinuation { continuation in
-            // Queued while the session is open, also while it switches configuration or starts (the
-            // capture and the reference frame may ask together, and the first one's switch to still mode
-            // must not refuse the second); the camera thread serves it once frames flow, and an end or
-            // stop fails it.
-            let number = state.withLock { state -> Int? in
-                guard state.camera != nil, state.endReason == nil else { return nil }
-                state.nextStillNumber += 1
-                state.stills.append(StillRequest(number: state.nextStillNumber, waiter: continuation))
-                return state.nextStillNumber
-            }
-            guard let number else {
-                continuation.resume(returning: .failure(DeviceError(.camera, "the camera is not running")))
-                return
-            }
-            thread.submit { self.serveStills() }
-            Task { [settings] in
-                try? await Task.sleep(for: settings.stillTimeout)
-                self.finishStill(
-                    number, .failure(DeviceError(.camera, "no still within \(settings.stillTimeout) of the request")))
-            }
-        }
-        return try result.get()
+        try await stills.ask { [thread] in thread.submit { self.serveStills() } }.get()
     }
 
     public func prepareStill() async {
@@ -265,6 +238,7 @@ public final class LibcameraCamera: Camera, CameraSink {
             state.slot = slot
             state.started = started
         }
+        stills.open()
         do throws(DeviceError) {
             try reconfigure(stillMode: false)
         } catch {
@@ -332,9 +306,10 @@ public final class LibcameraCamera: Camera, CameraSink {
         while true {
             let next = state.withLock { state -> Next in
                 guard state.accepting, let camera = state.camera, let streams = state.streams else { return .nothing }
-                if state.trigger != nil { return .nothing }
-                if state.stills.isEmpty { return state.lifecycle == .stillMode ? .switchToPreview : .nothing }
+                if stills.isTaking { return .nothing }
+                if stills.isEmpty { return state.lifecycle == .stillMode ? .switchToPreview : .nothing }
                 if !streams.stillWithPreview && state.lifecycle == .previewing { return .switchToStills }
+                guard stills.beginTaking() != nil else { return .nothing }
                 state.trigger = MonotonicClock.now()
                 return .trigger(camera)
             }
@@ -381,44 +356,27 @@ public final class LibcameraCamera: Camera, CameraSink {
 
     /// Completes the still being taken, and lets the camera thread take the next.
     private func finishStillInFlight(_ result: Result<PixelImage, DeviceError>) {
-        let number = state.withLock { state -> Int? in
-            guard state.trigger != nil else { return nil }
-            return state.stills.first?.number
-        }
-        if let number { finishStill(number, result) }
-    }
-
-    /// Completes still request `number` if it is still waiting (a late timeout finds it gone).
-    private func finishStill(_ number: Int, _ result: Result<PixelImage, DeviceError>) {
-        let waiter = state.withLock { state -> CheckedContinuation<Result<PixelImage, DeviceError>, Never>? in
-            guard let index = state.stills.firstIndex(where: { $0.number == number }) else { return nil }
-            if index == 0 { state.trigger = nil }
-            return state.stills.remove(at: index).waiter
-        }
-        guard let waiter else { return }
-        waiter.resume(returning: result)
+        guard stills.finishTaking(result) != nil else { return }
         thread.submit { self.serveStills() }
     }
 
     /// Ends the stream: cancelled (nil) or the camera went away. Stills waiting fail with the reason.
     private func end(_ reason: DeviceError?) {
-        let (ended, stills) = state.withLock { state in
+        let ended = state.withLock { state in
             defer {
                 state.ended = nil
-                state.stills = []
                 state.trigger = nil
             }
             if state.endReason == nil { state.endReason = reason }
-            return (state.ended, state.stills)
+            return state.ended
         }
         ended?.resume(returning: reason)
-        let failure = reason ?? DeviceError(.camera, "the camera stopped")
-        for still in stills { still.waiter.resume(returning: .failure(failure)) }
+        stills.close(failing: reason ?? DeviceError(.camera, "the camera stopped"))
     }
 
     /// On the camera thread: stops and closes the camera and the manager.
     private func shutDown() {
-        let (manager, camera, stills, abandon) = state.withLock { state in
+        let (manager, camera, abandon) = state.withLock { state in
             defer {
                 state.lifecycle = .closed
                 state.generation += 1
@@ -427,10 +385,9 @@ public final class LibcameraCamera: Camera, CameraSink {
                 state.camera = nil
                 state.manager = nil
                 state.streams = nil
-                state.stills = []
                 state.trigger = nil
             }
-            return (state.manager, state.camera, state.stills, state.abandon)
+            return (state.manager, state.camera, state.abandon)
         }
         if let camera {
             if abandon {
@@ -442,7 +399,7 @@ public final class LibcameraCamera: Camera, CameraSink {
             calls.close(camera)
         }
         if let manager { calls.stopManager(manager) }
-        for still in stills { still.waiter.resume(returning: .failure(DeviceError(.camera, "the camera stopped"))) }
+        stills.close(failing: DeviceError(.camera, "the camera stopped"))
     }
 }
 

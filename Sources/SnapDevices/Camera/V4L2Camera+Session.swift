@@ -93,30 +93,22 @@ extension V4L2Camera {
         case wait(Duration, pollDevice: Bool)
     }
 
-    /// What the thread does next, decided under the lock; nil when the stream was cancelled. Fails stills
-    /// whose time is up, and lets `prepareStill` go once the still mode runs.
+    /// What the thread does next, decided under the lock; nil when the stream was cancelled. Lets
+    /// `prepareStill` go once the still mode runs. (A still's timeout is the queue's: it wakes this thread,
+    /// which then switches back to the preview mode when nothing waits.)
     private func nextStep(_ plan: V4L2Plan) -> Step? {
-        let now = ContinuousClock.now
-        let (step, expired, prepared) = state.withLock {
-            state -> (Step?, [StillRequest], [CheckedContinuation<Void, Never>]) in
-            if state.stopRequested { return (nil, [], []) }
-            let expired = state.stills.filter { $0.deadline <= now }
-            state.stills.removeAll { $0.deadline <= now }
-            let wantStills = !state.stills.isEmpty || state.wantStillMode
+        let (step, prepared) = state.withLock { state -> (Step?, [CheckedContinuation<Void, Never>]) in
+            if state.stopRequested { return (nil, []) }
+            let wantStills = !stills.isEmpty || state.wantStillMode
             if !plan.stillFromPreview {
-                if wantStills && state.lifecycle == .previewing { return (.switchTo(stillMode: true), expired, []) }
-                if !wantStills && state.lifecycle == .stillMode { return (.switchTo(stillMode: false), expired, []) }
+                if wantStills && state.lifecycle == .previewing { return (.switchTo(stillMode: true), []) }
+                if !wantStills && state.lifecycle == .stillMode { return (.switchTo(stillMode: false), []) }
             }
             let prepared = state.prepared
             state.prepared = []
-            let deadline = state.stills.map(\.deadline).min().map { $0 - now } ?? .seconds(1)
             // At least every second: a device that went away without waking the poll shows it to a new one.
-            let timeout = min(deadline, .seconds(1), settings.stallTimeout)
-            return (.wait(max(timeout, .milliseconds(1)), pollDevice: state.queued > 0), expired, prepared)
-        }
-        for still in expired {
-            still.waiter.resume(
-                returning: .failure(DeviceError(.camera, "no still within \(settings.stillTimeout) of the request")))
+            let timeout = min(.seconds(1), settings.stallTimeout)
+            return (.wait(max(timeout, .milliseconds(1)), pollDevice: state.queued > 0), prepared)
         }
         for waiter in prepared { waiter.resume() }
         return step
@@ -181,7 +173,7 @@ extension V4L2Camera {
                 state.queued -= 1
                 state.lastFrame = .now
                 let stillMode = plan.stillFromPreview || state.lifecycle == .stillMode
-                return (state.generation, state.stream, stillMode && !state.stills.isEmpty)
+                return (state.generation, state.stream, stillMode && !stills.isEmpty)
             }
             guard let stream, !frame.damaged, frame.bytesUsed > 0 else {
                 handBack(frame.index, generation: generation)
@@ -213,18 +205,17 @@ extension V4L2Camera {
             logger.warning("camera: a still frame was unusable, taking the next: \(error.message)")
             return
         }
-        let still = state.withLock { state -> StillRequest? in
-            guard !state.stills.isEmpty else { return nil }
-            let still = state.stills.removeFirst()
-            state.lastShutterLag = frame.timestamp - still.requested
-            if state.stills.isEmpty { state.wantStillMode = false }
-            return still
+        let taken = stills.finishOldest(image) { still in
+            state.withLock { state in
+                state.lastShutterLag = frame.timestamp - still.requested
+                // The oldest is out of the queue already: this was the last one waiting.
+                if stills.isEmpty { state.wantStillMode = false }
+            }
         }
-        guard let still else { return }
+        guard let still = taken else { return }
         logger.info(
             "still \(frame.width)x\(frame.height) \(frame.format)",
             metadata: ["shutter_lag_ms": "\(Int(((frame.timestamp - still.requested).seconds * 1000).rounded()))"])
-        still.waiter.resume(returning: image)
     }
 
     /// Opens the configured node, or with "first" the first plain capture node with a usable format.
@@ -284,7 +275,7 @@ extension V4L2Camera {
 
     /// Closes the device and fails whatever still waits; on the camera thread.
     private func shutDown(_ reason: DeviceError?) {
-        let (device, stills, prepared) = state.withLock { state in
+        let (device, prepared) = state.withLock { state in
             defer {
                 state.generation += 1
                 state.streaming = false
@@ -292,19 +283,17 @@ extension V4L2Camera {
                 state.lifecycle = .closed
                 state.device = nil
                 state.stream = nil
-                state.stills = []
                 state.prepared = []
                 state.wantStillMode = false
                 state.stopRequested = true
             }
-            return (state.device, state.stills, state.prepared)
+            return (state.device, state.prepared)
         }
         if let device {
             calls.stop(device)
             calls.close(device)
         }
-        let failure = reason ?? DeviceError(.camera, "the camera stopped")
-        for still in stills { still.waiter.resume(returning: .failure(failure)) }
+        stills.close(failing: reason ?? DeviceError(.camera, "the camera stopped"))
         for waiter in prepared { waiter.resume() }
     }
 }

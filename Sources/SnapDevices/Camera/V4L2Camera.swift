@@ -57,13 +57,6 @@ public final class V4L2Camera: Camera {
         case stillMode
     }
 
-    struct StillRequest {
-        var number: Int
-        var requested: Duration
-        var deadline: ContinuousClock.Instant
-        var waiter: CheckedContinuation<Result<PixelImage, DeviceError>, Never>
-    }
-
     struct State {
         var lifecycle = Lifecycle.closed
         /// A `streamPreview` is running (its thread may still be opening the device).
@@ -80,8 +73,6 @@ public final class V4L2Camera: Camera {
         /// Buffers the driver holds; the device is polled only while it holds one.
         var queued = 0
         var lastFrame = ContinuousClock.now
-        var stills: [StillRequest] = []
-        var nextStillNumber = 0
         /// `prepareStill` asked for the still mode; cleared by the shot.
         var wantStillMode = false
         var prepared: [CheckedContinuation<Void, Never>] = []
@@ -93,11 +84,13 @@ public final class V4L2Camera: Camera {
     let calls: any V4L2Calls
     let logger: Logger
     let state = Mutex(State())
+    let stills: StillQueue
 
     public init(settings: Settings, calls: any V4L2Calls = KernelV4L2(), logger: Logger) {
         self.settings = settings
         self.calls = calls
         self.logger = logger
+        self.stills = StillQueue(timeout: settings.stillTimeout, name: "camera-v4l2-stills")
     }
 
     // MARK: Camera
@@ -118,6 +111,7 @@ public final class V4L2Camera: Camera {
             return true
         }
         guard fresh else { throw DeviceError(.camera, "camera \(settings.device) is already streaming") }
+        stills.open()
         let reason: DeviceError? = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 state.withLock { $0.ended = continuation }
@@ -135,23 +129,7 @@ public final class V4L2Camera: Camera {
     }
 
     public func captureStill() async throws(DeviceError) -> PixelImage {
-        let result = await withCheckedContinuation { continuation in
-            let waker = state.withLock { state -> WakeablePoll? in
-                guard state.running, !state.stopRequested, let waker = state.waker else { return nil }
-                state.nextStillNumber += 1
-                state.stills.append(
-                    StillRequest(
-                        number: state.nextStillNumber, requested: MonotonicClock.now(),
-                        deadline: .now + settings.stillTimeout, waiter: continuation))
-                return waker
-            }
-            guard let waker else {
-                continuation.resume(returning: .failure(DeviceError(.camera, "the camera is not running")))
-                return
-            }
-            waker.wake()
-        }
-        return try result.get()
+        try await stills.ask { [weak self] in self?.state.withLock { $0.waker }?.wake() }.get()
     }
 
     public func prepareStill() async {
