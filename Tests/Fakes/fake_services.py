@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Local stand-ins for the cloud services SnapStation talks to, speaking their real wire formats.
 
-    python3 Tests/Fakes/fake_services.py [--cert CERT --key KEY] [--port N]
+    python3 Tests/Fakes/fake_services.py [--cert CERT --key KEY] [--port N] [--openai-models M1,M2,...]
                                          [--postgres SOCKET_DIR [--pg-port 5432] [--pg-user postgres]]
 
 Binds 127.0.0.1 on a free port and prints "PORT <n>" once it is ready. Serves:
-  POST /v1/chat/completions             OpenAI chat completions (Bearer test-key), json_schema answers
+  POST /v1/chat/completions             OpenAI chat completions (Bearer test-key), as strict as OpenAI, for the
+                                        models in --openai-models (openai_api.py, its errors openai_faults.py)
   /storage/v1/object/...                Supabase Storage: upload, download (Range), delete
   /rest/v1/<table>                      Supabase REST (PostgREST): select with filters, insert, update, delete
 The Supabase routes run in a fresh database of the PostgreSQL cluster given with --postgres
@@ -14,17 +15,20 @@ constraints, the member cap and row-level security answer for real (supabase_sta
 storage_api.py). Without --postgres they answer 503.
 Control, for tests:
   POST /_control/faults  {"openai": ["429:2", "ok"], "storage": [...], "rest": [...]}  queue behaviours
-  GET  /_requests        what was received (no secrets)
+                         (400 and nothing queued when an OpenAI fault's name is unknown)
+  GET  /_requests        what was received (no secrets; for OpenAI also the body without image data, its
+                         key_order and each schema object's property order, schema_order)
   POST /_control/reset   forget faults and requests (and every Supabase row, member and object)
   POST /_control/sink    reads any body and answers 200 {"size": n}
   POST /_control/member {"group", "name"[, "user_id"]}, POST /_control/age {"hours"}, POST /_control/expire,
   GET /_control/objects, GET /_control/rows   the Supabase side door (supabase_standin.py)
-Faults: ok, 401, 429:SECONDS, 500, 503, timeout, reset, drip, malformed, refusal, offschema, mismatch,
-overflow, manyitems, huge (OpenAI only), and
-cut[:BYTES] (Supabase: send the head and part of the body, then close: a download cut short).
+Faults, every service: ok, 401, 429:SECONDS, 500, 503, timeout, reset, drip; Supabase also cut[:BYTES] (send the
+head and part of the body, then close: a download cut short). OpenAI also (each OpenAI's real answer, see
+openai_faults.py): malformed, refusal, offschema, mismatch, overflow, manyitems, huge, content_filter,
+null_content, length, 400_image, 400_image_format, 400_max_tokens, 400_temperature, 400_schema, 403_region,
+403_model, 404_model, 429_quota, 429_ms[:MS], 429_ms_ra[:MS], 429_reset[:REQUESTS,TOKENS], llama_no_mmproj.
 """
 import argparse
-import base64
 import json
 import signal
 import socket
@@ -37,29 +41,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import SimpleNamespace
 from urllib.parse import urlparse
 
+import openai_api
+import openai_faults
 from reply import Reply
 
-KEY = "test-key"
 lock = threading.Lock()
 faults = {"openai": [], "storage": [], "rest": []}
 received = []
 supabase = None  # the stand-in's parts (standin, rest, storage) when started with --postgres
 NEEDS_POSTGRES = {"message": "the Supabase stand-in needs --postgres"}
 
-MEAL = {
-    "title": "Spaghetti with tomato sauce",
-    "calories": 650, "protein": 24, "carbs": 80, "fats": 22,
-    "items": [
-        {"name": "Spaghetti", "grams": 200, "calories": 320, "protein": 11, "carbs": 64, "fats": 2, "contains": ["gluten"],
-         "ingredients": []},
-        {"name": "Tomato sauce", "grams": 150, "calories": 210, "protein": 3, "carbs": 15, "fats": 11, "contains": [],
-         "ingredients": [{"name": "Tomatoes", "amount": 120, "unit": "g"}, {"name": "Olive oil", "amount": 15, "unit": "ml"},
-                         {"name": "Garlic", "amount": 1, "unit": "piece"}]},
-        {"name": "Parmesan", "grams": 30, "calories": 120, "protein": 10, "carbs": 1, "fats": 9,
-         "contains": ["dairy", "lactose"], "ingredients": []},
-    ],
-    "fun_fact": "Spaghetti is Italian for 'little strings'.",
-}
+openai = openai_api.OpenAIStandIn()  # its models come from --openai-models
 
 
 def next_fault(service):
@@ -85,7 +77,10 @@ class Handler(BaseHTTPRequestHandler):
         for name, value in headers:
             self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(data)
+        try:
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up first (a test that cancels, a timeout): nobody to answer
 
     def fault(self, fault, ok):
         """Answers with `fault`, or calls `ok` for a normal answer."""
@@ -109,10 +104,13 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", "1000")
             self.end_headers()
-            for _ in range(30):
-                self.wfile.write(b" ")
-                self.wfile.flush()
-                time.sleep(1)
+            try:
+                for _ in range(30):
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                    time.sleep(1)
+            except (BrokenPipeError, ConnectionResetError):  # the client gave up, as it should
+                self.close_connection = True
             return None
         return ok()
 
@@ -150,7 +148,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         url = urlparse(self.path)
         body = self.body()
-        auth_ok = self.headers.get("Authorization") == f"Bearer {KEY}"
+        auth_ok = self.headers.get("Authorization") == f"Bearer {openai.key}"
         record = {"method": "POST", "path": url.path, "size": len(body), "auth_ok": auth_ok,
                   "headers": {k: v for k, v in self.headers.items() if k.lower() not in ("authorization", "apikey")}}
         if url.path == "/_control/faults/clear":  # the faults queued and not yet met, forgotten
@@ -159,14 +157,18 @@ class Handler(BaseHTTPRequestHandler):
                     items.clear()
             return self.reply(200, {"ok": True})
         if url.path == "/_control/faults":
+            queue = json.loads(body)
+            unknown = [name for name in queue.get("openai", []) if not openai_faults.known(name)]
+            if unknown:
+                return self.reply(400, {"error": f"unknown OpenAI faults: {', '.join(unknown)}"})
             with lock:
-                for service, items in json.loads(body).items():
+                for service, items in queue.items():
                     faults[service].extend(items)
             return self.reply(200, {"ok": True})
         if url.path.startswith("/_control/"):
             return self.control("POST", url.path, body)
         if url.path == "/v1/chat/completions":
-            return self.chat(body, record, auth_ok)
+            return self.chat(body, record)
         if is_supabase(url.path):
             return self.supabase("POST", url, body)
         self.reply(404, {"error": "not found"})
@@ -190,61 +192,14 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(404, {"error": "not found"})
         self.send_reply(answer)
 
-    def chat(self, body, record, auth_ok):
-        fault = next_fault("openai")
-        try:
-            request = json.loads(body)
-            format_ = request["response_format"]
-            assert format_["type"] == "json_schema" and format_["json_schema"]["strict"] is True
-            image = next(part["image_url"] for message in request["messages"] if isinstance(message["content"], list)
-                         for part in message["content"] if part["type"] == "image_url")
-            prefix = "data:image/jpeg;base64,"
-            assert image["url"].startswith(prefix)
-            jpeg = base64.b64decode(image["url"][len(prefix):])
-            assert jpeg[:2] == b"\xff\xd8"
-            width, height = jpeg_size(jpeg)
-            record.update(model=request["model"], detail=image.get("detail"), image_bytes=len(jpeg),
-                          image_size=[width, height], prompt=" ".join(
-                              part.get("text", "") if isinstance(part, dict) else part
-                              for message in request["messages"]
-                              for part in (message["content"] if isinstance(message["content"], list)
-                                           else [message["content"]])))
-        except Exception as error:  # a request the real service would refuse
-            record["bad_request"] = str(error)
-            with lock:
-                received.append(record)
-            return self.reply(400, {"error": {"message": f"bad request: {error}"}})
-        record["fault"] = fault
+    def chat(self, body, record):
+        """OpenAI's chat completions (openai_api.py): its answer, or a transport fault played here."""
+        answer = openai.handle(self.headers, body, next_fault("openai"), record)
         with lock:
             received.append(record)
-        if not auth_ok:
-            return self.fault("401", None)
-
-        def answer(content=None, refusal=None):
-            message = {"role": "assistant", "content": content, "refusal": refusal}
-            return self.reply(200, {
-                "id": "chatcmpl-test", "object": "chat.completion", "model": request["model"],
-                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": 120, "completion_tokens": 80, "total_tokens": 200}})
-
-        if fault == "malformed":
-            return answer("this is not json {")
-        if fault == "refusal":
-            return answer(refusal="I can't help with identifying that.")
-        if fault == "offschema":
-            return answer(json.dumps({"title": "Soup", "calories": -5, "protein": 1}))
-        if fault == "mismatch":
-            meal = dict(MEAL, calories=2400)
-            return answer(json.dumps(meal))
-        if fault == "overflow":  # numbers that sum past Int64 (seen from a misbehaving service)
-            item = dict(MEAL["items"][0], calories=4 * 10**18)
-            return answer(json.dumps(dict(MEAL, calories=8 * 10**18, items=[item, item])))
-        if fault == "manyitems":
-            item = {"name": "x", "grams": 1, "calories": 0, "protein": 0, "carbs": 0, "fats": 0, "contains": []}
-            return answer(json.dumps(dict(MEAL, calories=0, protein=0, carbs=0, fats=0, items=[item] * 1000)))
-        if fault == "huge":  # a 20 MB answer
-            return answer(json.dumps(dict(MEAL, title="x" * (20 << 20))))
-        return self.fault(fault, lambda: answer(json.dumps(MEAL)))
+        if isinstance(answer, Reply):
+            return self.send_reply(answer)
+        return self.fault(answer, None)
 
     def supabase(self, method, url, body):
         """A Storage or REST request: the queued fault for its service, else the stand-in's answer (503
@@ -307,18 +262,8 @@ def start_supabase(args):
     return SimpleNamespace(standin=standin, rest=postgrest.PostgREST(standin), storage=storage_api.StorageAPI(standin))
 
 
-def jpeg_size(data):
-    index = 2
-    while index < len(data):
-        marker, length = data[index + 1], int.from_bytes(data[index + 2:index + 4], "big")
-        if 0xC0 <= marker <= 0xC2:
-            return int.from_bytes(data[index + 7:index + 9], "big"), int.from_bytes(data[index + 5:index + 7], "big")
-        index += 2 + length
-    raise ValueError("no frame header")
-
-
 def main():
-    global supabase
+    global supabase, openai
     parser = argparse.ArgumentParser()
     parser.add_argument("--cert")
     parser.add_argument("--key")
@@ -326,7 +271,10 @@ def main():
     parser.add_argument("--postgres", metavar="SOCKET_DIR", help="the cluster's socket folder (postgres.sh env)")
     parser.add_argument("--pg-port", type=int, default=5432, help="the port that names the cluster's socket")
     parser.add_argument("--pg-user", default="postgres", help="the cluster's superuser")
+    parser.add_argument("--openai-models", default=",".join(openai_api.MODELS),
+                        help="the models the OpenAI stand-in knows; any other is 404 model_not_found")
     args = parser.parse_args()
+    openai = openai_api.OpenAIStandIn(models=args.openai_models.split(","))
     if args.postgres:
         supabase = start_supabase(args)
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
