@@ -47,7 +47,8 @@ public final class JarWorld {
 
     /// Debian's libchipmunk is a debug build, whose first space of a process prints a banner to standard
     /// output (on the appliance, into the journal at every start): the first is made quietly, once
-    /// (`ss_chipmunk_quiet_banner`). What the debug build costs the jar: docs/benchmarks.md, "The jar".
+    /// (`ss_chipmunk_quiet_banner`). What the debug build costs the jar (4-5 % of a physics step, under
+    /// 0.1 ms a frame): docs/benchmarks.md, "The jar: Debian's debug Chipmunk".
     private static let quietBanner: Void = ss_chipmunk_quiet_banner()
 
     /// A jar of `interior`, gravity `gravity` pixels/s² (y down), drops placed from `seed`.
