@@ -24,10 +24,13 @@ extension StationMachine {
             countAnswer(now: now)
             let seconds = max(1, settings.mealAutoSaveSeconds)
             return transition(to: .mealResult(photo, analysis, day: day, secondsLeft: seconds), now: now)
-        case (.analysisFailed(let id, .offline), .analysing(let photo)) where photo.id == id:
+        case (.analysisFailed(let id, let failure), .analysing(let photo)) where photo.id == id && failure.waitsInQueue:
             return transition(
                 to: .problem(.analysisQueued, photo: photo), now: now,
-                also: [.queueAnalysis(photo, day: today(now)), .log(.warning, "offline: \(id) queued for analysis")])
+                also: [
+                    .queueAnalysis(photo, day: today(now)),
+                    .log(.warning, "\(failure.message): \(id) queued for analysis"),
+                ])
         case (.analysisFailed(let id, let failure), .analysing(let photo)) where photo.id == id:
             if failure.cameFromAnAnswer { countAnswer(now: now) }
             return transition(

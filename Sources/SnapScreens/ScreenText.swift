@@ -68,8 +68,8 @@ public enum ScreenText {
             )
         case .analysisQueued:
             (
-                "Saved — will analyse when online", "No network: the meal is analysed later and shown for review",
-                "It goes out by itself"
+                "Saved — will analyse when the AI service answers",
+                "No answer yet: the meal is analysed later and shown for review", "It goes out by itself"
             )
         case .uploadRejected(let detail):
             ("The photo could not be shared", detail, "Press to go back")

@@ -3,35 +3,38 @@ import SnapCore
 /// The JSON the AI must answer with, as a strict `json_schema` response format, and its validation.
 enum MealSchema {
     /// The schema sent in `response_format`. Strict mode needs every property listed as required and no
-    /// additional properties.
-    static var schema: [String: Any] {
-        let number: [String: Any] = ["type": "integer"]
-        let tags: [String: Any] = [
-            "type": "array", "items": ["type": "string", "enum": FoodTag.allCases.map(\.rawValue)],
-        ]
-        let ingredient: [String: Any] = [
-            "type": "object", "additionalProperties": false, "required": ["name", "amount", "unit"],
-            "properties": [
-                "name": ["type": "string"], "amount": ["type": "number"],
-                "unit": ["type": "string", "enum": ["g", "ml", "piece"]],
-            ],
-        ]
-        let item: [String: Any] = [
-            "type": "object", "additionalProperties": false,
-            "required": ["name", "grams", "calories", "protein", "carbs", "fats", "contains", "ingredients"],
-            "properties": [
-                "name": ["type": "string"], "grams": number, "calories": number, "protein": number, "carbs": number,
-                "fats": number, "contains": tags, "ingredients": ["type": "array", "items": ingredient],
-            ],
-        ]
-        return [
-            "type": "object", "additionalProperties": false,
-            "required": ["title", "calories", "protein", "carbs", "fats", "items", "fun_fact"],
-            "properties": [
-                "title": ["type": "string"], "calories": number, "protein": number, "carbs": number, "fats": number,
-                "items": ["type": "array", "items": item], "fun_fact": ["type": "string"],
-            ],
-        ]
+    /// additional properties; `required` follows `properties`' order, as the SDK's strict conversion
+    /// writes it (`Tests/AI/check_openai_sdk.py` holds the two equal).
+    ///
+    /// The order is deliberate: a strict schema makes the model write its keys in this order, and each
+    /// key is written knowing only what came before it. So the meal is named first, then each item by
+    /// its name before its weight and its numbers, and the totals come after the items they sum (the
+    /// answer is refused when they do not add up: `validated`), and the fun fact last.
+    static var schema: OrderedJSON {
+        let number: OrderedJSON = .object([("type", "integer")])
+        let text: OrderedJSON = .object([("type", "string")])
+        func object(_ properties: [(String, OrderedJSON)]) -> OrderedJSON {
+            .object([
+                ("type", "object"), ("properties", .object(properties)),
+                ("required", .array(properties.map { .string($0.0) })), ("additionalProperties", false),
+            ])
+        }
+        let tags: OrderedJSON = .object([
+            ("type", "array"),
+            ("items", .object([("type", "string"), ("enum", .array(FoodTag.allCases.map { .string($0.rawValue) }))])),
+        ])
+        let ingredient = object([
+            ("name", text), ("amount", .object([("type", "number")])),
+            ("unit", .object([("type", "string"), ("enum", ["g", "ml", "piece"])])),
+        ])
+        let item = object([
+            ("name", text), ("grams", number), ("calories", number), ("protein", number), ("carbs", number),
+            ("fats", number), ("contains", tags), ("ingredients", .object([("type", "array"), ("items", ingredient)])),
+        ])
+        return object([
+            ("title", text), ("items", .object([("type", "array"), ("items", item)])), ("calories", number),
+            ("protein", number), ("carbs", number), ("fats", number), ("fun_fact", text),
+        ])
     }
 
     /// The answer as the schema describes it.

@@ -6,15 +6,21 @@ import SnapImaging
 /// Meal analysis through an OpenAI-compatible chat-completions endpoint (OpenAI, or a local server).
 ///
 /// The photo goes as a `data:image/jpeg;base64,…` URL, sized for the model's `detail`, and the answer is
-/// forced into `MealSchema` with a strict `json_schema` response format. Server errors, timeouts and
-/// broken connections are retried a bounded number of times with exponential backoff and jitter; a 429 is
-/// retried after its `Retry-After` when that is short. The key goes only into the Authorization header:
-/// never into a log line or an error message.
+/// forced into `MealSchema` with a strict `json_schema` response format. The request is one that every
+/// current OpenAI chat model and llama.cpp, Ollama and vLLM accept (docs/ai-service.md): no sampling
+/// parameters, `max_completion_tokens` only to OpenAI. Each answer is read as the service sent it: the
+/// error body's `code` names the failure (`AIFailure`), permanent ones are not retried, server errors and
+/// broken connections are retried a bounded number of times with exponential backoff and jitter, and a
+/// rate limit after the wait the service named (`retry-after-ms`, `retry-after`, `x-ratelimit-reset-*`)
+/// when that is short. A timeout is not retried here: the person's time budget and the delayed queue
+/// decide what follows. The key goes only into the Authorization header: never into a log line or an
+/// error message; a local server may need none.
 public struct OpenAIAnalyzer: MealAnalyzer {
     public struct Settings: Sendable {
         public var baseURL: String
         public var model: String
         public var detail: AIImage.Detail
+        /// The API key; empty for a local server that needs none (no Authorization header is sent).
         public var key: String
         public var dietary: [DietaryPreference]
         public var attempts: Int
@@ -52,6 +58,19 @@ public struct OpenAIAnalyzer: MealAnalyzer {
     /// The largest answer read: a meal of 50 items is a few kilobytes; anything near this is not a meal.
     static let maxAnswerBytes = 1 << 20
 
+    /// The answer's cap in tokens, sent to OpenAI only: 16,384 is the most gpt-4o and gpt-4o-mini may
+    /// write (gpt-4.1 and gpt-5 allow more), and gpt-5-class reasoning spends from the same cap. A meal
+    /// item is about 40 tokens and an ingredient 15, so ten items of ten ingredients are about 2,000: the
+    /// cap is never what limits a real meal, while 1,000 (before) cut off long ones. A local server is
+    /// sent none: vLLM refuses a cap beyond the model's context, llama.cpp stops at the answer's end, and
+    /// Ollama does not read the key at all (docs/ai-service.md).
+    static let openAIAnswerTokens = 16_384
+
+    /// Whether the base URL is OpenAI's own API (the key is required there, and the token cap is sent).
+    public var isOpenAI: Bool {
+        URL(string: settings.baseURL)?.host?.lowercased() == "api.openai.com"
+    }
+
     /// Analyses with the configured dietary preferences (`settings.dietary`).
     public func analyse(jpeg: [UInt8]) async throws(AIFailure) -> MealAnalysis {
         try await analyse(jpeg: jpeg, dietary: settings.dietary)
@@ -64,9 +83,10 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         } catch {
             throw .badPhoto("\(error)")
         }
+        var headers = [(name: "Content-Type", value: "application/json")]
+        if !settings.key.isEmpty { headers.append((name: "Authorization", value: "Bearer \(settings.key)")) }
         let request = HTTPRequest(
-            method: "POST", url: settings.baseURL.trimmingSuffix("/") + "/chat/completions",
-            headers: [("Authorization", "Bearer \(settings.key)"), ("Content-Type", "application/json")],
+            method: "POST", url: settings.baseURL.trimmingSuffix("/") + "/chat/completions", headers: headers,
             body: requestBody(image: image, dietary: dietary), maxBodyBytes: Self.maxAnswerBytes)
         var attempt = 1
         while true {
@@ -87,6 +107,7 @@ public struct OpenAIAnalyzer: MealAnalyzer {
                 throw failure
             case .retry(let failure, let wait):
                 guard attempt < settings.attempts, !Task.isCancelled else { throw failure }
+                if let wait, wait > settings.longestWait { throw failure }
                 let delay = wait ?? backoff(attempt)
                 try? await Task.sleep(for: delay)
                 attempt += 1
@@ -117,31 +138,121 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         } catch {
             switch error.kind {
             case .unreachable: return .failure(.offline)
-            case .timedOut: return .retry(.timedOut, wait: nil)
+            case .timedOut: return .failure(.timedOut)
             case .connectionLost, .other: return .retry(.connectionLost, wait: nil)
             case .tls: return .failure(.untrusted(error.message))
             case .cancelled: return .failure(.timedOut)
             case .bodyTooLarge: return .failure(.malformedAnswer(error.message))
             }
         }
-        switch response.status {
-        case 200:
+        if response.status == 200 {
             do {
                 return .answer(try Self.decode(response.body))
             } catch {
                 return .failure(error)
             }
-        case 401, 403:
-            return .failure(.unauthorized)
-        case 429:
-            let after = Self.retryAfter(response.header("Retry-After"))
-            if let after, after <= settings.longestWait { return .retry(.rateLimited(retryAfter: after), wait: after) }
-            return .failure(.rateLimited(retryAfter: after))
-        case 500...599:
-            return .retry(.serverError(status: response.status), wait: nil)
-        default:
-            return .failure(.serverError(status: response.status))
         }
+        let failure = Self.failure(
+            status: response.status, body: response.body, model: settings.model, key: settings.key,
+            header: response.header)
+        guard failure.isTransient else { return .failure(failure) }
+        if case .rateLimited(let after) = failure { return .retry(failure, wait: after) }
+        return .retry(failure, wait: nil)
+    }
+
+    /// What a non-200 answer means, from its status, its error body (`{"error": {"message", "type",
+    /// "param", "code"}}`; llama.cpp's `code` is a number) and, for a 429, its headers. docs/ai-service.md
+    /// lists each class with the source it was read from.
+    static func failure(
+        status: Int, body: [UInt8], model: String, key: String, header: (String) -> String?
+    ) -> AIFailure {
+        struct Envelope: Decodable {
+            struct Detail: Decodable {
+                var message: String?
+                var type: String?
+                var code: String?
+
+                enum CodingKeys: String, CodingKey { case message, type, code }
+
+                init(from decoder: any Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    message = try? container.decodeIfPresent(String.self, forKey: .message)
+                    type = try? container.decodeIfPresent(String.self, forKey: .type)
+                    code =
+                        (try? container.decodeIfPresent(String.self, forKey: .code))
+                        ?? (try? container.decodeIfPresent(Int.self, forKey: .code)).flatMap { $0.map(String.init) }
+                }
+            }
+            var error: Detail?
+        }
+        let detail = (try? JSONDecoder().decode(Envelope.self, from: Data(body)))?.error
+        let code = detail?.code ?? ""
+        // The service's words for the installer, short, and never the key (OpenAI quotes part of a wrong one).
+        var words = (detail?.message ?? "HTTP \(status)").replacingOccurrences(of: "\n", with: " ")
+        if !key.isEmpty { words = words.replacingOccurrences(of: key, with: "…") }
+        if words.count > 100 { words = String(words.prefix(99)) + "…" }
+        switch status {
+        case 400 where ["image_parse_error", "invalid_image_format", "invalid_image"].contains(code):
+            return .photoUnreadable
+        case 401:
+            return .unauthorized
+        case 403 where code == "unsupported_country_region_territory":
+            return .regionNotSupported
+        case 403 where code == "model_not_found", 404 where code == "model_not_found":
+            return .modelUnavailable(model)
+        case 429 where code == "insufficient_quota" || detail?.type == "insufficient_quota":
+            return .noCredit
+        case 429:
+            return .rateLimited(retryAfter: retryWait(header))
+        // llama.cpp's server without a vision projector (server-common.cpp, oaicompat_chat_params_parse):
+        // a 500 that no retry heals.
+        case 500 where words.contains("image input is not supported"):
+            return .cannotSeeImages
+        case 500...599:
+            return .serverError(status: status)
+        default:
+            return .requestRefused(words)
+        }
+    }
+
+    /// How long a 429 says to wait, in the SDK's order (`_base_client.py`, `_parse_retry_after_header`):
+    /// `retry-after-ms`, then `retry-after` as (decimal) seconds or an HTTP date; then, which the SDK does
+    /// not read but OpenAI sends where it sends neither, the reset of the limit that is spent
+    /// (`x-ratelimit-remaining-*` 0, `x-ratelimit-reset-*` such as "20ms", "1s", "6m0s").
+    public static func retryWait(_ header: (String) -> String?) -> Duration? {
+        if let value = header("retry-after-ms").flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }),
+            value.isFinite, value >= 0
+        {
+            return .milliseconds(Int64(value.rounded(.up)))
+        }
+        if let after = retryAfter(header("retry-after")) { return after }
+        let resets = ["requests", "tokens"].compactMap { limit -> Duration? in
+            guard header("x-ratelimit-remaining-\(limit)")?.trimmingCharacters(in: .whitespaces) == "0" else {
+                return nil
+            }
+            return header("x-ratelimit-reset-\(limit)").flatMap(goDuration)
+        }
+        return resets.max()
+    }
+
+    /// A duration as Go writes it (`time.Duration.String`): "20ms", "1s", "8.64s", "6m0s", "1h2m3.5s".
+    static func goDuration(_ text: String) -> Duration? {
+        let units: [(String, Double)] = [
+            ("h", 3600), ("ms", 0.001), ("us", 0.000_001), ("µs", 0.000_001), ("m", 60), ("s", 1),
+        ]
+        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
+        guard !rest.isEmpty else { return nil }
+        var seconds = 0.0
+        while !rest.isEmpty {
+            let number = rest.prefix { $0.isNumber || $0 == "." }
+            guard !number.isEmpty, let value = Double(number) else { return nil }
+            rest = rest.dropFirst(number.count)
+            guard let (unit, scale) = units.first(where: { rest.hasPrefix($0.0) }) else { return nil }
+            rest = rest.dropFirst(unit.count)
+            seconds += value * scale
+        }
+        guard seconds.isFinite, seconds < 86_400 else { return nil }
+        return .milliseconds(Int64((seconds * 1000).rounded(.up)))
     }
 
     /// `retryBase × 2^(attempt−1)`, ±50 % so that many stations do not retry in step.
@@ -149,10 +260,13 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         settings.retryBase * (Double(1 << min(attempt - 1, 8)) * Double.random(in: 0.5...1.5))
     }
 
-    /// Seconds, or an HTTP date, as RFC 9110 allows.
+    /// Seconds (whole, as RFC 9110 has it, or decimal, as the SDK also reads), or an HTTP date.
     public static func retryAfter(_ value: String?) -> Duration? {
         guard let value = value?.trimmingCharacters(in: .whitespaces) else { return nil }
         if let seconds = Int(value) { return .seconds(max(0, seconds)) }
+        if let seconds = Double(value), seconds.isFinite {
+            return .milliseconds(Int64((max(0, seconds) * 1000).rounded(.up)))
+        }
         return InternetDate.http(value).map { .seconds(max(0, $0.timeIntervalSinceNow.rounded(.up))) }
     }
 
@@ -177,32 +291,41 @@ public struct OpenAIAnalyzer: MealAnalyzer {
                 " The person eats " + dietary.map(\.rawValue).joined(separator: " and ")
                 + ": be exact about \"contains\", it is used to warn them."
         }
-        let payload: [String: Any] = [
-            "model": settings.model,
-            "temperature": 0.2,
-            "max_tokens": 1000,
-            "messages": [
-                ["role": "system", "content": instructions],
+        let picture: OrderedJSON = .object([
+            ("url", .string("data:image/jpeg;base64," + Data(image).base64EncodedString())),
+            ("detail", .string((detail ?? settings.detail).rawValue)),
+        ])
+        var payload: [(String, OrderedJSON)] = [
+            ("model", .string(settings.model)),
+            (
+                "messages",
                 [
-                    "role": "user",
-                    "content": [
-                        ["type": "text", "text": "What is in this meal?"],
-                        [
-                            "type": "image_url",
-                            "image_url": [
-                                "url": "data:image/jpeg;base64," + Data(image).base64EncodedString(),
-                                "detail": (detail ?? settings.detail).rawValue,
-                            ],
-                        ],
-                    ],
-                ],
-            ],
-            "response_format": [
-                "type": "json_schema",
-                "json_schema": ["name": "meal_macros", "strict": true, "schema": MealSchema.schema],
-            ],
+                    .object([("role", "system"), ("content", .string(instructions))]),
+                    .object([
+                        ("role", "user"),
+                        (
+                            "content",
+                            [
+                                .object([("type", "text"), ("text", "What is in this meal?")]),
+                                .object([("type", "image_url"), ("image_url", picture)]),
+                            ]
+                        ),
+                    ]),
+                ]
+            ),
+            (
+                "response_format",
+                .object([
+                    ("type", "json_schema"),
+                    (
+                        "json_schema",
+                        .object([("name", "meal_macros"), ("strict", true), ("schema", MealSchema.schema)])
+                    ),
+                ])
+            ),
         ]
-        return [UInt8]((try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])) ?? Data())
+        if isOpenAI { payload.append(("max_completion_tokens", .integer(Self.openAIAnswerTokens))) }
+        return OrderedJSON.object(payload).bytes
     }
 
     /// The chat completion's message: a refusal, or content that must be the schema's JSON, validated.
@@ -229,7 +352,10 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         else { throw .malformedAnswer("not a chat completion") }
         if let refusal = choice.message.refusal, !refusal.isEmpty { throw .refused(refusal) }
         if choice.finishReason == "length" { throw .malformedAnswer("the answer was cut off") }
-        guard let content = choice.message.content else { throw .malformedAnswer("no content") }
+        if choice.finishReason == "content_filter" { throw .refused("withheld by the content filter") }
+        guard let content = choice.message.content, !content.isEmpty else {
+            throw .refused("an answer with no content")
+        }
         let answer: MealSchema.Answer
         do {
             answer = try JSONDecoder().decode(MealSchema.Answer.self, from: Data(content.utf8))

@@ -139,7 +139,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("schema", nargs="?", help="the station's schema as JSON (default: built here)")
     parser.add_argument("--image", default=IMAGE, help="the JPEG sent as the meal photo")
+    parser.add_argument("--print-schema", action="store_true",
+                        help="print the schema checked here as compact JSON and stop (OpenAIAnalyzerTests compares it "
+                             "with MealSchema.swift's, key order included)")
     args = parser.parse_args()
+    if args.print_schema:
+        print(json.dumps(meal_schema(), separators=(",", ":"), ensure_ascii=False))
+        return 0
     ensure_sdk()
     import openai
     from openai.lib._pydantic import _ensure_strict_json_schema

@@ -91,8 +91,8 @@ public final class AnalysisQueueService: Service {
             bus.send(.analysisAnswered(MealReview(photo: job.photo, day: job.day, analysis: analysis)))
             return true
         } catch let failure as AIFailure {
-            switch failure {
-            case .offline, .timedOut, .serverError, .rateLimited, .connectionLost, .untrusted:
+            switch failure.isTransient {
+            case true:
                 let wait: TimeInterval =
                     if case .rateLimited(let after?) = failure { max(after.seconds, 5) } else {
                         UploadService.backoff(afterAttempts: job.attempts)
@@ -102,7 +102,7 @@ public final class AnalysisQueueService: Service {
                 }
                 logger.notice("analysis of \(id) waits: \(failure.message); next try in \(Int(wait)) s")
                 return false
-            default:
+            case false:
                 let answered = failure.cameFromAnAnswer ? today : nil
                 await record("give up on \(id)") { store throws(StoreError) in
                     try store.failAnalysis(id, error: failure.message, nextAttempt: nil, answeredOn: answered)

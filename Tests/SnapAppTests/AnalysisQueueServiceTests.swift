@@ -1,0 +1,62 @@
+import Foundation
+import Logging
+import SnapApp
+import SnapCore
+import SnapServices
+import SnapStore
+import SnapTestSupport
+import Synchronization
+import Testing
+
+/// An analyser that fails with what it is given, and counts the calls.
+private final class FailingAnalyzer: MealAnalyzer {
+    let failure: AIFailure
+    let calls = Mutex(0)
+    init(_ failure: AIFailure) { self.failure = failure }
+    func analyse(jpeg: [UInt8], dietary: [DietaryPreference]) async throws(AIFailure) -> MealAnalysis {
+        calls.withLock { $0 += 1 }
+        throw failure
+    }
+}
+
+@Suite("The delayed-analysis queue: what may heal waits, what will not ends with its reason")
+struct AnalysisQueueServiceTests {
+    let folder = TemporaryDirectory("analysis-queue")
+
+    /// Runs the queue over one queued photo until the analyser was asked once, and returns the store.
+    private func run(_ failure: AIFailure) async throws -> (StationStore, FailingAnalyzer) {
+        let store = try StationStore(directory: folder.path + "/state")
+        let path = folder.path + "/meal.jpg"
+        try Data([0xFF, 0xD8, 0xFF, 0xD9]).write(to: URL(fileURLWithPath: path))
+        let photo = ProcessedPhoto(id: PhotoID("m1"), photoPath: path, thumbnailPath: path, takenAt: Date())
+        let day = LocalDay(containing: Date(), in: TimeZone(identifier: "UTC")!)
+        try store.queueAnalysis(photo, day: day, now: Date().addingTimeInterval(-1))
+        let analyzer = FailingAnalyzer(failure)
+        let service = AnalysisQueueService(
+            store: store, analyzer: analyzer, bus: EventBus(), logger: Logger(label: "test"), dailyLimit: 10,
+            timeZone: TimeZone(identifier: "UTC")!)
+        let running = Task { try await service.run() }
+        defer { running.cancel() }
+        // Asked once, and the outcome written (the job is no longer due now).
+        let settled = await eventually(within: 10, every: .milliseconds(10)) {
+            analyzer.calls.withLock { $0 } == 1 && ((try? store.dueAnalyses(now: Date()).due.isEmpty) ?? false)
+        }
+        #expect(settled)
+        return (store, analyzer)
+    }
+
+    @Test("should end the job of a permanent failure at once, with its words on the status page")
+    func permanent() async throws {
+        let (store, analyzer) = try await run(.modelUnavailable("gpt-9"))
+        #expect(try store.dueAnalyses(now: Date().addingTimeInterval(86_400)).due.isEmpty, "never tried again")
+        #expect(analyzer.calls.withLock { $0 } == 1)
+        #expect(try store.queueStatus().lastErrors == ["analysis m1: Model gpt-9 is not available to this key"])
+    }
+
+    @Test("should keep the job of a transient failure, to try again after its backoff")
+    func transient() async throws {
+        let (store, _) = try await run(.serverError(status: 503))
+        #expect(try store.dueAnalyses(now: Date().addingTimeInterval(86_400)).due.map(\.photo.id) == [PhotoID("m1")])
+        #expect(try store.queueStatus().analyses == 1)
+    }
+}
