@@ -187,11 +187,14 @@ extension StationConfig {
             r.report(
                 "ai.base_url", "\"\(ai.baseURL)\" is not an http(s) URL",
                 expected: "a URL such as \"https://api.openai.com/v1\"")
-        } else if !Self.isSecureOrLocal(ai.baseURL) {
-            // The key goes in a header: over plain http it would cross the network in clear text.
+        } else if !Self.isSecureOrLocal(ai.baseURL) && !Self.isPrivateNetwork(ai.baseURL) {
+            // A key goes in a header: over plain http it would cross the internet in clear text. On the
+            // owner's own network a local vision server is allowed over http, and then no key is sent.
             r.report(
-                "ai.base_url", "plain http would send the API key in clear text",
-                expected: "an https URL, or http on 127.0.0.1 for a server on this station")
+                "ai.base_url", "plain http to a server outside this network would send the request in clear text",
+                expected:
+                    "an https URL, or http to a server on this station or the local network (192.168.…, 10.…, NAME.local)"
+            )
         }
         ai.model = r.string("ai.model", default: d.ai.model)
         ai.detail = r.choice("ai.detail", default: d.ai.detail)
@@ -200,6 +203,7 @@ extension StationConfig {
         ai.dietary = r.strings("ai.dietary", default: [], allowed: DietaryPreference.allCases.map(\.rawValue))
             .compactMap(DietaryPreference.init(rawValue:))
         ai.timeoutSeconds = r.int("ai.timeout_seconds", default: d.ai.timeoutSeconds, in: 1...300)
+        ai.waitSeconds = r.int("ai.wait_seconds", default: d.ai.waitSeconds, in: 5...300)
         ai.autoSaveSeconds = r.int("ai.auto_save_seconds", default: d.ai.autoSaveSeconds, in: 1...600)
 
         group.names = r.stringOrStrings("group.name", default: d.group.names, maxCount: Self.maxGroups)
@@ -278,8 +282,28 @@ extension StationConfig {
         return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
     }
 
+    /// A plain-http URL to the owner's own network: a private or link-local address (RFC 1918, RFC 4193,
+    /// RFC 3927, fe80::/10), a `NAME.local` (mDNS) or a single-label host name. A local vision server
+    /// runs there (a Pi cannot host one); the station sends it no key (`Station.makeAnalyzer`).
+    public static func isPrivateNetwork(_ text: String) -> Bool {
+        guard let url = URL(string: text), url.scheme == "http", var host = url.host?.lowercased() else { return false }
+        host = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        var v4 = in_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 {
+            let octets = withUnsafeBytes(of: v4.s_addr) { Array($0) }
+            return octets[0] == 10 || (octets[0] == 172 && (16...31).contains(octets[1]))
+                || (octets[0] == 192 && octets[1] == 168) || (octets[0] == 169 && octets[1] == 254)
+        }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, host, &v6) == 1 {
+            let bytes = withUnsafeBytes(of: v6) { Array($0) }
+            return bytes[0] & 0xFE == 0xFC || (bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80)
+        }
+        return host.hasSuffix(".local") || !host.contains(".")
+    }
+
     /// https anywhere; plain http only to this machine (a Supabase running locally), never across a network.
-    static func isSecureOrLocal(_ text: String) -> Bool {
+    public static func isSecureOrLocal(_ text: String) -> Bool {
         guard let url = URL(string: text), let host = url.host else { return false }
         return url.scheme == "https" || (url.scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(host))
     }

@@ -135,6 +135,9 @@ public struct StationConfig: Sendable, Hashable {
         public var dailyLimit = 10
         public var dietary: [DietaryPreference] = []
         public var timeoutSeconds = 30
+        /// How long the person at the station waits for the answer; past it the meal goes to the delayed
+        /// queue and its result shows when it comes.
+        public var waitSeconds = 20
         public var autoSaveSeconds = 20
     }
 

@@ -13,7 +13,7 @@ struct MealEndToEndTests {
 
     init() async throws { fake = try await FakeServices() }
 
-    private func config(baseURL: String? = nil) throws -> String {
+    private func config(baseURL: String? = nil, ai extra: [String] = []) throws -> String {
         try StationFixture.writeConfig(
             in: folder.path,
             [
@@ -21,7 +21,7 @@ struct MealEndToEndTests {
                 "ai": [
                     "base_url = \"\(baseURL ?? fake.baseURL)/v1\"", "key_source = \"env:SNAPSTATION_TEST_AI_KEY\"",
                     "dietary = [\"vegan\"]", "auto_save_seconds = 2",
-                ],
+                ] + extra,
             ])
     }
 
@@ -144,6 +144,37 @@ struct MealEndToEndTests {
         #expect(try store.snapshot(groups: [], day: today).aiUses == [today: 1])
     }
 
+    @Test(
+        "should not keep the person waiting past ai.wait_seconds: the meal is queued, shown when answered, counted once"
+    )
+    func slowService() async throws {
+        try await fake.queue("openai", ["timeout"])  // the first request hangs 30 s; the next one answers
+        let station = try StationProcess(
+            [
+                "run", "--config", config(ai: ["wait_seconds = 5"]), "--state", folder.path + "/state", "--no-stdin",
+                "--script", "1s press",
+            ],
+            logPath: folder.path + "/slow.log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
+        let queued = await StationProcess.waitFor(seconds: 30) { screens.contains("error-analysis-queued") }
+        let reviewed = await StationProcess.waitFor(seconds: 40) {
+            screens.last == "ready" && screens.filter { $0 == "meal-result" }.count == 1
+        }
+        #expect(await station.stop() == 0)
+        #expect(queued && reviewed, "screens: \(screens)\n\(station.output)")
+        let log = station.output
+        if let analysing = log.range(of: "screen: analysing"),
+            let queuedAt = log.range(of: "screen: error-analysis-queued")
+        {
+            #expect(analysing.upperBound < queuedAt.lowerBound)
+        }
+        #expect(log.contains("The AI service did not answer in time: "), "the log says why it was queued")
+        let today = LocalDay(containing: Date(), in: TimeZone(identifier: "UTC")!)
+        let store = try StationStore(directory: folder.path + "/state")
+        #expect(try store.meals(on: today).map(\.analysis.title) == ["Spaghetti with tomato sauce"])
+        #expect(
+            try store.aiUses(on: today) == 1, "the answer, once; the request cut at the person's limit is not counted")
+    }
+
     @Test("should analyse a meal whose request a kill cut off, after the restart, counted once, shown for review")
     func killWhileAnalysing() async throws {
         try await fake.queue("openai", ["timeout"])  // the request hangs: the station is killed on "analysing"
@@ -198,9 +229,15 @@ struct MealEndToEndTests {
             ["analyze", photo, "--config", config()], logPath: folder.path + "/b.log", environment: environment)
         #expect(refused.status == 1)
         #expect(refused.output.contains("The AI declined"))
+        // OpenAI's API needs a key: without one there is nothing to ask.
         let noKey = try await StationProcess.run(
-            ["analyze", photo, "--config", config()], logPath: folder.path + "/c.log")
+            ["analyze", photo, "--config", config(baseURL: "https://api.openai.com")], logPath: folder.path + "/c.log")
         #expect(noKey.status == 2)
         #expect(noKey.output.contains("AI service not configured"))
+        // Another server may need none (Ollama): it is asked without one, and this one (OpenAI's stand-in) refuses.
+        let keyless = try await StationProcess.run(
+            ["analyze", photo, "--config", config()], logPath: folder.path + "/e.log")
+        #expect(keyless.status == 1 && keyless.output.contains("rejected the API key"), "\(keyless.output)")
+        #expect(try await fake.requests().last?["auth_ok"] as? Bool == false)
     }
 }

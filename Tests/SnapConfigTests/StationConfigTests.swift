@@ -107,14 +107,21 @@ struct StationConfigTests {
             ])
     }
 
-    @Test("should refuse plain http for the AI service except to this machine, as for the group's server")
+    @Test("should refuse plain http for the AI service beyond the local network, and take a LAN vision server")
     func plainHTTP() {
-        #expect(
-            problems("[ai]\nbase_url = \"http://ai.example.com/v1\"\n") == [
-                "t.toml:2: ai.base_url: plain http would send the API key in clear text (an https URL, or http on 127.0.0.1 for a server on this station)"
-            ])
-        #expect(problems("[ai]\nbase_url = \"http://127.0.0.1:8080/v1\"\n").isEmpty)
-        #expect(problems("[ai]\nbase_url = \"https://ai.example.com/v1\"\n").isEmpty)
+        for outside in ["http://ai.example.com/v1", "http://203.0.113.5/v1", "http://172.32.0.1/v1"] {
+            #expect(
+                problems("[ai]\nbase_url = \"\(outside)\"\n") == [
+                    "t.toml:2: ai.base_url: plain http to a server outside this network would send the request in clear text (an https URL, or http to a server on this station or the local network (192.168.…, 10.…, NAME.local))"
+                ], "\(outside)")
+        }
+        for inside in [
+            "http://127.0.0.1:8080/v1", "https://ai.example.com/v1", "http://192.168.1.20:11434/v1",
+            "http://10.0.0.7:8000/v1", "http://172.16.4.2/v1", "http://gpu-box.local:8080/v1", "http://ollama:11434/v1",
+            "http://[fd00::5]:8080/v1",
+        ] {
+            #expect(problems("[ai]\nbase_url = \"\(inside)\"\n").isEmpty, "\(inside)")
+        }
     }
 
     @Test("should report a syntax error with its line")

@@ -3,6 +3,7 @@ import Logging
 import SnapCore
 import SnapFiles
 import SnapImaging
+import SnapServices
 import SnapStore
 
 extension StationService {
@@ -208,7 +209,8 @@ extension StationService {
             guard let bytes = FileBytes.readIfPresent(photo.photoPath) else {
                 throw AIFailure.badPhoto("the photo file is gone")
             }
-            let analysis = try await parts.analyzer.analyse(jpeg: bytes, dietary: live.dietary)
+            let analysis = try await Self.analyse(
+                bytes, with: parts.analyzer, dietary: live.dietary, within: parts.aiWait)
             try await parts.store.writing { store throws(StoreError) in
                 try store.recordAnswer(id, analysis, usedOn: day)
                 // Cancelled while the answer was on its way: counted, and closed as discarded.
@@ -217,7 +219,7 @@ extension StationService {
             if Task.isCancelled { return }
             bus.send(.analysed(id, analysis))
         } catch let failure as AIFailure {
-            if failure != .offline {
+            if !failure.waitsInQueue {
                 let answered = failure.cameFromAnAnswer ? day : nil
                 do {
                     try await parts.store.writing { store throws(StoreError) in
@@ -233,6 +235,32 @@ extension StationService {
             logger.error("analysis of \(id): \(error)")
             bus.send(.storageFailed((error as? StoreError)?.storageFailure ?? .failed("\(error)")))
         }
+    }
+
+    /// The analysis the person at the station waits for, cut off at `limit` (`ai.wait_seconds`) as
+    /// `.timedOut`: the meal then goes to the delayed queue, which asks again without the limit. A request
+    /// cut off here may still have been answered and billed by the service; it is not counted. (The
+    /// sleeping child stays in the runtime until `limit` when the answer came first: one per analysis.)
+    static func analyse(
+        _ jpeg: [UInt8], with analyzer: any MealAnalyzer, dietary: [DietaryPreference], within limit: Duration
+    ) async throws(AIFailure) -> MealAnalysis {
+        let outcome = await withTaskGroup(of: Result<MealAnalysis, AIFailure>?.self) { group in
+            group.addTask {
+                do throws(AIFailure) {
+                    return .success(try await analyzer.analyse(jpeg: jpeg, dietary: dietary))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                guard (try? await Task.sleep(for: limit)) != nil else { return nil }
+                return .failure(.timedOut)
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? .failure(.timedOut)
+        }
+        return try outcome.get()
     }
 
     /// `YYYYMMDD-HHMMSS-xxxx` in local time: sortable, readable in a file list, and unique in practice.

@@ -133,6 +133,7 @@ extension Station {
             backend: backend, store: store, pipeline: pipeline, missing: missing)
         parts.motion = motion
         parts.cameraSwitch = cameraSwitch
+        parts.aiWait = .seconds(config.ai.waitSeconds)
         return parts
     }
 }
@@ -176,17 +177,29 @@ extension Station {
         return (buttons, flash)
     }
 
-    /// The AI client the config describes, or nil when its key cannot be found.
+    /// The AI client the config describes, or nil when OpenAI's API is named and its key cannot be
+    /// found. Another server (Ollama, llama.cpp, vLLM) may need no key: it is called without one when
+    /// none is found, and never sent one over plain http beyond this machine.
     public static func makeAnalyzer(_ config: StationConfig, logger: Logger) -> (any MealAnalyzer)? {
-        guard let key = config.ai.keySource.resolve() else {
-            logger.notice("no AI key at \(config.ai.keySource): meal mode says \"AI service not configured\"")
-            return nil
+        var settings = OpenAIAnalyzer.Settings(
+            baseURL: config.ai.baseURL, model: config.ai.model, detail: config.ai.detail, key: "",
+            dietary: config.ai.dietary)
+        let host = URL(string: config.ai.baseURL)?.host ?? config.ai.baseURL
+        let key = config.ai.keySource.resolve()
+        if StationConfig.isSecureOrLocal(config.ai.baseURL) {
+            settings.key = key ?? ""
+        } else if key != nil {
+            logger.notice("AI service at \(host) over plain http on the local network: the key is not sent")
+        }
+        if settings.key.isEmpty {
+            guard URL(string: config.ai.baseURL)?.host?.lowercased() != "api.openai.com" else {
+                logger.notice("no AI key at \(config.ai.keySource): meal mode says \"AI service not configured\"")
+                return nil
+            }
+            logger.notice("AI service at \(host) without a key (a local server needs none)")
         }
         return OpenAIAnalyzer(
-            settings: OpenAIAnalyzer.Settings(
-                baseURL: config.ai.baseURL, model: config.ai.model,
-                detail: config.ai.detail, key: key,
-                dietary: config.ai.dietary),
+            settings: settings,
             client: HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(config.ai.timeoutSeconds)),
             logger: logger)
     }

@@ -16,6 +16,9 @@ public struct StationParts: Sendable {
     public var analyzer: any MealAnalyzer
     /// An AI key was found: meal mode can analyse. Without one, `analyzer` is the unconfigured one.
     public var aiConfigured: Bool
+    /// How long the person at the station waits for an analysis (`ai.wait_seconds`); past it the meal
+    /// goes to the delayed queue.
+    public var aiWait: Duration = .seconds(20)
     public var backend: any GroupBackend
     public var store: StationStore
     public var pipeline: PhotoPipeline
