@@ -28,6 +28,9 @@ public enum Event: Sendable, Hashable {
     case settingsChanged(RuntimeSettings)
     /// The owner edited or deleted meals on the page: `day`'s meals as the store now holds them.
     case mealsChanged(day: LocalDay, [Meal])
+    /// The owner asked the AI again, on the page, for a meal whose analysis failed for good (the store
+    /// holds its job as pending again).
+    case analysisRetryAsked(PhotoID)
     /// The owner saved the result on the station's screen from the page, edited (or discarded it: nil).
     case reviewSubmitted(PhotoID, MealAnalysis?)
     /// Sent through the event loop by the shell's watchdog: handling it proves the loop is not stuck.
@@ -55,6 +58,8 @@ public enum Action: Sendable, Hashable {
     case analyse(ProcessedPhoto, day: LocalDay)
     /// Stop the request in flight; the job is discarded (the photo stays).
     case cancelAnalysis(PhotoID)
+    /// Look at the delayed-analysis queue now: a job in it is due (the owner asked again).
+    case resumeAnalyses
     /// Keep the job for the analysis queue, to be tried again when the network returns.
     case queueAnalysis(ProcessedPhoto, day: LocalDay)
     /// Store the meal and close its job, in one transaction.

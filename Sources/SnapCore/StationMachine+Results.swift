@@ -70,6 +70,8 @@ extension StationMachine {
             return [.log(.notice, "paired \(name)")]
         case (.settingsChanged(let changed), _):
             return apply(changed, now: now)
+        case (.analysisRetryAsked(let id), _):
+            return [.resumeAnalyses, .log(.info, "the AI is asked again about \(id) (the owner's page)")]
         case (.mealsChanged(let day, let changed), _):
             // Today's meals count on the ready screen; the jar may hold the week's.
             guard day >= jarFirstDay(now), day <= today(now) else { return [] }

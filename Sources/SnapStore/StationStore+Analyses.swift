@@ -108,6 +108,42 @@ extension StationStore {
         }
     }
 
+    /// Analyses that failed for good since `since`, newest first, with the reason each failed.
+    public func failedAnalyses(since: Date) throws(StoreError) -> [(job: AnalysisJob, reason: String)] {
+        do {
+            return try database.read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: "SELECT * FROM analysis_jobs WHERE state = 'failed' AND taken_at >= ? ORDER BY taken_at DESC",
+                    arguments: [since.timeIntervalSince1970]
+                ).map { row in
+                    (
+                        AnalysisJob(photo: Self.photo(row), day: Self.day(row), attempts: row["attempts"]),
+                        row["last_error"] ?? ""
+                    )
+                }
+            }
+        } catch {
+            throw StoreError("read the failed analyses", error)
+        }
+    }
+
+    /// Puts a job that failed for good back in the queue, due at `now` (the owner asked again); false
+    /// when no failed job has that photo.
+    public func retryAnalysis(_ photo: PhotoID, now: Date) throws(StoreError) -> Bool {
+        do {
+            return try database.write { db in
+                try db.execute(
+                    sql:
+                        "UPDATE analysis_jobs SET state = 'pending', next_attempt = ? WHERE photo_id = ? AND state = 'failed'",
+                    arguments: [now.timeIntervalSince1970, photo.rawValue])
+                return db.changesCount > 0
+            }
+        } catch {
+            throw StoreError("ask again about \(photo)", error)
+        }
+    }
+
     /// Closes the job of a result the person discarded (the photo stays until its retention ends).
     public func discardAnalysis(_ photo: PhotoID) throws(StoreError) {
         do {

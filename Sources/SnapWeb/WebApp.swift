@@ -129,6 +129,7 @@ public final class WebApp: Sendable {
         case (false, 1, "group"): return try groupPage(visitor)
         case (false, 1, "status"): return try statusPage(visitor)
         case (true, 2, "status") where parts[1] == "forget": return try forgetBrowser(visitor)
+        case (true, 2, "status") where parts[1] == "analyse": return try analyseAgain(visitor)
         case (true, 1, "signout"): return try signOut(visitor)
         case (false, 2, "photo"): return try photoFile(parts[1], visitor)
         case (false, 2, "received"): return try receivedFile(parts[1], visitor)

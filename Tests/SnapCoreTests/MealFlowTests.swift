@@ -249,4 +249,12 @@ struct MacrosTests {
             settings: Fixture.settings(mode: .meal), snapshot: snapshot, startingAt: "2026-03-10 12:00:00")
         #expect(script.screen?.ready?.totals.calories == .max)
     }
+
+    @Test("should have the shell look at the delayed queue when the owner asks the AI again")
+    func askedAgain() {
+        var script = StationScript(settings: Fixture.settings(mode: .meal), startingAt: "2026-03-10 12:00:00")
+        let actions = script.send(.analysisRetryAsked(PhotoID("m9")))
+        #expect(actions.contains(.resumeAnalyses))
+        #expect(script.screen?.ready != nil, "the station stays where it was")
+    }
 }

@@ -402,6 +402,30 @@ struct WebPagesTests {
         #expect(abs(Int(pixel.red) - Int(pixel.green)) <= 6 && abs(Int(pixel.green) - Int(pixel.blue)) <= 6)
     }
 
+    @Test("should list the meals the AI could not analyse with why, and ask again for one on request")
+    func analyseAgain() throws {
+        let station = try WebTestStation()
+        let browser = try station.pair()
+        #expect(station.get("/status", cookie: browser.cookie).text.contains("None this week."))
+        let paths = station.store.paths(for: PhotoID("m9"), day: station.today)
+        let photo = ProcessedPhoto(
+            id: PhotoID("m9"), photoPath: paths.photo, thumbnailPath: paths.thumbnail, takenAt: station.now)
+        try station.store.storePhoto(photo, jpeg: TestImages.jpeg(), thumbnail: TestImages.jpeg())
+        try station.store.beginAnalysis(photo, day: station.today, now: station.now)
+        try station.store.failAnalysis(
+            photo.id, error: AIFailure.modelUnavailable("gpt-9").message, nextAttempt: nil)
+        let status = station.get("/status", cookie: browser.cookie).text
+        #expect(status.contains("Model gpt-9 is not available to this key") && status.contains("Ask the AI again"))
+        #expect(station.get("/photo/m9.thumb.jpg", cookie: browser.cookie).status == 200)
+        let reply = station.post("/status/analyse", [("csrf", browser.csrf), ("meal", "m9")], cookie: browser.cookie)
+        #expect(reply.status == 303)
+        #expect(try station.store.dueAnalyses(now: station.now).due.map(\.photo.id) == [photo.id])
+        #expect(station.link.events.last == .analysisRetryAsked(photo.id))
+        #expect(station.get("/status?asked=1", cookie: browser.cookie).text.contains("Asked again"))
+        let again = station.post("/status/analyse", [("csrf", browser.csrf), ("meal", "m9")], cookie: browser.cookie)
+        #expect(again.status == 404, "no longer a failed analysis")
+    }
+
     @Test("should show the group's photos with their delivery and expiry, and the station's status")
     func groupAndStatus() throws {
         let station = try WebTestStation()

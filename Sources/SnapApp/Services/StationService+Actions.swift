@@ -64,6 +64,8 @@ extension StationService {
         case .cancelAnalysis(let id):
             analysisTasks.cancel(id)
             storing("discard the analysis of \(id)") { store throws(StoreError) in try store.discardAnalysis(id) }
+        case .resumeAnalyses:
+            analysisQueue?.kick()
         case .queueAnalysis(let photo, let day):
             storing("queue \(photo.id) for analysis") { [analysisQueue] store throws(StoreError) in
                 try store.queueAnalysis(photo, day: day, now: .now)
