@@ -21,29 +21,21 @@ import os
 import subprocess
 import sys
 import time
-from contextlib import contextmanager
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Support"))
+from pychecks import check, finish, in_venv  # noqa: E402  (Tests/Support/pychecks.py)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FAKE = os.path.join(ROOT, "Tests/Fakes/fake_services.py")
 IMAGE = os.path.join(ROOT, "Tests/Fuzz/corpus/jpeg/tiny.jpg")
 MODELS = ("gpt-4o-mini", "gpt-4o", "gpt-4.1-mini", "gpt-5", "gpt-5-mini", "o4-mini")
 FOOD_TAGS = ["gluten", "lactose", "dairy", "egg", "meat", "fish", "shellfish", "honey"]  # FoodTag.allCases
-results = {"passed": 0, "failed": 0}
 
 
 def ensure_sdk():
     """Runs this script again in .build-bench/venv-ai, with the SDK installed, when this Python lacks it."""
-    if importlib.util.find_spec("openai"):
-        return
-    venv = os.path.join(ROOT, ".build-bench", "venv-ai")
-    python = os.path.join(venv, "bin", "python")
-    if os.path.realpath(sys.prefix) == os.path.realpath(venv):
-        raise SystemExit("the openai package is missing from .build-bench/venv-ai even after installing it")
-    if not os.path.exists(python):
-        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
     requirements = os.path.join(os.path.dirname(os.path.abspath(__file__)), "requirements.txt")
-    subprocess.run([python, "-m", "pip", "install", "-q", "-r", requirements], check=True)
-    os.execv(python, [python] + sys.argv)
+    in_venv("venv-ai", ["-r", requirements], lambda: importlib.util.find_spec("openai") is not None)
 
 
 def closed(properties):
@@ -80,20 +72,6 @@ def differences(before, after, path="schema"):
             found += differences(before[key], after[key], f"{path}.{key}")
         return found
     return [] if before == after else [f"{path}: {json.dumps(before)} -> {json.dumps(after)}"]
-
-
-@contextmanager
-def check(title):
-    start = time.monotonic()
-    try:
-        yield
-        outcome = "ok  "
-        results["passed"] += 1
-    except Exception as error:  # reported; the next check runs
-        outcome = "FAIL"
-        results["failed"] += 1
-        print(f"     {type(error).__name__}: {error}")
-    print(f"{outcome} {(time.monotonic() - start) * 1000:6.0f} ms  {title}", flush=True)
 
 
 def expect(condition, message):
@@ -159,8 +137,7 @@ def main():
         run_checks(fake, openai, _ensure_strict_json_schema, schema, data_url)
     finally:
         fake.close()
-    print(f"{results['passed']} passed, {results['failed']} failed")
-    sys.exit(1 if results["failed"] else 0)
+    finish()
 
 
 def run_checks(fake, openai, ensure_strict, schema, data_url):

@@ -7,6 +7,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Support"))
+from pychecks import in_venv  # noqa: E402  (Tests/Support/pychecks.py)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BINARY = os.path.join(ROOT, ".build/release/snapstation")
 
@@ -23,20 +26,14 @@ def release_binary(path=BINARY):
 
 def ensure_pillow():
     """Runs the calling script again in a virtual environment with Pillow and NumPy when they are missing."""
-    try:
-        import numpy  # noqa: F401
-        import PIL  # noqa: F401
-        return
-    except ImportError:
-        pass
-    venv = os.path.join(ROOT, ".build-bench", "venv")
-    python = os.path.join(venv, "bin", "python")
-    if os.path.realpath(sys.prefix) == os.path.realpath(venv):
-        raise SystemExit("Pillow and NumPy are missing from .build-bench/venv even after installing them")
-    if not os.path.exists(python):
-        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
-    subprocess.run([python, "-m", "pip", "install", "-q", "pillow", "numpy"], check=True)
-    os.execv(python, [python] + sys.argv)
+    def have():
+        try:
+            import numpy  # noqa: F401
+            import PIL  # noqa: F401
+            return True
+        except ImportError:
+            return False
+    in_venv("venv", ["pillow", "numpy"], have)
 
 
 def instructions(command):

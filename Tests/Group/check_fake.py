@@ -13,31 +13,18 @@ import os
 import subprocess
 import sys
 import time
-from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from urllib.parse import quote
 
 import groupdb
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Support"))
+from pychecks import check, finish  # noqa: E402  (Tests/Support/pychecks.py)
+
 FAKE = groupdb.ROOT / "Tests/Fakes/fake_services.py"
 GROUP = "Family & Friends"  # a name that needs URL encoding, as real ones do
 NOW = datetime.now(timezone.utc)
 DAY = NOW.date().isoformat()
-results = {"passed": 0, "failed": 0}
-
-
-@contextmanager
-def check(title):
-    start = time.monotonic()
-    try:
-        yield
-        outcome = "ok  "
-        results["passed"] += 1
-    except Exception as error:  # reported; the next check runs
-        outcome = "FAIL"
-        results["failed"] += 1
-        print(f"     {type(error).__name__}: {error}")
-    print(f"{outcome} {(time.monotonic() - start) * 1000:6.0f} ms  {title}", flush=True)
 
 
 class Fake:
@@ -253,8 +240,7 @@ def main():
                                  [f"snapstation_fake_{fake.process.pid}"]).fetchall()
         assert left == [], left
     print(f"fake checks took {time.monotonic() - began:.1f}s")
-    print(f"fake: {results['passed']} passed, {results['failed']} failed")
-    sys.exit(1 if results["failed"] else 0)
+    finish("fake: ")
 
 
 if __name__ == "__main__":
