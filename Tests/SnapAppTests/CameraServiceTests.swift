@@ -8,7 +8,7 @@ import Synchronization
 import Testing
 
 /// A camera that counts its opens and streams, and can be told to fail.
-private final class CountingCamera: Camera {
+final class CountingCamera: Camera {
     let opens = Mutex(0)
     let streaming = Mutex(false)
     let failing = Mutex<String?>(nil)
@@ -97,35 +97,5 @@ struct CameraServiceTests {
         #expect(await demand.untilStreaming(timeout: .seconds(2)))
         let still = try await camera.captureStill()
         #expect(still.width == 8)
-    }
-}
-
-@Suite("The camera switch: several cameras as one")
-struct CameraSwitchTests {
-    @Test("should stream the selected camera, switch while streaming, and take stills from the one selected")
-    func switching() async throws {
-        let (first, second) = (CountingCamera(), CountingCamera())
-        let cameras = CameraSwitch([.init(name: "one", camera: first), .init(name: "two", camera: second)])
-        let slot = PreviewSlot()
-        let started = Mutex(0)
-        let streaming = Task { try await cameras.streamPreview(into: slot) { started.withLock { $0 += 1 } } }
-        defer { streaming.cancel() }
-        #expect(await eventually(within: 2, every: .milliseconds(5)) { first.streaming.withLock { $0 } })
-        cameras.select(1)
-        #expect(
-            await eventually(within: 2, every: .milliseconds(5)) {
-                second.streaming.withLock { $0 } && !first.streaming.withLock { $0 }
-            })
-        #expect(cameras.selected == 1 && started.withLock { $0 } == 2)
-        _ = try await cameras.captureStill()
-        #expect(first.opens.withLock { $0 } == 1 && second.opens.withLock { $0 } == 1)
-        cameras.select(7)  // not a camera: the first
-        #expect(
-            await eventually(within: 2, every: .milliseconds(5)) {
-                first.streaming.withLock { $0 } && !second.streaming.withLock { $0 }
-            })
-        await #expect(throws: DeviceError.self) { try await second.captureStill() }
-        streaming.cancel()
-        #expect(await eventually(within: 2, every: .milliseconds(5)) { !first.streaming.withLock { $0 } })
     }
 }

@@ -7,6 +7,7 @@ import SnapFiles
 import SnapImaging
 import SnapJar
 import SnapScreens
+import SnapTestSupport
 import Synchronization
 import Testing
 
@@ -52,12 +53,10 @@ struct DisplayServiceTests {
 
     /// Waits until every screen shown was drawn or skipped.
     func settled(_ service: DisplayService, shown: Int) async -> Bool {
-        for _ in 0..<1000 {
+        await eventually(within: 10, every: .milliseconds(10)) {
             let (draws, skipped) = service.counts
-            if draws + skipped >= shown && service.busyFor == nil { return true }
-            try? await Task.sleep(for: .milliseconds(10))
+            return draws + skipped >= shown && service.busyFor == nil
         }
-        return false
     }
 
     @Test("should draw and present on the display's own thread, never on the cooperative pool")
@@ -118,7 +117,7 @@ struct DisplayServiceTests {
         service.show(.sent(group: "Family"))
         let running = Task { try await service.run() }
         defer { running.cancel() }
-        for _ in 0..<200 where real.names.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(await eventually(within: 4, every: .milliseconds(20)) { !real.names.isEmpty })
         #expect(recovered.withLock { $0 }, "the station is told the display is back")
         #expect(attempts.withLock { $0 } == 3, "tried until it opened, then no more")
         #expect(real.names == ["sent"], "the screen showing is drawn on the display that came back")
@@ -193,45 +192,5 @@ struct DisplayServiceJarTests {
             differing += 1
         }
         #expect(differing <= 120 && worst <= 8, "\(differing) bytes differ, by up to \(worst) levels")
-    }
-}
-
-/// Buttons whose lines are lost after one press, then come back.
-final class LosingButtons: Buttons {
-    let opens = Mutex(0)
-    var reopensWhenLost: Bool { true }
-    func gestures() throws(DeviceError) -> AsyncStream<ButtonGesture> {
-        let open = opens.withLock { value -> Int in
-            value += 1
-            return value
-        }
-        if open == 2 { throw DeviceError(.buttons, "gpiochip9 is gone") }
-        return AsyncStream { continuation in
-            continuation.yield(.press)
-            if open == 1 { continuation.finish() }  // the chip went away
-        }
-    }
-}
-
-@Suite("The button service")
-struct ButtonServiceTests {
-    @Test("should report buttons lost with their chip, and take them back when the chip returns")
-    func lostAndBack() async throws {
-        let bus = EventBus()
-        let buttons = LosingButtons()
-        let service = ButtonService(
-            buttons: buttons, bus: bus, logger: Logger(label: "test"), retryInterval: .milliseconds(20))
-        let running = Task { try await service.run() }
-        var events: [Event] = []
-        for await event in bus.events {
-            events.append(event)
-            if events.count == 5 { break }
-        }
-        running.cancel()
-        #expect(
-            events == [
-                .button(.press), .device(.buttons, .missing("the button lines were lost")),
-                .device(.buttons, .missing("gpiochip9 is gone")), .device(.buttons, .available), .button(.press),
-            ], "\(events)")
     }
 }

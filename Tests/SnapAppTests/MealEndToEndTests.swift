@@ -182,8 +182,12 @@ struct MealEndToEndTests {
             ["run", "--config", config(), "--state", folder.path + "/state", "--no-stdin", "--script", "1s press"],
             logPath: folder.path + "/first.log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
         let analysing = await StationProcess.waitFor(seconds: 30) { first.output.contains("screen: analysing") }
-        try? await Task.sleep(for: .milliseconds(300))
+        // Killed once the request reached the service, which holds it unanswered.
+        let reached = await eventually(within: 30) {
+            ((try? await fake.requests()) ?? []).contains { $0["path"] as? String == "/v1/chat/completions" }
+        }
         await first.stop(SIGKILL)
+        #expect(reached, "the request reached the service before the kill")
         #expect(analysing, "\(first.output)")
         let second = try StationProcess(
             ["run", "--config", config(), "--state", folder.path + "/state", "--no-stdin"],

@@ -108,8 +108,9 @@ struct SystemdNotifyTests {
             }
         }
         thread.start()
-        for _ in 0..<100 where sent.withLock({ $0 }) < 200 { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(sent.withLock { $0 } == 200, "every send returned though nobody read")
+        #expect(
+            await eventually(within: 5, every: .milliseconds(50)) { sent.withLock { $0 } == 200 },
+            "every send returned though nobody read")
         withExtendedLifetime(socket) {}
     }
 

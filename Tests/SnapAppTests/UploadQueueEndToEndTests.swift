@@ -39,8 +39,12 @@ struct UploadQueueEndToEndTests {
         try await fake.queue("storage", ["timeout"])  // the first upload hangs: the station is mid-upload
         let first = try station(kitchen, script: "1s press", log: "first.log")
         let uploading = await StationProcess.waitFor(seconds: 30) { first.output.contains("screen: uploading") }
-        try? await Task.sleep(for: .microseconds(500_000))
+        // Killed once the upload reached the server, which holds it unanswered.
+        let reached = await eventually(within: 30) {
+            ((try? await fake.requests()) ?? []).contains { ($0["path"] as? String)?.hasPrefix("/storage/") == true }
+        }
         await first.stop(SIGKILL)
+        #expect(reached, "the upload reached the server before the kill")
         #expect(uploading, "\(first.output)")
         #expect(try await rows().isEmpty, "nothing arrived before the kill")
 

@@ -47,10 +47,12 @@ struct CameraDriverTests {
         let camera = LibcameraCamera(settings: settings, calls: mock, logger: Logger(label: "test"))
         try await streaming(camera) { slot in
             _ = await slot.next()
-            try await Task.sleep(for: .milliseconds(200))
+            // Nobody draws: the camera goes on, and the slot drops all but the newest.
+            #expect(
+                await eventually(within: 5, every: .milliseconds(10)) { slot.droppedFrames > 3 },
+                "frames kept coming while nobody drew them")
             let taken = await slot.next()
             #expect(taken != nil)
-            #expect(slot.droppedFrames > 3, "frames kept coming while nobody drew them")
             #expect(mock.state.withLock { $0.outstanding.count } <= 2, "only the frames still held are out")
         }
     }
@@ -342,11 +344,7 @@ func withDeadline<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () a
     }
 }
 
-/// Polls `condition` every 10 ms for up to 5 s.
+/// Checks `condition` every 10 ms, for at least 5 s worth of checks (`eventually`).
 func waitUntil(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<500 {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
+    await eventually(within: 5, every: .milliseconds(10), condition)
 }

@@ -42,7 +42,7 @@ struct PreviewSlotTests {
             return shades
         }
         slot.put(frame(4))
-        while taken.value == 0 { try? await Task.sleep(for: .milliseconds(5)) }
+        #expect(await eventually(within: 5, every: .milliseconds(5)) { taken.value == 1 })
         slot.put(frame(5))
         #expect(await reader.value == [4, 5])
     }
@@ -51,7 +51,7 @@ struct PreviewSlotTests {
     func cancelled() async {
         let slot = PreviewSlot()
         let reader = Task { await slot.next() }
-        try? await Task.sleep(for: .milliseconds(50))
+        #expect(await eventually(within: 5, every: .milliseconds(5)) { slot.isAwaited }, "the reader waits")
         reader.cancel()
         #expect(await reader.value == nil)
     }

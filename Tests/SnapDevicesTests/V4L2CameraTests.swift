@@ -161,10 +161,12 @@ struct V4L2CameraTests {
         let mock = MockV4L2(formats: Self.yuyvOnly)
         try await streaming(camera(mock)) { slot in
             _ = await slot.next()
-            try await Task.sleep(for: .milliseconds(250))
+            // Nobody draws: the camera goes on, and the slot drops all but the newest.
+            #expect(
+                await eventually(within: 5, every: .milliseconds(10)) { slot.droppedFrames > 3 },
+                "frames kept coming while nobody drew them")
             let taken = await slot.next()
             #expect(taken != nil)
-            #expect(slot.droppedFrames > 3, "frames kept coming while nobody drew them")
             #expect(mock.state.withLock { $0.outstanding.count } <= 2)
         }
     }
@@ -193,7 +195,7 @@ struct V4L2CameraTests {
                 _ = held
             }
             // Waited for with a task's sleep: a blocking wait would hold one of the pool's threads.
-            while !displayDone.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(2)) }
+            #expect(await eventually(within: 10, every: .milliseconds(2)) { displayDone.withLock { $0 } })
             let (stopped, wrong, notHeld) = mock.state.withLock {
                 ($0.stops, $0.queuesWhileStopped, $0.queuesOfBuffersNotHeld)
             }

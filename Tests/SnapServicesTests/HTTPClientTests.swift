@@ -68,7 +68,11 @@ struct HTTPClientTests {
                     method: "POST", url: fake.baseURL + "/storage/v1/object/b/slow.jpg",
                     headers: [("apikey", "test-key"), ("Authorization", "Bearer test-key")], body: [1]))
         }
-        try await Task.sleep(for: .milliseconds(300))
+        // Cancelled once the request reached the server (it answers nothing for 30 s).
+        let reached = await eventually(within: 10, every: .milliseconds(20)) {
+            ((try? await fake.requests()) ?? []).contains { ($0["path"] as? String)?.hasSuffix("slow.jpg") == true }
+        }
+        #expect(reached)
         task.cancel()
         do {
             _ = try await task.value
