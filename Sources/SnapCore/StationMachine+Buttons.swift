@@ -1,7 +1,7 @@
 extension StationMachine {
     mutating func handle(_ gesture: ButtonGesture, now: Instant) -> [Action] {
         if gesture == .pairHold { return pairHold(now: now) }
-        if case .pairing(let pairing, _) = phase {
+        if case .pairing(let pairing, _, _) = phase {
             switch gesture {
             case .press: return enterResting(now: now, also: [.log(.info, "pairing screen closed")])
             case .hold:
@@ -108,8 +108,8 @@ extension StationMachine {
         case (.slideshow, .idle):
             nextSlide(now: now)
             return transition(to: .idle, now: now)
-        case (.pairing, .pairing(let pairing, _)):
-            let closed = pairingCloses.map { now.uptime >= $0 } ?? false
+        case (.pairing, .pairing(let pairing, _, let closesAt)):
+            let closed = closesAt.map { now.uptime >= $0 } ?? false
             if closed || (pairing.map { now.wall >= $0.expiresAt } ?? false) { return enterResting(now: now) }
             return transition(to: phase, now: now)
         case (.lockTick, .locked):
@@ -142,7 +142,6 @@ extension StationMachine {
                 (mode, groupIndex) = (undo.mode, undo.groupIndex)
             }
             undoMode = nil
-            pairingCloses = nil
             return transition(
                 to: .pairing(nil, note: .none), now: now,
                 also: [.openPairing, .log(.info, "pairing screen opened at the station")])

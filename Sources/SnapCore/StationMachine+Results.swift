@@ -60,12 +60,12 @@ extension StationMachine {
             case .ready, .idle, .locked: return enterResting(now: now, also: [answered])
             default: return [answered]
             }
-        case (.pairingOpened(let pairing), .pairing(nil, let note)):
-            return transition(to: .pairing(pairing, note: note), now: now)
-        case (.paired(let name), .pairing(let pairing, _)):
-            pairingCloses = now.uptime + .seconds(3)
+        case (.pairingOpened(let pairing), .pairing(nil, let note, let closesAt)):
+            return transition(to: .pairing(pairing, note: note, closesAt: closesAt), now: now)
+        case (.paired(let name), .pairing(let pairing, _, _)):
             return transition(
-                to: .pairing(pairing, note: .paired(name)), now: now, also: [.log(.notice, "paired \(name)")])
+                to: .pairing(pairing, note: .paired(name), closesAt: now.uptime + .seconds(3)), now: now,
+                also: [.log(.notice, "paired \(name)")])
         case (.paired(let name), _):
             return [.log(.notice, "paired \(name)")]
         case (.settingsChanged(let changed), _):

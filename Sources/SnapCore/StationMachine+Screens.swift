@@ -41,7 +41,7 @@ extension StationMachine {
                 LockScreen(reason: reason, limit: settings.aiDailyLimit, remaining: lockRemaining(now), slide: slide))
         case .problem(let kind, let photo):
             return .problem(ProblemScreen(kind: kind, photo: photo))
-        case .pairing(let pairing, let note):
+        case .pairing(let pairing, let note, _):
             let remaining = pairing.map { Duration.seconds(max(0, $0.expiresAt.timeIntervalSince(now.wall).rounded())) }
             return .pairing(PairingScreen(pairing: pairing, remaining: remaining, note: note))
         case .menu(let entry):

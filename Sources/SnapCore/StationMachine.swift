@@ -23,8 +23,9 @@ public struct StationMachine: Sendable {
         case problem(ProblemScreen.Kind, photo: ProcessedPhoto?)
         /// Nobody pressed for `settings.idleAfter`: the slideshow or the clock.
         case idle
-        /// The pairing screen of the owner's page (the pairing is nil until the shell made its code).
-        case pairing(Pairing?, note: PairingScreen.Note)
+        /// The pairing screen of the owner's page (the pairing is nil until the shell made its code);
+        /// `closesAt` (uptime) once a browser paired, a moment after.
+        case pairing(Pairing?, note: PairingScreen.Note, closesAt: Duration? = nil)
         /// The settings menu, `entry` chosen.
         case menu(entry: Int)
     }
@@ -51,8 +52,6 @@ public struct StationMachine: Sendable {
     /// The mode a hold just switched from, and when: a hold that goes on into the pairing hold is not
     /// meant to switch the mode, so the switch is taken back.
     var undoMode: (mode: StationMode, groupIndex: Int, at: Duration)?
-    /// When a pairing that succeeded closes its screen.
-    var pairingCloses: Duration?
     /// The latest day anything was recorded for: "today" never goes back before it.
     var recordedDay: LocalDay?
     public internal(set) var missingDevices: [DeviceKind: String] = [:]
