@@ -167,6 +167,34 @@ struct JarAnimatorTests {
         #expect(radii.allSatisfy { abs($0 - 40) < 4 }, "\(radii)")
     }
 
+    @Test("should stage a jar frame whole first, then only where it moved, and nothing once it sleeps")
+    func stage() throws {
+        let stage = JarStage(animator: JarAnimator(seed: 5))
+        let bounds = Rect(x: 0, y: 0, width: 800, height: 480)
+        let jar = JarContents(stickers: (0..<4).map { sticker("s\($0)", path: nil) })
+        let screen = Screen.ready(
+            ReadyScreen(
+                mode: .meal, groupName: nil, totals: .zero, mealThumbnails: [], groupPhotoAvailable: false,
+                analysesLeft: 5, missingDevices: [], jar: jar))
+        var clock = ContinuousClock.now
+        let first = stage.step(screen, jar, bounds: bounds, rate: 30, partial: true, now: clock)
+        #expect(first.parts == nil && first.awake, "the first frame is drawn whole, and the stickers fall")
+        var steps = 0
+        var step = first
+        while step.awake && steps < 2000 {
+            clock += .milliseconds(33)
+            step = stage.step(screen, jar, bounds: bounds, rate: 30, partial: true, now: clock)
+            steps += 1
+        }
+        #expect(!step.awake, "asleep after \(steps) frames")
+        clock += .milliseconds(33)
+        #expect(stage.step(screen, jar, bounds: bounds, rate: 30, partial: true, now: clock).parts == [])
+        stage.forget()
+        #expect(stage.step(screen, jar, bounds: bounds, rate: 30, partial: true, now: clock).parts == nil)
+        let settled = JarStage(animator: JarAnimator(seed: 5))
+        #expect(!settled.step(screen, jar, bounds: bounds, rate: 0, partial: false).awake, "no animation: settled")
+    }
+
     @Test("should redraw only where stickers moved, and end with the same pixels as whole redraws")
     func partialRedraw() throws {
         let animator = JarAnimator(seed: 5)

@@ -44,27 +44,23 @@ public final class DisplayService: Service {
         var presentWaits = LatencyStats()
     }
 
-    /// What only the display thread touches: the canvas, the jar's physics and the failure state.
+    /// What only the display thread touches: the canvas, the jar (SnapJar's `JarStage`) and the failure
+    /// state.
     private final class Surface: @unchecked Sendable {
         var canvas: Canvas?
         var failed = false
         var path = ""
         /// The panel is off for the night hours.
         var powerOff = false
-        var jar: JarAnimator
-        /// The jar screen and frame the canvas holds, for a partial redraw of the next frame; nil when the
-        /// canvas holds anything else.
-        var lastJar: (screen: Screen, frame: JarFrame)?
-        init(jar: JarAnimator) { self.jar = jar }
+        let jar: JarStage
+        init(jar: JarAnimator) { self.jar = JarStage(animator: jar) }
     }
 
     /// How many different screens a recording display may be behind before the oldest are skipped.
     static let recordingBacklog = 16
 
-    private let current: Mutex<any Display>
-    /// Opens the real display again, for one that was missing at start (DRM master held by another
-    /// process, a panel not yet powered); nil when there is nothing to retry.
-    private let reopen: (@Sendable () throws(DeviceError) -> any Display)?
+    /// The display, and the real one opened later where it was missing at start.
+    private let panel: ReopeningDisplay
     private let recovered: @Sendable () -> Void
     private let retryInterval: Duration
     private let renderer: ScreenRenderer
@@ -84,8 +80,7 @@ public final class DisplayService: Service {
         retryInterval: Duration = .seconds(5), jar: JarAnimator = JarAnimator(), logger: Logger
     ) {
         surface = Surface(jar: jar)
-        current = Mutex(display)
-        self.reopen = reopen
+        panel = ReopeningDisplay(display, reopen: reopen)
         self.recovered = recovered
         self.retryInterval = retryInterval
         self.renderer = renderer
@@ -144,7 +139,7 @@ public final class DisplayService: Service {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.pumpPreview() }
             group.addTask { await self.pumpJar() }
-            if reopen != nil { group.addTask { await self.retryMissingDisplay() } }
+            if panel.waitsForDisplay { group.addTask { await self.retryMissingDisplay() } }
             try? await gracefulShutdown()
             group.cancelAll()
         }
@@ -190,7 +185,7 @@ public final class DisplayService: Service {
         let canvas =
             surface.canvas.flatMap { $0.width == display.width && $0.height == display.height ? $0 : nil }
             ?? Canvas(width: display.width, height: display.height)
-        if canvas !== surface.canvas { surface.lastJar = nil }
+        if canvas !== surface.canvas { surface.jar.forget() }
         surface.canvas = canvas
         for screen in screens { draw(screen, change: .screen(screen.name, caption: screen.caption), on: canvas) }
         if let shownAt, let last = screens.last {
@@ -210,13 +205,13 @@ public final class DisplayService: Service {
             // Logged once per run of failures: a display that is gone must not flood the journal.
             if !surface.failed { logger.error("display: \(error)") }
             surface.failed = true
-            surface.lastJar = nil  // what the panel shows is unknown: the next frame is drawn whole
+            surface.jar.forget()  // what the panel shows is unknown: the next frame is drawn whole
         }
     }
 
     private func present(_ screen: Screen, change: FrameChange, on canvas: Canvas) throws(DeviceError) {
         let night = if case .idle(let idle) = screen { idle.displayOff } else { false }
-        if screen.jar == nil { surface.lastJar = nil }
+        if screen.jar == nil { surface.jar.forget() }
         // The panel is off: nothing is drawn (a flip while DPMS is off fails or never completes).
         if night && surface.powerOff { return }
         if surface.powerOff && !night {
@@ -262,37 +257,19 @@ public final class DisplayService: Service {
         }
     }
 
-    /// The jar: its world matched to the screen's stickers and stepped to now (settled at once on a
-    /// display that shows no animation), drawn, and the pump woken while anything still moves.
+    /// The jar: its next frame (`JarStage`), drawn where it changed, and the pump woken while anything
+    /// still moves.
     private func presentJar(_ screen: Screen, _ jar: JarContents, change: FrameChange, on canvas: Canvas)
         throws(DeviceError)
     {
-        let animator = surface.jar
-        animator.sync(jar, bounds: canvas.bounds)
-        let rate = display.previewFramesPerSecond
-        if rate > 0 {
-            animator.advance(to: .now, catchUp: .milliseconds(max(250, Int64(2000 / rate))))
-        } else {
-            animator.settle()
-        }
-        let frame = animator.frame
-        let awake = rate > 0 && !animator.isAsleep
-        mailbox.withLock { $0.jarAwake = awake }
-        if awake { jarWake.continuation.yield() }
-        // A new frame of the screen the canvas holds: only the stickers that moved are drawn again, and
-        // only their part goes to the panel. Anything else is drawn whole.
-        var parts: [PixelRegion]?
-        if change == .preview, let last = surface.lastJar, last.screen == screen {
-            let highlighted = jar.highlighted.map { jar.stickers[$0].id }
-            let damage = ScreenRenderer.jarDamage(
-                from: last.frame, to: frame, highlighted: highlighted, bounds: canvas.bounds)
-            guard !damage.isEmpty else { return }  // nothing moved
-            parts = damage
-        }
-        surface.lastJar = (screen, frame)
-        canvas.clipped(to: parts) { renderer.draw(screen, preview: nil, jar: frame, on: canvas) }
+        let step = surface.jar.step(
+            screen, jar, bounds: canvas.bounds, rate: display.previewFramesPerSecond, partial: change == .preview)
+        mailbox.withLock { $0.jarAwake = step.awake }
+        if step.awake { jarWake.continuation.yield() }
+        if step.parts?.isEmpty == true { return }  // nothing moved
+        canvas.clipped(to: step.parts) { renderer.draw(screen, preview: nil, jar: step.frame, on: canvas) }
         try canvas.withFrame { pixels throws(DeviceError) in
-            try display.present(pixels, change: parts.map(FrameChange.regions) ?? change)
+            try display.present(pixels, change: step.parts.map(FrameChange.regions) ?? change)
         }
     }
 
@@ -300,8 +277,8 @@ public final class DisplayService: Service {
     public func jar(_ motion: JarMotion) {
         thread.submit {
             switch motion {
-            case .tilt(let x, let y): self.surface.jar.tilt(x: x, y: y)
-            case .shake: self.surface.jar.shake()
+            case .tilt(let x, let y): self.surface.jar.animator.tilt(x: x, y: y)
+            case .shake: self.surface.jar.animator.shake()
             }
             self.requestRedraw { mailbox in
                 guard mailbox.current?.jar != nil else { return false }
@@ -330,25 +307,15 @@ public final class DisplayService: Service {
     }
 
     /// The display frames go to now.
-    private var display: any Display { current.withLock { $0 } }
+    private var display: any Display { panel.display }
 
-    /// Every 5 s while the display is missing, opens it again on the display thread; once it opens, the
-    /// current screen is drawn on it and the station is told.
+    /// Once a display missing at start opens (`ReopeningDisplay`), the current screen is drawn on it and
+    /// the station is told.
     private func retryMissingDisplay() async {
-        guard let reopen else { return }
-        while !Task.isCancelled {
-            try? await Task.sleep(for: retryInterval)
-            let opened = try? await thread.run { () -> Bool in
-                guard let display = try? reopen() else { return false }
-                self.current.withLock { $0 = display }
-                return true
-            }
-            guard opened == true else { continue }
-            logger.notice("display: opened \(display.width)x\(display.height); it was missing at start")
-            recovered()
-            if let screen = mailbox.withLock({ $0.current }) { show(screen) }
-            return
-        }
+        guard await panel.reopenWhenAvailable(every: retryInterval, on: thread) else { return }
+        logger.notice("display: opened \(display.width)x\(display.height); it was missing at start")
+        recovered()
+        if let screen = mailbox.withLock({ $0.current }) { show(screen) }
     }
 
     /// Marks the screen for a redraw as new frames come, at most as often as the display wants them.
