@@ -98,8 +98,7 @@ extension StationMachine {
             return enterResting(now: now, also: [.log(.info, "settings menu closed (nobody touched it)")])
         case (.readyChange, .ready):
             if let deadline = jarDetailDeadline, now.uptime >= deadline {
-                (jarHighlight, jarDetailSince) = (nil, nil)
-                return transition(to: .ready, now: now)
+                return transition(to: .ready(), now: now)
             }
             // Midnight, or nobody pressed for the idle time (the earlier of the two was set).
             guard readyDay == today(now), settings.idleAfter != nil else { return enterResting(now: now) }

@@ -102,7 +102,8 @@ extension StationMachine {
             return transition(to: .locked(.aiLimit), now: now, also: extra)
         default:
             readyDay = day
-            return transition(to: .ready, now: now, also: extra)
+            // Resting again on the ready screen keeps a sticker's details up (a device back, a setting).
+            return transition(to: .ready(jar: jarFocus), now: now, also: extra)
         }
     }
 

@@ -1,3 +1,9 @@
+/// The jar's sticker whose details show on the ready screen, and since when (uptime).
+public struct JarFocus: Sendable, Hashable {
+    public var sticker: Int
+    public var since: Duration
+}
+
 extension StationMachine {
     /// How long a sticker's details stay up without a press.
     public static let jarDetailTime = Duration.seconds(15)
@@ -15,7 +21,7 @@ extension StationMachine {
         guard showsJar else { return nil }
         let first = jarFirstDay(now)
         let stickers = meals.filter { $0.day >= first }.map(JarSticker.init)
-        let highlighted = jarHighlight.flatMap { $0 < stickers.count ? $0 : nil }
+        let highlighted = jarFocus.flatMap { $0.sticker < stickers.count ? $0.sticker : nil }
         return JarContents(stickers: stickers, highlighted: highlighted, days: settings.jarDays)
     }
 
@@ -24,33 +30,31 @@ extension StationMachine {
     /// Returns nil when the jar has nothing to say about the gesture.
     mutating func jarGesture(_ gesture: ButtonGesture, now: Instant) -> [Action]? {
         guard case .ready = phase, let jar = jarContents(now: now), !jar.stickers.isEmpty else { return nil }
-        switch (gesture, jarHighlight) {
+        switch (gesture, jarFocus?.sticker) {
         case (.mode, nil):
             return showDetail(0, now: now)
         case (.mode, let index?) where index + 1 < jar.stickers.count,
             (.press, let index?) where index + 1 < jar.stickers.count:
             return showDetail(index + 1, now: now)
         case (.mode, _?):
-            jarHighlight = nil
+            phase = .ready()
             return toggleMode(now: now, throughMenu: true)
         case (.press, _?):
-            jarHighlight = nil
-            jarDetailSince = nil
-            return transition(to: .ready, now: now)
+            return transition(to: .ready(), now: now)
         default:
             return nil
         }
     }
 
     private mutating func showDetail(_ index: Int, now: Instant) -> [Action] {
-        jarHighlight = index
-        jarDetailSince = now.uptime
-        return transition(to: .ready, now: now)
+        transition(to: .ready(jar: JarFocus(sticker: index, since: now.uptime)), now: now)
+    }
+
+    /// The sticker whose details show, on the ready screen.
+    var jarFocus: JarFocus? {
+        if case .ready(let focus) = phase { focus } else { nil }
     }
 
     /// The ready screen's timer: the details close after `jarDetailTime`.
-    var jarDetailDeadline: Duration? {
-        guard jarHighlight != nil, let since = jarDetailSince else { return nil }
-        return since + Self.jarDetailTime
-    }
+    var jarDetailDeadline: Duration? { jarFocus.map { $0.since + Self.jarDetailTime } }
 }

@@ -78,7 +78,7 @@ extension StationMachine {
             meals = (meals.filter { $0.day != day } + changed.filter { $0.day == day }).sorted {
                 $0.photo.takenAt < $1.photo.takenAt
             }
-            if case .ready = phase { return transition(to: .ready, now: now) }
+            if case .ready = phase { return transition(to: phase, now: now) }
             return []
         case (.reviewSubmitted(let id, let edited), .mealResult(let photo, _, let day, _)) where photo.id == id:
             guard let edited else {

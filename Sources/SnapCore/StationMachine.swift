@@ -7,7 +7,8 @@ import Foundation
 public struct StationMachine: Sendable {
     /// Where the station is in its flow; each case maps to one screen.
     public enum Phase: Sendable, Hashable {
-        case ready
+        /// The ready screen; in meal mode with the jar, the sticker whose details show (`jar`).
+        case ready(jar: JarFocus? = nil)
         case countdown(secondsLeft: Int)
         case capturing
         case processing(PhotoID)
@@ -35,7 +36,7 @@ public struct StationMachine: Sendable {
     public internal(set) var mode: StationMode
     /// In group mode, which of `settings.groups` the next photo goes to.
     public internal(set) var groupIndex = 0
-    public internal(set) var phase: Phase = .ready
+    public internal(set) var phase: Phase = .ready()
     var meals: [Meal]
     var aiUses: [LocalDay: Int]
     var groupSends: [String: Set<LocalDay>]
@@ -64,9 +65,6 @@ public struct StationMachine: Sendable {
     public var inForce: SettingsInForce { settings.owner.inForce(owner) }
     /// What the machine last asked of the camera (`Action.setCamera`).
     var cameraOn = false
-    /// The jar's sticker whose details show, and since when (uptime).
-    var jarHighlight: Int?
-    var jarDetailSince: Duration?
 
     public init(settings: StationSettings, snapshot: StationSnapshot = StationSnapshot()) {
         self.settings = settings
@@ -132,7 +130,6 @@ public struct StationMachine: Sendable {
     /// and starts the new phase's timer.
     mutating func transition(to next: Phase, now: Instant, also extra: [Action] = []) -> [Action] {
         phase = next
-        if next != .ready { (jarHighlight, jarDetailSince) = (nil, nil) }
         var actions = extra
         let timer = timer(for: next, now: now)
         for id in pendingTimers.keys.sorted(by: { $0.rawValue < $1.rawValue }) where id != timer?.id {
