@@ -2,28 +2,44 @@
 """Local stand-ins for the cloud services SnapStation talks to, speaking their real wire formats.
 
     python3 Tests/Fakes/fake_services.py [--cert CERT --key KEY] [--port N] [--openai-models M1,M2,...]
-                                         [--postgres SOCKET_DIR [--pg-port 5432] [--pg-user postgres]]
+                                         [--postgres SOCKET_DIR [--pg-port 5432] [--pg-user postgres]
+                                          [--jwt-expiry SECONDS] [--refresh-token-reuse-interval SECONDS]
+                                          [--no-autoconfirm]] [--keep-running]
 
 Binds 127.0.0.1 on a free port and prints "PORT <n>" once it is ready. Serves:
   POST /v1/chat/completions             OpenAI chat completions (Bearer test-key), as strict as OpenAI, for the
                                         models in --openai-models (openai_api.py, its errors openai_faults.py)
+  /auth/v1/signup, /auth/v1/token?grant_type=password|refresh_token, /auth/v1/user, /auth/v1/logout
+                                        Supabase Auth: users, sessions, rotating refresh tokens (auth_api.py)
   /storage/v1/object/...                Supabase Storage: upload, download (Range), delete
   /rest/v1/<table>                      Supabase REST (PostgREST): select with filters, insert, update, delete
 The Supabase routes run in a fresh database of the PostgreSQL cluster given with --postgres
 (Tests/Group/postgres.sh), with docs/supabase/schema.sql loaded, as the caller's role and JWT: the
 constraints, the member cap and row-level security answer for real (supabase_standin.py, postgrest.py,
-storage_api.py). Without --postgres they answer 503.
+storage_api.py). Without --postgres they answer 503. In front of them the gateway wants the project's key
+(anon or sb_publishable_…) as `apikey` on /auth/v1 and /rest/v1, not on /storage/v1 (kong.yml).
+Access tokens that Auth issues last --jwt-expiry seconds (default 3600, Auth's); each service then refuses
+them by its own rule (Storage at `exp`, PostgREST 30 s later). A refresh token is rotated on each use; a
+revoked one reused after --refresh-token-reuse-interval seconds (default 10) revokes its whole session.
+Sign-ups are confirmed at once (GOTRUE_MAILER_AUTOCONFIRM) unless --no-autoconfirm.
+The fake stops when its standard input closes (as the tests close it), or on SIGTERM; --keep-running
+ignores standard input (Tests/Group/standin).
 Control, for tests:
-  POST /_control/faults  {"openai": ["429:2", "ok"], "storage": [...], "rest": [...]}  queue behaviours
+  POST /_control/faults  {"openai": ["429:2", "ok"], "storage": [...], "rest": [...], "auth": [...]}  queue behaviours
                          (400 and nothing queued when an OpenAI fault's name is unknown)
   GET  /_requests        what was received (no secrets; for OpenAI also the body without image data, its
                          key_order and each schema object's property order, schema_order)
   POST /_control/reset   forget faults and requests (and every Supabase row, member and object)
   POST /_control/sink    reads any body and answers 200 {"size": n}
-  POST /_control/member {"group", "name"[, "user_id"]}, POST /_control/age {"hours"}, POST /_control/expire,
-  GET /_control/objects, GET /_control/rows   the Supabase side door (supabase_standin.py)
-Faults, every service: ok, 401, 429:SECONDS, 500, 503, timeout, reset, drip; Supabase also cut[:BYTES] (send the
-head and part of the body, then close: a download cut short). OpenAI also (each OpenAI's real answer, see
+  POST /_control/member {"group", "name"[, "user_id", "email", "password", "expires_in"]}: a member and its
+                         key (an access token of its own session, a week unless expires_in says; a negative
+                         expires_in gives one that has already expired), with the session's refresh_token
+                         and the user's email and password
+  POST /_control/age {"hours"}, POST /_control/expire, GET /_control/objects, GET /_control/rows,
+  GET /_control/keys (the anon and publishable keys)   the Supabase side door (supabase_standin.py)
+Faults (queued per service: openai, storage, rest, auth), every service: ok, 401, 429:SECONDS, 500, 503,
+timeout, reset, drip; Supabase also cut[:BYTES] (send the head and part of the body, then close: a download
+cut short). OpenAI also (each OpenAI's real answer, see
 openai_faults.py): malformed, refusal, offschema, mismatch, overflow, manyitems, huge, content_filter,
 null_content, length, 400_image, 400_image_format, 400_max_tokens, 400_temperature, 400_schema, 403_region,
 403_model, 404_model, 429_quota, 429_ms[:MS], 429_ms_ra[:MS], 429_reset[:REQUESTS,TOKENS], llama_no_mmproj.
@@ -46,7 +62,7 @@ import openai_faults
 from reply import Reply
 
 lock = threading.Lock()
-faults = {"openai": [], "storage": [], "rest": []}
+faults = {"openai": [], "storage": [], "rest": [], "auth": []}
 received = []
 supabase = None  # the stand-in's parts (standin, rest, storage) when started with --postgres
 NEEDS_POSTGRES = {"message": "the Supabase stand-in needs --postgres"}
@@ -202,25 +218,30 @@ class Handler(BaseHTTPRequestHandler):
         return self.fault(answer, None)
 
     def supabase(self, method, url, body):
-        """A Storage or REST request: the queued fault for its service, else the stand-in's answer (503
-        without --postgres: faults still work there, for the HTTP client's own tests)."""
-        storage = url.path.startswith("/storage/")
-        fault = next_fault("storage" if storage else "rest")
+        """An Auth, Storage or REST request: the queued fault for its service, else the stand-in's answer
+        (503 without --postgres: faults still work there, for the HTTP client's own tests). Bodies are not
+        recorded (Auth's carry passwords and tokens), only their size."""
+        service = supabase_service(url.path)
+        fault = next_fault(service)
         record = {"method": method, "path": url.path, "size": len(body), "fault": fault,
-                  "auth_ok": bool(supabase) and supabase.standin.auth_ok(self.headers),
+                  "auth_ok": bool(supabase) and supabase.standin.auth_ok(service, self.headers, url.query),
                   "headers": {k: v for k, v in self.headers.items() if k.lower() not in ("authorization", "apikey")}}
-        if storage:
+        if service == "storage":
             record["object"] = url.path[len("/storage/v1/object/"):]
-        else:
+        elif service == "rest":
             record.update(table=url.path[len("/rest/v1/"):], query=url.query)
+        else:
+            record.update(route=url.path[len("/auth/v1/"):], query=url.query)
         with lock:
             received.append(record)
 
         def answer():
             if supabase is None:
                 return Reply(503, NEEDS_POSTGRES)
-            if storage:
+            if service == "storage":
                 return supabase.storage.handle(method, record["object"], self.headers, body)
+            if service == "auth":
+                return supabase.standin.auth.handle(method, record["route"], url.query, self.headers, body)
             return supabase.rest.handle(method, record["table"], url.query, self.headers, body)
 
         if fault.startswith("cut"):
@@ -247,7 +268,11 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def is_supabase(path):
-    return path.startswith("/storage/v1/object/") or path.startswith("/rest/v1/")
+    return path.startswith(("/storage/v1/object/", "/rest/v1/", "/auth/v1/"))
+
+
+def supabase_service(path):
+    return "storage" if path.startswith("/storage/") else "auth" if path.startswith("/auth/") else "rest"
 
 
 def start_supabase(args):
@@ -258,7 +283,9 @@ def start_supabase(args):
     import storage_api
     cluster = groupdb.Cluster(args.postgres, args.pg_port, args.pg_user)
     cluster.check_reachable()
-    standin = supabase_standin.SupabaseStandIn(cluster)
+    standin = supabase_standin.SupabaseStandIn(cluster, jwt_expiry=args.jwt_expiry,
+                                               reuse_interval=args.refresh_token_reuse_interval,
+                                               autoconfirm=not args.no_autoconfirm)
     return SimpleNamespace(standin=standin, rest=postgrest.PostgREST(standin), storage=storage_api.StorageAPI(standin))
 
 
@@ -273,6 +300,14 @@ def main():
     parser.add_argument("--pg-user", default="postgres", help="the cluster's superuser")
     parser.add_argument("--openai-models", default=",".join(openai_api.MODELS),
                         help="the models the OpenAI stand-in knows; any other is 404 model_not_found")
+    parser.add_argument("--jwt-expiry", type=int, default=3600, metavar="SECONDS",
+                        help="how long Auth's access tokens last (Auth's default: 3600)")
+    parser.add_argument("--refresh-token-reuse-interval", type=int, default=10, metavar="SECONDS",
+                        help="how long a used refresh token may be used again (the default of new projects: 10)")
+    parser.add_argument("--no-autoconfirm", action="store_true",
+                        help="sign-ups wait for an email confirmation (none is ever sent) instead of signing in")
+    parser.add_argument("--keep-running", action="store_true",
+                        help="do not stop when standard input closes (only on SIGTERM or SIGINT)")
     args = parser.parse_args()
     openai = openai_api.OpenAIStandIn(models=args.openai_models.split(","))
     if args.postgres:
@@ -283,15 +318,21 @@ def main():
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(args.cert, args.key)
         server.socket = context.wrap_socket(server.socket, server_side=True)
+    if supabase:
+        scheme = "https" if args.cert else "http"
+        supabase.standin.issuer = f"{scheme}://127.0.0.1:{server.server_address[1]}/auth/v1"
     print(f"PORT {server.server_address[1]}", flush=True)
-    # Stop when the test that started us goes away (its end of our stdin closes).
-    threading.Thread(target=lambda: (sys.stdin.read(), server.shutdown()), daemon=True).start()
+    if not args.keep_running:
+        # Stop when the test that started us goes away (its end of our stdin closes).
+        threading.Thread(target=lambda: (sys.stdin.read(), server.shutdown()), daemon=True).start()
     # SIGTERM (the test's process.terminate()) ends serving the same way, so the database is dropped.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    signal.signal(signal.SIGINT, lambda *_: sys.exit(0))
     try:
         server.serve_forever()
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         if supabase:
             supabase.standin.close()
 

@@ -10,13 +10,14 @@ from groupdb import psycopg, sql
 
 import jwt_hs256
 from reply import Reply
-from supabase_standin import Refusal
+from supabase_standin import Refusal, bearer
 
 JSON_TYPE = "application/json; charset=utf-8"
 OPERATORS = {"eq": "=", "neq": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 IS_VALUES = {"null", "true", "false", "unknown"}
 ORDER_MODIFIERS = {"asc": "asc", "desc": "desc", "nullsfirst": "nulls first", "nullslast": "nulls last"}
 RESERVED = {"select", "order", "limit", "offset", "on_conflict", "columns"}
+ALLOWED_SKEW_SECONDS = 30  # src/library/PostgREST/Auth/Jwt.hs allowedSkewSeconds
 
 # PostgREST's HTTP status for PostgreSQL's error codes: exact codes first, then classes; 42501 depends on
 # whether the caller is signed in (403) or not (401).
@@ -45,12 +46,11 @@ class PostgREST:
 
     def handle(self, method, table, query, headers, body):
         try:
-            claims = self.standin.claims(headers)
+            claims = self.caller(headers, query)
         except Refusal as refusal:
             return refusal.reply
         except jwt_hs256.JWTError as error:
-            return Reply(401, error_body("PGRST301", jwt_message(error)), content_type=JSON_TYPE,
-                         headers=[("WWW-Authenticate", f'Bearer error="invalid_token", error_description="{error}"')])
+            return jwt_error(error)
         request = RestRequest(table, parse_qsl(query, keep_blank_values=True), headers, body, method)
         try:
             request.columns = self.columns(table)
@@ -60,6 +60,15 @@ class PostgREST:
             return error.reply
         except psycopg.Error as error:
             return database_error(error, claims.get("role") or "anon")
+
+    def caller(self, headers, query):
+        """The caller's claims: the gateway's key check (Refusal), then the bearer token as PostgREST
+        reads it (src/library/PostgREST/Auth/Jwt.hs). No token at all is the anon role; a token that does
+        not verify raises jwt_hs256.JWTError."""
+        token = bearer(self.standin.gateway("rest", headers, query))
+        if token is None:
+            return {"role": "anon"}
+        return jwt_hs256.verify(token, self.standin.secret, expired=postgrest_expired)
 
     def columns(self, table):
         """The table's columns, or PostgREST's 404 for a table it does not expose."""
@@ -244,11 +253,34 @@ def http_status(code, role):
     return CLASS_STATUS.get(code[:2], 400)
 
 
-def jwt_message(error):
-    """PostgREST's words for a token it refuses."""
-    text = str(error)
-    if text == "jwt expired":
-        return "JWT expired"
-    if text == "invalid signature":
-        return "JWSError JWSInvalidSignature"
-    return f"JWSError (CompactDecodeError {text})"
+def postgrest_expired(exp, now):
+    """src/library/PostgREST/Auth/Jwt.hs checkForErrors: `exp` is in the past only when it is before
+    now less allowedSkewSeconds (30): a token is still taken for 30 s after it expired."""
+    return int(now) - ALLOWED_SKEW_SECONDS > exp
+
+
+def jwt_error(error):
+    """src/library/PostgREST/Error.hs, JwtError: 401 with a WWW-Authenticate header; a token that does
+    not decode or verify is PGRST301 (JwtDecodeErr), an expired one PGRST303 (JwtClaimsErr JWTExpired).
+    The decode errors are jose-jwt's (Jose.Jwt decode): a structural fault is BadCrypto; no key that can
+    take the alg, or none that verifies the signature, is a KeyError with jose-jwt's words as details;
+    `alg: none` is BadAlgorithm."""
+    details = None
+    if error.kind == "expired":
+        code, message = "PGRST303", "JWT expired"
+    elif error.kind == "empty":
+        code, message = "PGRST301", "Empty JWT is sent in Authorization header"
+    elif error.kind == "parts":
+        code, message = "PGRST301", f"Expected 3 parts in JWT; got {error.parts}"
+    elif error.kind == "encoding":
+        code, message = "PGRST301", "JWT cryptographic operation failed"
+    elif error.kind == "algorithm" and error.algorithm == "none":
+        code, message = "PGRST301", "Wrong or unsupported encoding algorithm"
+        details = "JWT is unsecured but expected 'alg' was not 'none'"
+    else:
+        code, message = "PGRST301", "No suitable key or wrong key type"
+        details = ("No suitable key was found to decode the JWT" if error.kind == "algorithm"
+                   else "None of the keys was able to decode the JWT")
+    # invalidTokenHeader: error_description is Haskell's `show` of the message, a quoted string.
+    header = ("WWW-Authenticate", f'Bearer error="invalid_token", error_description={json.dumps(message)}')
+    return Reply(401, error_body(code, message, details), [header], JSON_TYPE)

@@ -3,8 +3,12 @@ the storage.objects rows in the database as the caller, so the bucket's policies
 kept here in memory, by object id.
 
 Errors look like storage-api's: HTTP 400 (500 for its own faults) with the real status in the body,
-{"statusCode": "403", "code": "AccessDenied", "error": "Unauthorized", "message": ...}.
+{"statusCode": "403", "code": "AccessDenied", "error": "Unauthorized", "message": ...}; a token that does
+not verify or has expired is such a 403 in jose's words (src/http/plugins/jwt.ts). The gateway asks no
+apikey here (kong.yml's storage-v1 has no key-auth).
 """
+import email.parser
+import email.policy
 import hashlib
 import json
 import re
@@ -16,7 +20,6 @@ from groupdb import psycopg
 
 import jwt_hs256
 from reply import Reply
-from supabase_standin import Refusal
 
 # The characters storage-api accepts in an object's name (its \w is ASCII: no accented letters).
 VALID_KEY = re.compile(r"^[\w/!\-.*'() &$@=;:+,?]+$", re.ASCII)
@@ -48,11 +51,10 @@ class StorageAPI:
     def handle(self, method, path, headers, body):
         """`path` is what follows /storage/v1/object/, still URL-encoded."""
         try:
-            claims = self.standin.claims(headers)
-        except Refusal as refusal:
-            return refusal.reply
+            claims = self.caller(headers)
         except jwt_hs256.JWTError as error:
-            return StorageError("403", "AccessDenied", str(error), "Unauthorized").reply
+            # src/http/plugins/jwt.ts: ERRORS.AccessDenied(err.message) with jose's words.
+            return StorageError("403", "AccessDenied", jose_message(error), "Unauthorized").reply
         if method == "GET" and path.startswith("authenticated/"):
             path = path[len("authenticated/"):]
         bucket, _, name = path.partition("/")
@@ -71,6 +73,14 @@ class StorageAPI:
         except psycopg.Error as error:
             return database_error(error).reply
 
+    def caller(self, headers):
+        """The caller's claims. The gateway has no key check on storage-v1 (kong.yml), only the
+        Authorization it passes or makes; src/http/plugins/jwt.ts takes that header less `Bearer `, and
+        verifies it with jose (src/internal/auth/jwt.ts verifyJWT): an empty or bad token is refused."""
+        authorization = self.standin.gateway("storage", headers) or ""
+        token = re.sub(r"^Bearer\s+", "", authorization, flags=re.IGNORECASE)
+        return jwt_hs256.verify(token, self.standin.secret, expired=jose_expired)
+
     def bucket_limits(self, bucket):
         """The bucket's size limit and MIME types (read as the service, as storage-api does)."""
         with self.standin.as_admin() as connection:
@@ -81,11 +91,22 @@ class StorageAPI:
         return row
 
     def upload(self, claims, bucket, name, headers, body, limits):
-        """POST: a new object; with x-upsert: true, a new or rewritten one. Answers {"Id", "Key"}."""
+        """POST: a new object; with x-upsert: true, a new or rewritten one. Answers {"Id", "Key"}.
+        As src/storage/uploader.ts reads the request: a multipart/form-data body (what the client
+        libraries send) gives the first file, its type (or the form's contentType field) and the form's
+        cacheControl as `max-age=N`, else `no-cache`; any other body is the file itself, typed by its
+        Content-Type (else application/octet-stream), cached as its Cache-Control header says (else
+        `no-cache`)."""
         if not VALID_KEY.match(name):
             raise StorageError("400", "InvalidKey", f"Invalid key: {name}")
         size_limit, mime_types = limits
-        mimetype = (headers.get("Content-Type") or "text/plain;charset=UTF-8").split(";")[0].strip()
+        content_type = headers.get("Content-Type") or ""
+        if content_type.startswith("multipart/form-data"):
+            body, mimetype, cache_control = form_upload(content_type, body)
+        else:
+            mimetype = content_type or "application/octet-stream"
+            cache_control = headers.get("Cache-Control") or "no-cache"
+        mimetype = mimetype.split(";")[0].strip()
         if size_limit and len(body) > size_limit:
             raise StorageError("413", "EntityTooLarge", "The object exceeded the maximum allowed size",
                                "Payload too large")
@@ -94,7 +115,7 @@ class StorageAPI:
         etag = '"' + hashlib.md5(body).hexdigest() + '"'
         metadata = {"eTag": etag, "size": len(body), "mimetype": mimetype, "lastModified": formatdate(usegmt=True),
                     "contentLength": len(body), "httpStatusCode": 200,
-                    "cacheControl": headers.get("Cache-Control") or "max-age=3600"}
+                    "cacheControl": cache_control}
         statement = ("insert into storage.objects (bucket_id, name, owner, owner_id, metadata, version) "
                      "values (%s, %s, %s, %s, %s, gen_random_uuid()::text)")
         if headers.get("x-upsert") == "true":
@@ -102,7 +123,7 @@ class StorageAPI:
                           "owner_id = excluded.owner_id, metadata = excluded.metadata, version = excluded.version, "
                           "updated_at = now(), last_accessed_at = now()")
         owner = claims.get("sub")
-        with self.standin.as_caller(claims, "POST", f"/object/{bucket}/{name}") as connection:
+        with self.standin.as_caller(claims, "POST", f"/object/{bucket}/{name}", storage_api=True) as connection:
             object_id = connection.execute(statement + " returning id", [bucket, name, owner, owner,
                                                                          json.dumps(metadata)]).fetchone()[0]
             # Stored while the row is still locked, so concurrent rewrites keep the bytes of the last commit.
@@ -112,7 +133,7 @@ class StorageAPI:
 
     def download(self, claims, bucket, name, headers):
         """GET: the object if the caller may read it; Range: bytes=N-, N-M or -K answers 206."""
-        with self.standin.as_caller(claims, "GET", f"/object/{bucket}/{name}") as connection:
+        with self.standin.as_caller(claims, "GET", f"/object/{bucket}/{name}", storage_api=True) as connection:
             row = connection.execute("select id, metadata, updated_at from storage.objects "
                                      "where bucket_id = %s and name = %s", [bucket, name]).fetchone()
         with self.lock:
@@ -120,7 +141,7 @@ class StorageAPI:
         if data is None:
             raise no_such_key()
         _, metadata, updated_at = row
-        head = [("Cache-Control", metadata.get("cacheControl", "max-age=3600")), ("ETag", metadata.get("eTag", "")),
+        head = [("Cache-Control", metadata.get("cacheControl", "no-cache")), ("ETag", metadata.get("eTag", "")),
                 ("Last-Modified", formatdate(updated_at.timestamp(), usegmt=True)), ("Accept-Ranges", "bytes")]
         content_type = metadata.get("mimetype", "application/octet-stream")
         wanted = byte_range(headers.get("Range"), len(data))
@@ -146,7 +167,7 @@ class StorageAPI:
                 or not all(isinstance(p, str) for p in prefixes):
             raise StorageError("400", "InvalidRequest", "body/prefixes must be an array of 1 to 1000 strings",
                                "Bad Request")
-        with self.standin.as_caller(claims, "DELETE", f"/object/{bucket}") as connection:
+        with self.standin.as_caller(claims, "DELETE", f"/object/{bucket}", storage_api=True) as connection:
             text = connection.execute(
                 f"with gone as (delete from storage.objects where bucket_id = %s and name = any(%s) "
                 f"returning {OBJECT_COLUMNS}) select coalesce(json_agg(gone), '[]')::text from gone",
@@ -155,7 +176,7 @@ class StorageAPI:
         return Reply(200, text.encode())
 
     def delete_one(self, claims, bucket, name):
-        with self.standin.as_caller(claims, "DELETE", f"/object/{bucket}/{name}") as connection:
+        with self.standin.as_caller(claims, "DELETE", f"/object/{bucket}/{name}", storage_api=True) as connection:
             ids = connection.execute("delete from storage.objects where bucket_id = %s and name = %s returning id",
                                      [bucket, name]).fetchall()
         if not ids:
@@ -167,6 +188,42 @@ class StorageAPI:
         with self.lock:
             for object_id in object_ids:
                 self.blobs.pop(str(object_id), None)
+
+
+def jose_expired(exp, now):
+    """jose's jwtVerify (src/lib/jwt_claims_set.ts, no clockTolerance): expired when exp <= now, now in
+    whole seconds."""
+    return exp <= int(now)
+
+
+def jose_message(error):
+    """The words of jose's errors (JWSInvalid, JOSEAlgNotAllowed, JWSSignatureVerificationFailed,
+    JWTExpired) for a refused token."""
+    return {"empty": "Invalid Compact JWS", "parts": "Invalid Compact JWS",
+            "encoding": "JWS Protected Header is invalid",
+            "algorithm": '"alg" (Algorithm) Header Parameter value not allowed',
+            "signature": "signature verification failed",
+            "expired": '"exp" claim timestamp check failed'}[error.kind]
+
+
+def form_upload(content_type, body):
+    """(file bytes, MIME type, Cache-Control) of a multipart/form-data upload, as uploader.ts reads it
+    with @fastify/multipart's request.file(): the first file part, and contentType and cacheControl from
+    the fields sent before it."""
+    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+        f"Content-Type: {content_type}\r\n\r\n".encode() + body)
+    fields, file_part = {}, None
+    for part in message.iter_parts():
+        if part.get_filename() is not None:
+            file_part = part
+            break
+        if part.get_param("name", header="content-disposition"):
+            fields[part.get_param("name", header="content-disposition")] = part.get_content().strip()
+    if file_part is None:
+        raise StorageError("400", "InvalidRequest", "No content provided", "Bad Request")
+    mimetype = fields.get("contentType") or file_part.get_content_type()
+    cache_time = fields.get("cacheControl")
+    return file_part.get_payload(decode=True) or b"", mimetype, f"max-age={cache_time}" if cache_time else "no-cache"
 
 
 def allowed_mime(mimetype, allowed):

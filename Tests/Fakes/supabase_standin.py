@@ -1,13 +1,17 @@
-"""The Supabase stand-in: a fresh PostgreSQL database per fake, the project's keys, the API gateway's key
-check, and the control routes the tests use. The REST and Storage routes are in postgrest.py and
-storage_api.py; both run every request in the database as the caller (role and JWT claims), so the
-schema's constraints, triggers and row-level security answer, not this code.
+"""The Supabase stand-in: a fresh PostgreSQL database per fake, the project's keys, the API gateway in
+front of the services, and the control routes the tests use. The Auth, REST and Storage routes are in
+auth_api.py, postgrest.py and storage_api.py; REST and Storage run every request in the database as the
+caller (role and JWT claims), so the schema's constraints, triggers and row-level security answer, not
+this code; Auth keeps its users, sessions and refresh tokens in the same database's `auth` schema, so
+`auth.uid()` sees the users it signs in.
 """
 import json
 import os
+import secrets
 import sys
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import parse_qsl
 
 # Tests/Group/groupdb.py: the cluster, its template database, and the driver.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "Group"))
@@ -18,7 +22,16 @@ from reply import Reply  # noqa: E402
 
 # The project's JWT secret. Tests never need it: /_control/member hands out signed keys.
 TEST_JWT_SECRET = "snapstation-fake-jwt-secret-with-at-least-32-characters"
-ISSUED_AT, EXPIRES_AT = 1_767_225_600, 4_102_444_800  # 2026-01-01 and 2100-01-01: fixed, so keys are stable
+# The legacy anon key's times: fixed, so the key is stable.
+ISSUED_AT, EXPIRES_AT = 1_767_225_600, 4_102_444_800  # 2026-01-01 and 2100-01-01
+# Auth's default access-token lifetime (supabase/auth internal/conf/configuration.go: JWT.Exp 0 -> 3600) and
+# the refresh-token reuse interval projects start with (10 s: supabase/cli pkg/config/templates/config.toml,
+# refresh_token_reuse_interval; Auth's own zero value, with GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL
+# unset, would be 0).
+JWT_EXPIRY, REUSE_INTERVAL = 3600, 10
+# How long a /_control/member key lasts unless the request says: the longest access-token expiry a real
+# project can be set to (Studio's JWT_EXP maximum, 604800 s, a week), so a key outlives any test run.
+MEMBER_KEY_SECONDS = 604_800
 
 
 class Refusal(Exception):
@@ -30,58 +43,84 @@ class Refusal(Exception):
 
 
 class SupabaseStandIn:
-    def __init__(self, cluster, secret=TEST_JWT_SECRET):
+    def __init__(self, cluster, secret=TEST_JWT_SECRET, jwt_expiry=JWT_EXPIRY, reuse_interval=REUSE_INTERVAL,
+                 autoconfirm=True):
+        import auth_api  # here: it imports this module's Refusal
         self.cluster = cluster
         self.secret = secret
+        self.jwt_expiry, self.reuse_interval, self.autoconfirm = jwt_expiry, reuse_interval, autoconfirm
         self.database = f"snapstation_fake_{os.getpid()}"
         self.anon_key = jwt_hs256.sign({"iss": "supabase", "ref": "snapstation-fake", "role": "anon",
                                         "iat": ISSUED_AT, "exp": EXPIRES_AT}, secret)
+        # The newer kind of public key (docs: "API keys"): opaque, made anew at each start; the gateway
+        # turns it into the anon role's JWT.
+        self.publishable_key = "sb_publishable_" + secrets.token_urlsafe(24).replace("-", "x").replace("_", "y")
+        self.issuer = "http://127.0.0.1/auth/v1"  # fake_services.py sets the real address once it listens
         drop_stale_databases(cluster)
         cluster.create_database(self.database, cluster.template())
+        self.auth = auth_api.AuthAPI(self)
 
     def close(self):
         self.cluster.drop_database(self.database)
 
-    # -- who is calling ---------------------------------------------------------------------------------
+    # -- the API gateway ----------------------------------------------------------------------------------
 
-    def claims(self, headers):
-        """The caller's JWT claims. The gateway first wants the project's key in `apikey` (Refusal);
-        without an Authorization header the key itself is the bearer (the anon role). A bearer token that
-        does not verify raises jwt_hs256.JWTError, which each service answers in its own way."""
+    def gateway(self, service, headers, query=""):
+        """What the gateway does before `service` ("auth", "rest" or "storage") sees the request, as the
+        self-hosted Kong has it (supabase/supabase docker/volumes/api/kong.yml and kong-entrypoint.sh):
+        key-auth on auth-v1 and rest-v1 only (storage-v1 has none: S3 requests carry no apikey), the key
+        read from the `apikey` header or url parameter and held to the project's keys (Refusal); then
+        LUA_AUTH_EXPR: an Authorization header that is not an sb_ key passes as it is, else the
+        publishable key in the `apikey` header becomes `Bearer <anon JWT>`, else that header itself (a
+        legacy key, no `Bearer`).
+        Answers the Authorization header the service receives, or None."""
         apikey = headers.get("apikey")
-        if not apikey:
-            raise Refusal(Reply(401, {"message": "No API key found in request",
-                                      "hint": "No `apikey` request header or url param was found."}))
-        if apikey != self.anon_key:
-            raise Refusal(Reply(401, {"message": "Invalid API key",
-                                      "hint": "Double check your Supabase `anon` or `service_role` API key."}))
-        return jwt_hs256.verify(bearer(headers) or apikey, self.secret)
+        if service in ("auth", "rest"):
+            apikey = apikey or dict(parse_qsl(query or "")).get("apikey")
+            if not apikey:
+                raise Refusal(Reply(401, {"message": "No API key found in request",
+                                          "hint": "No `apikey` request header or url param was found."}))
+            if apikey not in (self.anon_key, self.publishable_key):
+                raise Refusal(Reply(401, {"message": "Invalid API key",
+                                          "hint": "Double check your Supabase `anon` or `service_role` API key."}))
+        authorization = headers.get("Authorization")
+        if authorization and not authorization.startswith("Bearer sb_"):
+            return authorization
+        header_key = headers.get("apikey")
+        if header_key is not None and header_key == self.publishable_key:
+            return f"Bearer {self.anon_key}"
+        return header_key or None
 
-    def auth_ok(self, headers):
-        """Whether the request's key and token are this project's (for /_requests)."""
+    def auth_ok(self, service, headers, query=""):
+        """Whether the gateway lets the request through and its token verifies now (for /_requests)."""
         try:
-            self.claims(headers)
+            token = bearer(self.gateway(service, headers, query))
+            if token:
+                jwt_hs256.verify(token, self.secret)
             return True
         except (Refusal, jwt_hs256.JWTError):
             return False
 
-    def member_key(self, user_id):
-        return jwt_hs256.sign({"iss": "snapstation-fake/auth/v1", "sub": str(user_id), "aud": "authenticated",
-                               "role": "authenticated", "iat": ISSUED_AT, "exp": EXPIRES_AT,
-                               "is_anonymous": False}, self.secret)
+    def member_session(self, user_id, seconds=MEMBER_KEY_SECONDS):
+        """A new session of `user_id`: {"access_token" valid for `seconds`, "refresh_token", "expires_at"}."""
+        return self.auth.side_door_session(user_id, seconds)
 
     # -- database sessions --------------------------------------------------------------------------------
 
     @contextmanager
-    def as_caller(self, claims, method, path):
+    def as_caller(self, claims, method, path, storage_api=False):
         """A transaction as PostgREST and the Storage API run one: logged in as `authenticator`, switched
-        to the role of the caller's JWT, with its claims where auth.uid() and auth.jwt() read them."""
+        to the role of the caller's JWT, with its claims where auth.uid() and auth.jwt() read them. The
+        Storage API also sets `storage.allow_delete_query`, which its protect_delete trigger wants before
+        any delete of storage.objects (supabase/storage src/internal/database/postgres/scope.ts)."""
         with self.cluster.connect(self.database, user="authenticator") as connection:
             with connection.transaction():
                 connection.execute(
                     "select set_config('role', %s, true), set_config('request.jwt.claims', %s, true), "
-                    "set_config('request.method', %s, true), set_config('request.path', %s, true)",
-                    [claims.get("role") or "anon", json.dumps(claims), method, path])
+                    "set_config('request.method', %s, true), set_config('request.path', %s, true), "
+                    "set_config('storage.allow_delete_query', %s, true)",
+                    [claims.get("role") or "anon", json.dumps(claims), method, path,
+                     "true" if storage_api else "false"])
                 yield connection
 
     @contextmanager
@@ -96,7 +135,8 @@ class SupabaseStandIn:
     def control(self, method, route, body, storage):
         """Answers /_control/<route>, or None when the route is not the stand-in's."""
         routes = {("POST", "member"): self.add_member, ("POST", "age"): self.age,
-                  ("POST", "expire"): self.expire, ("GET", "objects"): self.objects, ("GET", "rows"): self.rows}
+                  ("POST", "expire"): self.expire, ("GET", "objects"): self.objects, ("GET", "rows"): self.rows,
+                  ("GET", "keys"): self.keys}
         if (method, route) == ("POST", "reset"):
             return self.reset(storage)
         handler = routes.get((method, route))
@@ -108,23 +148,44 @@ class SupabaseStandIn:
             return Reply(400, {"message": f"bad request: {error}"})
 
     def add_member(self, request):
-        """{"group", "name"[, "user_id"]}: adds a station (a new user, or `user_id` again) to a group,
-        creating the group when needed; answers the station's key."""
+        """{"group", "name"[, "user_id"][, "email", "password"][, "expires_in"]}: adds a station to a group,
+        creating the group when needed. The station is a new Auth user (with `email` and `password`, or
+        made-up ones, confirmed) or the user `user_id` again. Answers the station's key: an access token
+        of a new session of that user, valid for `expires_in` seconds (default a week, the longest a real
+        project allows), with that session's refresh token, and the user's email and password (the
+        password only for a user made here)."""
         group, name, user = str(request["group"]), str(request["name"]), request.get("user_id")
+        seconds = int(request.get("expires_in") or MEMBER_KEY_SECONDS)
+        email = password = None
         try:
             with self.as_admin() as connection:
                 connection.execute("insert into public.groups (name) values (%s) on conflict (name) do nothing",
                                    [group])
                 if user is None:
-                    user = connection.execute("insert into auth.users (id) values (gen_random_uuid()) "
-                                              "returning id").fetchone()[0]
+                    email = str(request.get("email") or f"station-{secrets.token_hex(6)}@snapstation.test")
+                    password = str(request.get("password") or secrets.token_urlsafe(12))
+                    user = self.auth.create_user(connection, email, password, confirmed=True)
+                else:
+                    row = connection.execute("select email from auth.users where id = %s", [user]).fetchone()
+                    email = row[0] if row else None
                 connection.execute("insert into public.members (group_id, user_id, name) "
                                    "select id, %s, %s from public.groups where name = %s", [user, name, group])
         except psycopg.Error as error:
             full = "already has 12 members" in str(error) or error.sqlstate == "23505"
             return Reply(409 if full else 400, {"code": error.sqlstate, "message": error.diag.message_primary})
-        return Reply(200, {"key": self.member_key(user), "anon_key": self.anon_key, "user_id": str(user),
-                           "group": group, "name": name})
+        session = self.member_session(user, seconds)
+        answer = {"key": session["access_token"], "anon_key": self.anon_key, "user_id": str(user),
+                  "group": group, "name": name, "publishable_key": self.publishable_key,
+                  "refresh_token": session["refresh_token"], "expires_at": session["expires_at"], "email": email}
+        if password is not None:
+            answer["password"] = password
+        return Reply(200, answer)
+
+    def keys(self, _request):
+        """The project's public keys and settings (what `Tests/Group/standin` prints)."""
+        return Reply(200, {"anon_key": self.anon_key, "publishable_key": self.publishable_key,
+                           "jwt_expiry": self.jwt_expiry, "refresh_token_reuse_interval": self.reuse_interval,
+                           "autoconfirm": self.autoconfirm})
 
     def age(self, request):
         """{"hours": H}: everything happened H hours earlier. Rows move their days back by H/24 rounded,
@@ -162,15 +223,17 @@ class SupabaseStandIn:
 
     def reset(self, storage):
         with self.as_admin() as connection:
-            connection.execute("truncate public.group_photos, public.members, public.groups, auth.users, "
-                               "storage.objects")
+            connection.execute("truncate public.group_photos, public.members, public.groups, auth.mfa_amr_claims, "
+                               "auth.refresh_tokens, auth.sessions, auth.identities, auth.users, storage.objects")
         storage.forget_all()
         return None  # the fake also clears its faults and requests, and answers
 
 
-def bearer(headers):
-    value = headers.get("Authorization") or ""
-    return value[7:].strip() if value.lower().startswith("bearer ") else None
+def bearer(authorization):
+    """The token of an Authorization header as PostgREST reads it (wai-extra's extractBearerAuth: the
+    word `Bearer` in any case, then the rest), or None."""
+    scheme, _, rest = (authorization or "").strip().partition(" ")
+    return rest.strip() if scheme.lower() == "bearer" else None
 
 
 def drop_stale_databases(cluster):

@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
 """Checks the Supabase stand-in (Tests/Fakes/fake_services.py --postgres) end to end over HTTP, the way
 the station calls it: keys from /_control/member, uploads, row inserts, reads, ranged downloads, bulk
-deletes, and the 48-hour expiry.
+deletes, and the 48-hour expiry; then Auth and the gateway: sign-up and sign-in, the API keys on /auth and
+/rest but not /storage, expired access tokens as each service answers them, refresh-token rotation and
+reuse, and sign-out.
 
     Tests/Group/postgres.sh start && python3 Tests/Group/check_fake.py
 
 Prints each check with its time and `fake: N passed, M failed`; exits non-zero on any failure.
 """
+import base64
 import http.client
 import json
 import os
+import re
 import subprocess
 import sys
 import time
+import uuid
 from datetime import datetime, timedelta, timezone
 from urllib.parse import quote
 
@@ -207,6 +212,210 @@ def run(fake):
         assert kitchen.select("select=photo_id") == (200, [])
 
 
+AUTH_JSON = {"Content-Type": "application/json"}
+
+
+def token_claims(token):
+    payload = token.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+
+
+class Project:
+    """The project's keys, and Auth's routes called as a client library calls them."""
+
+    def __init__(self, fake):
+        self.fake = fake
+        status, keys = fake.json("GET", "/_control/keys")
+        assert status == 200, (status, keys)
+        self.anon, self.publishable = keys["anon_key"], keys["publishable_key"]
+
+    def auth(self, path, body=None, token=None, version=None, method="POST", key=None):
+        headers = {"apikey": key or self.anon, **({"Authorization": f"Bearer {token}"} if token else {}),
+                   **({"X-Supabase-Api-Version": version} if version else {})}
+        status, answer_headers, data = self.fake.call(method, f"/auth/v1/{path}", body, headers)
+        return status, answer_headers, (json.loads(data) if data and data[:1] in b"{[" else data)
+
+    def sign_in(self, email, password, version=None):
+        return self.auth("token?grant_type=password", {"email": email, "password": password}, version=version)
+
+    def refresh(self, refresh_token):
+        status, _, answer = self.auth("token?grant_type=refresh_token", {"refresh_token": refresh_token})
+        return status, answer
+
+    def rest(self, token, path="group_photos?select=photo_id"):
+        return self.fake.json("GET", f"/rest/v1/{path}", None,
+                              {"apikey": self.anon, "Authorization": f"Bearer {token}"})
+
+    def storage(self, token, name, headers=None):
+        return self.fake.call("GET", f"/storage/v1/object/authenticated/snapstation/{quote(name)}", None,
+                              {**({"Authorization": f"Bearer {token}"} if token else {}), **(headers or {})})
+
+
+def access_denied(message):
+    """Storage's refusal of a token: HTTP 400 with this body."""
+    return {"statusCode": "403", "code": "AccessDenied", "error": "Unauthorized", "message": message}
+
+
+def run_auth(fake):
+    """Auth, the gateway and expiring tokens; the fake runs with --jwt-expiry 2 and
+    --refresh-token-reuse-interval 1, so nothing here waits long."""
+    project = Project(fake)
+    email, password = f"kitchen-{uuid.uuid4().hex[:8]}@Example.org", "correct horse"
+    member = {}
+
+    with check("auth: sign-up answers a session in Auth's shape (autoconfirm), the user confirmed, lower-case"):
+        status, headers, session = project.auth("signup", {"email": email, "password": password, "data": {}})
+        assert status == 200, (status, session)
+        assert list(session) == ["access_token", "token_type", "expires_in", "expires_at", "refresh_token", "user"], \
+            list(session)
+        assert session["token_type"] == "bearer" and session["expires_in"] in (1, 2), session
+        assert re.fullmatch(r"[a-z2-7]{12}", session["refresh_token"]), session["refresh_token"]
+        user = session["user"]
+        assert user["email"] == email.lower() and user["aud"] == user["role"] == "authenticated", user
+        assert user["email_confirmed_at"] and user["app_metadata"] == {"provider": "email", "providers": ["email"]}
+        assert user["identities"][0]["provider"] == "email" and user["identities"][0]["id"] == user["id"]
+        claims = token_claims(session["access_token"])
+        assert claims["sub"] == user["id"] and claims["role"] == "authenticated" and claims["aud"] == "authenticated"
+        assert claims["exp"] - claims["iat"] == 2 and claims["exp"] == session["expires_at"], claims
+        assert claims["session_id"] == headers["sb-auth-session-id"] and claims["amr"][0]["method"] == "password"
+        member.update(user_id=user["id"])
+
+    with check("auth: sign-up again 422 user_already_exists; a short password 422 weak_password; no email 422"):
+        status, _, answer = project.auth("signup", {"email": email, "password": password}, version="2024-01-01")
+        assert (status, answer) == (422, {"code": "user_already_exists", "message": "User already registered"})
+        status, _, answer = project.auth("signup", {"email": "x@example.org", "password": "12345"})
+        assert status == 422 and answer["error_code"] == "weak_password", answer
+        assert answer["weak_password"] == {"reasons": ["length"]}, answer
+        status, _, answer = project.auth("signup", {"password": password})
+        assert status == 422 and answer["error_code"] == "anonymous_provider_disabled", answer
+
+    with check("auth: wrong password 400 invalid_credentials, in the legacy body and the 2024-01-01 one"):
+        status, headers, answer = project.sign_in(email, "wrong horse")
+        assert (status, answer) == (400, {"code": 400, "error_code": "invalid_credentials",
+                                          "msg": "Invalid login credentials"}), (status, answer)
+        assert headers["x-sb-error-code"] == "invalid_credentials"
+        status, headers, answer = project.sign_in("nobody@example.org", password, version="2024-01-01")
+        assert (status, answer) == (400, {"code": "invalid_credentials", "message": "Invalid login credentials"})
+        assert headers["X-Supabase-Api-Version"] == "2024-01-01"
+        status, _, answer = project.auth("token?grant_type=magic", {})
+        assert status == 400 and answer["msg"] == "unsupported_grant_type", answer
+
+    with check("gateway: apikey needed on /auth and /rest (anon or sb_publishable_), not on /storage"):
+        status, _, session = project.sign_in(email, password, version="2024-01-01")
+        assert status == 200, session
+        token = session["access_token"]
+        assert project.fake.json("POST", "/auth/v1/token?grant_type=password", {"email": email, "password": password}
+                                 )[1]["message"] == "No API key found in request"
+        status, answer = project.fake.json("GET", "/rest/v1/group_photos", None,
+                                           {"apikey": "sb_publishable_not-this-project",
+                                            "Authorization": f"Bearer {token}"})
+        assert (status, answer["message"]) == (401, "Invalid API key"), (status, answer)
+        assert project.auth("user", token=token, method="GET", key=project.publishable)[0] == 200
+        status, answer = project.fake.json("GET", "/rest/v1/group_photos?select=photo_id", None,
+                                           {"apikey": project.publishable, "Authorization": f"Bearer {token}"})
+        assert (status, answer) == (200, []), (status, answer)
+        # The publishable key alone is the anon role, which may not read group_photos.
+        status, answer = project.fake.json("GET", "/rest/v1/group_photos", None, {"apikey": project.publishable})
+        assert status == 401 and answer["code"] == "42501", (status, answer)
+        # Storage: no key check; the bearer alone decides (404: no such object, not a refusal).
+        status, _, body = project.storage(token, "Nowhere/x.jpg", {"apikey": "not a key"})
+        assert (status, json.loads(body)["statusCode"]) == (400, "404"), (status, body)
+        status, _, body = project.storage(None, "Nowhere/x.jpg")
+        assert (status, json.loads(body)) == (400, access_denied("Invalid Compact JWS")), (status, body)
+
+    with check("expiry: PostgREST 401 PGRST303 'JWT expired' 30 s after exp; Storage 400/403 at exp; Auth 403 bad_jwt"):
+        status, answer = fake.json("POST", "/_control/member", {"group": GROUP, "name": "Late", "expires_in": -40})
+        assert status == 200, answer
+        status, headers, body = fake.call("GET", "/rest/v1/group_photos", None,
+                                          {"apikey": project.anon, "Authorization": f"Bearer {answer['key']}"})
+        assert (status, json.loads(body)) == (401, {"code": "PGRST303", "details": None, "hint": None,
+                                                    "message": "JWT expired"}), (status, body)
+        assert headers["WWW-Authenticate"] == 'Bearer error="invalid_token", error_description="JWT expired"', headers
+        status, _, body = project.storage(answer["key"], f"{GROUP}/x.jpg")
+        assert (status, json.loads(body)) == (400, access_denied('"exp" claim timestamp check failed')), body
+        status, _, body = project.auth("user", token=answer["key"], method="GET")
+        assert (status, body["error_code"]) == (403, "bad_jwt") and body["msg"].endswith("token is expired"), body
+        # Expired 5 s ago: PostgREST still takes it (its 30 s leeway), Storage does not.
+        status, answer = fake.json("POST", "/_control/member", {"group": GROUP, "name": "Later", "expires_in": -5})
+        assert project.rest(answer["key"])[0] == 200
+        assert json.loads(project.storage(answer["key"], f"{GROUP}/x.jpg")[2])["message"].startswith('"exp"')
+        # --jwt-expiry 2: the signed-in session's token is refused by Storage once its 2 s are up.
+        time.sleep(max(0, session["expires_at"] - time.time()) + 0.1)
+        assert json.loads(project.storage(token, f"{GROUP}/x.jpg")[2])["message"].startswith('"exp"')
+
+    with check("refresh: rotates; the used token again answers the active child; after the interval 'Already Used'"):
+        status, _, session = project.sign_in(email, password)
+        first = session["refresh_token"]
+        status, second = project.refresh(first)
+        # (The access token may be the same one: same claims within the same second.)
+        assert status == 200 and second["refresh_token"] != first, (status, second)
+        assert second["user"]["id"] == member["user_id"] and second["expires_in"] in (1, 2)
+        assert project.rest(second["access_token"])[0] == 200
+        status, again = project.refresh(first)
+        assert status == 200 and again["refresh_token"] == second["refresh_token"], "the parent of the active token"
+        status, third = project.refresh(second["refresh_token"])
+        assert status == 200 and third["refresh_token"] not in (first, second["refresh_token"])
+        time.sleep(1.2)  # past the reuse interval (1 s here, 10 s by default)
+        status, answer = project.refresh(first)
+        assert (status, answer) == (400, {"code": 400, "error_code": "refresh_token_already_used",
+                                          "msg": "Invalid Refresh Token: Already Used"}), (status, answer)
+        time.sleep(1.2)
+        status, answer = project.refresh(third["refresh_token"])
+        assert (status, answer["error_code"]) == (400, "refresh_token_already_used"), "the whole family is revoked"
+        status, answer = project.refresh("not-a-token")
+        assert (status, answer["error_code"], answer["msg"]) == (400, "validation_failed", "Refresh token is not valid")
+        status, answer = project.refresh("abcdefghijkl")
+        assert (status, answer["msg"]) == (400, "Invalid Refresh Token: Refresh Token Not Found"), answer
+
+    with check("refresh: an older revoked token used within the interval gets a new child, as Auth's rule has it"):
+        status, _, session = project.sign_in(email, password)
+        first = session["refresh_token"]
+        revoked = time.monotonic()
+        second = project.refresh(first)[1]["refresh_token"]
+        third = project.refresh(second)[1]["refresh_token"]
+        status, branch = project.refresh(first)  # not the active token's parent, but used again within 1 s
+        if time.monotonic() - revoked < 0.9:
+            assert status == 200 and branch["refresh_token"] not in (first, second, third), (status, branch)
+        else:  # a machine too busy to be sure it stayed within the interval: either branch of the rule
+            assert status == 200 or branch["error_code"] == "refresh_token_already_used", (status, branch)
+
+    with check("logout: 204; its refresh token is gone, /user says the session is; PostgREST still takes the JWT"):
+        status, _, session = project.sign_in(email, password)
+        token = session["access_token"]
+        status, _, body = project.auth("logout", token=token)
+        assert (status, body) == (204, b""), (status, body)
+        status, answer = project.refresh(session["refresh_token"])
+        assert (status, answer["error_code"]) == (400, "refresh_token_not_found"), answer
+        status, _, answer = project.auth("user", token=token, method="GET")
+        assert (status, answer["error_code"]) == (403, "session_not_found"), answer
+        assert project.rest(token)[0] == 200, "REST checks only the signature and exp"
+
+    with check("members: /_control/member answers email, password and a refresh token that work with Auth"):
+        status, answer = fake.json("POST", "/_control/member", {"group": GROUP, "name": "Porch"})
+        assert status == 200 and token_claims(answer["key"])["exp"] - time.time() > 6 * 86400, answer
+        assert project.sign_in(answer["email"], answer["password"])[0] == 200
+        status, refreshed = project.refresh(answer["refresh_token"])
+        assert status == 200 and token_claims(refreshed["access_token"])["sub"] == answer["user_id"]
+
+    with check("storage: an upload without Cache-Control is no-cache; a form upload's cacheControl is max-age"):
+        status, answer = fake.json("POST", "/_control/member", {"group": GROUP, "name": "Attic"})
+        key, name = answer["key"], f"{GROUP}/{DAY}/attic.jpg"
+        status, _, _ = fake.call("POST", f"/storage/v1/object/snapstation/{quote(name)}", jpeg(1000),
+                                 {"Authorization": f"Bearer {key}", "Content-Type": "image/jpeg"})
+        assert status == 200 and project.storage(key, name)[1]["Cache-Control"] == "no-cache"
+        boundary = "snapstation-boundary"
+        photo = jpeg(2000)
+        form = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"cacheControl\"\r\n\r\n3600\r\n"
+                f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"attic.jpg\"\r\n"
+                f"Content-Type: image/jpeg\r\n\r\n").encode() + photo + f"\r\n--{boundary}--\r\n".encode()
+        status, _, body = fake.call("POST", f"/storage/v1/object/snapstation/{quote(name)}", form,
+                                    {"Authorization": f"Bearer {key}", "x-upsert": "true",
+                                     "Content-Type": f"multipart/form-data; boundary={boundary}"})
+        assert status == 200, body
+        status, headers, data = project.storage(key, name)
+        assert data == photo and headers["Cache-Control"] == "max-age=3600" and headers["Content-Type"] == "image/jpeg"
+
+
 def main():
     cluster = groupdb.Cluster.from_environment()
     cluster.check_reachable()
@@ -233,6 +442,15 @@ def main():
             run(fake)
         finally:
             fake.close()
+    short = None
+    with check("a fake with --jwt-expiry 2 --refresh-token-reuse-interval 1 starts"):
+        short = Fake("--postgres", cluster.socket_dir, "--pg-port", str(cluster.port), "--pg-user", cluster.superuser,
+                     "--jwt-expiry", "2", "--refresh-token-reuse-interval", "1")
+    if short:
+        try:
+            run_auth(short)
+        finally:
+            short.close()
     with check("the fake dropped its database when its stdin closed"):
         assert fake, "it never started"
         with cluster.connect() as admin:

@@ -16,7 +16,7 @@ from datetime import timedelta
 
 import groupdb
 from groupdb import psycopg
-from rules_harness import NOW, TODAY, Rules, count, insert_photo, put_object, refused, run_together
+from rules_harness import NOW, TODAY, Rules, count, insert_photo, put_object, refused, remove_object, run_together
 
 DATABASE = "snapstation_rules"
 checks = []
@@ -288,7 +288,7 @@ def storage_upload(rules):
         caller.close()
 
 
-@check("storage: members read their groups' objects, others nothing; only the owner deletes")
+@check("storage: members read their groups' objects, others nothing; only the owner deletes, through the API")
 def storage_read_delete(rules):
     a, b = rules.add_member("Gardeners", "Spade"), rules.add_member("Gardeners", "Fork")
     outsider = rules.add_member("Sculptors", "Hammer")
@@ -298,10 +298,13 @@ def storage_read_delete(rules):
     find = "select name from storage.objects where bucket_id = 'snapstation' and name = %s"
     assert station_b.run(find, [name]) == [(name,)]
     assert station_out.run(find, [name]) == []
-    remove = "delete from storage.objects where bucket_id = 'snapstation' and name = %s"
-    assert station_b.run(remove, [name]) == 0, "a member deleted another member's object"
-    assert station_out.run(remove, [name]) == 0
-    assert station_a.run(remove, [name]) == 1
+    # As on Supabase, only the Storage API deletes objects: a plain SQL delete is refused, even the owner's.
+    refused(lambda: station_a.run("delete from storage.objects where name = %s", [name]), "42501",
+            message="Direct deletion from storage tables is not allowed")
+    refused(lambda: rules.admin.execute("delete from storage.objects where name = %s", [name]), "42501")
+    assert remove_object(station_b, name) == 0, "a member deleted another member's object"
+    assert remove_object(station_out, name) == 0
+    assert remove_object(station_a, name) == 1
     for caller in (station_a, station_b, station_out):
         caller.close()
 

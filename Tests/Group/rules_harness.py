@@ -56,9 +56,13 @@ class Station:
             self.connection.execute("select set_config('request.jwt.claims', %s, true)", [json.dumps(self.claims)])
             yield self.connection
 
-    def run(self, query, params=()):
-        """Runs one statement in its own transaction; returns its rows (or the row count)."""
+    def run(self, query, params=(), storage_api=False):
+        """Runs one statement in its own transaction; returns its rows (or the row count). With
+        `storage_api` the transaction is the Storage API's, which alone may delete storage.objects (it
+        sets storage.allow_delete_query: supabase/storage src/internal/database/postgres/scope.ts)."""
         with self.transaction() as connection:
+            if storage_api:
+                connection.execute("select set_config('storage.allow_delete_query', 'true', true)")
             cursor = connection.execute(query, params)
             return cursor.fetchall() if cursor.description else cursor.rowcount
 
@@ -115,6 +119,12 @@ def run_together(actions):
 def count(rules, query, params=()):
     """One number, read as the admin."""
     return rules.admin.execute(query, params).fetchone()[0]
+
+
+def remove_object(station, name):
+    """What the Storage API runs to delete an object, under the caller's role."""
+    return station.run("delete from storage.objects where bucket_id = 'snapstation' and name = %s", [name],
+                       storage_api=True)
 
 
 def put_object(station, name, upsert=False):

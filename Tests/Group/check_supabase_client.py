@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""Drives a Supabase project with Supabase's own Python client (`supabase` from PyPI, installed into
+.build-bench/supabase-client by this script) as a station would use it: sign up, sign in, refresh with
+rotation, Storage upload/download/remove in the `snapstation` bucket, an insert and a select on
+`group_photos` (docs/supabase/schema.sql), expired access tokens, sign-out.
+
+    python3 Tests/Group/check_supabase_client.py
+
+Against the stand-in (the default): starts `Tests/Group/standin --jwt-expiry 5` (its own PostgreSQL
+cluster; nothing else needs to run), signs up a new user and makes it a member of a group through the
+stand-in's /_control/member.
+
+Against a real project: with SUPABASE_URL and SUPABASE_ANON_KEY (the anon or publishable key) in the
+environment, and SNAPSTATION_TEST_EMAIL, SNAPSTATION_TEST_PASSWORD and SNAPSTATION_TEST_GROUP: a confirmed
+user that is a member of that group (docs/supabase/checking.md). Sign-up is not tried there; the expired
+token is checked only when the project's JWT expiry is 2 minutes or less; SUPABASE_REFRESH_TOKEN_REUSE_INTERVAL
+(default 10) is the project's reuse interval.
+
+Prints each check and ends with `N passed, N failed`; exits non-zero when one failed.
+"""
+import os
+import subprocess
+import sys
+import time
+import uuid
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "Support"))
+from pychecks import check, finish, in_venv  # noqa: E402  (Tests/Support/pychecks.py)
+
+SUPABASE = "supabase==2.34.1"
+STANDIN_JWT_EXPIRY = 5  # seconds: short enough to wait for, long enough for a few requests per token
+POSTGREST_SKEW = 30  # PostgREST takes a token for 30 s past its exp (src/library/PostgREST/Auth/Jwt.hs)
+
+
+def have_supabase():
+    try:
+        import supabase  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+in_venv("supabase-client", [SUPABASE], have_supabase)
+
+import httpx  # noqa: E402
+from postgrest.exceptions import APIError  # noqa: E402
+from storage3.utils import StorageException  # noqa: E402
+from supabase import ClientOptions, create_client  # noqa: E402
+from supabase_auth.errors import AuthApiError  # noqa: E402
+from supabase_auth.helpers import decode_jwt  # noqa: E402
+
+
+class Target:
+    """The project the checks run against: a real one from the environment, or the stand-in."""
+
+    def __init__(self):
+        self.process = None
+        self.real = bool(os.environ.get("SUPABASE_URL") and os.environ.get("SUPABASE_ANON_KEY"))
+        if self.real:
+            needed = ("SNAPSTATION_TEST_EMAIL", "SNAPSTATION_TEST_PASSWORD", "SNAPSTATION_TEST_GROUP")
+            missing = [name for name in needed if not os.environ.get(name)]
+            if missing:
+                raise SystemExit(f"against a real project these are needed too: {', '.join(missing)} "
+                                 "(docs/supabase/checking.md)")
+            self.url, self.key = os.environ["SUPABASE_URL"].rstrip("/"), os.environ["SUPABASE_ANON_KEY"]
+            self.email, self.password = os.environ["SNAPSTATION_TEST_EMAIL"], os.environ["SNAPSTATION_TEST_PASSWORD"]
+            self.group = os.environ["SNAPSTATION_TEST_GROUP"]
+            self.reuse_interval = int(os.environ.get("SUPABASE_REFRESH_TOKEN_REUSE_INTERVAL", "10"))
+            print(f"against the project at {self.url}")
+            return
+        self.process = subprocess.Popen([str(HERE / "standin"), "--jwt-expiry", str(STANDIN_JWT_EXPIRY)],
+                                        stdout=subprocess.PIPE, text=True)
+        values = {}
+        while len(values) < 3:
+            line = self.process.stdout.readline()
+            if not line:
+                raise SystemExit("Tests/Group/standin did not start")
+            name, _, value = line.strip().partition("=")
+            values[name] = value
+        self.url, self.key = values["SUPABASE_URL"], values["SUPABASE_ANON_KEY"]
+        self.publishable = values["SUPABASE_PUBLISHABLE_KEY"]
+        self.email, self.password = f"python-{uuid.uuid4().hex[:10]}@example.org", "a station's password"
+        self.group, self.reuse_interval = "Client Check", 10
+        print(f"against the stand-in at {self.url} (Tests/Group/standin --jwt-expiry {STANDIN_JWT_EXPIRY})")
+
+    def client(self, headers=None):
+        """A client as an app makes one; no background refresh, so the checks decide when it refreshes."""
+        options = ClientOptions(auto_refresh_token=False, persist_session=False, headers=headers or {})
+        return create_client(self.url, self.key, options)
+
+    def add_member(self, user_id):
+        """The stand-in's side door: the new user joins the group (on a real project, the owner's SQL)."""
+        answer = httpx.post(f"{self.url}/_control/member",
+                            json={"group": self.group, "name": "Python", "user_id": user_id}, timeout=10)
+        assert answer.status_code == 200, answer.text
+
+    def close(self):
+        if self.process:
+            self.process.terminate()
+            self.process.wait(timeout=60)
+
+
+def refused(action):
+    """The AuthApiError, APIError or StorageException that `action` raises."""
+    try:
+        action()
+    except (AuthApiError, APIError, StorageException) as error:
+        return error
+    raise AssertionError("it was not refused")
+
+
+def wait_until(moment):
+    time.sleep(max(0.0, moment - time.time()))
+
+
+def run(target):
+    client = target.client()
+    today = datetime.now(timezone.utc).date().isoformat()
+    photo_id = f"py-{uuid.uuid4().hex[:12]}"
+    name = f"{target.group}/{today}/{photo_id}.jpg"
+    jpeg = b"\xff\xd8\xff\xe0" + os.urandom(4000) + b"\xff\xd9"
+    state = {}
+
+    if target.real:
+        print("note: sign-up is not tried against a real project (its confirmation e-mail would go out)")
+    else:
+        with check("auth: sign_up answers a session (autoconfirm), the user is confirmed"):
+            answer = client.auth.sign_up({"email": target.email, "password": target.password})
+            assert answer.session and answer.user and answer.user.email == target.email, answer
+            assert answer.user.email_confirmed_at is not None
+            target.add_member(answer.user.id)
+
+    with check("auth: sign_in_with_password: a bearer session whose JWT names the user; a wrong password refused"):
+        error = refused(lambda: client.auth.sign_in_with_password({"email": target.email, "password": "not it"}))
+        assert isinstance(error, AuthApiError) and (error.status, error.code) == (400, "invalid_credentials"), error
+        assert error.message == "Invalid login credentials", error.message
+        answer = client.auth.sign_in_with_password({"email": target.email, "password": target.password})
+        session = answer.session
+        assert session.token_type == "bearer" and session.refresh_token and session.user.email == target.email.lower()
+        assert abs(session.expires_at - (time.time() + session.expires_in)) <= 2, session
+        if not target.real:
+            assert session.expires_in in (STANDIN_JWT_EXPIRY - 1, STANDIN_JWT_EXPIRY), session.expires_in
+        state.update(session=session)
+        claims = decode_jwt(session.access_token)["payload"]
+        assert claims["sub"] == session.user.id and claims["role"] == "authenticated", claims
+        assert claims["exp"] == session.expires_at and claims.get("session_id"), claims
+
+    with check("auth: get_user with the access token is the signed-in user"):
+        user = client.auth.get_user(state["session"].access_token).user
+        assert user.id == state["session"].user.id and user.email == target.email.lower()
+
+    with check("rest: insert a group_photos row as the member, select it back with the server's member_name"):
+        client.auth.refresh_session()  # a fresh token for the next few seconds
+        taken = datetime.now(timezone.utc) - timedelta(minutes=1)
+        row = {"group_name": target.group, "day": today, "photo_id": photo_id, "object_path": name,
+               "byte_size": len(jpeg), "taken_at": taken.isoformat(),
+               "expires_at": (taken + timedelta(hours=48)).isoformat()}
+        try:
+            inserted = client.table("group_photos").insert(row).execute().data
+            assert inserted[0]["photo_id"] == photo_id and inserted[0]["member_name"], inserted
+        except APIError as error:
+            # A real project's member may have shared today already (an earlier run): the daily rule.
+            assert target.real and error.code == "23505" and "one_photo_per_member_per_day" in error.message, error
+            print("     note: the member had shared today already; the server's daily rule answered 409")
+        rows = client.table("group_photos").select("photo_id,member_name,day").eq("group_name", target.group) \
+            .eq("day", today).execute().data
+        assert rows and all(r["day"] == today for r in rows), rows
+        assert target.real or [r["photo_id"] for r in rows] == [photo_id], rows
+
+    with check("storage: upload into the group's folder, download the same bytes, remove, then 404"):
+        client.auth.refresh_session()
+        bucket = client.storage.from_("snapstation")
+        uploaded = bucket.upload(name, jpeg, {"content-type": "image/jpeg", "upsert": "true"})
+        assert uploaded.path == name, uploaded
+        assert bucket.download(name) == jpeg
+        removed = bucket.remove([name])
+        assert [item["name"] for item in removed] == [name], removed
+        error = refused(lambda: bucket.download(name))
+        assert str(error.status) in ("400", "404") and error.message == "Object not found", repr(error)
+
+    with check("refresh: refresh_session rotates the refresh token; the used one again answers the same new one"):
+        first = client.auth.sign_in_with_password({"email": target.email, "password": target.password}) \
+            .session.refresh_token
+        second = client.auth.refresh_session(first).session
+        state["first_revoked"] = time.time()
+        assert second.refresh_token != first and second.user.id == state["session"].user.id
+        again = client.auth.refresh_session(first).session
+        assert again.refresh_token == second.refresh_token, "the parent of the active token answers that token"
+        third = client.auth.refresh_session(second.refresh_token).session
+        assert third.refresh_token not in (first, second.refresh_token)
+        assert client.table("group_photos").select("photo_id").limit(1).execute().data is not None
+        state.update(first=first, third=third)
+
+    with check(f"refresh: {target.reuse_interval} s on, the first token is refused (Already Used), then its session"):
+        wait_until(state["first_revoked"] + target.reuse_interval + 1.5)
+        error = refused(lambda: client.auth.refresh_session(state["first"]))
+        assert (error.status, error.code) == (400, "refresh_token_already_used"), (error.status, error.code)
+        assert error.message == "Invalid Refresh Token: Already Used", error.message
+        revoked = time.time()
+        wait_until(revoked + target.reuse_interval + 1.5)
+        error = refused(lambda: client.auth.refresh_session(state["third"].refresh_token))
+        # The stand-in (Auth's default refresh tokens) revokes the session's tokens; newer ones end the session.
+        assert error.status == 400 and error.code in ("refresh_token_already_used", "refresh_token_not_found"), error
+
+    expires_at = state["session"].expires_at
+    if state["session"].expires_in > 120:
+        print(f"note: the expired-token check needs a JWT expiry of 2 minutes or less "
+              f"(this project's: {state['session'].expires_in} s)")
+    else:
+        with check("expiry: an expired token: PostgREST 401 PGRST303 'JWT expired', Storage 403 exp check failed"):
+            stale = target.client({"Authorization": f"Bearer {state['session'].access_token}"})
+            wait_until(expires_at + 1)
+            error = refused(lambda: stale.storage.from_("snapstation").download(name))
+            assert (str(error.status), error.message) == ("403", '"exp" claim timestamp check failed'), repr(error)
+            wait_until(expires_at + POSTGREST_SKEW + 2)
+            error = refused(lambda: stale.table("group_photos").select("photo_id").execute())
+            assert (error.code, error.message) == ("PGRST303", "JWT expired"), repr(error)
+
+    with check("sign_out: the session ends; its refresh token is refused afterwards"):
+        session = client.auth.sign_in_with_password({"email": target.email, "password": target.password}).session
+        client.auth.sign_out()
+        assert client.auth.get_session() is None
+        error = refused(lambda: client.auth.refresh_session(session.refresh_token))
+        assert (error.status, error.code) == (400, "refresh_token_not_found"), (error.status, error.code)
+
+
+def main():
+    began = time.monotonic()
+    target = None
+    with check("the project answers (the stand-in starts, or the real project's URL and key are set)"):
+        target = Target()
+    if target:
+        try:
+            run(target)
+        finally:
+            target.close()
+    print(f"supabase client checks took {time.monotonic() - began:.1f}s")
+    finish()
+
+
+if __name__ == "__main__":
+    main()
