@@ -214,8 +214,17 @@ extension StationConfig {
         group.folder = r.string("group.folder", default: d.group.folder)
         group.url = r.string("group.url", default: d.group.url)
         group.bucket = r.string("group.bucket", default: d.group.bucket)
+        group.email = r.string("group.email", default: d.group.email)
         group.keySource = r.keySource("group.key_source", default: d.group.keySource)
         group.anonKey = r.string("group.anon_key", default: d.group.anonKey)
+        if group.backend == .supabase && group.anonKey.isEmpty {
+            // Supabase's gateway refuses any other key as `apikey` (docker/volumes/api/kong.yml, key-auth):
+            // every photo would be refused.
+            r.report(
+                r.isSet("group.anon_key") ? "group.anon_key" : "group.backend",
+                "the supabase backend needs the project's public key",
+                expected: "group.anon_key = the anon or publishable key from the project's API settings")
+        }
         group.reviewSeconds = r.int("group.review_seconds", default: d.group.reviewSeconds, in: 1...30)
         group.inboxMinutes = r.int("group.inbox_minutes", default: d.group.inboxMinutes, in: 1...1440)
         for name in group.names where name.count > 100 || name.contains(where: { !Self.isPathSafe($0) }) {

@@ -151,9 +151,14 @@ public struct StationConfig: Sendable, Hashable {
         /// Supabase backend: the project URL.
         public var url = ""
         public var bucket = "snapstation"
-        /// Supabase backend: the station's own key (its member's JWT), a secret.
+        /// Supabase backend: the station's Supabase Auth user; its password is at `keySource`. Empty: the
+        /// key at `keySource` is a user's access token as it is (which a real project expires within an
+        /// hour; for a local stand-in only).
+        public var email = ""
+        /// Supabase backend: the station's password (or, without `email`, a user's access token), a secret.
         public var keySource = KeySource.environment("SUPABASE_KEY")
-        /// Supabase backend: the project's public anon key, sent as `apikey`; "" sends the station's key.
+        /// Supabase backend: the project's public key (the legacy anon JWT or `sb_publishable_…`), sent as
+        /// `apikey`; required.
         public var anonKey = ""
         public var reviewSeconds = 3
         /// How often the station looks for the photos the other members shared.

@@ -112,13 +112,16 @@ public enum UploadFailure: Sendable, Hashable, Error {
     /// The server's TLS certificate could not be verified (a wrong clock, or not the real server): the
     /// photo waits, and is sent when it can be verified.
     case untrusted(String)
+    /// The station could not sign in to the group's server (a wrong password, a disabled user, not a
+    /// Supabase project): the photo waits, and goes once signing in works.
+    case signInFailed(String)
 }
 
 extension UploadFailure {
     /// The photo waits and is tried again: no network, a full folder, a server not verified yet.
     public var mayHeal: Bool {
         switch self {
-        case .offline, .destinationFull, .untrusted: true
+        case .offline, .destinationFull, .untrusted, .signInFailed: true
         case .alreadySentToday, .rejected: false
         }
     }

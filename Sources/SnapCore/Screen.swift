@@ -233,6 +233,8 @@ public struct ProblemScreen: Sendable, Hashable {
         case destinationFull(group: String)
         /// The group's server could not be verified: the photo waits.
         case untrustedServer(group: String)
+        /// The station could not sign in to the group's server: the photo waits.
+        case signInFailed(group: String, reason: String)
         /// Meal mode offline: the photo waits for the network, and the meal is logged by itself then.
         case analysisQueued
         case uploadRejected(String)
@@ -249,6 +251,7 @@ public struct ProblemScreen: Sendable, Hashable {
             case .networkDown: "network-down"
             case .destinationFull: "destination-full"
             case .untrustedServer: "server-untrusted"
+            case .signInFailed: "group-sign-in-failed"
             case .analysisQueued: "analysis-queued"
             case .uploadRejected: "upload-rejected"
             case .storageFull: "storage-full"

@@ -123,6 +123,10 @@ extension StationMachine {
             return transition(
                 to: .problem(.untrustedServer(group: group), photo: photo), now: now,
                 also: [.log(.warning, "the server of \(group) could not be verified (\(reason)): \(photo.id) waits")])
+        case .signInFailed(let reason):
+            return transition(
+                to: .problem(.signInFailed(group: group, reason: reason), photo: photo), now: now,
+                also: [.log(.warning, "group sign-in failed: \(reason): \(photo.id) waits for \(group)")])
         case .destinationFull:
             return transition(
                 to: .problem(.destinationFull(group: group), photo: photo), now: now,

@@ -159,7 +159,7 @@ public struct StationMachine: Sendable {
         case .sent: (.sentLinger, settings.sentLinger)
         case .locked: (.lockTick, .seconds(1))
         case .problem(.networkDown, _), .problem(.analysisQueued, _), .problem(.destinationFull, _),
-            .problem(.untrustedServer, _):
+            .problem(.untrustedServer, _), .problem(.signInFailed, _):
             (.problemDismiss, settings.problemDismiss)
         case .ready:
             (

@@ -10,14 +10,17 @@ public enum AtomicFile {
     /// The prefix of temporary files; names starting with it are never a finished file.
     public static let temporaryPrefix = ".tmp-"
 
-    /// Writes `bytes` to `path` atomically and durably, creating the folder if needed.
-    public static func write(_ bytes: some ContiguousBytes, to path: String) throws(FileError) {
+    /// Writes `bytes` to `path` atomically and durably, creating the folder if needed; `permissions` are
+    /// the new file's (a secret's: 0o600).
+    public static func write(_ bytes: some ContiguousBytes, to path: String, permissions: mode_t = 0o644)
+        throws(FileError)
+    {
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
         try createFolder(folder)
         let temporary =
             "\(folder)/\(temporaryPrefix)\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
-        let descriptor = try open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
+        let descriptor = try open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: permissions)
         let failure: FileError? = bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {

@@ -90,6 +90,14 @@ public enum ScreenGallery {
                 .problem(ProblemScreen(kind: .aiFailed(.rateLimited(retryAfter: .seconds(20))), photo: photo))
             ),
             ("20-error-network-down", .problem(ProblemScreen(kind: .networkDown(group: "Family"), photo: photo))),
+            (
+                "20c-error-group-sign-in",
+                .problem(
+                    ProblemScreen(
+                        kind: .signInFailed(
+                            group: "Family", reason: "wrong email or password (group.email, group.key_source)"),
+                        photo: photo))
+            ),
             ("20b-analysis-queued", .problem(ProblemScreen(kind: .analysisQueued, photo: photo))),
             (
                 "21-error-upload-rejected",

@@ -103,7 +103,7 @@ extension ScreenRenderer {
         let words = ScreenText.problem(problem.kind)
         let tone: Color =
             switch problem.kind {
-            case .networkDown, .analysisQueued: .warn
+            case .networkDown, .analysisQueued, .signInFailed: .warn
             default: .bad
             }
         let (band, rest) = canvas.bounds.top(layout.bar(layout.title) * 1.6)

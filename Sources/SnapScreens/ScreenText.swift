@@ -55,6 +55,11 @@ public enum ScreenText {
                 "Saved — will send when online", "No network: the photo for \(group) waits in the queue",
                 "It goes out by itself"
             )
+        case .signInFailed(let group, let reason):
+            (
+                "Saved — will send when signed in", "Group sign-in failed: \(reason). The photo for \(group) waits",
+                "It goes out by itself"
+            )
         case .untrustedServer(let group):
             (
                 "Saved — will send when the server can be verified",

@@ -7,16 +7,27 @@ import SnapCore
 /// sets the project up: groups of at most 12 members, the server's half of "one photo per member per
 /// group per day" (a unique constraint), row-level security and the 48-hour cleanup of rows.
 ///
-/// The station is a member: `key` is its own JWT (the policies see it as `auth.uid()`), `anonKey` the
-/// project's public key that Supabase's gateway wants as `apikey`.
+/// The station is a member, signed in as a Supabase Auth user (`SupabaseSession`: the policies see it as
+/// `auth.uid()`), or, as set up before, holding a user's JWT as it is (`Authorization.token`, which a
+/// real project expires within an hour). `anonKey` is the project's public key that Supabase's gateway
+/// wants as `apikey`. An answer that the token expired (PostgREST's 401 `PGRST303`, Storage's 400 with
+/// `statusCode` "403" and the `exp` message) renews the session and tries once more.
 ///
 /// Retries are safe: the object is written with `x-upsert` at a path named by the photo id, and the row
 /// is inserted with `on_conflict=photo_id` and `resolution=ignore-duplicates`, so a retried photo is
 /// accepted and only a different photo on a day already used meets the constraint (409).
 public struct SupabaseBackend: GroupBackend {
+    /// How the station proves who it is.
+    public enum Authorization: Sendable {
+        /// A user's access token as it is.
+        case token(String)
+        /// Signed in, and kept signed in.
+        case session(SupabaseSession)
+    }
+
     public var projectURL: String
     public var bucket: String
-    public var key: String
+    public var authorization: Authorization
     public var anonKey: String
     public var table = "group_photos"
     let client: HTTPClient
@@ -25,9 +36,18 @@ public struct SupabaseBackend: GroupBackend {
     public init(
         projectURL: String, bucket: String, key: String, anonKey: String = "", client: HTTPClient, logger: Logger
     ) {
+        self.init(
+            projectURL: projectURL, bucket: bucket, authorization: .token(key), anonKey: anonKey, client: client,
+            logger: logger)
+    }
+
+    public init(
+        projectURL: String, bucket: String, authorization: Authorization, anonKey: String, client: HTTPClient,
+        logger: Logger
+    ) {
         self.projectURL = projectURL.hasSuffix("/") ? String(projectURL.dropLast()) : projectURL
         self.bucket = bucket
-        self.key = key
+        self.authorization = authorization
         self.anonKey = anonKey
         self.client = client
         self.logger = logger
@@ -63,7 +83,7 @@ public struct SupabaseBackend: GroupBackend {
         let response = try await send(
             HTTPRequest(
                 method: "POST", url: "\(projectURL)/rest/v1/\(table)?on_conflict=photo_id",
-                headers: headers + [
+                headers: [
                     ("Content-Type", "application/json"), ("Prefer", "return=minimal,resolution=ignore-duplicates"),
                 ], body: body))
         switch response.status {
@@ -84,7 +104,7 @@ public struct SupabaseBackend: GroupBackend {
             "order=taken_at.asc",
         ].joined(separator: "&")
         let response = try await send(
-            HTTPRequest(url: "\(projectURL)/rest/v1/\(table)?\(query)", headers: headers, maxBodyBytes: 1 << 20))
+            HTTPRequest(url: "\(projectURL)/rest/v1/\(table)?\(query)", headers: [], maxBodyBytes: 1 << 20))
         guard response.status == 200 else { throw Self.failure(response, "list the photos of \(group)") }
         return try Self.sharedItems(from: response.body, group: group, logger: logger)
     }
@@ -115,7 +135,7 @@ public struct SupabaseBackend: GroupBackend {
     public func download(_ item: SharedItem, from offset: Int, limit: Int) async throws(UploadFailure) -> [UInt8] {
         var request = HTTPRequest(
             url: "\(projectURL)/storage/v1/object/authenticated/\(bucket)/\(Self.urlPath(item.location))",
-            headers: headers, maxBodyBytes: limit)
+            headers: [], maxBodyBytes: limit)
         if offset > 0 { request.headers.append(("Range", "bytes=\(offset)-")) }
         let response = try await send(request)
         switch response.status {
@@ -137,14 +157,20 @@ public struct SupabaseBackend: GroupBackend {
         let response = try await send(
             HTTPRequest(
                 method: "DELETE", url: "\(projectURL)/storage/v1/object/\(bucket)",
-                headers: headers + [("Content-Type", "application/json")], body: body, maxBodyBytes: 1 << 20))
+                headers: [("Content-Type", "application/json")], body: body, maxBodyBytes: 1 << 20))
         // Storage answers with what it deleted; names already gone are left out, and count as done.
         guard response.status == 200 else { throw Self.failure(response, "delete expired photos") }
         return photos.map(\.photoID)
     }
 
-    private var headers: [(name: String, value: String)] {
-        [("apikey", anonKey.isEmpty ? key : anonKey), ("Authorization", "Bearer \(key)")]
+    /// The gateway's `apikey` and the station's bearer token.
+    private func headers() async throws(UploadFailure) -> [(name: String, value: String)] {
+        let token: String
+        switch authorization {
+        case .token(let key): token = key
+        case .session(let session): token = try await session.accessToken()
+        }
+        return [("apikey", anonKey.isEmpty ? token : anonKey), ("Authorization", "Bearer \(token)")]
     }
 
     private func put(_ bytes: [UInt8], at name: String, type: String, progress: @escaping @Sendable (Double) -> Void)
@@ -153,12 +179,40 @@ public struct SupabaseBackend: GroupBackend {
         let response = try await send(
             HTTPRequest(
                 method: "POST", url: "\(projectURL)/storage/v1/object/\(bucket)/\(Self.urlPath(name))",
-                headers: headers + [("Content-Type", type), ("x-upsert", "true")], body: bytes),
+                headers: [("Content-Type", type), ("x-upsert", "true")], body: bytes),
             progress: progress)
         guard response.status == 200 else { throw Self.failure(response, "upload \(name)") }
     }
 
+    /// Sends `request` with the station's credentials; an answer that the token expired renews the
+    /// session and sends it once more.
     private func send(_ request: HTTPRequest, progress: (@Sendable (Double) -> Void)? = nil) async throws(UploadFailure)
+        -> HTTPResponse
+    {
+        var signed = request
+        signed.headers = try await headers() + request.headers
+        let response = try await transfer(signed, progress: progress)
+        guard case .session(let session) = authorization, Self.tokenExpired(response) else { return response }
+        logger.notice("supabase: the access token expired; renewing it")
+        session.expired()
+        signed.headers = try await headers() + request.headers
+        return try await transfer(signed, progress: progress)
+    }
+
+    /// Whether the answer says the access token expired: PostgREST's 401 `PGRST303` "JWT expired"
+    /// (PostgREST `src/PostgREST/Error.hs`), Storage's 400 with `statusCode` "403" and jose's `exp`
+    /// message (supabase/storage `src/http/plugins/jwt.ts`).
+    static func tokenExpired(_ response: HTTPResponse) -> Bool {
+        guard response.status == 401 || response.status == 400 || response.status == 403,
+            let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+        else { return false }
+        if json["code"] as? String == "PGRST303" { return true }
+        let message = ((json["message"] as? String) ?? "").lowercased()
+        return (json["statusCode"] as? String == "403" || response.status == 401)
+            && (message.contains("exp") && (message.contains("claim") || message.contains("expired")))
+    }
+
+    private func transfer(_ request: HTTPRequest, progress: (@Sendable (Double) -> Void)?) async throws(UploadFailure)
         -> HTTPResponse
     {
         do {

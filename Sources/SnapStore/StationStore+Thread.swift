@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import SnapFiles
 import Synchronization
 
@@ -36,6 +37,18 @@ extension StationStore {
 
     /// Runs `work` on the store's thread and blocks the calling thread until it is done: for a thread of
     /// its own that may wait (the owner's page), never for one of the concurrency pool's, and never on the
+    /// Writes a small file of the station's state whole and durably (temp file, fsync, rename) on the
+    /// store's thread: the group's sign-in, which must not hold a thread of the pool in fsync.
+    public func keepFile(_ bytes: [UInt8], at path: String, permissions: mode_t = 0o644) async throws(StoreError) {
+        try await writing { _ throws(StoreError) in
+            do {
+                try AtomicFile.write(bytes, to: path, permissions: permissions)
+            } catch {
+                throw StoreError("write \(path)", error)
+            }
+        }
+    }
+
     /// store's thread itself.
     @discardableResult
     public func writingAndWaiting<Value: Sendable>(

@@ -124,6 +124,18 @@ struct StationConfigTests {
         }
     }
 
+    @Test("should need the project's public key for the supabase backend, with its line")
+    func anonKeyRequired() {
+        #expect(
+            problems("[group]\nbackend = \"supabase\"\nurl = \"https://abcd.supabase.co\"\n") == [
+                "t.toml:2: group.backend: the supabase backend needs the project's public key (group.anon_key = the anon or publishable key from the project's API settings)"
+            ])
+        #expect(
+            problems(
+                "[group]\nbackend = \"supabase\"\nurl = \"https://abcd.supabase.co\"\nanon_key = \"sb_publishable_x\"\nemail = \"kitchen@example.com\"\n"
+            ).isEmpty)
+    }
+
     @Test("should report a syntax error with its line")
     func syntaxError() {
         let lines = problems("[station]\nname = \"a\"\nmode meal\n")
@@ -275,13 +287,14 @@ struct StationConfigTests {
                 "t.toml:5: camera.rotation: 45 is not a quarter turn (0, 90, 180 or 270)",
                 "t.toml:7: ai.dietary: \"vegam\" is not allowed; did you mean \"vegan\"? (a list of \"gluten-free\", \"lactose-free\", \"vegan\", \"vegetarian\")",
                 "t.toml:8: ai.key_source: \"sk-abc123\" does not say where the key is (\"env:NAME\", \"file:/path\" or \"credential:NAME\")",
+                "t.toml:10: group.backend: the supabase backend needs the project's public key (group.anon_key = the anon or publishable key from the project's API settings)",
                 "t.toml:10: group.backend: the supabase backend needs the project's https URL (group.url = \"https://PROJECT.supabase.co\", or http on 127.0.0.1 for a local Supabase)",
             ])
     }
 
     @Test("should take https for Supabase, and plain http only to this machine")
     func supabaseURL() {
-        let base = "[group]\nbackend = \"supabase\"\nurl = "
+        let base = "[group]\nbackend = \"supabase\"\nanon_key = \"k\"\nurl = "
         #expect(problems(base + "\"https://abc.supabase.co\"\n").isEmpty)
         #expect(problems(base + "\"http://127.0.0.1:54321\"\n").isEmpty)
         #expect(problems(base + "\"http://abc.supabase.co\"\n").count == 1)

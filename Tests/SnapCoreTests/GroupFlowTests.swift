@@ -93,6 +93,18 @@ struct GroupFlowTests {
         #expect(script.screen?.lock?.reason == .group("Family"))
     }
 
+    @Test("should keep the photo and say why when the station cannot sign in, then lock the day")
+    func signInFailed() {
+        var script = StationScript(settings: Fixture.settings(), startingAt: "2026-03-10 09:00:00")
+        let photo = Fixture.capture(&script)
+        script.advance(seconds: 3)
+        let actions = script.send(.uploadFailed(photo.id, .signInFailed("wrong email or password")))
+        #expect(script.screen?.problem == .signInFailed(group: "Family", reason: "wrong email or password"))
+        #expect(!actions.contains { if case .releaseGroupDay = $0 { true } else { false } }, "the photo waits")
+        script.advance(seconds: 8)
+        #expect(script.screen?.lock?.reason == .group("Family"))
+    }
+
     @Test("should show the lock screen when the server already has today's photo")
     func serverSaysAlreadySent() {
         var script = StationScript(settings: Fixture.settings(), startingAt: "2026-03-10 09:00:00")

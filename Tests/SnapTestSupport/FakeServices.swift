@@ -47,12 +47,13 @@ public final class FakeServices: @unchecked Sendable {
     /// Supabase routes run against the test cluster when there is one (`postgres`).
     /// Its first line is read on a thread of its own: Python takes a second or more to start under load,
     /// and the concurrency pool's two threads are the other tests'.
-    public init(tls: (cert: String, key: String)? = nil, port: Int = 0) async throws {
+    /// `jwtExpiry`: how long the stand-in's Auth access tokens last (Supabase's default: 3,600 s).
+    public init(tls: (cert: String, key: String)? = nil, port: Int = 0, jwtExpiry: Int? = nil) async throws {
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments =
             ["python3", Self.script, "--port", "\(port)"] + (tls.map { ["--cert", $0.cert, "--key", $0.key] } ?? [])
-            + (Self.postgres ?? [])
+            + (Self.postgres ?? []) + (jwtExpiry.map { ["--jwt-expiry", "\($0)"] } ?? [])
         process.standardInput = input
         process.standardOutput = output
         try process.run()
@@ -99,11 +100,14 @@ public final class FakeServices: @unchecked Sendable {
         return try JSONSerialization.jsonObject(with: Data(try await request.send()), options: [.fragmentsAllowed])
     }
 
-    /// A member of the Supabase stand-in: its own key and the project's anon key.
+    /// A member of the Supabase stand-in: its own key and the project's anon key, and the Auth user's
+    /// email and password it can sign in with.
     public struct Member: Sendable {
         public var key: String
         public var anonKey: String
         public var userID: String
+        public var email = ""
+        public var password = ""
     }
 
     /// Adds a station called `name` to `group` (the group is made if needed); `userID` puts the same
@@ -115,7 +119,9 @@ public final class FakeServices: @unchecked Sendable {
             let key = answer["key"] as? String, let anon = answer["anon_key"] as? String,
             let user = answer["user_id"] as? String
         else { throw FakeError(message: "the stand-in did not make \(name) a member of \(group)") }
-        return Member(key: key, anonKey: anon, userID: user)
+        return Member(
+            key: key, anonKey: anon, userID: user, email: answer["email"] as? String ?? "",
+            password: answer["password"] as? String ?? "")
     }
 
     /// Every row of the group photos, as the project's admin sees them.

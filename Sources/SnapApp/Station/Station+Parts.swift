@@ -106,9 +106,14 @@ extension Station {
         case .folder: backend = FolderBackend(folder: config.outboxDirectory, station: config.station.name)
         case .supabase:
             if let key = config.group.keySource.resolve() {
+                let client = HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(120))
+                let authorization: SupabaseBackend.Authorization =
+                    config.group.email.isEmpty
+                    ? .token(key)
+                    : .session(supabaseSession(config, password: key, store: store, client: client, logger: logger))
                 backend = SupabaseBackend(
-                    projectURL: config.group.url, bucket: config.group.bucket, key: key, anonKey: config.group.anonKey,
-                    client: HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(120)), logger: logger)
+                    projectURL: config.group.url, bucket: config.group.bucket, authorization: authorization,
+                    anonKey: config.group.anonKey, client: client, logger: logger)
             } else {
                 logger.error("no group key at \(config.group.keySource): photos stay queued until there is one")
                 backend = OfflineBackend()
@@ -139,6 +144,27 @@ extension Station {
 }
 
 extension Station {
+    /// The station's Supabase Auth session: the refresh token kept from the last run, and each new one
+    /// kept in the state folder (`supabase-session`, readable by the station's user alone) on the store's
+    /// thread, written whole (temp file, fsync, rename) before its access token is used.
+    static func supabaseSession(
+        _ config: StationConfig, password: String, store: StationStore, client: HTTPClient, logger: Logger
+    ) -> SupabaseSession {
+        let path = config.storage.dir + "/supabase-session"
+        let kept = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        return SupabaseSession(
+            projectURL: config.group.url, anonKey: config.group.anonKey,
+            credentials: SupabaseSession.Credentials(email: config.group.email, password: password),
+            refreshToken: kept?.isEmpty == false ? kept : nil, client: client, logger: logger,
+            keep: { token in
+                do {
+                    try await store.keepFile(Array(token.utf8), at: path, permissions: 0o600)
+                } catch {
+                    logger.error("supabase: \(error); the next start signs in with the password")
+                }
+            })
+    }
+
     /// The DRM/KMS or framebuffer panel the config names.
     static func openPanel(_ settings: StationConfig.Display) throws(DeviceError) -> any Display {
         settings.backend == .drm

@@ -1,0 +1,135 @@
+import Foundation
+import Logging
+import SnapCore
+import SnapServices
+import SnapTestSupport
+import Synchronization
+import Testing
+
+/// The refresh tokens a session kept, as the station's store would.
+final class KeptTokens: Sendable {
+    private let tokens = Mutex<[String]>([])
+    func keep(_ token: String) { tokens.withLock { $0.append(token) } }
+    var all: [String] { tokens.withLock { $0 } }
+}
+
+/// The station signed in to the stand-in's Auth (Tests/Fakes/auth_api.py, after supabase/auth), whose
+/// access tokens last 4 s here: each expiry renews the session, and nothing is refused for good.
+@Suite(
+    "SupabaseSession: a station that signs in and stays signed in", .serialized,
+    .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)))
+struct SupabaseSessionTests {
+    let fake: FakeServices
+    let taken = Date()
+
+    init() async throws { fake = try await FakeServices(jwtExpiry: 4) }
+
+    private func session(
+        _ member: FakeServices.Member, password: String? = nil, refreshToken: String? = nil, kept: KeptTokens
+    ) -> SupabaseSession {
+        SupabaseSession(
+            projectURL: fake.baseURL, anonKey: member.anonKey,
+            credentials: .init(email: member.email, password: password ?? member.password),
+            refreshToken: refreshToken, client: HTTPClient(connectTimeout: .seconds(2), totalTimeout: .seconds(10)),
+            logger: Logger(label: "test"), ahead: 1, keep: { token in kept.keep(token) })
+    }
+
+    private func upload(_ id: String) -> GroupUpload {
+        let day = LocalDay(containing: taken, in: TimeZone(identifier: "UTC")!)
+        return GroupUpload(
+            photoID: PhotoID(id), group: "Family", day: day, jpeg: TestImages.jpeg(width: 64, height: 48),
+            takenAt: taken, expiresAt: taken + GroupUpload.lifetime, station: "Kitchen")
+    }
+
+    @Test("should sign in, share and list across three expiries by refreshing, keeping each refresh token")
+    func staysSignedIn() async throws {
+        let kitchen = try await fake.member("Kitchen", of: "Family")
+        #expect(!kitchen.email.isEmpty && !kitchen.password.isEmpty, "the stand-in made an Auth user")
+        let kept = KeptTokens()
+        let session = session(kitchen, kept: kept)
+        let backend = SupabaseBackend(
+            projectURL: fake.baseURL, bucket: "snapstation", authorization: .session(session),
+            anonKey: kitchen.anonKey, client: HTTPClient(connectTimeout: .seconds(2), totalTimeout: .seconds(10)),
+            logger: Logger(label: "test"))
+        try await backend.upload(upload("a")) { _ in }
+        var listed = 0
+        for round in 1...3 {
+            // Past the access token's 4 s: the next request must renew it first.
+            let until = ContinuousClock.now + .seconds(5)
+            #expect(await eventually(within: 10, every: .milliseconds(250)) { ContinuousClock.now >= until })
+            listed = try await backend.shared(in: "Family", now: Date()).count
+            #expect(listed == 1, "round \(round)")
+        }
+        let renewals = session.renewals
+        print("supabase session: \(renewals.signIns) sign-in(s), \(renewals.refreshes) refresh(es)")
+        #expect(renewals.signIns == 1 && renewals.refreshes >= 3)
+        #expect(kept.all.count == renewals.signIns + renewals.refreshes, "each refresh token kept")
+        #expect(Set(kept.all).count == kept.all.count, "the tokens rotate")
+    }
+
+    @Test("should renew and send once more when Storage answers that the token expired")
+    func expiredAnswer() async throws {
+        let attic = try await fake.member("Attic", of: "Family")
+        // A session that keeps using its token 20 s past its expiry: only the server's answer tells it.
+        let session = SupabaseSession(
+            projectURL: fake.baseURL, anonKey: attic.anonKey,
+            credentials: .init(email: attic.email, password: attic.password), refreshToken: nil,
+            client: HTTPClient(connectTimeout: .seconds(2), totalTimeout: .seconds(10)), logger: Logger(label: "test"),
+            ahead: -20, keep: { _ in })
+        let backend = SupabaseBackend(
+            projectURL: fake.baseURL, bucket: "snapstation", authorization: .session(session),
+            anonKey: attic.anonKey, client: HTTPClient(connectTimeout: .seconds(2), totalTimeout: .seconds(10)),
+            logger: Logger(label: "test"))
+        _ = try await session.accessToken()
+        let until = ContinuousClock.now + .seconds(5)
+        #expect(await eventually(within: 10, every: .milliseconds(250)) { ContinuousClock.now >= until })
+        let before = try await fake.requests().count
+        try await backend.upload(upload("b")) { _ in }
+        let storage = try await fake.requests().dropFirst(before).filter {
+            ($0["path"] as? String)?.hasPrefix("/storage/") == true
+        }
+        #expect(storage.count == 2, "refused as expired, then sent once more")
+        #expect(session.renewals.refreshes == 1)
+    }
+
+    @Test("should sign in again with the password when the kept refresh token was refused")
+    func refusedRefreshToken() async throws {
+        let hall = try await fake.member("Hall", of: "Family")
+        let kept = KeptTokens()
+        let session = session(hall, refreshToken: "notarealtoken", kept: kept)
+        _ = try await session.accessToken()
+        #expect(session.renewals.signIns == 1 && session.renewals.refreshes == 0)
+    }
+
+    @Test("should say a wrong password in words, as a failure that may heal")
+    func wrongPassword() async throws {
+        let porch = try await fake.member("Porch", of: "Family")
+        let kept = KeptTokens()
+        do {
+            _ = try await session(porch, password: "wrong", kept: kept).accessToken()
+            Issue.record("signed in with a wrong password")
+        } catch {
+            #expect(error == .signInFailed("wrong email or password (group.email, group.key_source)"))
+            #expect(error.mayHeal, "the photo waits")
+        }
+    }
+
+    @Test("should say so when the URL answers but is not Supabase Auth")
+    func notSupabase() async throws {
+        let kept = KeptTokens()
+        let elsewhere = SupabaseSession(
+            projectURL: fake.baseURL + "/nothing-here", anonKey: "k", credentials: .init(email: "a@b.c", password: "p"),
+            refreshToken: nil, client: HTTPClient(), logger: Logger(label: "test"),
+            keep: { token in kept.keep(token) })
+        do {
+            _ = try await elsewhere.accessToken()
+            Issue.record("signed in to something that is not Supabase")
+        } catch {
+            if case .signInFailed(let reason) = error {
+                #expect(reason.contains("Supabase"), "\(reason)")
+            } else {
+                Issue.record("\(error)")
+            }
+        }
+    }
+}
