@@ -68,11 +68,14 @@ public struct SupabaseBackend: GroupBackend {
         async throws(UploadFailure)
     {
         let name = Self.objectName(group: upload.group, day: upload.day, photo: upload.photoID)
+        var uploaded: [String] = []
         try await put(upload.jpeg, at: name, type: "image/jpeg") { fraction in progress(fraction * 0.9) }
+        uploaded.append(name)
         if let sticker = upload.sticker {
             let stickerName = Self.objectName(
                 group: upload.group, day: upload.day, photo: upload.photoID, suffix: "-sticker.png")
             try await put(sticker, at: stickerName, type: "image/png") { _ in }
+            uploaded.append(stickerName)
         }
         let row: [String: Any] = [
             "group_name": upload.group, "day": upload.day.description, "photo_id": upload.photoID.rawValue,
@@ -91,9 +94,27 @@ public struct SupabaseBackend: GroupBackend {
             progress(1)
         case 409:
             logger.notice("the server already has today's photo from this station for \(upload.group)")
+            await removeOrphans(uploaded)
             throw .alreadySentToday
         default:
-            throw Self.failure(response, "insert the row")
+            let failure = Self.failure(response, "insert the row")
+            // Refused for good: no row will ever name these objects. (A failure that may heal keeps them:
+            // the retry writes them again over themselves and inserts the row.)
+            if !failure.mayHeal { await removeOrphans(uploaded) }
+            throw failure
+        }
+    }
+
+    /// Deletes objects whose row never came: the other members could still read them after their 48
+    /// hours (Storage does not expire objects, and refuses SQL deletes of them), and they are billed.
+    /// A failure is logged; the photo's fate does not wait on it.
+    private func removeOrphans(_ names: [String]) async {
+        guard !names.isEmpty else { return }
+        do {
+            try await removeObjects(names)
+            logger.info("supabase: deleted \(names.count) object(s) no row names")
+        } catch {
+            logger.warning("supabase: could not delete \(names.joined(separator: ", ")), which no row names: \(error)")
         }
     }
 
@@ -153,14 +174,19 @@ public struct SupabaseBackend: GroupBackend {
                 Self.objectName(group: photo.group, day: photo.day, photo: photo.photoID, suffix: $0)
             }
         }
+        try await removeObjects(names)
+        return photos.map(\.photoID)
+    }
+
+    /// `DELETE /storage/v1/object/BUCKET` with the names as `prefixes`: Storage answers with what it
+    /// deleted; names already gone are left out, and count as done.
+    private func removeObjects(_ names: [String]) async throws(UploadFailure) {
         let body = (try? JSONSerialization.data(withJSONObject: ["prefixes": names])).map { [UInt8]($0) }
         let response = try await send(
             HTTPRequest(
                 method: "DELETE", url: "\(projectURL)/storage/v1/object/\(bucket)",
                 headers: [("Content-Type", "application/json")], body: body, maxBodyBytes: 1 << 20))
-        // Storage answers with what it deleted; names already gone are left out, and count as done.
-        guard response.status == 200 else { throw Self.failure(response, "delete expired photos") }
-        return photos.map(\.photoID)
+        guard response.status == 200 else { throw Self.failure(response, "delete photos") }
     }
 
     /// The gateway's `apikey` and the station's bearer token.

@@ -62,6 +62,8 @@ struct SupabaseBackendTests {
         try await backend(kitchen).upload(upload("a")) { _ in }
         #expect(await failure(upload("a"), backend(kitchen)) == nil, "a retry after a crash completes")
         #expect(await failure(upload("b"), backend(kitchen)) == .alreadySentToday, "the server's 409")
+        #expect(
+            try await fake.objects().allSatisfy { !$0.contains("/b") }, "the refused photo's objects are deleted")
         #expect(await failure(upload("h"), backend(hall)) == nil, "another member shares the same day")
         #expect(await failure(upload("c", group: "Climbers"), backend(kitchen)) == nil, "and so does another group")
         #expect(try await fake.rows().count == 3)
