@@ -102,6 +102,7 @@ public final class SupabaseSession: Sendable {
             switch await token(grant: "refresh_token", body: ["refresh_token": refresh]) {
             case .success(let session):
                 counts.withLock { $0.0 += 1 }
+                logger.info("supabase: access token renewed")
                 return await adopt(session)
             case .failure(.signInFailed(let reason)):
                 logger.notice("supabase: the refresh token was refused (\(reason)); signing in again")

@@ -22,7 +22,9 @@ struct PowerCutSuiteTests {
     let fake: FakeServices
     var state: String { folder.path + "/state" }
 
-    init() async throws { fake = try await FakeServices() }
+    /// Access tokens of 3 s: the kills land in sign-ins and refreshes too (the station signs in as a
+    /// Supabase Auth user and keeps its rotating refresh token across the kills).
+    init() async throws { fake = try await FakeServices(jwtExpiry: 3) }
 
     static var cycles: Int {
         Int(ProcessInfo.processInfo.environment["SNAPSTATION_POWERCUT_CYCLES"] ?? "") ?? 30
@@ -40,7 +42,8 @@ struct PowerCutSuiteTests {
                 ],
                 "group": [
                     "name = \"\(group)\"", "review_seconds = 1", "backend = \"supabase\"", "url = \"\(fake.baseURL)\"",
-                    "key_source = \"env:SNAPSTATION_TEST_GROUP_KEY\"", "anon_key = \"\(member.anonKey)\"",
+                    "email = \"\(member.email)\"", "key_source = \"env:SNAPSTATION_TEST_GROUP_KEY\"",
+                    "anon_key = \"\(member.anonKey)\"",
                 ],
             ])
     }
@@ -51,7 +54,7 @@ struct PowerCutSuiteTests {
         try StationProcess(
             ["run", "--config", config, "--state", state, "--no-stdin", "--script", script],
             logPath: folder.path + "/\(log).log",
-            environment: ["SNAPSTATION_TEST_AI_KEY": "test-key", "SNAPSTATION_TEST_GROUP_KEY": member.key])
+            environment: ["SNAPSTATION_TEST_AI_KEY": "test-key", "SNAPSTATION_TEST_GROUP_KEY": member.password])
     }
 
     /// What must hold after any kill: a sound database, every file a row names there and whole.
@@ -119,6 +122,10 @@ struct PowerCutSuiteTests {
             ((try? StationStore(directory: state).audit().analyses["answered"]) ?? 1) == 0
         }
         #expect(await last.stop() == 0)
+        let logs = (try FileManager.default.contentsOfDirectory(atPath: folder.path)).filter { $0.hasSuffix(".log") }
+            .compactMap { try? String(contentsOfFile: folder.path + "/" + $0, encoding: .utf8) }
+        let signIns = logs.map { $0.components(separatedBy: "signed in as").count - 1 }.reduce(0, +)
+        let refreshes = logs.map { $0.components(separatedBy: "access token renewed").count - 1 }.reduce(0, +)
         let audit = try StationStore(directory: state).audit()
         let rows = try await fake.rows()
         let served = try await fake.requests().filter {
@@ -128,7 +135,7 @@ struct PowerCutSuiteTests {
             """
             power cuts: \(kills) kills (\(phases.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))); \
             uploads \(audit.uploads), analyses \(audit.analyses), AI answers counted \(audit.aiUses) of \(served) served, \
-            rows on the server \(rows.count), problems \(problems.count)
+            rows on the server \(rows.count), problems \(problems.count); group sign-ins \(signIns), refreshes \(refreshes)
             """)
         #expect(problems.isEmpty, "\(problems)")
         #expect(drained, "the queues drained after the kills: \(audit.uploads) \(audit.analyses)")
