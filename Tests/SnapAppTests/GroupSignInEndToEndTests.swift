@@ -88,6 +88,10 @@ struct GroupSignInEndToEndTests {
         #expect(await wrong.stop() == 0)
         #expect(said, "\(wrong.output)")
         #expect(wrong.output.contains("wrong email or password"))
+        let errors = try StationStore(directory: folder.path + "/state").queueStatus().lastErrors
+        #expect(
+            errors.contains { $0.contains("group sign-in failed: wrong email or password") },
+            "the status page: \(errors)")
         #expect(try await fake.rows().isEmpty)
         let right = try run(kitchen, script: "", log: "right")
         let delivered = await StationProcess.waitFor(seconds: 60) { right.output.contains("delivered ") }

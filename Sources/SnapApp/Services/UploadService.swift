@@ -104,6 +104,7 @@ public final class UploadService: Service {
                 switch failure {
                 case .destinationFull: "the group's folder is full"
                 case .untrusted(let detail): "the server could not be verified (\(detail))"
+                case .signInFailed(let detail): "group sign-in failed: \(detail)"
                 default: "offline"
                 }
             await record("requeue \(id)") { store throws(StoreError) in
