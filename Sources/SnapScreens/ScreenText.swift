@@ -73,8 +73,9 @@ public enum ScreenText {
             )
         case .analysisQueued:
             (
-                "Saved — will analyse when the AI service answers",
-                "No answer yet: the meal is analysed later and shown for review", "It goes out by itself"
+                "Saved — will analyse later",
+                "No answer from the AI service yet: the meal is analysed when it answers, and shown for review",
+                "It goes out by itself"
             )
         case .uploadRejected(let detail):
             ("The photo could not be shared", detail, "Press to go back")
