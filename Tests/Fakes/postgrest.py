@@ -1,7 +1,10 @@
 """The stand-in's PostgREST: /rest/v1/TABLE for the tables in `public`, with PostgREST's query syntax
-(eq, neq, gt, gte, lt, lte, is, in; select=a,b; order=a.desc; limit; offset) and Prefer header, run in the
-database as the caller. PostgreSQL's errors are answered as PostgREST answers them: the error's fields as
-JSON, and the HTTP status from PostgREST's table (docs.postgrest.org, "Errors").
+(eq, neq, gt, gte, lt, lte, is, in; select=a,b; order=a.desc; limit; offset) and Prefer header, and
+/rest/v1/rpc/FUNCTION for the functions in `public` (named arguments as a JSON object, or in the query
+string for GET), run in the database as the caller. PostgreSQL's errors are answered as PostgREST answers
+them: the error's fields as JSON, and the HTTP status from PostgREST's table (docs.postgrest.org, "Errors";
+src/library/PostgREST/Error.hs mapSQLtoHTTP), PTxyz as status xyz; a function may also set its answer's
+status with the `response.status` setting (then the transaction still commits).
 """
 import json
 from urllib.parse import parse_qsl
@@ -52,6 +55,13 @@ class PostgREST:
         except jwt_hs256.JWTError as error:
             return jwt_error(error)
         request = RestRequest(table, parse_qsl(query, keep_blank_values=True), headers, body, method)
+        if table.startswith("rpc/"):
+            try:
+                return self.call(request, table[len("rpc/"):], claims)
+            except RestError as error:
+                return error.reply
+            except psycopg.Error as error:
+                return database_error(error, claims.get("role") or "anon")
         try:
             request.columns = self.columns(table)
             action = {"GET": self.read, "POST": self.insert, "PATCH": self.update, "DELETE": self.delete}[method]
@@ -80,6 +90,82 @@ class PostgREST:
                 raise RestError(404, "42P01", f'relation "public.{table}" does not exist')
             self.known_columns[table] = {name for (name,) in rows}
         return self.known_columns[table]
+
+    # -- /rest/v1/rpc/FUNCTION ------------------------------------------------------------------------------
+
+    def call(self, request, name, claims):
+        """A function call as PostgREST makes it (src/library/PostgREST/Plan.hs callReadPlan and findProc,
+        Query/QueryBuilder.hs callPlanToQuery, Query/Statements.hs mainCall, Response.hs): POST with the
+        named arguments as a JSON object (an empty body is {}), or GET with them in the query string; the
+        function is the one of that name whose parameters the keys match (all of its required ones, and
+        only its own). It runs as the caller, in a read-only transaction when it is stable or immutable or
+        called with GET. The answer: a scalar as its JSON value, a set of scalars as an array, rows as an
+        array of objects; 204 and no body for void. A status the function put in `response.status` is the
+        answer's status, and the transaction commits all the same."""
+        if request.method not in ("GET", "POST"):
+            raise RestError(405, "PGRST101", f"Cannot use the {request.method} method on RPC")
+        if request.method == "POST":
+            arguments = request.arguments()
+        else:
+            arguments = {key: value for key, value in request.params if key not in RESERVED}
+        function = self.function(name, set(arguments), request.method == "POST")
+        given = [parameter for parameter in function.parameters if parameter[0] in arguments]
+        record = sql.SQL(", ").join(sql.SQL("{} {}").format(sql.Identifier(p), sql.SQL(kind)) for p, kind in given)
+        named = sql.SQL(", ").join(sql.SQL("{0} := _body.{0}").format(sql.Identifier(p)) for p, _ in given)
+        invocation = sql.SQL("{}({})").format(sql.Identifier("public", name), named)
+        source = (sql.SQL("json_to_record(%s::json) as _body({})").format(record) if given
+                  else sql.SQL("(select) _body"))
+        if function.returns_void:
+            statement = sql.SQL("select '', count(*) from (select {1} from {0}) _call")
+        elif function.returns_set:
+            statement = sql.SQL("select coalesce(json_agg(_call), '[]')::text, count(*) from {}, lateral {} _call")
+        elif function.composite:
+            statement = sql.SQL("select coalesce(json_agg(_call) -> 0, 'null')::text, count(*) "
+                                "from {}, lateral {} _call")
+        else:
+            statement = sql.SQL("select coalesce(json_agg(_call.value) -> 0, 'null')::text, count(*) "
+                                "from (select {1} as value from {0}) _call")
+        statement = statement.format(source, invocation)
+        read_only = request.method == "GET" or function.volatility in ("s", "i")
+        with self.standin.as_caller(claims, request.method, f"/rest/v1/rpc/{name}", read_only=read_only) as connection:
+            text, rows = connection.execute(statement, [json.dumps(arguments)] if given else []).fetchone()
+            status_setting, headers_setting = connection.execute(
+                "select current_setting('response.status', true), current_setting('response.headers', true)"
+            ).fetchone()
+        span = "*/*" if rows == 0 else f"0-{rows - 1}/*"
+        headers = [("Content-Range", span)] + response_headers(headers_setting)
+        status = response_status(status_setting)
+        if function.returns_void:
+            return Reply(status or 204, b"", headers, JSON_TYPE)
+        return Reply(status or 200, text.encode(), headers, JSON_TYPE)
+
+    def function(self, name, keys, posted):
+        """The function of `public` that PostgREST's findProc would pick for these argument names, or its
+        404 PGRST202 (with no hint: PostgREST's fuzzy "Perhaps you meant…" is not stood in for)."""
+        with self.standin.as_admin() as connection:
+            rows = connection.execute(
+                "select coalesce(p.proargnames, '{}'), coalesce(p.proargmodes::text[], '{}'), "
+                "array(select format_type(t, null) from unnest(p.proargtypes) t), p.pronargdefaults, "
+                "p.proretset, p.provolatile, p.prorettype = 'void'::regtype, r.typtype = 'c' "
+                "from pg_proc p join pg_namespace n on n.oid = p.pronamespace join pg_type r on r.oid = p.prorettype "
+                "where n.nspname = 'public' and p.proname = %s and p.prokind = 'f'", [name]).fetchall()
+        for names, modes, types, defaults, returns_set, volatility, void, composite in rows:
+            inputs = [n for index, n in enumerate(names) if not modes or modes[index] in ("i", "b", "v")]
+            if len(inputs) != len(types) or not all(inputs):
+                continue  # unnamed parameters: PostgREST's single unnamed json parameter is not stood in for
+            parameters = list(zip(inputs, types))
+            # Every required parameter given, and nothing that is not a parameter (Plan.hs findProc).
+            required = {p for p, _ in parameters[:len(parameters) - defaults]}
+            if required <= keys <= set(inputs):
+                return Function(parameters, returns_set, volatility, void, composite and not returns_set)
+        listed = ", ".join(sorted(keys))
+        message = f"Could not find the function public.{name}" + (f"({listed})" if keys else " without parameters")
+        searched = (f" with parameter{'s' if len(keys) > 1 else ''} {listed}" if keys else " without parameters")
+        if posted:
+            searched += " or with a single unnamed json/jsonb parameter"
+        raise RestError(404, "PGRST202", message + " in the schema cache",
+                        f"Searched for the function public.{name}{searched}, but no matches were found in the "
+                        "schema cache.")
 
     def run(self, request, claims, statement, values):
         with self.standin.as_caller(claims, request.method, f"/rest/v1/{request.table}") as connection:
@@ -128,6 +214,39 @@ class PostgREST:
             return Reply(201 if created else 200, text.encode(), [("Content-Range", "*/*")], JSON_TYPE)
         self.run(request, claims, statement, values)
         return Reply(201 if created else 204, b"", [("Content-Range", "*/*")], JSON_TYPE)
+
+
+class Function:
+    """A function PostgREST can call: its input parameters [(name, type)], and what it returns."""
+
+    def __init__(self, parameters, returns_set, volatility, returns_void, composite):
+        self.parameters, self.returns_set, self.volatility = parameters, returns_set, volatility
+        self.returns_void, self.composite = returns_void, composite
+
+
+def response_status(setting):
+    """The `response.status` a function set (Response.hs decodeGucStatus), or None; not a number: 500
+    PGRST112."""
+    if not setting:
+        return None
+    if not setting.strip().isdigit():
+        raise RestError(500, "PGRST112", "response.status guc must be a valid status code")
+    return int(setting)
+
+
+def response_headers(setting):
+    """The `response.headers` a function set: a JSON array of one-key objects (Response/GucHeader.hs);
+    otherwise 500 PGRST111."""
+    if not setting:
+        return []
+    try:
+        items = json.loads(setting)
+        if not isinstance(items, list) or not all(isinstance(i, dict) and len(i) == 1 for i in items):
+            raise ValueError
+        return [(key, str(value)) for item in items for key, value in item.items()]
+    except ValueError:
+        raise RestError(500, "PGRST111", "response.headers guc must be a JSON array composed of objects "
+                                         "with a single key and a string value") from None
 
 
 class RestRequest:
@@ -210,6 +329,18 @@ class RestRequest:
                     raise RestError(400, "PGRST100", f'"failed to parse {name} ({value})"')
                 clause += sql.SQL(f" {name} ") + sql.Literal(int(value))
         return clause
+
+    def arguments(self):
+        """An RPC's JSON body: one object of named arguments; an empty body is {} (ApiRequest/Payload.hs)."""
+        if not self.body:
+            return {}
+        try:
+            payload = json.loads(self.body)
+        except ValueError:
+            raise RestError(400, "PGRST102", "Empty or invalid json") from None
+        if not isinstance(payload, dict):
+            raise RestError(400, "PGRST102", "All object keys must match")
+        return payload
 
     def rows(self, single=False):
         """The JSON body: one object or (to insert) an array of objects with the same keys, all columns."""

@@ -108,13 +108,16 @@ class SupabaseStandIn:
     # -- database sessions --------------------------------------------------------------------------------
 
     @contextmanager
-    def as_caller(self, claims, method, path, storage_api=False):
+    def as_caller(self, claims, method, path, storage_api=False, read_only=False):
         """A transaction as PostgREST and the Storage API run one: logged in as `authenticator`, switched
         to the role of the caller's JWT, with its claims where auth.uid() and auth.jwt() read them. The
         Storage API also sets `storage.allow_delete_query`, which its protect_delete trigger wants before
-        any delete of storage.objects (supabase/storage src/internal/database/postgres/scope.ts)."""
+        any delete of storage.objects (supabase/storage src/internal/database/postgres/scope.ts).
+        `read_only`: PostgREST's read-only transaction (GET, and calls of stable or immutable functions)."""
         with self.cluster.connect(self.database, user="authenticator") as connection:
             with connection.transaction():
+                if read_only:
+                    connection.execute("set transaction read only")
                 connection.execute(
                     "select set_config('role', %s, true), set_config('request.jwt.claims', %s, true), "
                     "set_config('request.method', %s, true), set_config('request.path', %s, true), "
@@ -223,7 +226,8 @@ class SupabaseStandIn:
 
     def reset(self, storage):
         with self.as_admin() as connection:
-            connection.execute("truncate public.group_photos, public.members, public.groups, auth.mfa_amr_claims, "
+            connection.execute("truncate public.group_photos, public.members, public.group_invites, public.groups, "
+                               "public.invite_attempts, auth.mfa_amr_claims, "
                                "auth.refresh_tokens, auth.sessions, auth.identities, auth.users, storage.objects")
         storage.forget_all()
         return None  # the fake also clears its faults and requests, and answers

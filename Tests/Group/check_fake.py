@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Checks the Supabase stand-in (Tests/Fakes/fake_services.py --postgres) end to end over HTTP, the way
 the station calls it: keys from /_control/member, uploads, row inserts, reads, ranged downloads, bulk
-deletes, and the 48-hour expiry; then Auth and the gateway: sign-up and sign-in, the API keys on /auth and
-/rest but not /storage, expired access tokens as each service answers them, refresh-token rotation and
-reuse, and sign-out.
+deletes, and the 48-hour expiry; groups made, joined and left through /rest/v1/rpc; then Auth and the
+gateway: sign-up and sign-in, the API keys on /auth and /rest but not /storage, expired access tokens as
+each service answers them, refresh-token rotation and reuse, and sign-out.
 
     Tests/Group/postgres.sh start && python3 Tests/Group/check_fake.py
 
@@ -19,7 +19,7 @@ import sys
 import time
 import uuid
 from datetime import datetime, timedelta, timezone
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import groupdb
 
@@ -138,12 +138,31 @@ def run(fake):
         status, _, body = kitchen.insert(photo_row("p1"))
         answer = json.loads(body)
         assert status == 409 and answer["code"] == "23505" and "one_row_per_photo" in answer["message"], answer
+        assert kitchen.upload(f"{GROUP}/{DAY}/p2.jpg", photo)[0] == 200
         status, _, body = kitchen.insert(photo_row("p2"))
         answer = json.loads(body)
         assert status == 409 and "one_photo_per_member_per_day" in answer["message"], (status, answer)
+        assert kitchen.delete([f"{GROUP}/{DAY}/p2.jpg"])[0] == 200
         status, _, _ = kitchen.insert(photo_row("p1"), "return=minimal,resolution=ignore-duplicates",
-                                      "?on_conflict=photo_id")
+                                      "?on_conflict=member_id,photo_id")
         assert status == 201, "a retry that ignores its own duplicate"
+        # photo_id is unique per member now: on_conflict=photo_id names no unique constraint, and PostgREST
+        # answers PostgreSQL's 42P10 with 400.
+        status, _, body = kitchen.insert(photo_row("p1"), "return=minimal,resolution=ignore-duplicates",
+                                         "?on_conflict=photo_id")
+        answer = json.loads(body)
+        assert status == 400 and answer["code"] == "42P10", (status, answer)
+        assert "no unique or exclusion constraint matching the ON CONFLICT" in answer["message"], answer
+
+    with check("rest: a row must name the caller's own object (403 otherwise); photo ids are each member's"):
+        status, _, body = hall.insert(photo_row("h1") | {"object_path": path})  # kitchen's p1.jpg
+        assert status == 403 and json.loads(body)["code"] == "42501", (status, body)
+        status, _, body = hall.insert(photo_row("not-uploaded"))
+        assert status == 403 and json.loads(body)["code"] == "42501", (status, body)
+        # Kitchen's photo id again, from a member of another group: its own object, its own row.
+        assert garage.upload(f"Climbers/{DAY}/p1.jpg", photo)[0] == 200
+        status, _, body = garage.insert(photo_row("p1", group="Climbers"))
+        assert status == 201, (status, body)
 
     with check("rest: refusals: other group 403 42501, anon 401, bad JWT 401 PGRST301, no apikey 401, no update"):
         status, _, body = garage.insert(photo_row("g1"))
@@ -200,16 +219,132 @@ def run(fake):
 
     with check("expiry: /_control/age 49 h hides the row, /_control/expire deletes it, the day is free again"):
         status, moved = fake.json("POST", "/_control/age", {"hours": 49})
-        assert status == 200 and moved["rows"] == 1, moved
+        assert status == 200 and moved["rows"] == 2, moved  # kitchen's p1 and garage's
         assert hall.select(f"group_name=eq.{quote(GROUP)}") == (200, [])
-        assert fake.json("POST", "/_control/expire") == (200, {"deleted": 1})
+        assert fake.json("POST", "/_control/expire") == (200, {"deleted": 2})
         assert fake.json("GET", "/_control/rows") == (200, [])
+        assert kitchen.upload(f"{GROUP}/{DAY}/p3.jpg", photo)[0] == 200
         assert kitchen.insert(photo_row("p3"))[0] == 201
 
     with check("control: reset forgets rows, members and objects"):
         assert fake.json("POST", "/_control/reset")[0] == 200
         assert fake.json("GET", "/_control/rows") == (200, []) and fake.json("GET", "/_control/objects") == (200, [])
         assert kitchen.select("select=photo_id") == (200, [])
+
+
+CODE = re.compile(r"[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}")
+
+
+class Caller(Station):
+    """A user that signed up and is in no group yet (a new station, or a phone)."""
+
+    def __init__(self, fake, anon_key):
+        email = f"rpc-{uuid.uuid4().hex[:10]}@example.org"
+        status, answer = fake.json("POST", "/auth/v1/signup", {"email": email, "password": "a station's password"},
+                                   {"apikey": anon_key})
+        assert status == 200, (status, answer)
+        self.fake, self.user_id = fake, answer["user"]["id"]
+        self.headers = {"apikey": anon_key, "Authorization": f"Bearer {answer['access_token']}"}
+
+    def rpc(self, name, arguments=None, method="POST", body=None):
+        """(status, headers, answer) of /rest/v1/rpc/NAME: the arguments as the JSON body, or for GET in the
+        query string."""
+        path = f"/rest/v1/rpc/{name}"
+        if method == "GET":
+            path += "?" + urlencode(arguments or {})
+        elif body is None:
+            body = json.dumps(arguments or {}).encode()
+        status, headers, data = self.fake.call(method, path, body, {**self.headers, "Content-Type": "application/json"})
+        return status, headers, (json.loads(data) if data else None)
+
+
+def error_body(status_and_answer, status, code):
+    """PostgREST's error body, with this status and code; answers its message."""
+    got_status, _, answer = status_and_answer
+    assert (got_status, answer.get("code")) == (status, code), status_and_answer
+    assert set(answer) == {"code", "details", "hint", "message"}, answer
+    return answer["message"]
+
+
+def run_rpc(fake):
+    """Groups made and joined through /rest/v1/rpc (create_group, join_group, group_invite, leave_group)."""
+    anon_key = fake.json("GET", "/_control/keys")[1]["anon_key"]
+    owner, guest = Caller(fake, anon_key), Caller(fake, anon_key)
+    state = {}
+
+    with check("rpc: create_group answers the invite code as a JSON string; join_group answers the group's name"):
+        status, headers, code = owner.rpc("create_group", {"group_name": "RPC Group", "member_name": "Kitchen"})
+        assert status == 200 and CODE.fullmatch(code), (status, code)
+        assert headers["Content-Range"] == "0-0/*" and headers["Content-Type"].startswith("application/json"), headers
+        status, _, answer = guest.rpc("join_group", {"invite_code": code.lower().replace("-", " "),
+                                                     "member_name": "Hall"})
+        assert (status, answer) == (200, "RPC Group"), (status, answer)
+        status, names = guest.fake.json("GET", "/rest/v1/members?select=name&order=name", None, guest.headers)
+        assert (status, names) == (200, [{"name": "Hall"}, {"name": "Kitchen"}]), (status, names)
+        state["code"] = code
+
+    with check("rpc: refusals in PostgREST's error body: wrong or replaced code 403, taken name 409, bad name 400"):
+        stranger = Caller(fake, anon_key)
+        message = error_body(stranger.rpc("join_group", {"invite_code": "ABCD-EFGH-JKLM", "member_name": "S"}),
+                             403, "PT403")
+        assert message == "this invite code is not valid", message
+        status, _, renewed = guest.rpc("group_invite", {"group_name": "RPC Group"})
+        assert status == 200 and CODE.fullmatch(renewed) and renewed != state["code"], renewed
+        error_body(stranger.rpc("join_group", {"invite_code": state["code"], "member_name": "S"}), 403, "PT403")
+        assert stranger.rpc("join_group", {"invite_code": renewed, "member_name": "S"})[::2] == (200, "RPC Group")
+        message = error_body(owner.rpc("create_group", {"group_name": "RPC Group", "member_name": "K"}), 409, "PT409")
+        assert message == "a group named RPC Group exists already", message
+        error_body(owner.rpc("create_group", {"group_name": "A/B", "member_name": "K"}), 400, "PT400")
+        error_body(owner.rpc("create_group", {"group_name": "Fine", "member_name": ""}), 400, "PT400")
+        error_body(Caller(fake, anon_key).rpc("group_invite", {"group_name": "RPC Group"}), 403, "PT403")
+        status, headers, data = fake.call("POST", "/rest/v1/rpc/create_group",
+                                          json.dumps({"group_name": "Anon", "member_name": "A"}).encode(),
+                                          {"apikey": anon_key, "Content-Type": "application/json"})
+        answer = json.loads(data)
+        assert (status, answer["code"]) == (401, "42501") and headers["WWW-Authenticate"] == "Bearer", (status, answer)
+        assert answer["message"] == "permission denied for function create_group", answer
+
+    with check("rpc: the 13th member is refused with 409 'already has 12 members'; 10 wrong codes, then 429"):
+        founder = Caller(fake, anon_key)
+        code = founder.rpc("create_group", {"group_name": "Full House", "member_name": "Founder"})[2]
+        for index in range(11):
+            status, _, answer = Caller(fake, anon_key).rpc("join_group", {"invite_code": code,
+                                                                          "member_name": f"Room {index}"})
+            assert (status, answer) == (200, "Full House"), (index, status, answer)
+        message = error_body(Caller(fake, anon_key).rpc("join_group", {"invite_code": code, "member_name": "13"}),
+                             409, "PT409")
+        assert message == "group Full House already has 12 members", message
+        guesser = Caller(fake, anon_key)
+        for attempt in range(10):
+            error_body(guesser.rpc("join_group", {"invite_code": f"GUESS-{attempt}", "member_name": "G"}), 403, "PT403")
+        message = error_body(guesser.rpc("join_group", {"invite_code": renewed, "member_name": "G"}), 429, "PT429")
+        assert message.startswith("too many wrong invite codes: try again after"), message
+
+    with check("rpc: PostgREST's own answers: no such function 404 PGRST202, PATCH 405, bad JSON 400, GET read-only"):
+        message = error_body(owner.rpc("no_such_function"), 404, "PGRST202")
+        assert message == "Could not find the function public.no_such_function without parameters in the schema cache"
+        message = error_body(owner.rpc("create_group", {"group_name": "Half"}), 404, "PGRST202")
+        assert message == "Could not find the function public.create_group(group_name) in the schema cache", message
+        status, _, answer = owner.rpc("create_group", method="PATCH", body=b"{}")
+        assert (status, answer["code"], answer["message"]) == (405, "PGRST101", "Cannot use the PATCH method on RPC")
+        error_body(owner.rpc("create_group", body=b"{not json"), 400, "PGRST102")
+        # GET runs in a read-only transaction: fine for a stable function, refused for one that writes.
+        status, _, groups = owner.rpc("snapstation_my_groups", method="GET")
+        assert status == 200 and groups == ["RPC Group"], (status, groups)
+        error_body(owner.rpc("group_invite", {"group_name": "RPC Group"}, method="GET"), 405, "25006")
+
+    with check("rpc: leave_group answers the paths of the rows it deleted; then nothing of the group; again 404"):
+        name = f"RPC Group/{DAY}/hall-1.jpg"
+        assert guest.upload(name, jpeg(2000))[0] == 200
+        assert guest.insert(photo_row("hall-1", group="RPC Group"))[0] == 201
+        status, _, paths = guest.rpc("leave_group", {"group_name": "RPC Group"})
+        assert (status, paths) == (200, [name]), (status, paths)
+        assert guest.select("select=photo_id") == (200, [])
+        assert guest.fake.json("GET", "/rest/v1/members?select=name", None, guest.headers) == (200, [])
+        status, deleted = guest.delete([name])  # its own object, still its to delete
+        assert status == 200 and [d["name"] for d in deleted] == [name], deleted
+        message = error_body(guest.rpc("leave_group", {"group_name": "RPC Group"}), 404, "PT404")
+        assert message == "you are not a member of group RPC Group", message
 
 
 AUTH_JSON = {"Content-Type": "application/json"}
@@ -440,6 +575,7 @@ def main():
     if fake:
         try:
             run(fake)
+            run_rpc(fake)
         finally:
             fake.close()
     short = None

@@ -9,14 +9,17 @@ do: as the `authenticator` login, each transaction switched to the caller's role
 one connection per station. Prints each check with its time and `group rules: N passed, M failed`; exits
 non-zero on any failure. --keep leaves the database (snapstation_rules) for a look with psql.
 """
+import hashlib
+import re
 import sys
 import time
 import uuid
 from datetime import timedelta
 
 import groupdb
-from groupdb import psycopg
-from rules_harness import NOW, TODAY, Rules, count, insert_photo, put_object, refused, remove_object, run_together
+from groupdb import psycopg, sql
+from rules_harness import (NOW, TODAY, Rules, count, insert_photo, insert_row, photo_path, photo_row, put_object,
+                           refused, remove_object, run_together)
 
 DATABASE = "snapstation_rules"
 checks = []
@@ -38,8 +41,9 @@ def schema_loads(rules):
     for _ in range(2):
         rules.admin.execute(groupdb.PRELUDE.read_text())
         rules.admin.execute(groupdb.schema_without_schedule())
-    tables = count(rules, "select count(*) from pg_tables where schemaname = 'public' and rowsecurity")
-    assert tables == 3, f"expected groups, members and group_photos with row-level security, got {tables}"
+    tables = {name for (name,) in rules.admin.execute(
+        "select tablename from pg_tables where schemaname = 'public' and rowsecurity")}
+    assert tables == {"groups", "members", "group_photos", "group_invites", "invite_attempts"}, tables
 
 
 @check("schema: upgrades the first version (one photo per group per day, open bucket policies)")
@@ -130,6 +134,9 @@ def member_cap_concurrent(rules):
 def daily_rule_race_in_transaction(rules):
     members = rules.add_group("Racers", 12, prefix="Racer")
     stations = [rules.station(user) for user in members]
+    for index, user in enumerate(members):  # uploaded first, as the station does
+        for suffix in "ab":
+            rules.place_object(user, photo_path("Racers", f"race-{index}-{suffix}"))
 
     def share_twice(station, index):
         def action(barrier):
@@ -160,6 +167,8 @@ def daily_rule_race_across_transactions(rules):
                                   "where g.name = 'Racers'").fetchall()
     yesterday, taken = TODAY - timedelta(days=1), NOW - timedelta(hours=20)
     stations = [rules.station(user) for (user,) in members for _ in range(2)]
+    for index, station in enumerate(stations):
+        rules.place_object(station.user, photo_path("Racers", f"yesterday-{index}", yesterday))
 
     def share(station, index):
         def action(barrier):
@@ -223,12 +232,18 @@ def rls_insert(rules):
 
 @check("RLS insert: row checks hold (size, 48-hour expiry, folder); the day is when taken; nothing past now + 49 h")
 def row_checks(rules):
-    station = rules.station(rules.add_member("Checkers", "Board"))
+    user = rules.add_member("Checkers", "Board")
+    station = rules.station(user)
     refused(lambda: station.share("Checkers", "big", byte_size=20 * 1024 * 1024 + 1), "23514", "byte_size_up_to_20_mb")
     refused(lambda: station.share("Checkers", "long", expires_at=NOW + timedelta(hours=48, minutes=1)),
             "23514", "expires_within_48_hours")
-    refused(lambda: station.share("Checkers", "elsewhere", object_path="Family/x.jpg"), "23514",
-            "object_in_group_folder")
+    # A station's row outside its group's folder meets the insert policy first (row-level security is
+    # checked before constraints); the constraint holds for the admin too, whom no policy binds.
+    refused(lambda: station.share("Checkers", "elsewhere", object_path="Family/x.jpg"), "42501",
+            message="row-level security")
+    refused(lambda: rules.admin.execute(*insert_row(photo_row("Checkers", "elsewhere", member_id=user,
+                                                              object_path="Family/x.jpg"))),
+            "23514", "object_in_group_folder")
     refused(lambda: station.share("Checkers", "old-day", day=TODAY - timedelta(days=3)), "42501",
             message="row-level security")
     future = NOW + timedelta(hours=3)
@@ -309,6 +324,316 @@ def storage_read_delete(rules):
         caller.close()
 
 
+# ---------------------------------------------------------------------------------------------------------
+# Photo rows name the caller's own objects; photo ids are each member's
+
+@check("RLS insert: a row must name an object the caller uploaded, under the row's group and day")
+def rls_own_object(rules):
+    a, b = rules.add_member("Owners", "Attic"), rules.add_member("Owners", "Barn")
+    station_a = rules.station(a)
+    theirs = rules.place_object(b, photo_path("Owners", "b1"))
+    refused(lambda: station_a.share("Owners", "a-claims-b", object_path=theirs, upload=False), "42501",
+            message="row-level security")
+    refused(lambda: station_a.share("Owners", "a-nothing", upload=False), "42501", message="row-level security")
+    yesterday = TODAY - timedelta(days=1)
+    other_day = rules.place_object(a, photo_path("Owners", "a-other-day", yesterday))
+    refused(lambda: station_a.share("Owners", "a-other-day", object_path=other_day, upload=False), "42501",
+            message="row-level security")
+    # Deeper folders under GROUP/DAY/ are fine, when the object is the caller's.
+    deeper = rules.place_object(a, f"Owners/{TODAY}/{a}/a1.jpg")
+    station_a.share("Owners", "a1", object_path=deeper, upload=False)
+    assert count(rules, "select count(*) from public.group_photos where group_name = 'Owners'") == 1
+    station_a.close()
+
+
+@check("photo ids: the same photo_id from two members is accepted (one group, and two groups)")
+def photo_id_per_member(rules):
+    a, b = rules.add_member("Twins", "Left"), rules.add_member("Twins", "Right")
+    for user in (a, b):
+        station = rules.station(user)
+        station.share("Twins", "same-id", object_path=rules.place_object(user, f"Twins/{TODAY}/{user}/same-id.jpg"),
+                      upload=False)
+        station.close()
+    c, d = rules.add_member("Alpha", "Up"), rules.add_member("Beta", "Down")
+    rules.station(c).share("Alpha", "same-id-2")
+    rules.station(d).share("Beta", "same-id-2")  # refused before: photo_id was unique across the project
+    assert count(rules, "select count(*) from public.group_photos where photo_id in ('same-id', 'same-id-2')") == 4
+    # The station's retried insert: ON CONFLICT (member_id, photo_id) DO NOTHING, what PostgREST runs for
+    # ?on_conflict=member_id,photo_id with resolution=ignore-duplicates; on_conflict=photo_id no longer fits.
+    station = rules.station(a)
+    query, values = insert_photo("Twins", "same-id", object_path=f"Twins/{TODAY}/{a}/same-id.jpg")
+    assert station.run(query + sql.SQL(" on conflict (member_id, photo_id) do nothing"), values) == 0
+    refused(lambda: station.run(query + sql.SQL(" on conflict (photo_id) do nothing"), values), "42P10",
+            message="no unique or exclusion constraint matching the ON CONFLICT")
+    station.close()
+
+
+@check("schema: upgrades the previous version (photo_id unique across the project) and keeps its rows")
+def schema_upgrades_photo_id(rules):
+    database = DATABASE + "_upgrade_ids"
+    rules.cluster.create_database(database)
+    try:
+        with rules.cluster.connect(database) as connection:
+            connection.execute(groupdb.PRELUDE.read_text())
+            connection.execute(groupdb.schema_without_schedule())
+            # The previous version's constraint, and a row shared under it.
+            connection.execute("alter table public.group_photos drop constraint one_row_per_photo;"
+                               "alter table public.group_photos add constraint one_row_per_photo unique (photo_id)")
+            user = uuid.uuid4()
+            connection.execute("insert into auth.users (id) values (%s)", [user])
+            connection.execute("insert into public.groups (name) values ('Old')")
+            connection.execute("insert into public.members (group_id, user_id, name) "
+                               "select id, %s, 'Old station' from public.groups", [user])
+            connection.execute(*insert_row(photo_row("Old", "old-1", member_id=user)))
+            connection.execute(groupdb.schema_without_schedule())
+            definition = connection.execute(
+                "select pg_get_constraintdef(oid) from pg_constraint where conname = 'one_row_per_photo' "
+                "and conrelid = 'public.group_photos'::regclass").fetchone()[0]
+            rows = connection.execute("select count(*) from public.group_photos").fetchone()[0]
+        assert definition == "UNIQUE (member_id, photo_id)" and rows == 1, (definition, rows)
+    finally:
+        rules.cluster.drop_database(database)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Groups without SQL: create_group, join_group, group_invite, leave_group
+
+CODE = re.compile(r"[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}")
+RPCS = ("create_group(text,text)", "join_group(text,text)", "group_invite(text)", "leave_group(text)")
+
+
+def members_of(rules, group):
+    return sorted(name for (name,) in rules.admin.execute(
+        "select m.name from public.members m join public.groups g on g.id = m.group_id where g.name = %s", [group]))
+
+
+@check("rpc: the four functions run as their owner with an empty search_path; signed-in users only")
+def rpc_definitions(rules):
+    for signature in RPCS:
+        definer, config = rules.admin.execute("select prosecdef, proconfig from pg_proc where oid = %s::regprocedure",
+                                              [f"public.{signature}"]).fetchone()
+        assert definer and config == ["search_path=\"\""], (signature, definer, config)
+        allowed = {role: count(rules, "select has_function_privilege(%s, %s, 'execute')", [role, f"public.{signature}"])
+                   for role in ("anon", "authenticated", "public")}
+        assert allowed == {"anon": False, "authenticated": True, "public": False}, (signature, allowed)
+    anon = rules.station(None, role="anon")
+    refused(lambda: anon.call("create_group", group_name="Anon", member_name="x"), "42501",
+            message="permission denied for function create_group")
+    refused(lambda: anon.call("join_group", invite_code="ABCD-EFGH-JKLM", member_name="x"), "42501")
+    anon.close()
+    # A request with no user in it (the service-role key) has nobody to make a member.
+    service = rules.station(None, role="service_role")
+    refused(lambda: service.call("create_group", group_name="Service", member_name="x"), "PT401",
+            message="sign in first")
+    service.close()
+    # The helpers, the codes and the attempts are out of the API's reach.
+    station = rules.station(rules.new_user())
+    for statement in ("select public.snapstation_new_invite(1)", "select * from public.group_invites",
+                      "select * from public.invite_attempts", "select public.snapstation_invite_hash('x')"):
+        refused(lambda: station.run(statement), "42501", message="permission denied")
+    station.close()
+
+
+@check("rpc create_group: the caller is its first member; answers a 12-character code, kept only as a hash")
+def rpc_create_group(rules):
+    owner = rules.new_user()
+    station = rules.station(owner)
+    status, code = station.call("create_group", group_name="Invited", member_name="  Kitchen ")
+    assert status == 200 and CODE.fullmatch(code), (status, code)
+    assert members_of(rules, "Invited") == ["Kitchen"]
+    stored = rules.admin.execute("select i.code_hash, i.expires_at - now() from public.group_invites i "
+                                 "join public.groups g on g.id = i.group_id where g.name = 'Invited'").fetchone()
+    assert stored[0] == hashlib.sha256(code.replace("-", "").encode()).hexdigest(), stored
+    assert timedelta(days=6, hours=23) < stored[1] <= timedelta(days=7), stored
+    assert station.run("select name from public.groups") == [("Invited",)]
+    refused(lambda: station.call("create_group", group_name="Invited", member_name="Hall"), "PT409",
+            message="a group named Invited exists already")
+    for name in ("A/B", "Café", "", None, "x" * 101):
+        refused(lambda: station.call("create_group", group_name=name, member_name="Hall"), "PT400",
+                message="is not a group name")
+    for name in ("", "   ", "x" * 61, "tab\there", None):
+        refused(lambda: station.call("create_group", group_name="Fine name", member_name=name), "PT400",
+                message="member_name must be 1 to 60 characters")
+    codes = {station.call("create_group", group_name=f"Many {index}", member_name="K")[1] for index in range(20)}
+    assert len(codes) == 20 and all(CODE.fullmatch(c) for c in codes), codes
+    station.close()
+    rules.invited_code = code
+
+
+@check("rpc join_group: the code (any case, dashes or not) joins; again changes nothing; members see each other")
+def rpc_join_group(rules):
+    code = rules.invited_code
+    hall = rules.station(rules.new_user())
+    assert hall.call("join_group", invite_code=code, member_name="Hall") == (200, "Invited")
+    porch = rules.station(rules.new_user())
+    assert porch.call("join_group", invite_code=" " + code.replace("-", "").lower(), member_name="Porch") == \
+        (200, "Invited")
+    assert hall.call("join_group", invite_code=code, member_name="Hall again") == (200, "Invited")
+    assert members_of(rules, "Invited") == ["Hall", "Kitchen", "Porch"]
+    assert sorted(name for (name,) in hall.run("select name from public.members")) == ["Hall", "Kitchen", "Porch"]
+    refused(lambda: hall.call("join_group", invite_code=code, member_name=""), "PT400", message="member_name")
+    for caller in (hall, porch):
+        caller.close()
+
+
+@check("rpc join_group: a 13th member is refused (409, 'already has 12 members'); 16 at once: 11 of them get in")
+def rpc_join_cap(rules):
+    founder = rules.station(rules.new_user())
+    code = founder.call("create_group", group_name="Dozen", member_name="Founder")[1]
+    founder.close()
+    for index in range(11):
+        joiner = rules.station(rules.new_user())
+        assert joiner.call("join_group", invite_code=code, member_name=f"Member {index}") == (200, "Dozen")
+        joiner.close()
+    thirteenth = rules.station(rules.new_user())
+    error = refused(lambda: thirteenth.call("join_group", invite_code=code, member_name="Thirteenth"), "PT409",
+                    message="group Dozen already has 12 members")
+    assert "leave first" in error.diag.message_hint, error.diag.message_hint
+    thirteenth.close()
+    assert len(members_of(rules, "Dozen")) == 12
+
+    founder = rules.station(rules.new_user())
+    code = founder.call("create_group", group_name="Rush", member_name="Founder")[1]
+    founder.close()
+    stations = [rules.station(rules.new_user()) for _ in range(16)]
+
+    def join(station, index):
+        def action(barrier):
+            barrier.wait()
+            return station.call("join_group", invite_code=code, member_name=f"Rusher {index}")
+        return action
+
+    results = run_together([join(station, index) for index, station in enumerate(stations)])
+    for station in stations:
+        station.close()
+    joined = [r for r in results if r == (200, "Rush")]
+    full = [r for r in results if isinstance(r, psycopg.Error) and r.sqlstate == "PT409"]
+    assert len(joined) == 11 and len(full) == 5, results
+    assert len(members_of(rules, "Rush")) == 12
+
+
+@check("rpc join_group: a wrong code 403, an expired one 410, one replaced by group_invite 403; all counted")
+def rpc_join_wrong_codes(rules):
+    owner = rules.station(rules.new_user())
+    code = owner.call("create_group", group_name="Guarded", member_name="Gate")[1]
+    guest_user = rules.new_user()
+    guest = rules.station(guest_user)
+    status, answer = guest.call("join_group", invite_code="ABCD-EFGH-JKLM", member_name="Guest")
+    assert status == 403 and answer["code"] == "PT403" and answer["message"] == "this invite code is not valid", answer
+    assert answer["details"] == "1 of 10 wrong invite codes in the last hour", answer
+    # Expired: 7 days on.
+    rules.admin.execute("update public.group_invites set expires_at = now() - interval '1 minute' "
+                        "where group_id = (select id from public.groups where name = 'Guarded')")
+    status, answer = guest.call("join_group", invite_code=code, member_name="Guest")
+    assert status == 410 and answer["code"] == "PT410" and "expired" in answer["message"], answer
+    # Renewed by a member: the old code is refused, the new one works.
+    status, renewed = owner.call("group_invite", group_name="Guarded")
+    assert status == 200 and CODE.fullmatch(renewed) and renewed != code, renewed
+    status, answer = guest.call("join_group", invite_code=code, member_name="Guest")
+    assert (status, answer["message"]) == (403, "this invite code is not valid"), answer
+    assert count(rules, "select count(*) from public.invite_attempts where user_id = %s", [guest_user]) == 3
+    assert members_of(rules, "Guarded") == ["Gate"]
+    assert guest.call("join_group", invite_code=renewed, member_name="Guest") == (200, "Guarded")
+    # Any member may renew; an outsider may not, and learns nothing about the group.
+    assert CODE.fullmatch(guest.call("group_invite", group_name="Guarded")[1])
+    outsider = rules.station(rules.new_user())
+    for group in ("Guarded", "No such group"):
+        refused(lambda: outsider.call("group_invite", group_name=group), "PT403",
+                message=f"you are not a member of group {group}")
+    for caller in (owner, guest, outsider):
+        caller.close()
+
+
+@check("rpc join_group: 10 wrong codes an hour per user, then 429 even for a right code; an hour on, it works")
+def rpc_join_attempt_limit(rules):
+    owner = rules.station(rules.new_user())
+    code = owner.call("create_group", group_name="Limited", member_name="Owner")[1]
+    owner.close()
+    user = rules.new_user()
+    guesser = rules.station(user)
+    for attempt in range(10):
+        status, answer = guesser.call("join_group", invite_code=f"WRONG-{attempt}", member_name="Guesser")
+        assert status == 403 and answer["details"].startswith(f"{attempt + 1} of 10"), (attempt, answer)
+    error = refused(lambda: guesser.call("join_group", invite_code=code, member_name="Guesser"), "PT429",
+                    message="too many wrong invite codes: try again after")
+    assert "10 wrong invite codes an hour" in error.diag.message_hint
+    assert count(rules, "select count(*) from public.invite_attempts where user_id = %s", [user]) == 10
+    # Another user is not held back by this one's guesses.
+    other = rules.station(rules.new_user())
+    assert other.call("join_group", invite_code=code, member_name="Other") == (200, "Limited")
+    other.close()
+    # An hour later the attempts no longer count, and the cleanup forgets them.
+    rules.admin.execute("update public.invite_attempts set attempted_at = attempted_at - interval '61 minutes' "
+                        "where user_id = %s", [user])
+    assert guesser.call("join_group", invite_code=code, member_name="Guesser") == (200, "Limited")
+    rules.admin.execute("select public.snapstation_expire_photos()")
+    assert count(rules, "select count(*) from public.invite_attempts where user_id = %s", [user]) == 0
+    guesser.close()
+
+
+@check("rpc join_group: 20 wrong codes at once from one user on 20 connections: exactly 10 counted, 10 get 429")
+def rpc_join_attempt_limit_concurrent(rules):
+    user = rules.new_user()
+    stations = [rules.station(user) for _ in range(20)]
+
+    def guess(station, index):
+        def action(barrier):
+            barrier.wait()
+            return station.call("join_group", invite_code=f"GUESS-{index:04}", member_name="Guesser")
+        return action
+
+    results = run_together([guess(station, index) for index, station in enumerate(stations)])
+    for station in stations:
+        station.close()
+    wrong = [r for r in results if isinstance(r, tuple) and r[0] == 403]
+    limited = [r for r in results if isinstance(r, psycopg.Error) and r.sqlstate == "PT429"]
+    assert len(wrong) == 10 and len(limited) == 10, results
+    assert count(rules, "select count(*) from public.invite_attempts where user_id = %s", [user]) == 10
+
+
+@check("rpc leave_group: the member's rows and membership go; it sees nothing of the group, deletes its objects")
+def rpc_leave_group(rules):
+    stay_user, leave_user = rules.new_user(), rules.new_user()
+    stay, leave = rules.station(stay_user), rules.station(leave_user)
+    code = stay.call("create_group", group_name="Leavers", member_name="Stays")[1]
+    assert leave.call("join_group", invite_code=code, member_name="Leaves") == (200, "Leavers")
+    stay.share("Leavers", "stays-1")
+    leave.share("Leavers", "leaves-1")
+    sticker = rules.place_object(leave_user, f"Leavers/{TODAY}/leaves-1-sticker.png")
+    assert len(leave.run("select photo_id from public.group_photos where group_name = 'Leavers'")) == 2
+    find = "select name from storage.objects where bucket_id = 'snapstation' and name = %s"
+    assert leave.run(find, [photo_path("Leavers", "stays-1")]) != []
+
+    assert leave.call("leave_group", group_name="Leavers") == (200, [photo_path("Leavers", "leaves-1")])
+    assert members_of(rules, "Leavers") == ["Stays"]
+    assert count(rules, "select count(*) from public.group_photos where group_name = 'Leavers' and member_id = %s",
+                 [leave_user]) == 0
+    assert count(rules, "select count(*) from public.group_photos where group_name = 'Leavers'") == 1
+    # It no longer sees the group's photos, members, name or the other members' objects...
+    assert leave.run("select * from public.group_photos") == []
+    assert leave.run("select * from public.members") == []
+    assert leave.run("select * from public.groups") == []
+    assert leave.run(find, [photo_path("Leavers", "stays-1")]) == []
+    refused(lambda: leave.share("Leavers", "leaves-2", upload=False), "42501", message="row-level security")
+    # ...but still deletes its own objects through the Storage API.
+    assert remove_object(leave, photo_path("Leavers", "leaves-1")) == 1
+    assert remove_object(leave, sticker) == 1
+    assert remove_object(leave, photo_path("Leavers", "stays-1")) == 0
+    refused(lambda: leave.call("leave_group", group_name="Leavers"), "PT404",
+            message="you are not a member of group Leavers")
+    refused(lambda: leave.call("group_invite", group_name="Leavers"), "PT403")
+    # The last member leaving takes the group and its code with it; the name is free again.
+    assert stay.call("leave_group", group_name="Leavers") == (200, [photo_path("Leavers", "stays-1")])
+    assert count(rules, "select count(*) from public.groups where name = 'Leavers'") == 0
+    assert count(rules, "select count(*) from public.group_invites i where not exists "
+                        "(select from public.groups g where g.id = i.group_id)") == 0
+    status, answer = leave.call("join_group", invite_code=code, member_name="Leaves")
+    assert status == 403, (status, answer)
+    assert CODE.fullmatch(leave.call("create_group", group_name="Leavers", member_name="Leaves again")[1])
+    for caller in (stay, leave):
+        caller.close()
+
+
 @check("cleanup: snapstation_expire_photos() deletes the expired rows and only those")
 def cleanup(rules):
     station = rules.station(rules.add_member("Sweepers", "Broom"))
@@ -325,12 +650,26 @@ def cleanup(rules):
     assert count(rules, "select count(*) from public.group_photos where photo_id = 'kept'") == 1
 
 
-@check("schedule: the whole file (with pg_cron) loads twice into 'postgres'; one job every 15 minutes")
+@check("schedule: the whole file (with the real pg_cron) loads twice into 'postgres'; one job every 15 minutes")
 def schedule(rules):
+    """The real pg_cron (postgresql-15-cron, preloaded by postgres.sh), installed as Supabase's docs do it;
+    nothing of it is faked. What this cluster cannot show: here `postgres` is a superuser and owns `cron`,
+    so the grants to it change nothing (on Supabase they let the non-superuser `postgres` use the jobs);
+    the check only sees that they run and land in the ACLs."""
     with rules.cluster.connect("postgres") as connection:
+        # A cluster that ran the previous schema.sql has pg_cron in `public` (its `create extension` named no
+        # schema), and `create extension if not exists` leaves it there: start from none, as a new project.
+        connection.execute("drop extension if exists pg_cron")
         for _ in range(2):
             connection.execute(groupdb.PRELUDE.read_text())
             connection.execute(groupdb.SCHEMA.read_text())
+        schema = connection.execute("select extnamespace::regnamespace::text from pg_extension "
+                                    "where extname = 'pg_cron'").fetchone()[0]
+        assert schema == "pg_catalog", schema
+        acl = connection.execute("select nspacl::text from pg_namespace where nspname = 'cron'").fetchone()[0]
+        assert acl and "postgres=U" in acl, acl
+        job_acl = connection.execute("select relacl::text from pg_class where oid = 'cron.job'::regclass").fetchone()[0]
+        assert job_acl and "postgres=arwdDxt" in job_acl, job_acl
         jobs = connection.execute("select schedule, command, active from cron.job "
                                   "where jobname = 'snapstation-expire-photos'").fetchall()
         assert len(jobs) == 1, jobs

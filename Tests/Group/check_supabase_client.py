@@ -2,7 +2,8 @@
 """Drives a Supabase project with Supabase's own Python client (`supabase` from PyPI, installed into
 .build-bench/supabase-client by this script) as a station would use it: sign up, sign in, refresh with
 rotation, Storage upload/download/remove in the `snapstation` bucket, an insert and a select on
-`group_photos` (docs/supabase/schema.sql), expired access tokens, sign-out.
+`group_photos` (docs/supabase/schema.sql), groups made, joined and left with `rpc()` (create_group,
+join_group, group_invite, leave_group), expired access tokens, sign-out.
 
     python3 Tests/Group/check_supabase_client.py
 
@@ -19,6 +20,7 @@ token is checked only when the project's JWT expiry is 2 minutes or less; SUPABA
 Prints each check and ends with `N passed, N failed`; exits non-zero when one failed.
 """
 import os
+import re
 import subprocess
 import sys
 import time
@@ -33,6 +35,7 @@ from pychecks import check, finish, in_venv  # noqa: E402  (Tests/Support/pychec
 SUPABASE = "supabase==2.34.1"
 STANDIN_JWT_EXPIRY = 5  # seconds: short enough to wait for, long enough for a few requests per token
 POSTGREST_SKEW = 30  # PostgREST takes a token for 30 s past its exp (src/library/PostgREST/Auth/Jwt.hs)
+CODE = re.compile(r"[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}")  # an invite code (schema.sql)
 
 
 def have_supabase():
@@ -152,8 +155,14 @@ def run(target):
         user = client.auth.get_user(state["session"].access_token).user
         assert user.id == state["session"].user.id and user.email == target.email.lower()
 
-    with check("rest: insert a group_photos row as the member, select it back with the server's member_name"):
+    with check("storage: upload into the group's folder (before its row: the row must name one's own object)"):
         client.auth.refresh_session()  # a fresh token for the next few seconds
+        uploaded = client.storage.from_("snapstation").upload(name, jpeg, {"content-type": "image/jpeg",
+                                                                          "upsert": "true"})
+        assert uploaded.path == name, uploaded
+
+    with check("rest: insert a group_photos row as the member, select it back with the server's member_name"):
+        client.auth.refresh_session()
         taken = datetime.now(timezone.utc) - timedelta(minutes=1)
         row = {"group_name": target.group, "day": today, "photo_id": photo_id, "object_path": name,
                "byte_size": len(jpeg), "taken_at": taken.isoformat(),
@@ -170,16 +179,53 @@ def run(target):
         assert rows and all(r["day"] == today for r in rows), rows
         assert target.real or [r["photo_id"] for r in rows] == [photo_id], rows
 
-    with check("storage: upload into the group's folder, download the same bytes, remove, then 404"):
+    with check("storage: download the same bytes, remove, then 404"):
         client.auth.refresh_session()
         bucket = client.storage.from_("snapstation")
-        uploaded = bucket.upload(name, jpeg, {"content-type": "image/jpeg", "upsert": "true"})
-        assert uploaded.path == name, uploaded
         assert bucket.download(name) == jpeg
         removed = bucket.remove([name])
         assert [item["name"] for item in removed] == [name], removed
         error = refused(lambda: bucket.download(name))
         assert str(error.status) in ("400", "404") and error.message == "Object not found", repr(error)
+
+    with check("rpc: create_group answers an invite code; group_invite a new one; a wrong code refused (PT403)"):
+        client.auth.refresh_session()
+        group = f"Client RPC {uuid.uuid4().hex[:8]}"
+        code = client.rpc("create_group", {"group_name": group, "member_name": "Python"}).execute().data
+        assert CODE.fullmatch(code), code
+        renewed = client.rpc("group_invite", {"group_name": group}).execute().data
+        assert CODE.fullmatch(renewed) and renewed != code, renewed
+        error = refused(lambda: client.rpc("join_group", {"invite_code": "ABCD-EFGH-JKLM", "member_name": "P"})
+                        .execute())
+        assert (error.code, error.message) == ("PT403", "this invite code is not valid"), repr(error)
+        error = refused(lambda: client.rpc("create_group", {"group_name": group, "member_name": "P"}).execute())
+        assert (error.code, error.message) == ("PT409", f"a group named {group} exists already"), repr(error)
+        state.update(rpc_group=group, rpc_code=renewed)
+
+    if target.real:
+        print("note: join_group by a second user is not tried against a real project (it needs a second user)")
+    else:
+        with check("rpc: a second user joins with the code (any case), sees the members; the replaced code is refused"):
+            second = target.client()
+            second.auth.sign_up({"email": f"python2-{uuid.uuid4().hex[:10]}@example.org", "password": target.password})
+            error = refused(lambda: second.rpc("join_group", {"invite_code": code, "member_name": "Second"}).execute())
+            assert error.code == "PT403", repr(error)
+            joined = second.rpc("join_group", {"invite_code": state["rpc_code"].lower(), "member_name": "Second"}) \
+                .execute().data
+            assert joined == state["rpc_group"], joined
+            names = second.table("members").select("name").order("name").execute().data
+            assert [row["name"] for row in names] == ["Python", "Second"], names
+            assert second.rpc("leave_group", {"group_name": state["rpc_group"]}).execute().data == []
+
+    with check("rpc: leave_group; the last member leaving takes the group; leaving again is refused (PT404)"):
+        client.auth.refresh_session()
+        assert client.rpc("leave_group", {"group_name": state["rpc_group"]}).execute().data == []
+        error = refused(lambda: client.rpc("leave_group", {"group_name": state["rpc_group"]}).execute())
+        assert (error.code, error.message) == ("PT404", f"you are not a member of group {state['rpc_group']}"), \
+            repr(error)
+        anonymous = target.client()
+        error = refused(lambda: anonymous.rpc("create_group", {"group_name": "Anon", "member_name": "A"}).execute())
+        assert error.code == "42501", repr(error)
 
     with check("refresh: refresh_session rotates the refresh token; the used one again answers the same new one"):
         first = client.auth.sign_in_with_password({"email": target.email, "password": target.password}) \

@@ -90,12 +90,24 @@ class Cluster:
             raise
 
 
+PG_CRON_PART = ("create extension if not exists pg_cron with schema pg_catalog;",
+                "grant usage on schema cron to postgres;",
+                "grant all privileges on all tables in schema cron to postgres;",
+                "select cron.schedule(")
+
+
 def schema_without_schedule():
-    """The schema less its pg_cron part. pg_cron lives in one database of a cluster (here, as on Supabase,
-    "postgres"), so copies of a template cannot have it; check_rules.py checks the job there."""
+    """The schema less its pg_cron part: the extension as Supabase's docs install it, the grants on `cron`,
+    and the job. pg_cron lives in one database of a cluster (cron.database_name: here, as on Supabase,
+    "postgres"), so copies of a template cannot have it; check_rules.py loads the whole file, with the
+    real pg_cron (Tests/Group/postgres.sh preloads it; no stand-in of it anywhere), into "postgres" and
+    checks the job there."""
     text = SCHEMA.read_text()
-    start = text.index("create extension if not exists pg_cron;")
-    end = text.index(");", text.index("select cron.schedule(", start)) + 2
+    start = text.index(PG_CRON_PART[0])
+    end = text.index(");", text.index(PG_CRON_PART[-1], start)) + 2
     removed = text[start:end]
-    assert removed.count(";") == 2, "the pg_cron part of schema.sql should be two statements"
-    return text[:start] + text[end:]
+    assert removed.count(";") == len(PG_CRON_PART) and all(part in removed for part in PG_CRON_PART), \
+        f"the pg_cron part of schema.sql should be these {len(PG_CRON_PART)} statements: {PG_CRON_PART}"
+    rest = text[:start] + text[end:]
+    assert "cron." not in rest.replace("pg_cron", ""), "schema.sql uses pg_cron outside its pg_cron part"
+    return rest

@@ -37,14 +37,22 @@ class Rules:
         return [self.add_member(group, f"{prefix} {index + 1}") for index in range(count)]
 
     def station(self, user, role="authenticated"):
-        return Station(self.cluster.connect(self.database, user="authenticator"), user, role)
+        return Station(self.cluster.connect(self.database, user="authenticator"), user, role, self)
+
+    def place_object(self, user, name):
+        """An object in the bucket as `user` uploaded it (owner and owner_id are its id, as the Storage API
+        writes them), put there by the admin so that a check of rows does not hang on the bucket's rules."""
+        self.admin.execute("insert into storage.objects (bucket_id, name, owner, owner_id) "
+                           "values ('snapstation', %s, %s, %s) on conflict (bucket_id, name) do nothing",
+                           [name, user, str(user)])
+        return name
 
 
 class Station:
     """One API caller: each transaction runs as `role` with the claims of `user`'s JWT, as PostgREST does."""
 
-    def __init__(self, connection, user, role):
-        self.connection = connection
+    def __init__(self, connection, user, role, rules=None):
+        self.connection, self.user, self.rules = connection, user, rules
         self.claims = {"role": role, "aud": role}
         if user:
             self.claims["sub"] = str(user)
@@ -66,21 +74,54 @@ class Station:
             cursor = connection.execute(query, params)
             return cursor.fetchall() if cursor.description else cursor.rowcount
 
-    def share(self, group, photo_id, day=TODAY, taken=None, **columns):
-        return self.run(*insert_photo(group, photo_id, day, taken, **columns))
+    def share(self, group, photo_id, day=TODAY, taken=None, upload=True, **columns):
+        """Shares a photo as the station does: its object first (unless `upload` is false), then the row."""
+        row = photo_row(group, photo_id, day, taken, **columns)
+        if upload and self.user:
+            self.rules.place_object(self.user, row["object_path"])
+        return self.run(*insert_row(row))
+
+    def call(self, function, **arguments):
+        """Calls public.FUNCTION with named arguments in a transaction of its own, as PostgREST's
+        /rest/v1/rpc/FUNCTION does, and answers (status, value): the HTTP status the function set in
+        `response.status` (PostgREST answers with it, and still commits), else 200; the value as JSON
+        (a set-returning function's rows as a list). A raised error propagates (see `refused`)."""
+        call = sql.SQL("{}({})").format(sql.Identifier("public", function), sql.SQL(", ").join(
+            sql.SQL("{} := {}").format(sql.Identifier(name), sql.Placeholder()) for name in arguments))
+        with self.transaction() as connection:
+            returns_set = connection.execute("select proretset from pg_proc where oid = %s::regproc",
+                                             [f"public.{function}"]).fetchone()[0]
+            query = (sql.SQL("select coalesce(json_agg(_r), '[]') from {} _r") if returns_set
+                     else sql.SQL("select to_json({})")).format(call)
+            value = connection.execute(query, list(arguments.values())).fetchone()[0]
+            status = connection.execute("select current_setting('response.status', true)").fetchone()[0]
+        return int(status or 200), value
 
     def close(self):
         self.connection.close()
 
 
-def insert_photo(group, photo_id, day=TODAY, taken=None, **columns):
-    """The INSERT a station's share is, with sensible values for the columns not given."""
+def photo_row(group, photo_id, day=TODAY, taken=None, **columns):
+    """A station's row, with sensible values for the columns not given; the object_path is
+    GROUP/DAY/PHOTO.jpg, as the station names its objects."""
     taken = taken or NOW - timedelta(minutes=5)
-    row = {"group_name": group, "day": day, "photo_id": photo_id, "object_path": f"{group}/{day}/{photo_id}.jpg",
-           "taken_at": taken, "expires_at": taken + timedelta(hours=48)} | columns
+    return {"group_name": group, "day": day, "photo_id": photo_id, "object_path": photo_path(group, photo_id, day),
+            "taken_at": taken, "expires_at": taken + timedelta(hours=48)} | columns
+
+
+def insert_photo(group, photo_id, day=TODAY, taken=None, **columns):
+    """The INSERT a station's share is (without its upload: see Station.share and Rules.place_object)."""
+    return insert_row(photo_row(group, photo_id, day, taken, **columns))
+
+
+def insert_row(row):
     query = sql.SQL("insert into public.group_photos ({}) values ({})").format(
         sql.SQL(", ").join(map(sql.Identifier, row)), sql.SQL(", ").join(sql.Placeholder() * len(row)))
     return query, list(row.values())
+
+
+def photo_path(group, photo_id, day=TODAY):
+    return f"{group}/{day}/{photo_id}.jpg"
 
 
 def refused(action, sqlstate, constraint=None, message=None):

@@ -5,13 +5,16 @@
 --   groups        a small private group, known to the stations by its name; at most 12 members.
 --   members       one row per station in a group: the Supabase user the station signs in as (its key is
 --                 that user's JWT) and the name the other stations show. A station may be in several groups.
+--   group_invites one invite code per group (only its hash is kept), valid 7 days, replaced on request.
 --   group_photos  one row per shared photo. The file is in the private bucket "snapstation" at
---                 GROUP/DAY/PHOTO.jpg, uploaded first; the row says "this photo is shared".
+--                 GROUP/DAY/PHOTO.jpg, uploaded first by the same member; the row says "this photo is shared".
 --
--- Give each station its own Supabase user (Authentication -> Users) and that user's JWT as its key, with
--- the project's anon key as the `apikey`. Never give a station the service-role key: it bypasses every
--- rule below. Stations join groups only here, as the admin (see the example at the end): nothing in the
--- API lets a station add, change or delete a group, a member or a row.
+-- Give each station its own Supabase user (Authentication -> Users) that it signs in as, with the
+-- project's anon (or publishable) key as the `apikey`. Never give a station the service-role key: it
+-- bypasses every rule below. Signed-in users make and join groups through four functions, which the REST
+-- API serves at /rest/v1/rpc/NAME (docs/supabase/groups.md): create_group, join_group, group_invite and
+-- leave_group. Nothing else in the API adds, changes or deletes a group or a member; the admin can still
+-- do it here (see the example at the end).
 --
 -- Tests/Group/check_rules.py checks every rule below against a real PostgreSQL.
 
@@ -108,9 +111,10 @@ create table if not exists public.group_photos (
     expires_at  timestamptz not null,
     created_at  timestamptz not null default now(),
     -- A retried insert of the same photo is recognised: 409 naming one_row_per_photo, or 201 when the
-    -- station asks the REST API to ignore that duplicate (?on_conflict=photo_id with
-    -- Prefer: resolution=ignore-duplicates).
-    constraint one_row_per_photo unique (photo_id),
+    -- station asks the REST API to ignore that duplicate (?on_conflict=member_id,photo_id with
+    -- Prefer: resolution=ignore-duplicates; member_id may be left out of the row, the server fills it).
+    -- Photo ids are each member's own: two members may use the same one.
+    constraint one_row_per_photo unique (member_id, photo_id),
     -- The daily rule is each member's: one photo per member per group per day. A second photo that day
     -- fails with 23505, which the REST API answers with HTTP 409 naming this constraint.
     constraint one_photo_per_member_per_day unique (group_name, member_id, day),
@@ -120,6 +124,22 @@ create table if not exists public.group_photos (
     constraint expires_within_48_hours check (expires_at > taken_at and expires_at <= taken_at + interval '48 hours')
 );
 create index if not exists group_photos_expiry on public.group_photos (expires_at);
+
+-- The previous version of this file made photo ids unique across the whole project: a clash with any
+-- other station's id made the REST API ignore the photo (on_conflict=photo_id). Now they are unique per
+-- member. A station that still sends on_conflict=photo_id gets 400 (42P10: no unique constraint matches).
+do $$
+begin
+    if exists (
+        select from pg_catalog.pg_constraint
+        where conrelid = 'public.group_photos'::regclass and conname = 'one_row_per_photo'
+          and pg_catalog.pg_get_constraintdef(oid) = 'UNIQUE (photo_id)'
+    ) then
+        alter table public.group_photos drop constraint one_row_per_photo;
+        alter table public.group_photos add constraint one_row_per_photo unique (member_id, photo_id);
+    end if;
+end
+$$;
 
 -- The member's name comes from members (a station may not send it: see the grants below); a caller who
 -- is not a member of the group gets no name, and the insert policy refuses the row.
@@ -166,8 +186,12 @@ create policy "members see who else is in their groups" on public.members
 
 -- A member shares only as itself, only into its own groups, nothing that outlives 48 hours from now (an
 -- hour of slack for a station whose clock runs fast), and only for the day the photo was taken: local days
--- run from UTC-12 to UTC+14, so that day is within one day of the UTC date. (A policy rather than a check:
--- it binds the stations, not the admin.)
+-- run from UTC-12 to UTC+14, so that day is within one day of the UTC date. The row names a photo that is
+-- already in the bucket, uploaded by the same member, under GROUP/DAY/ (the row's group and day; deeper
+-- folders are allowed, e.g. GROUP/DAY/MEMBER/PHOTO.jpg): so no member lists another member's object as
+-- its own. Upload first, then insert the row (the station does; any other client must too: a row whose
+-- object is not there yet is refused, 403 42501). (A policy rather than a check: it binds the stations,
+-- not the admin.) There is no update policy and no update grant: rows are never changed through the API.
 drop policy if exists "members share into their groups" on public.group_photos;
 create policy "members share into their groups" on public.group_photos
     for insert to authenticated
@@ -176,6 +200,11 @@ create policy "members share into their groups" on public.group_photos
         and group_name in (select public.snapstation_my_groups())
         and expires_at <= now() + interval '49 hours'
         and day between (taken_at at time zone 'UTC')::date - 1 and (taken_at at time zone 'UTC')::date + 1
+        and (storage.foldername(object_path))[1:2] = array[group_name, to_char(day, 'YYYY-MM-DD')]
+        and exists (
+            select from storage.objects o
+            where o.bucket_id = 'snapstation' and o.name = object_path and o.owner_id = (select auth.uid()::text)
+        )
     );
 
 -- A member reads its groups' photos until they expire; anyone else reads nothing.
@@ -231,6 +260,13 @@ create policy "snapstation: members read their groups" on storage.objects
         and (storage.foldername(name))[1] in (select public.snapstation_my_groups())
     );
 
+-- Read one's own objects wherever they are, also after leaving their group: Storage's delete reads the
+-- rows it deletes, so without this a station could not delete what it left behind (leave_group, below).
+drop policy if exists "snapstation: members read their own uploads" on storage.objects;
+create policy "snapstation: members read their own uploads" on storage.objects
+    for select to authenticated
+    using (bucket_id = 'snapstation' and owner_id = (select auth.uid()::text));
+
 -- Delete only one's own objects: each station deletes its photos 48 hours after taking them, through the
 -- Storage API (which also removes the file). A delete of anyone else's object deletes nothing.
 drop policy if exists "snapstation: members delete their own uploads" on storage.objects;
@@ -239,9 +275,276 @@ create policy "snapstation: members delete their own uploads" on storage.objects
     using (bucket_id = 'snapstation' and owner_id = (select auth.uid()::text));
 
 -- ---------------------------------------------------------------------------------------------------------
+-- Groups without SQL: create_group, join_group, group_invite and leave_group
+--
+-- A signed-in user (a station, or a phone) calls these through the REST API: POST /rest/v1/rpc/NAME with
+-- the arguments as a JSON object, e.g. {"group_name": "Family", "member_name": "Kitchen"}; the answer is
+-- the function's value as JSON. Refusals come as the REST API's error body {"code", "details", "hint",
+-- "message"}, with the HTTP status in the code: PT400 is 400, PT409 is 409, and so on (PostgREST answers
+-- `raise sqlstate 'PTxyz'` with status xyz). docs/supabase/groups.md shows the calls.
+--
+-- Each runs as the owner of this file (security definer) with an empty search_path, so it names every
+-- table and function with its schema, and acts for auth.uid() only: the caller's own membership.
+
+-- pgcrypto's gen_random_bytes makes the invite codes (a Supabase project has it in `extensions` already).
+create extension if not exists pgcrypto with schema extensions;
+
+-- Each group's invite code: only its SHA-256 is kept, so reading this table does not give the code away.
+-- One per group: asking for a new one (group_invite) replaces it, and the old one stops working.
+create table if not exists public.group_invites (
+    group_id   bigint primary key references public.groups (id) on delete cascade,
+    code_hash  text not null unique,                 -- hex SHA-256 of the code without its dashes
+    expires_at timestamptz not null,                 -- 7 days after it was made
+    created_by uuid references auth.users (id) on delete set null,
+    created_at timestamptz not null default now()
+);
+
+-- The wrong invite codes each user tried: at most 10 an hour (join_group), kept an hour (the cleanup below).
+create table if not exists public.invite_attempts (
+    id           bigint generated always as identity primary key,
+    user_id      uuid not null references auth.users (id) on delete cascade,
+    attempted_at timestamptz not null default now()
+);
+create index if not exists invite_attempts_by_user on public.invite_attempts (user_id, attempted_at);
+
+-- Only the functions below touch these two: no API role reads or writes them.
+alter table public.group_invites enable row level security;
+alter table public.invite_attempts enable row level security;
+revoke all on public.group_invites, public.invite_attempts from anon, authenticated;
+
+-- A member's name as the other stations show it: trimmed, 1 to 60 characters, no control characters.
+create or replace function public.snapstation_member_name(member_name text) returns text
+language plpgsql immutable set search_path = '' as $$
+declare
+    cleaned text := pg_catalog.btrim(member_name);
+begin
+    if cleaned is null or pg_catalog.length(cleaned) not between 1 and 60 or cleaned ~ '[[:cntrl:]]' then
+        raise sqlstate 'PT400' using
+            message = 'member_name must be 1 to 60 characters, without control characters',
+            hint = 'It is the name the other stations show for this one, e.g. "Kitchen".';
+    end if;
+    return cleaned;
+end
+$$;
+
+-- The hash an invite code is kept and looked up by. Codes are read as typed: case, spaces and dashes
+-- do not matter.
+create or replace function public.snapstation_invite_hash(code text) returns text
+language sql immutable set search_path = '' as $$
+    select pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(
+        pg_catalog.upper(pg_catalog.regexp_replace(coalesce(code, ''), '[^A-Za-z0-9]', '', 'g')), 'UTF8')), 'hex')
+$$;
+
+-- A new invite code for a group, replacing its old one: 12 characters from 32 that are hard to mix up
+-- (no 0, O, 1 or I), 60 random bits, shown as XXXX-XXXX-XXXX; valid for 7 days.
+create or replace function public.snapstation_new_invite(the_group bigint) returns text
+language plpgsql volatile security definer set search_path = '' as $$
+declare
+    alphabet constant text := 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+    random_bytes bytea := extensions.gen_random_bytes(12);
+    code text := '';
+begin
+    for i in 0..11 loop
+        -- 256 is a multiple of 32: every character is equally likely.
+        code := code || pg_catalog.substr(alphabet, pg_catalog.get_byte(random_bytes, i) % 32 + 1, 1);
+    end loop;
+    insert into public.group_invites (group_id, code_hash, expires_at, created_by)
+    values (the_group, public.snapstation_invite_hash(code), pg_catalog.now() + interval '7 days', auth.uid())
+    on conflict (group_id) do update
+    set code_hash = excluded.code_hash, expires_at = excluded.expires_at, created_by = excluded.created_by,
+        created_at = pg_catalog.now();
+    return pg_catalog.substr(code, 1, 4) || '-' || pg_catalog.substr(code, 5, 4) || '-'
+        || pg_catalog.substr(code, 9, 4);
+end
+$$;
+
+-- The caller, or PT401 when the request carries no user (the service-role key, a token without `sub`).
+create or replace function public.snapstation_caller() returns uuid
+language plpgsql stable set search_path = '' as $$
+begin
+    if auth.uid() is null then
+        raise sqlstate 'PT401' using
+            message = 'sign in first: only a signed-in user can be a member of a group',
+            hint = 'Send the user''s access token as the Authorization bearer.';
+    end if;
+    return auth.uid();
+end
+$$;
+
+revoke all on function public.snapstation_member_name(text), public.snapstation_invite_hash(text),
+    public.snapstation_new_invite(bigint), public.snapstation_caller() from public, anon, authenticated;
+
+-- create_group(group_name, member_name) -> the group's invite code, "XXXX-XXXX-XXXX"
+-- Makes the group with the caller as its first member under member_name.
+--   PT400  the group name is not a Storage folder name (see groups.name), or member_name is not valid
+--   PT409  a group of that name exists already
+create or replace function public.create_group(group_name text, member_name text) returns text
+language plpgsql volatile security definer set search_path = '' as $$
+declare
+    caller uuid := public.snapstation_caller();
+    the_name text := public.snapstation_member_name(create_group.member_name);
+    the_group bigint;
+begin
+    begin
+        insert into public.groups (name) values (create_group.group_name)
+        on conflict (name) do nothing
+        returning id into the_group;
+    exception when check_violation or not_null_violation then
+        raise sqlstate 'PT400' using
+            message = pg_catalog.format('%L is not a group name: 1 to 100 characters, ASCII letters, digits, '
+                'spaces and _ ! - . * '' ( ) & $ @ = ; : + , ? only', create_group.group_name),
+            hint = 'The name is the group''s folder in Storage: no slash, no accented letters.';
+    end;
+    if the_group is null then
+        raise sqlstate 'PT409' using
+            message = pg_catalog.format('a group named %s exists already', create_group.group_name),
+            hint = 'Choose another name, or ask one of its members for an invite code.';
+    end if;
+    insert into public.members (group_id, user_id, name) values (the_group, caller, the_name);
+    return public.snapstation_new_invite(the_group);
+end
+$$;
+
+-- join_group(invite_code, member_name) -> the group's name
+-- Joins the group whose current code this is (case, spaces and dashes do not matter) under member_name.
+-- Joining a group one is in already answers its name again and changes nothing.
+--   PT400  member_name is not valid
+--   PT403  no group has this code: mistyped, or replaced by a newer one (group_invite)
+--   PT410  the code has expired (7 days)
+--   PT409  the group has 12 members already
+--   PT429  10 wrong codes in the last hour: try again later
+-- A wrong or expired code is counted against the caller, so it must be kept when refused: the function
+-- answers that refusal as a value (PostgREST's error body, status in response.status) instead of raising,
+-- since PostgREST commits then (a raise would roll the count back). Called in plain SQL, check
+-- current_setting('response.status', true) afterwards.
+create or replace function public.join_group(invite_code text, member_name text) returns json
+language plpgsql volatile security definer set search_path = '' as $$
+declare
+    caller uuid := public.snapstation_caller();
+    the_name text := public.snapstation_member_name(join_group.member_name);
+    wrong_codes integer;
+    first_wrong timestamptz;
+    invite public.group_invites;
+    the_group public.groups;
+    members_now integer;
+begin
+    -- One join at a time per user, so parallel guesses are all counted.
+    perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('snapstation join ' || caller::text, 0));
+    select count(*), min(a.attempted_at) into wrong_codes, first_wrong
+    from public.invite_attempts a
+    where a.user_id = caller and a.attempted_at > pg_catalog.now() - interval '1 hour';
+    if wrong_codes >= 10 then
+        raise sqlstate 'PT429' using
+            message = pg_catalog.format('too many wrong invite codes: try again after %s UTC',
+                pg_catalog.to_char((first_wrong + interval '1 hour') at time zone 'UTC', 'YYYY-MM-DD HH24:MI')),
+            hint = 'At most 10 wrong invite codes an hour are tried.';
+    end if;
+
+    select i.* into invite from public.group_invites i
+    where i.code_hash = public.snapstation_invite_hash(join_group.invite_code);
+    if invite.group_id is null or invite.expires_at <= pg_catalog.now() then
+        insert into public.invite_attempts (user_id) values (caller);
+        if invite.group_id is null then
+            perform pg_catalog.set_config('response.status', '403', true);
+            return pg_catalog.json_build_object(
+                'code', 'PT403',
+                'details', pg_catalog.format('%s of 10 wrong invite codes in the last hour', wrong_codes + 1),
+                'hint', 'Check the code, or ask a member of the group for a new one: a code stops working '
+                        'when a member asks for a new one.',
+                'message', 'this invite code is not valid');
+        end if;
+        perform pg_catalog.set_config('response.status', '410', true);
+        return pg_catalog.json_build_object(
+            'code', 'PT410',
+            'details', pg_catalog.format('%s of 10 wrong invite codes in the last hour', wrong_codes + 1),
+            'hint', 'Ask a member of the group for a new code: codes last 7 days.',
+            'message', pg_catalog.format('this invite code expired at %s UTC',
+                pg_catalog.to_char(invite.expires_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI')));
+    end if;
+
+    -- The group's row is locked until this commits, so two joins cannot both take the 12th place (the
+    -- at_most_12_members trigger holds the cap for every other way in too).
+    select g.* into the_group from public.groups g where g.id = invite.group_id for update;
+    if exists (select from public.members m where m.group_id = the_group.id and m.user_id = caller) then
+        return pg_catalog.to_json(the_group.name);
+    end if;
+    select count(*) into members_now from public.members m where m.group_id = the_group.id;
+    if members_now >= 12 then
+        raise sqlstate 'PT409' using
+            message = pg_catalog.format('group %s already has 12 members', the_group.name),
+            hint = 'A member has to leave first, or start another group.';
+    end if;
+    insert into public.members (group_id, user_id, name) values (the_group.id, caller, the_name);
+    return pg_catalog.to_json(the_group.name);
+end
+$$;
+
+-- group_invite(group_name) -> a new invite code for the group, "XXXX-XXXX-XXXX"
+-- Any member may ask; the group's previous code stops working.
+--   PT403  the caller is not a member of that group
+create or replace function public.group_invite(group_name text) returns text
+language plpgsql volatile security definer set search_path = '' as $$
+declare
+    caller uuid := public.snapstation_caller();
+    the_group bigint;
+begin
+    select g.id into the_group
+    from public.groups g join public.members m on m.group_id = g.id
+    where g.name = group_invite.group_name and m.user_id = caller;
+    if the_group is null then
+        raise sqlstate 'PT403' using
+            message = pg_catalog.format('you are not a member of group %s', group_invite.group_name),
+            hint = 'Only a member can invite: join with an invite code first.';
+    end if;
+    return public.snapstation_new_invite(the_group);
+end
+$$;
+
+-- leave_group(group_name) -> the object paths of the caller's photo rows it deleted (a JSON array)
+-- Deletes the caller's photo rows in the group and its membership; the group, with its invite code, goes
+-- when its last member leaves (its name is free again). From then on the caller reads nothing of the
+-- group. Its files stay in the bucket: the station deletes them through Storage (those paths, each one's
+-- -sticker.png if it had one, and whatever else it uploaded under GROUP/); it can, as each owner may
+-- read and delete its own objects.
+--   PT404  the caller is not a member of that group
+create or replace function public.leave_group(group_name text) returns setof text
+language plpgsql volatile security definer set search_path = '' as $$
+declare
+    caller uuid := public.snapstation_caller();
+    the_group bigint;
+begin
+    -- Locked like a join, so a join and the last member leaving do not cross.
+    select g.id into the_group from public.groups g where g.name = leave_group.group_name for update;
+    if the_group is null
+       or not exists (select from public.members m where m.group_id = the_group and m.user_id = caller) then
+        raise sqlstate 'PT404' using
+            message = pg_catalog.format('you are not a member of group %s', leave_group.group_name);
+    end if;
+    return query
+        with gone as (
+            delete from public.group_photos p
+            where p.group_name = leave_group.group_name and p.member_id = caller
+            returning p.object_path
+        )
+        select gone.object_path from gone order by 1;
+    delete from public.members m where m.group_id = the_group and m.user_id = caller;
+    if not exists (select from public.members m where m.group_id = the_group) then
+        delete from public.groups g where g.id = the_group;
+    end if;
+end
+$$;
+
+-- Signed-in users only (a new project lets `anon` and everyone execute new functions by default).
+revoke all on function public.create_group(text, text), public.join_group(text, text),
+    public.group_invite(text), public.leave_group(text) from public, anon;
+grant execute on function public.create_group(text, text), public.join_group(text, text),
+    public.group_invite(text), public.leave_group(text) to authenticated;
+
+-- ---------------------------------------------------------------------------------------------------------
 -- The 48-hour cleanup
 
--- Deletes the rows whose photos have expired and returns how many. Files are not touched here: deleting
+-- Deletes the rows whose photos have expired and returns how many; also forgets wrong invite codes tried
+-- more than an hour ago (join_group counts only the last hour). Files are not touched here: deleting
 -- storage.objects rows in SQL would leave the files behind, so each station deletes its own through the
 -- Storage API. Objects of a station that never came back can be found with
 --     select name from storage.objects
@@ -249,6 +552,7 @@ create policy "snapstation: members delete their own uploads" on storage.objects
 -- and deleted from the dashboard.
 create or replace function public.snapstation_expire_photos() returns integer
 language sql set search_path = '' as $$
+    delete from public.invite_attempts where attempted_at <= now() - interval '1 hour';
     with expired as (
         delete from public.group_photos where expires_at <= now() returning 1
     )
@@ -256,16 +560,19 @@ language sql set search_path = '' as $$
 $$;
 revoke all on function public.snapstation_expire_photos() from public, anon, authenticated;
 
--- Every 15 minutes, with pg_cron (Database -> Extensions). Scheduling under the same name again replaces
--- the job.
-create extension if not exists pg_cron;
+-- Every 15 minutes, with pg_cron, installed as Supabase's docs do it (guides/cron/install.mdx; the same
+-- as Integrations -> Cron in the dashboard). Scheduling under the same name again replaces the job.
+create extension if not exists pg_cron with schema pg_catalog;
+grant usage on schema cron to postgres;
+grant all privileges on all tables in schema cron to postgres;
 select cron.schedule(
     'snapstation-expire-photos', '*/15 * * * *',
     $$ select public.snapstation_expire_photos() $$
 );
 
 -- ---------------------------------------------------------------------------------------------------------
--- Adding a station to a group (the user id is under Authentication -> Users):
+-- Adding a station to a group as the admin, without an invite code (the user id is under
+-- Authentication -> Users):
 --
 --   insert into public.groups (name) values ('Family') on conflict (name) do nothing;
 --   insert into public.members (group_id, user_id, name)
