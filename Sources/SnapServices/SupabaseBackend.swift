@@ -14,8 +14,11 @@ import SnapCore
 /// `statusCode` "403" and the `exp` message) renews the session and tries once more.
 ///
 /// Retries are safe: the object is written with `x-upsert` at a path named by the photo id, and the row
-/// is inserted with `on_conflict=photo_id` and `resolution=ignore-duplicates`, so a retried photo is
-/// accepted and only a different photo on a day already used meets the constraint (409).
+/// is inserted with `on_conflict=member_id,photo_id` and `resolution=ignore-duplicates`, so a retried
+/// photo is accepted and only a different photo on a day already used meets the constraint (409). An id
+/// is unique per member, not per project: a clash with another station's id must not mark a photo
+/// delivered that nobody sees. The server fills `member_id` in; PostgREST does not need the conflict's
+/// columns in the body (PostgREST `Plan.hs`).
 public struct SupabaseBackend: GroupBackend {
     /// How the station proves who it is.
     public enum Authorization: Sendable {
@@ -85,7 +88,7 @@ public struct SupabaseBackend: GroupBackend {
         let body = (try? JSONSerialization.data(withJSONObject: row, options: [.sortedKeys])).map { [UInt8]($0) }
         let response = try await send(
             HTTPRequest(
-                method: "POST", url: "\(projectURL)/rest/v1/\(table)?on_conflict=photo_id",
+                method: "POST", url: "\(projectURL)/rest/v1/\(table)?on_conflict=member_id,photo_id",
                 headers: [
                     ("Content-Type", "application/json"), ("Prefer", "return=minimal,resolution=ignore-duplicates"),
                 ], body: body))

@@ -69,6 +69,16 @@ struct SupabaseBackendTests {
         #expect(try await fake.rows().count == 3)
     }
 
+    @Test("should deliver a photo whose id another station used too: ids are unique per member")
+    func sameIDOtherStation() async throws {
+        let kitchen = try await fake.member("Kitchen", of: "Family & Friends")
+        let porch = try await fake.member("Porch", of: "Climbers")
+        try await backend(kitchen).upload(upload("20260310-090000-1a2b")) { _ in }
+        try await backend(porch).upload(upload("20260310-090000-1a2b", group: "Climbers")) { _ in }
+        let rows = try await fake.rows().filter { $0["photo_id"] as? String == "20260310-090000-1a2b" }
+        #expect(Set(rows.compactMap { $0["member_name"] as? String }) == ["Kitchen", "Porch"], "both delivered")
+    }
+
     @Test("should be refused by row-level security outside its groups, and with a key the project did not sign")
     func refusals() async throws {
         let kitchen = try await fake.member("Kitchen", of: "Family & Friends")
