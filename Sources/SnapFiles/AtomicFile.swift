@@ -67,6 +67,16 @@ public enum AtomicFile {
         }
     }
 
+    /// Deletes the temporary files a crash left while writing `path` (beside it, named after it).
+    public static func removeLeftovers(of path: String) {
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        let prefix = temporaryPrefix + url.lastPathComponent + "."
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) {
+            unlink(folder + "/" + name)
+        }
+    }
+
     static func syncFolder(_ folder: String) throws(FileError) {
         let descriptor = try open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
         defer { Glibc.close(descriptor) }

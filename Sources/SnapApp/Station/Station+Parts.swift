@@ -151,6 +151,8 @@ extension Station {
         _ config: StationConfig, password: String, store: StationStore, client: HTTPClient, logger: Logger
     ) -> SupabaseSession {
         let path = config.storage.dir + "/supabase-session"
+        // A power cut while the last token was written leaves its temporary file: the kept one is whole.
+        AtomicFile.removeLeftovers(of: path)
         let kept = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
         return SupabaseSession(
             projectURL: config.group.url, anonKey: config.group.anonKey,
