@@ -7,7 +7,7 @@
 /// and its `Key` (the config key it overrides) in `RuntimeSettings`, its value in `SettingsInForce` and
 /// one line in `SettingsRule.inForce`, here; the config key (StationConfig.swift, StationConfig+Reading.swift);
 /// the config's value in `StationConfig.settingsRule` (StationConfig+Settings.swift); the page's field
-/// (SettingsPage.swift). The compiler names the switches over `Key` that need it; `OwnerSettingsTests`
+/// (SettingsPage.swift). The compiler names the switches over `Key` that need it; `StationConfigSettingsTests`
 /// fail until the config side knows the key.
 
 /// What the owner changed on the page over the config file's defaults (stored in SQLite as JSON); nil

@@ -263,7 +263,6 @@ public struct OpenAIAnalyzer: MealAnalyzer {
     /// Seconds (whole, as RFC 9110 has it, or decimal, as the SDK also reads), or an HTTP date.
     public static func retryAfter(_ value: String?) -> Duration? {
         guard let value = value?.trimmingCharacters(in: .whitespaces) else { return nil }
-        if let seconds = Int(value) { return .seconds(max(0, seconds)) }
         if let seconds = Double(value), seconds.isFinite {
             return .milliseconds(Int64((max(0, seconds) * 1000).rounded(.up)))
         }

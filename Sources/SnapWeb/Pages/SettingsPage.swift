@@ -73,9 +73,9 @@ extension WebApp {
     func saveSettings(_ visitor: Visitor) throws -> WebReply {
         let form = visitor.form
         var chosen = RuntimeSettings()
-        var mode: StationMode? = rule.inForce(RuntimeSettings()).mode
+        let base = rule.inForce(RuntimeSettings())
+        var mode: StationMode? = base.mode
         if form["reset"] == nil {
-            let base = rule.inForce(RuntimeSettings())
             do throws(FormProblem) {
                 var dietary = Set<DietaryPreference>()
                 for raw in form.all("dietary") {
