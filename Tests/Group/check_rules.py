@@ -14,7 +14,7 @@ import re
 import sys
 import time
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import groupdb
 from groupdb import psycopg, sql
@@ -396,10 +396,11 @@ def schema_upgrades_photo_id(rules):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Groups without SQL: create_group, join_group, group_invite, leave_group
+# Groups without SQL: create_group, join_group, group_invite, leave_group, group_members
 
 CODE = re.compile(r"[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}")
-RPCS = ("create_group(text,text)", "join_group(text,text)", "group_invite(text)", "leave_group(text)")
+RPCS = ("create_group(text,text)", "join_group(text,text)", "group_invite(text)", "leave_group(text)",
+        "group_members(text)")
 
 
 def members_of(rules, group):
@@ -407,7 +408,7 @@ def members_of(rules, group):
         "select m.name from public.members m join public.groups g on g.id = m.group_id where g.name = %s", [group]))
 
 
-@check("rpc: the four functions run as their owner with an empty search_path; signed-in users only")
+@check("rpc: the five functions run as their owner with an empty search_path; signed-in users only")
 def rpc_definitions(rules):
     for signature in RPCS:
         definer, config = rules.admin.execute("select prosecdef, proconfig from pg_proc where oid = %s::regprocedure",
@@ -632,6 +633,121 @@ def rpc_leave_group(rules):
     assert CODE.fullmatch(leave.call("create_group", group_name="Leavers", member_name="Leaves again")[1])
     for caller in (stay, leave):
         caller.close()
+
+
+def last_shared(rules, group):
+    """Each member's last_shared_at, by name, read as the admin."""
+    return dict(rules.admin.execute("select m.name, m.last_shared_at from public.members m "
+                                    "join public.groups g on g.id = m.group_id where g.name = %s", [group]).fetchall())
+
+
+def listed(answer):
+    """group_members' JSON rows as (name, is_caller, last_shared_at); the times parsed."""
+    return [(row["member_name"], row["is_caller"], row["last_shared_at"] and datetime.fromisoformat(row["last_shared_at"]))
+            for row in answer]
+
+
+@check("rpc group_members: members in join order, is_caller the caller's own row; last_shared_at null until a share")
+def rpc_group_members(rules):
+    users = [rules.new_user() for _ in range(3)]
+    door, attic, cellar = (rules.station(user) for user in users)
+    code = door.call("create_group", group_name="Roll Call", member_name="Door")[1]
+    # Each joins in a transaction of its own, so each later than the one before (and not in name order).
+    assert attic.call("join_group", invite_code=code, member_name="Attic") == (200, "Roll Call")
+    assert cellar.call("join_group", invite_code=code, member_name="Cellar") == (200, "Roll Call")
+    status, answer = cellar.call("group_members", group_name="Roll Call")
+    assert status == 200 and [set(row) for row in answer] == [{"member_name", "joined_at", "last_shared_at",
+                                                               "is_caller"}] * 3, answer
+    joined = [datetime.fromisoformat(row["joined_at"]) for row in answer]
+    assert joined == sorted(joined) and len(set(joined)) == 3, joined
+    stored = rules.admin.execute("select m.name, m.created_at from public.members m join public.groups g "
+                                 "on g.id = m.group_id where g.name = 'Roll Call' order by m.created_at").fetchall()
+    assert [(row["member_name"], datetime.fromisoformat(row["joined_at"])) for row in answer] == stored, answer
+    assert listed(answer) == [("Door", False, None), ("Attic", False, None), ("Cellar", True, None)], answer
+    assert [caller for _, caller, _ in listed(door.call("group_members", group_name="Roll Call")[1])] == \
+        [True, False, False]
+    rules.roll_call = users
+    for caller in (door, attic, cellar):
+        caller.close()
+
+
+@check("rpc group_members: a share sets last_shared_at (not a retried or refused one); it outlives the row")
+def rpc_group_members_last_shared(rules):
+    door, attic, cellar = (rules.station(user) for user in rules.roll_call)
+    attic.share("Roll Call", "roll-1")
+    shared_at = count(rules, "select created_at from public.group_photos where photo_id = 'roll-1'")
+    assert last_shared(rules, "Roll Call") == {"Door": None, "Attic": shared_at, "Cellar": None}
+    assert listed(door.call("group_members", group_name="Roll Call")[1]) == \
+        [("Door", True, None), ("Attic", False, shared_at), ("Cellar", False, None)]
+    # The station's retry, which the REST API ignores (on_conflict=member_id,photo_id, ignore-duplicates),
+    # and a second photo that day (the daily rule refuses it) leave it as it was.
+    query, values = insert_photo("Roll Call", "roll-1")
+    assert attic.run(query + sql.SQL(" on conflict (member_id, photo_id) do nothing"), values) == 0
+    refused(lambda: attic.share("Roll Call", "roll-2"), "23505", "one_photo_per_member_per_day")
+    assert last_shared(rules, "Roll Call")["Attic"] == shared_at
+    # 49 hours on the cleanup deletes the row; the member's last share is still there.
+    rules.admin.execute("update public.group_photos set taken_at = taken_at - interval '49 hours', "
+                        "expires_at = expires_at - interval '49 hours' where photo_id = 'roll-1'")
+    assert count(rules, "select public.snapstation_expire_photos()") >= 1
+    assert count(rules, "select count(*) from public.group_photos where group_name = 'Roll Call'") == 0
+    assert listed(door.call("group_members", group_name="Roll Call")[1])[1] == ("Attic", False, shared_at)
+    # A row the admin deletes by hand is the same.
+    cellar.share("Roll Call", "roll-3")
+    cellar_at = count(rules, "select created_at from public.group_photos where photo_id = 'roll-3'")
+    rules.admin.execute("delete from public.group_photos where photo_id = 'roll-3'")
+    assert listed(attic.call("group_members", group_name="Roll Call")[1]) == \
+        [("Door", False, None), ("Attic", True, shared_at), ("Cellar", False, cellar_at)]
+    for caller in (door, attic, cellar):
+        caller.close()
+
+
+@check("rpc group_members: a non-member (of another group, or one who left) gets PT404; anon 42501; no user PT401")
+def rpc_group_members_refusals(rules):
+    outsider = rules.station(rules.new_user())
+    assert CODE.fullmatch(outsider.call("create_group", group_name="Elsewhere", member_name="Shed")[1])
+    for group in ("Roll Call", "No such group"):
+        refused(lambda: outsider.call("group_members", group_name=group), "PT404",
+                message=f"you are not a member of group {group}")
+    assert listed(outsider.call("group_members", group_name="Elsewhere")[1]) == [("Shed", True, None)]
+    # A member who left is an outsider too.
+    leaver = rules.station(rules.roll_call[0])
+    assert leaver.call("leave_group", group_name="Roll Call")[0] == 200
+    refused(lambda: leaver.call("group_members", group_name="Roll Call"), "PT404",
+            message="you are not a member of group Roll Call")
+    anon = rules.station(None, role="anon")
+    refused(lambda: anon.call("group_members", group_name="Roll Call"), "42501",
+            message="permission denied for function group_members")
+    service = rules.station(None, role="service_role")
+    refused(lambda: service.call("group_members", group_name="Roll Call"), "PT401", message="sign in first")
+    for caller in (outsider, leaver, anon, service):
+        caller.close()
+
+
+@check("schema: adds members.last_shared_at to an existing project, filled from the photo rows still there")
+def schema_upgrades_last_shared(rules):
+    database = DATABASE + "_upgrade_last_shared"
+    rules.cluster.create_database(database)
+    try:
+        with rules.cluster.connect(database) as connection:
+            connection.execute(groupdb.PRELUDE.read_text())
+            connection.execute(groupdb.schema_without_schedule())
+            # The previous version: no column, no trigger; a member who shared, one who did not.
+            connection.execute("drop trigger note_last_share on public.group_photos;"
+                               "drop function public.group_members(text);"
+                               "alter table public.members drop column last_shared_at")
+            sharer, quiet = uuid.uuid4(), uuid.uuid4()
+            connection.execute("insert into auth.users (id) values (%s), (%s)", [sharer, quiet])
+            connection.execute("insert into public.groups (name) values ('Old')")
+            connection.execute("insert into public.members (group_id, user_id, name) select id, %s, 'Sharer' "
+                               "from public.groups union all select id, %s, 'Quiet' from public.groups",
+                               [sharer, quiet])
+            connection.execute(*insert_row(photo_row("Old", "old-1", member_id=sharer)))
+            connection.execute(groupdb.schema_without_schedule())
+            filled = dict(connection.execute("select name, last_shared_at from public.members").fetchall())
+            created = connection.execute("select created_at from public.group_photos").fetchone()[0]
+        assert filled == {"Sharer": created, "Quiet": None}, (filled, created)
+    finally:
+        rules.cluster.drop_database(database)
 
 
 @check("cleanup: snapstation_expire_photos() deletes the expired rows and only those")

@@ -4,17 +4,18 @@
 -- The model
 --   groups        a small private group, known to the stations by its name; at most 12 members.
 --   members       one row per station in a group: the Supabase user the station signs in as (its key is
---                 that user's JWT) and the name the other stations show. A station may be in several groups.
+--                 that user's JWT), the name the other stations show, and when it last shared a photo
+--                 there. A station may be in several groups.
 --   group_invites one invite code per group (only its hash is kept), valid 7 days, replaced on request.
 --   group_photos  one row per shared photo. The file is in the private bucket "snapstation" at
 --                 GROUP/DAY/PHOTO.jpg, uploaded first by the same member; the row says "this photo is shared".
 --
 -- Give each station its own Supabase user (Authentication -> Users) that it signs in as, with the
 -- project's anon (or publishable) key as the `apikey`. Never give a station the service-role key: it
--- bypasses every rule below. Signed-in users make and join groups through four functions, which the REST
--- API serves at /rest/v1/rpc/NAME (docs/supabase/groups.md): create_group, join_group, group_invite and
--- leave_group. Nothing else in the API adds, changes or deletes a group or a member; the admin can still
--- do it here (see the example at the end).
+-- bypasses every rule below. Signed-in users make, join and list groups through five functions, which the
+-- REST API serves at /rest/v1/rpc/NAME (docs/supabase/groups.md): create_group, join_group, group_invite,
+-- leave_group and group_members. Nothing else in the API adds, changes or deletes a group or a member;
+-- the admin can still do it here (see the example at the end).
 --
 -- Tests/Group/check_rules.py checks every rule below against a real PostgreSQL.
 
@@ -41,6 +42,9 @@ create table if not exists public.members (
     created_at timestamptz not null default now(),
     constraint one_membership_per_group unique (group_id, user_id)
 );
+-- When the member last shared a photo into the group (null until it does), set by the server (see
+-- group_photos below). Kept here because a photo's own row is deleted 48 hours on.
+alter table public.members add column if not exists last_shared_at timestamptz;
 
 -- A group has at most 12 members. Two stations joining at the same moment must not both see "11" and
 -- both get in, so a join first updates the group's row: a second join to the same group waits there until
@@ -159,6 +163,31 @@ create or replace trigger fill_member_name
     before insert on public.group_photos
     for each row execute function public.snapstation_fill_member_name();
 
+-- Each share stamps the member's last_shared_at (stations have no update grant on members: this runs as
+-- its owner). After the insert, so a retried photo the REST API ignores (ignore-duplicates) does not
+-- count again, and a refused one not at all. greatest() keeps the latest when an older row comes in late.
+create or replace function public.snapstation_note_share() returns trigger
+language plpgsql security definer set search_path = '' as $$
+begin
+    update public.members m
+    set last_shared_at = greatest(m.last_shared_at, new.created_at)
+    from public.groups g
+    where g.id = m.group_id and g.name = new.group_name and m.user_id = new.member_id;
+    return null;
+end
+$$;
+
+create or replace trigger note_last_share
+    after insert on public.group_photos
+    for each row execute function public.snapstation_note_share();
+
+-- Members who shared before last_shared_at existed: their latest row still there, if any.
+update public.members m
+set last_shared_at = p.latest
+from (select group_name, member_id, max(created_at) as latest from public.group_photos group by 1, 2) p
+    join public.groups g on g.name = p.group_name
+where m.last_shared_at is null and m.group_id = g.id and m.user_id = p.member_id;
+
 -- ---------------------------------------------------------------------------------------------------------
 -- Who may do what through the API (row-level security)
 
@@ -275,7 +304,7 @@ create policy "snapstation: members delete their own uploads" on storage.objects
     using (bucket_id = 'snapstation' and owner_id = (select auth.uid()::text));
 
 -- ---------------------------------------------------------------------------------------------------------
--- Groups without SQL: create_group, join_group, group_invite and leave_group
+-- Groups without SQL: create_group, join_group, group_invite, leave_group and group_members
 --
 -- A signed-in user (a station, or a phone) calls these through the REST API: POST /rest/v1/rpc/NAME with
 -- the arguments as a JSON object, e.g. {"group_name": "Family", "member_name": "Kitchen"}; the answer is
@@ -534,11 +563,40 @@ begin
 end
 $$;
 
+-- group_members(group_name) -> the group's members in the order they joined, a JSON array of
+-- {"member_name", "joined_at", "last_shared_at", "is_caller"}; is_caller marks the caller's own row.
+-- last_shared_at is when that member last shared a photo into the group, null until it has; it stays
+-- after the photo's row is deleted (48 hours on), so the owner can see which station has gone quiet.
+-- Any member may ask.
+--   PT404  the caller is not a member of that group
+create or replace function public.group_members(group_name text)
+returns table (member_name text, joined_at timestamptz, last_shared_at timestamptz, is_caller boolean)
+language plpgsql stable security definer set search_path = '' as $$
+declare
+    caller uuid := public.snapstation_caller();
+    the_group bigint;
+begin
+    select g.id into the_group
+    from public.groups g join public.members m on m.group_id = g.id
+    where g.name = group_members.group_name and m.user_id = caller;
+    if the_group is null then
+        raise sqlstate 'PT404' using
+            message = pg_catalog.format('you are not a member of group %s', group_members.group_name);
+    end if;
+    -- The columns are named with their table: the output columns are variables of the same names.
+    return query
+        select m.name, m.created_at, m.last_shared_at, m.user_id = caller
+        from public.members m
+        where m.group_id = the_group
+        order by m.created_at, m.id;
+end
+$$;
+
 -- Signed-in users only (a new project lets `anon` and everyone execute new functions by default).
 revoke all on function public.create_group(text, text), public.join_group(text, text),
-    public.group_invite(text), public.leave_group(text) from public, anon;
+    public.group_invite(text), public.leave_group(text), public.group_members(text) from public, anon;
 grant execute on function public.create_group(text, text), public.join_group(text, text),
-    public.group_invite(text), public.leave_group(text) to authenticated;
+    public.group_invite(text), public.leave_group(text), public.group_members(text) to authenticated;
 
 -- ---------------------------------------------------------------------------------------------------------
 -- The 48-hour cleanup
