@@ -70,9 +70,9 @@ let package = Package(
         .target(
             name: "SnapStore",
             dependencies: ["SnapCore", "SnapFiles", .product(name: "GRDB", package: "GRDB.swift")]),
-        .target(name: "SnapImaging", dependencies: ["SnapCore", "CTurboJPEG", "CYUV", "CPangoCairo"]),
+        .target(name: "SnapImaging", dependencies: ["SnapCore", "CTurboJPEG", "CYUV", "CPangoCairo", "CQREncode"]),
         .target(
-            name: "SnapScreens", dependencies: ["SnapCore", "SnapImaging", "SnapFiles", "CPangoCairo", "CQREncode"]),
+            name: "SnapScreens", dependencies: ["SnapCore", "SnapImaging", "SnapFiles", "CPangoCairo"]),
         .target(name: "SnapJar", dependencies: ["SnapCore", "SnapImaging", "SnapScreens", "CChipmunk"]),
         .target(
             name: "SnapDevices",

@@ -227,10 +227,10 @@ extension StationConfig {
         }
         group.reviewSeconds = r.int("group.review_seconds", default: d.group.reviewSeconds, in: 1...30)
         group.inboxMinutes = r.int("group.inbox_minutes", default: d.group.inboxMinutes, in: 1...1440)
-        for name in group.names where name.count > 100 || name.contains(where: { !Self.isPathSafe($0) }) {
+        for name in group.names where !Self.isGroupName(name) {
             r.report(
                 "group.name", "\"\(name)\" cannot name a folder of the group's photos",
-                expected: "up to 100 letters, digits, spaces and _ ! - . * ' ( ) & $ @ = ; : + , ?")
+                expected: Self.groupNameCharacters)
         }
         if group.backend == .supabase && !Self.isSecureOrLocal(group.url) {
             r.report(
@@ -281,6 +281,15 @@ extension StationConfig {
 extension StationConfig {
     /// What Supabase Storage accepts in an object's path, and a folder name on any file system: a group
     /// name is the first folder of every photo it is sent.
+    /// A name a group can have: its photos' folder on every backend (Supabase Storage accepts only these
+    /// characters in a name; docs/supabase/schema.sql checks the same).
+    public static func isGroupName(_ name: String) -> Bool {
+        (1...100).contains(name.count) && name.allSatisfy(isPathSafe)
+    }
+
+    /// What a group's name may hold, for a message.
+    public static let groupNameCharacters = "up to 100 letters, digits, spaces and _ ! - . * ' ( ) & $ @ = ; : + , ?"
+
     static func isPathSafe(_ character: Character) -> Bool {
         character.isASCII && (character.isLetter || character.isNumber || " _!-.*'()&$@=;:+,?".contains(character))
     }

@@ -8,15 +8,15 @@ extension StationConfig {
     }
 
     /// The owner's settings' rule with the config's side of it: each setting's value in the file, the
-    /// locks (`web.locked`), and the cameras, flash and modes this station has.
+    /// locks (`web.locked`), and the cameras and flash this station has.
     public var settingsRule: SettingsRule {
         SettingsRule(
             defaults: SettingsInForce(
                 dietaryPreferences: Set(ai.dietary), filter: processing.filter, intensity: processing.intensity,
-                flash: countdown.flash, countdownSeconds: countdown.seconds, mode: station.defaultMode, camera: 0),
+                flash: countdown.flash, countdownSeconds: countdown.seconds, mode: station.defaultMode, camera: 0,
+                groups: group.names),
             locked: Set(web.locked.compactMap(RuntimeSettings.Key.init(rawValue:))),
-            cameras: camera.all.map(\.name), flashWired: gpio.ledLine != nil && gpio.backend != .none,
-            modes: StationMode.available(groups: group.names))
+            cameras: camera.all.map(\.name), flashWired: gpio.ledLine != nil && gpio.backend != .none)
     }
 
     /// What the state machine needs from the config. `aiConfigured` says whether an API key was found.

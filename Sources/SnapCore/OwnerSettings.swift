@@ -23,12 +23,17 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
     public var mode: StationMode?
     /// The camera in use, an index into the config's cameras (`camera.backend` first, then `camera.others`).
     public var camera: Int?
+    /// The groups the station shares with, in the mode button's order: the page's Group section sets
+    /// them as the owner makes, joins and leaves groups.
+    public var groups: [String]?
 
     public init(
         dietaryPreferences: Set<DietaryPreference>? = nil, filter: PhotoFilter? = nil, intensity: Double? = nil,
-        flash: Bool? = nil, countdownSeconds: Int? = nil, mode: StationMode? = nil, camera: Int? = nil
+        flash: Bool? = nil, countdownSeconds: Int? = nil, mode: StationMode? = nil, camera: Int? = nil,
+        groups: [String]? = nil
     ) {
         self.camera = camera
+        self.groups = groups
         self.dietaryPreferences = dietaryPreferences
         self.filter = filter
         self.intensity = intensity
@@ -46,6 +51,7 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
         case countdown = "countdown.seconds"
         case mode = "station.default_mode"
         case camera = "camera.backend"
+        case groups = "group.name"
     }
 
     public static let keys = Key.allCases.map(\.rawValue)
@@ -62,6 +68,7 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
             case .countdown: kept.countdownSeconds = nil
             case .mode: kept.mode = nil
             case .camera: kept.camera = nil
+            case .groups: kept.groups = nil
             }
         }
         return kept
@@ -95,6 +102,7 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
         if let countdownSeconds { parts.append("countdown \(countdownSeconds) s") }
         if let mode { parts.append("mode \(mode.rawValue)") }
         if let camera { parts.append("camera \(camera + 1)") }
+        if let groups { parts.append(groups.isEmpty ? "no group" : "groups \(groups.joined(separator: ", "))") }
         return parts.isEmpty ? "the config's" : parts.joined(separator: ", ")
     }
 }
@@ -112,6 +120,8 @@ public struct SettingsInForce: Sendable, Hashable {
     public var mode: StationMode
     /// An index into `SettingsRule.cameras`.
     public var camera: Int
+    /// The groups the station shares with, in the mode button's order; none turns group mode off.
+    public var groups: [String]
 
     /// The countdown's seconds the config and the page accept.
     public static let countdownRange = 0...10
@@ -120,8 +130,10 @@ public struct SettingsInForce: Sendable, Hashable {
 
     public init(
         dietaryPreferences: Set<DietaryPreference> = [], filter: PhotoFilter = .sepia, intensity: Double = 0,
-        flash: Bool = true, countdownSeconds: Int = 3, mode: StationMode = .group, camera: Int = 0
+        flash: Bool = true, countdownSeconds: Int = 3, mode: StationMode = .group, camera: Int = 0,
+        groups: [String] = ["Friends"]
     ) {
+        self.groups = groups
         self.dietaryPreferences = dietaryPreferences
         self.filter = filter
         self.intensity = intensity
@@ -130,6 +142,9 @@ public struct SettingsInForce: Sendable, Hashable {
         self.mode = mode
         self.camera = camera
     }
+
+    /// The modes the station has: meal always, group while it is in a group.
+    public var modes: [StationMode] { StationMode.available(groups: groups) }
 
     /// The filter a photo gets: none at intensity 0.
     public var photoFilter: PhotoFilter? { intensity > 0 ? filter : nil }
@@ -149,18 +164,15 @@ public struct SettingsRule: Sendable, Hashable {
     public var cameras: [String]
     /// A flash LED is wired (`gpio.led_line`): the flash is a setting only then, and off without it.
     public var flashWired: Bool
-    /// The modes the station has: meal always, group where a group is configured.
-    public var modes: [StationMode]
 
     public init(
         defaults: SettingsInForce = SettingsInForce(), locked: Set<RuntimeSettings.Key> = [],
-        cameras: [String] = ["Camera"], flashWired: Bool = true, modes: [StationMode] = StationMode.allCases
+        cameras: [String] = ["Camera"], flashWired: Bool = true
     ) {
         self.defaults = defaults
         self.locked = locked
         self.cameras = cameras
         self.flashWired = flashWired
-        self.modes = modes
     }
 
     /// The settings in force: the owner's value where set and not locked, the config's otherwise; a value
@@ -175,9 +187,10 @@ public struct SettingsRule: Sendable, Hashable {
         if let seconds = owner.countdownSeconds { value.countdownSeconds = seconds }
         if let mode = owner.mode { value.mode = mode }
         if let camera = owner.camera { value.camera = camera }
+        if let groups = owner.groups { value.groups = groups }
         value.flash = value.flash && flashWired
         value.camera = min(max(0, value.camera), max(0, cameras.count - 1))
-        if !modes.contains(value.mode) { value.mode = modes.first ?? .meal }
+        if !value.modes.contains(value.mode) { value.mode = .meal }
         return value
     }
 
@@ -191,8 +204,7 @@ public struct SettingsRule: Sendable, Hashable {
         switch key {
         case .camera: return cameras.count > 1
         case .flash: return flashWired
-        case .mode: return modes.count > 1
-        case .dietary, .filter, .intensity, .countdown: return true
+        case .dietary, .filter, .intensity, .countdown, .mode, .groups: return true
         }
     }
 }

@@ -28,8 +28,9 @@ extension StationMachine {
 
     /// The group the next photo goes to: nil in meal mode or without groups.
     public var activeGroup: String? {
-        guard mode == .group, settings.groups.indices.contains(groupIndex) else { return nil }
-        return settings.groups[groupIndex]
+        let groups = inForce.groups
+        guard mode == .group, groups.indices.contains(groupIndex) else { return nil }
+        return groups[groupIndex]
     }
 
     func groupPhotoTaken(_ now: Instant) -> Bool {
@@ -111,9 +112,10 @@ extension StationMachine {
     /// goes through the settings menu after the last one, when it has anything to offer; a hold of the
     /// shutter skips it.
     mutating func toggleMode(now: Instant, throughMenu: Bool = false) -> [Action] {
-        let last = settings.groups.isEmpty || (mode == .group && groupIndex + 1 >= settings.groups.count)
+        let groups = inForce.groups
+        let last = groups.isEmpty || (mode == .group && groupIndex + 1 >= groups.count)
         if throughMenu && last && !menuEntries.isEmpty { return openMenu(now: now) }
-        guard !settings.groups.isEmpty else {
+        guard !groups.isEmpty else {
             return enterResting(now: now, also: [.log(.notice, "mode stays meal: no group is configured")])
         }
         undoMode = (mode, groupIndex, now.uptime)
@@ -121,7 +123,7 @@ extension StationMachine {
         case .meal:
             mode = .group
             groupIndex = 0
-        case .group where groupIndex + 1 < settings.groups.count:
+        case .group where groupIndex + 1 < groups.count:
             groupIndex += 1
         case .group:
             mode = .meal

@@ -173,14 +173,22 @@ extension StationMachine {
     /// through `.applySettings`, the camera through `.useCamera`.
     mutating func apply(_ changed: RuntimeSettings, now: Instant) -> [Action] {
         let before = inForce
+        let group = activeGroup
         owner = settings.owner.kept(changed)
         let after = inForce
         var actions: [Action] = [.applySettings(after), .log(.info, "owner's settings: \(owner.summary)")]
         if after.camera != before.camera { actions.append(.useCamera(after.camera)) }
-        if let wanted = owner.mode, wanted != mode, settings.owner.modes.contains(wanted) {
+        if let wanted = owner.mode, wanted != mode, after.modes.contains(wanted) {
             mode = wanted
             groupIndex = 0
             actions.append(.log(.info, "mode switched to \(wanted.rawValue) on the owner's page"))
+        } else if after.groups != before.groups {
+            // Groups joined or left on the page: the same group stays active where it still is.
+            groupIndex = group.flatMap { after.groups.firstIndex(of: $0) } ?? 0
+            if mode == .group && after.groups.isEmpty {
+                mode = .meal
+                actions.append(.log(.info, "mode switched to meal: the station is in no group now"))
+            }
         }
         switch phase {
         case .ready, .idle, .locked: return enterResting(now: now, also: actions)

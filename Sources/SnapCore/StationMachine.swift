@@ -34,7 +34,7 @@ public struct StationMachine: Sendable {
     /// The config's settings, with the rule that puts the owner's over them (`inForce`).
     public let settings: StationSettings
     public internal(set) var mode: StationMode
-    /// In group mode, which of `settings.groups` the next photo goes to.
+    /// In group mode, which of the groups in force (`inForce.groups`) the next photo goes to.
     public internal(set) var groupIndex = 0
     public internal(set) var phase: Phase = .ready()
     var meals: [Meal]

@@ -3,9 +3,12 @@ import Foundation
 /// The parts of the configuration the state machine needs, as plain values.
 public struct StationSettings: Sendable, Hashable {
     public var timeZone: TimeZone
-    /// The groups the station shares with, in the order the mode button cycles through them; empty when
-    /// none is configured (group mode is then unavailable, and `owner.modes` follows).
-    public var groups: [String] { didSet { owner.modes = StationMode.available(groups: groups) } }
+    /// The config's groups (`group.name`), the owner's rule's default: the machine follows the groups in
+    /// force (`StationMachine.inForce.groups`), which the owner's page changes.
+    public var groups: [String] {
+        get { owner.defaults.groups }
+        set { owner.defaults.groups = newValue }
+    }
     /// The settings the owner may change (countdown, flash, dietary preferences, mode, camera …): the
     /// config's values, its locks and the one rule that puts the owner's over them.
     public var owner: SettingsRule
@@ -36,9 +39,8 @@ public struct StationSettings: Sendable, Hashable {
     ) {
         self.jarDays = jarDays
         self.timeZone = timeZone
-        self.groups = groups
         self.owner = owner
-        self.owner.modes = StationMode.available(groups: groups)
+        self.owner.defaults.groups = groups
         self.groupReviewSeconds = groupReviewSeconds
         self.mealAutoSaveSeconds = mealAutoSaveSeconds
         self.sentLinger = sentLinger

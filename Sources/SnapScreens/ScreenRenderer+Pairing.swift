@@ -1,4 +1,5 @@
 import SnapCore
+import SnapImaging
 
 extension ScreenRenderer {
     /// The pairing screen: the page's address as a QR code, and the one-time code to type in.

@@ -183,7 +183,7 @@ public struct SupabaseBackend: GroupBackend {
 
     /// `DELETE /storage/v1/object/BUCKET` with the names as `prefixes`: Storage answers with what it
     /// deleted; names already gone are left out, and count as done.
-    private func removeObjects(_ names: [String]) async throws(UploadFailure) {
+    func removeObjects(_ names: [String]) async throws(UploadFailure) {
         let body = (try? JSONSerialization.data(withJSONObject: ["prefixes": names])).map { [UInt8]($0) }
         let response = try await send(
             HTTPRequest(
@@ -215,7 +215,7 @@ public struct SupabaseBackend: GroupBackend {
 
     /// Sends `request` with the station's credentials; an answer that the token expired renews the
     /// session and sends it once more.
-    private func send(_ request: HTTPRequest, progress: (@Sendable (Double) -> Void)? = nil) async throws(UploadFailure)
+    func send(_ request: HTTPRequest, progress: (@Sendable (Double) -> Void)? = nil) async throws(UploadFailure)
         -> HTTPResponse
     {
         var signed = request

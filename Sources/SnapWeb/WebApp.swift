@@ -25,12 +25,16 @@ public final class WebApp: Sendable {
     let timeZone: TimeZone
     /// The owner's settings' rule with the config's side (`StationConfig.settingsRule`).
     let rule: SettingsRule
+    /// Where the Group section makes, joins and leaves groups (the Supabase backend); nil where the
+    /// config's names are the groups (the folder backend).
+    let directory: (any GroupDirectory)?
 
     public init(
         config: StationConfig, store: StationStore, link: any StationLink, desk: PairingDesk, logger: Logger,
-        secure: Bool = false, now: @escaping @Sendable () -> Date = { Date() }
+        secure: Bool = false, directory: (any GroupDirectory)? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.config = config
+        self.directory = directory
         self.store = store
         self.link = link
         self.desk = desk
@@ -127,6 +131,11 @@ public final class WebApp: Sendable {
         case (true, 1, "settings"): return try saveSettings(visitor)
         case (false, 2, "settings") where parts[1] == "preview.jpg": return try settingsPreview(visitor)
         case (false, 1, "group"): return try groupPage(visitor)
+        case (true, 2, "group") where parts[1] == "create": return try createGroup(visitor)
+        case (true, 2, "group") where parts[1] == "join": return try joinGroup(visitor)
+        case (true, 2, "group") where parts[1] == "invite": return try inviteToGroup(visitor)
+        case (false, 2, "group") where parts[1] == "leave": return try leavePage(visitor)
+        case (true, 2, "group") where parts[1] == "leave": return try leaveGroup(visitor)
         case (false, 1, "status"): return try statusPage(visitor)
         case (true, 2, "status") where parts[1] == "forget": return try forgetBrowser(visitor)
         case (true, 2, "status") where parts[1] == "analyse": return try analyseAgain(visitor)

@@ -41,7 +41,7 @@ struct GroupSignInEndToEndTests {
     @Test("should share with two groups across expiries, and come back signed in with the refresh token it kept")
     func staysSignedIn() async throws {
         let kitchen = try await fake.member("Kitchen", of: "Family")
-        _ = try await fake.member("Kitchen", of: "Climbers", userID: kitchen.userID)
+        _ = try await fake.member("Kitchen", of: "Climbers", as: kitchen)
         let hall = try await fake.member("Hall", of: "Family")
         // Family's photo, then past the token's 5 s the mode button to Climbers and its photo.
         let first = try run(kitchen, script: "1s press, 9s mode, 1s press", log: "first")
@@ -64,7 +64,8 @@ struct GroupSignInEndToEndTests {
         // Another member shares; the restarted station fetches it, signed in by its kept refresh token.
         let today = LocalDay(containing: Date(), in: TimeZone(identifier: "UTC")!)
         try await SupabaseBackend(
-            projectURL: fake.baseURL, bucket: "snapstation", key: hall.key, anonKey: hall.anonKey, client: HTTPClient(),
+            projectURL: fake.baseURL, bucket: "snapstation", key: try await fake.signIn(hall), anonKey: hall.anonKey,
+            client: HTTPClient(),
             logger: Logger(label: "test")
         ).upload(
             GroupUpload(

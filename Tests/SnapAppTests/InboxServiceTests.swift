@@ -55,7 +55,8 @@ struct InboxServiceTests {
 
     func service(_ backend: any GroupBackend, store: StationStore, bus: EventBus, log: CapturedLog) -> InboxService {
         InboxService(
-            store: store, backend: backend, groups: ["Family"], bus: bus, logger: log.logger, interval: .seconds(300))
+            store: store, backend: backend, groups: { ["Family"] }, bus: bus, logger: log.logger,
+            interval: .seconds(300))
     }
 
     func backend() throws -> RecordingBackend {

@@ -85,7 +85,7 @@ struct PowerCutSuiteTests {
         for cycle in 0..<Self.cycles {
             let mode: StationMode = cycle % 2 == 0 ? .group : .meal
             let group = "G\(cycle / 2)"
-            if cycle > 1, mode == .group { _ = try await fake.member("Kitchen", of: group, userID: kitchen.userID) }
+            if cycle > 1, mode == .group { _ = try await fake.member("Kitchen", of: group, as: kitchen) }
             let fault = ["ok", "ok", "timeout", "503"].randomElement(using: &generator)!
             try await fake.queue(mode == .group ? "storage" : "openai", [fault])
             let config = try config(mode: mode, group: group, member: kitchen)

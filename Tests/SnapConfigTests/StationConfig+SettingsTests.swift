@@ -19,6 +19,7 @@ struct StationConfigSettingsTests {
         case .mode: ("[station]\ndefault_mode = \"meal\"", { $0.mode == .meal })
         case .camera:
             ("[camera]\nbackend = \"simulated\"\nothers = [\"v4l2:/dev/video0\"]", { $0.camera == 0 })
+        case .groups: ("[group]\nname = [\"Family\", \"Climbers\"]", { $0.groups == ["Family", "Climbers"] })
         }
     }
 

@@ -8,7 +8,7 @@ struct OwnerSettingsTests {
         camera: 0)
     let owner = RuntimeSettings(
         dietaryPreferences: [.glutenFree], filter: .mono, intensity: 0, flash: false, countdownSeconds: 7,
-        mode: .meal, camera: 1)
+        mode: .meal, camera: 1, groups: ["Climbers"])
 
     @Test("should put every value the owner set over the config's")
     func ownerWins() {
@@ -18,7 +18,7 @@ struct OwnerSettingsTests {
             rule.inForce(owner)
                 == SettingsInForce(
                     dietaryPreferences: [.glutenFree], filter: .mono, intensity: 0, flash: false, countdownSeconds: 7,
-                    mode: .meal, camera: 1))
+                    mode: .meal, camera: 1, groups: ["Climbers"]))
     }
 
     @Test("should give the config's value back for every locked key, and keep none of them")
@@ -35,10 +35,20 @@ struct OwnerSettingsTests {
 
     @Test("should fall back where the station lacks the value: a camera gone, no LED, no group")
     func whatTheStationHas() {
-        let rule = SettingsRule(defaults: config, cameras: ["CSI"], flashWired: false, modes: [.meal])
-        let value = rule.inForce(RuntimeSettings(flash: true, mode: .group, camera: 3))
-        #expect(value.camera == 0 && !value.flash && value.mode == .meal)
-        #expect(!rule.offers(.camera) && !rule.offers(.flash) && !rule.offers(.mode) && rule.offers(.countdown))
+        let rule = SettingsRule(defaults: config, cameras: ["CSI"], flashWired: false)
+        let value = rule.inForce(RuntimeSettings(flash: true, mode: .group, camera: 3, groups: []))
+        #expect(value.camera == 0 && !value.flash && value.mode == .meal && value.modes == [.meal])
+        #expect(!rule.offers(.camera) && !rule.offers(.flash) && rule.offers(.countdown))
+    }
+
+    @Test("should offer group mode once the owner joins a first group over a config without one")
+    func firstGroupOnThePage() {
+        var none = config
+        none.groups = []
+        let rule = SettingsRule(defaults: none)
+        #expect(rule.inForce(RuntimeSettings()).modes == [.meal])
+        let joined = rule.inForce(RuntimeSettings(mode: .group, groups: ["Family"]))
+        #expect(joined.modes == [.meal, .group] && joined.mode == .group && joined.groups == ["Family"])
     }
 
     @Test("should leave the photo unfiltered at intensity 0")

@@ -146,4 +146,31 @@ struct OwnersPageFlowTests {
         // A decision for a result no longer shown does nothing.
         #expect(script.send(.reviewSubmitted(second.id, Fixture.analysis)).isEmpty)
     }
+
+    @Test(
+        "should follow the groups made, joined and left on the page: group mode from the first, the same group kept active, meal after the last"
+    )
+    func groupsOnThePage() throws {
+        var settings = Fixture.settings(mode: .meal, group: nil)
+        settings.ownersPage = true
+        var script = StationScript(settings: settings, startingAt: "2026-03-10 12:00:00")
+        script.press(.hold)
+        #expect(script.machine.mode == .meal, "no group: the mode stays meal")
+
+        script.send(.settingsChanged(RuntimeSettings(groups: ["Family"])))
+        script.press(.hold)
+        #expect(script.machine.mode == .group && script.machine.activeGroup == "Family", "the first group joined")
+
+        script.send(.settingsChanged(RuntimeSettings(groups: ["Family", "Climbers"])))
+        script.press(.hold)
+        #expect(script.machine.activeGroup == "Climbers")
+        script.send(.settingsChanged(RuntimeSettings(groups: ["Climbers"])))
+        #expect(script.machine.activeGroup == "Climbers", "leaving another group keeps the one on screen")
+        #expect(script.screen?.ready?.mode == .group)
+
+        let left = script.send(.settingsChanged(RuntimeSettings(groups: [])))
+        #expect(script.machine.mode == .meal && script.machine.activeGroup == nil, "no group left: meal mode")
+        #expect(left.contains(.log(.info, "mode switched to meal: the station is in no group now")))
+        #expect(script.screen?.ready?.mode == .meal)
+    }
 }

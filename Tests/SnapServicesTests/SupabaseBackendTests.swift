@@ -58,7 +58,7 @@ struct SupabaseBackendTests {
     func oncePerMemberPerDay() async throws {
         let kitchen = try await fake.member("Kitchen", of: "Family & Friends")
         let hall = try await fake.member("Hall", of: "Family & Friends")
-        _ = try await fake.member("Kitchen", of: "Climbers", userID: kitchen.userID)
+        _ = try await fake.member("Kitchen", of: "Climbers", as: kitchen)
         try await backend(kitchen).upload(upload("a")) { _ in }
         #expect(await failure(upload("a"), backend(kitchen)) == nil, "a retry after a crash completes")
         #expect(await failure(upload("b"), backend(kitchen)) == .alreadySentToday, "the server's 409")

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// The fake cloud services (Tests/Fakes/fake_services.py) running on 127.0.0.1 for one test.
 public final class FakeServices: @unchecked Sendable {
@@ -100,8 +101,8 @@ public final class FakeServices: @unchecked Sendable {
         return try JSONSerialization.jsonObject(with: Data(try await request.send()), options: [.fragmentsAllowed])
     }
 
-    /// A member of the Supabase stand-in: its own key and the project's anon key, and the Auth user's
-    /// email and password it can sign in with.
+    /// A member of the Supabase stand-in: its access token when it joined (`key`), the project's anon
+    /// key, and the Auth user's email and password it signs in with.
     public struct Member: Sendable {
         public var key: String
         public var anonKey: String
@@ -110,18 +111,79 @@ public final class FakeServices: @unchecked Sendable {
         public var password = ""
     }
 
-    /// Adds a station called `name` to `group` (the group is made if needed); `userID` puts the same
-    /// station into another group.
-    public func member(_ name: String, of group: String, userID: String? = nil) async throws -> Member {
-        var body: [String: Any] = ["group": group, "name": name]
-        if let userID { body["user_id"] = userID }
-        guard let answer = try await control("/_control/member", body) as? [String: Any],
-            let key = answer["key"] as? String, let anon = answer["anon_key"] as? String,
-            let user = answer["user_id"] as? String
-        else { throw FakeError(message: "the stand-in did not make \(name) a member of \(group)") }
-        return Member(
-            key: key, anonKey: anon, userID: user, email: answer["email"] as? String ?? "",
-            password: answer["password"] as? String ?? "")
+    /// The first member of each group, who hands out its invite codes.
+    private let founders = Mutex<[String: Member]>([:])
+
+    /// A station called `name` in `group`, made as any client would: a new Auth user signs up (or
+    /// `existing` signs in again), then makes the group with `create_group`, or joins it with a code its
+    /// first member asks for (`group_invite`, `join_group`).
+    public func member(_ name: String, of group: String, as existing: Member? = nil) async throws -> Member {
+        let anon = try await anonKey()
+        var member: Member
+        if let existing {
+            member = existing
+            member.key = try await signIn(existing)
+        } else {
+            member = try await user(name)
+        }
+        if let founder = founders.withLock({ $0[group] }) {
+            let code = try await api(
+                "/rest/v1/rpc/group_invite", ["group_name": group], anonKey: anon, token: try await signIn(founder))
+            let joined = try await api(
+                "/rest/v1/rpc/join_group", ["invite_code": "\(code)", "member_name": name], anonKey: anon,
+                token: member.key)
+            guard joined as? String == group else {
+                throw FakeError(message: "\(name) did not join \(group): \(joined)")
+            }
+        } else {
+            let code = try await api(
+                "/rest/v1/rpc/create_group", ["group_name": group, "member_name": name], anonKey: anon,
+                token: member.key)
+            guard code is String else { throw FakeError(message: "\(name) did not make \(group): \(code)") }
+            founders.withLock { $0[group] = member }
+        }
+        return member
+    }
+
+    /// A new Auth user for a station called `name`, in no group yet, signed up as anyone signs up.
+    public func user(_ name: String) async throws -> Member {
+        let anon = try await anonKey()
+        let email = "\(name.lowercased().filter(\.isLetter))-\(UUID().uuidString.prefix(8).lowercased())@example.org"
+        let password = UUID().uuidString
+        let answer = try await api(
+            "/auth/v1/signup", ["email": email, "password": password], anonKey: anon, token: nil)
+        guard let session = answer as? [String: Any], let token = session["access_token"] as? String,
+            let user = (session["user"] as? [String: Any])?["id"] as? String
+        else { throw FakeError(message: "the stand-in did not sign \(name) up: \(answer)") }
+        return Member(key: token, anonKey: anon, userID: user, email: email, password: password)
+    }
+
+    /// A fresh access token for `member`, signed in with its password.
+    public func signIn(_ member: Member) async throws -> String {
+        let answer = try await api(
+            "/auth/v1/token?grant_type=password", ["email": member.email, "password": member.password],
+            anonKey: member.anonKey, token: nil)
+        guard let token = (answer as? [String: Any])?["access_token"] as? String else {
+            throw FakeError(message: "\(member.email) could not sign in: \(answer)")
+        }
+        return token
+    }
+
+    /// The project's anon key, which a real project's dashboard shows.
+    public func anonKey() async throws -> String {
+        guard let key = (try await get("/_control/keys") as? [String: Any])?["anon_key"] as? String else {
+            throw FakeError(message: "the stand-in has no anon key")
+        }
+        return key
+    }
+
+    /// A POST to the stand-in's public API, as a client sends it, decoded as JSON.
+    private func api(_ path: String, _ body: [String: Any], anonKey: String, token: String?) async throws -> Any {
+        var request = URLRequestLite(
+            url: baseURL + path, body: [UInt8](try JSONSerialization.data(withJSONObject: body)),
+            headers: [("apikey", anonKey), ("Content-Type", "application/json")]
+                + (token.map { [("Authorization", "Bearer \($0)")] } ?? []))
+        return try JSONSerialization.jsonObject(with: Data(try await request.send()), options: [.fragmentsAllowed])
     }
 
     /// Every row of the group photos, as the project's admin sees them.
@@ -152,6 +214,7 @@ public struct FakeError: Error, CustomStringConvertible {
 struct URLRequestLite {
     var url: String
     var body: [UInt8]?
+    var headers: [(String, String)] = []
 
     mutating func send() async throws -> [UInt8] {
         let parts = URL(string: url)!
@@ -170,7 +233,8 @@ struct URLRequestLite {
         let method = body == nil ? "GET" : "POST"
         let target = parts.query.map { parts.path + "?" + $0 } ?? parts.path
         let head =
-            "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body?.count ?? 0)\r\nConnection: close\r\n\r\n"
+            "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body?.count ?? 0)\r\nConnection: close\r\n"
+            + headers.map { "\($0.0): \($0.1)\r\n" }.joined() + "\r\n"
         let request = Array(head.utf8) + (body ?? [])
         _ = request.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, 0) }
         var response: [UInt8] = []

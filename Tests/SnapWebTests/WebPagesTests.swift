@@ -446,6 +446,7 @@ struct WebPagesTests {
         #expect(status.contains("MB free"))
         let none = try WebTestStation(groups: [])
         let other = try none.pair()
-        #expect(none.get("/group", cookie: other.cookie).text.contains("No group is configured"))
+        #expect(
+            none.get("/group", cookie: other.cookie).text.contains("No group: this station shares through a folder"))
     }
 }

@@ -48,7 +48,8 @@ final class WebTestStation: Sendable {
 
     init(
         locked: [String] = [], secure: Bool = false, groups: [String] = ["Friends"],
-        otherCameras: [StationConfig.Camera.Other] = [], ledWired: Bool = true
+        otherCameras: [StationConfig.Camera.Other] = [], ledWired: Bool = true,
+        directory: (any GroupDirectory)? = nil, name: String = "SnapStation"
     ) throws {
         var config = StationConfig()
         if !ledWired { config.gpio.ledLine = nil }
@@ -57,12 +58,13 @@ final class WebTestStation: Sendable {
         config.storage.dir = folder.path
         config.web.locked = locked
         config.group.names = groups
+        config.station.name = name
         self.config = config
         store = try StationStore(directory: folder.path)
         let clock = clock
         app = WebApp(
             config: config, store: store, link: link, desk: desk, logger: Logger(label: "web-test"), secure: secure,
-            now: { clock.now })
+            directory: directory, now: { clock.now })
     }
 
     var now: Date { clock.now }

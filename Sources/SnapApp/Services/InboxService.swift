@@ -23,14 +23,16 @@ public final class InboxService: Service {
 
     private let store: StationStore
     private let backend: any GroupBackend
-    private let groups: [String]
+    /// The groups in force at each round (the owner's page changes them).
+    private let groups: @Sendable () -> [String]
     private let bus: EventBus
     private let logger: Logger
     private let interval: Duration
     private let thread = SerialThread(name: "inbox")
 
     public init(
-        store: StationStore, backend: any GroupBackend, groups: [String], bus: EventBus, logger: Logger,
+        store: StationStore, backend: any GroupBackend, groups: @escaping @Sendable () -> [String], bus: EventBus,
+        logger: Logger,
         interval: Duration
     ) {
         self.store = store
@@ -64,7 +66,7 @@ public final class InboxService: Service {
         } catch {
             logger.error("inbox: \(error)")
         }
-        for group in groups where !Task.isCancelled {
+        for group in groups() where !Task.isCancelled {
             let items: [SharedItem]
             do {
                 items = try await backend.shared(in: group, now: now)

@@ -26,4 +26,7 @@ public final class LiveSettings: Sendable {
     }
 
     public var dietary: [DietaryPreference] { inForce.withLock { $0.sortedDietary } }
+
+    /// The groups the station shares with now (the owner's page makes, joins and leaves them).
+    public var groups: [String] { inForce.withLock { $0.groups } }
 }

@@ -102,17 +102,16 @@ public enum Station {
                 stickerCapBytes: config.jar.stickerCapMB << 20,
                 logger: logger),
         ]
-        if !config.group.names.isEmpty {
-            services.append(
-                InboxService(
-                    store: store, backend: parts.backend, groups: config.group.names, bus: bus, logger: logger,
-                    interval: .seconds(config.group.inboxMinutes * 60)))
-        }
+        // Always: the owner may join a first group on the page.
+        services.append(
+            InboxService(
+                store: store, backend: parts.backend, groups: { live.groups }, bus: bus, logger: logger,
+                interval: .seconds(config.group.inboxMinutes * 60)))
         if let analysisQueue { services.append(analysisQueue) }
         if let board, let desk {
             let app = WebApp(
                 config: config, store: store, link: board, desk: desk, logger: logger,
-                secure: !config.web.tlsCertificate.isEmpty)
+                secure: !config.web.tlsCertificate.isEmpty, directory: parts.backend as? any GroupDirectory)
             services.append(WebServer(app: app, web: config.web, desk: desk, logger: logger))
         }
         if let interval = notifier.watchdogInterval {
@@ -138,7 +137,7 @@ public enum Station {
                 "state": "\(config.storage.dir)", "camera": "\(config.camera.backend.rawValue)",
                 "buttons": "\(config.gpio.backend.rawValue)", "display": "\(config.display.backend.rawValue)",
                 "group":
-                    "\(config.group.names.isEmpty ? "-" : config.group.names.joined(separator: ", ")) (\(config.group.backend.rawValue))",
+                    "\(live.groups.isEmpty ? "-" : live.groups.joined(separator: ", ")) (\(config.group.backend.rawValue))",
             ])
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(

@@ -5,15 +5,21 @@ import SnapStore
 extension WebApp {
     /// Today's photo for each group and whether it arrived, the station's own photos with their expiry,
     /// and what the others shared that the station keeps; each can be downloaded.
-    func groupPage(_ visitor: Visitor) throws -> WebReply {
-        guard !config.group.names.isEmpty else {
-            return page("Group", "<p class=\"empty\">No group is configured (group.name in the config file).</p>")
+    func groupPage(_ visitor: Visitor, message: String? = nil, status: Int = 200) throws -> WebReply {
+        let groups = try groupsInForce()
+        let section = try groupsSection(groups, visitor)
+        let done =
+            visitor.form["joined"] != nil
+            ? "Joined. The group's photos come to the station within a few minutes."
+            : visitor.form["left"] != nil ? "Left. The photos this station shared there are deleted." : nil
+        guard !groups.isEmpty else {
+            return page("Group", status: status, "\(notice(message, problem: true))\(notice(done))\(section)")
         }
         let time = now()
         let shares = try store.sharedPhotos(limit: 50)
         let day = today()
         let retention = TimeInterval(config.storage.retentionHours * 3600)
-        let todays = config.group.names.map { group -> HTML in
+        let todays = groups.map { group -> HTML in
             guard let job = shares.first(where: { $0.group == group && $0.day == day }) else {
                 return "<li><b>\(group)</b>: no photo yet today.</li>"
             }
@@ -41,8 +47,9 @@ extension WebApp {
                 """
         }
         return page(
-            "Group",
+            "Group", status: status,
             """
+            \(notice(message, problem: true))\(notice(done))\(section)
             <h2>Today</h2><ul class="todays">\(todays)</ul>
             <h2>Sent from this station</h2>
             \(own.isEmpty ? "<p class=\"empty\">Nothing in the last \(config.storage.retentionHours) hours.</p>" as HTML : "")

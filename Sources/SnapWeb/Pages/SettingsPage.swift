@@ -20,7 +20,7 @@ extension WebApp {
         }
         // The mode the station is in now (the mode button may have switched it since).
         let current = rule.locked.contains(.mode) ? now.mode : link.status().mode
-        let modes = rule.modes.map { mode -> HTML in
+        let modes = now.modes.map { mode -> HTML in
             "<option value=\"\(mode.rawValue)\"\(mode == current ? " selected" : "")>\(mode.rawValue)</option>"
         }
         let cameras = rule.cameras
@@ -72,7 +72,9 @@ extension WebApp {
     /// mode chosen goes to the station even when it is the config's (the mode button may have left it).
     func saveSettings(_ visitor: Visitor) throws -> WebReply {
         let form = visitor.form
-        var chosen = RuntimeSettings()
+        // The groups are not on this form (the Group section keeps them), and a reset keeps them: they
+        // are memberships on the group's server, not a preference.
+        var chosen = RuntimeSettings(groups: try store.runtimeSettings().groups)
         let base = rule.inForce(RuntimeSettings())
         var mode: StationMode? = base.mode
         if form["reset"] == nil {
@@ -114,7 +116,7 @@ extension WebApp {
                 }
                 mode = nil
                 if let raw = form["mode"] {
-                    guard let wanted = StationMode(rawValue: raw), rule.modes.contains(wanted) else {
+                    guard let wanted = StationMode(rawValue: raw), rule.inForce(chosen).modes.contains(wanted) else {
                         throw FormProblem("\"\(raw.prefix(30))\" is not a mode this station has")
                     }
                     if wanted != base.mode { chosen.mode = wanted }
