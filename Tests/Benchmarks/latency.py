@@ -25,7 +25,7 @@ import time
 import urllib.request
 
 from common import BINARY, ROOT, Station, release_binary  # noqa: E402  (Tests/Benchmarks/common.py)
-
+from supabase_members import sign_up_member  # noqa: E402  (Tests/Support/supabase_members.py)
 
 
 def control(base, path, body=None):
@@ -35,7 +35,7 @@ def control(base, path, body=None):
         return json.loads(response.read() or b"null")
 
 
-def write_config(folder, base, anon, mode, ai_base=None):
+def write_config(folder, base, member, mode, ai_base=None):
     path = os.path.join(folder, "snapstation.toml")
     with open(path, "w") as config:
         config.write(f"""[station]
@@ -63,8 +63,9 @@ name = "Bench"
 review_seconds = 1
 backend = "supabase"
 url = "{base}"
+email = "{member["email"]}"
 key_source = "env:BENCH_GROUP_KEY"
-anon_key = "{anon}"
+anon_key = "{member["anon_key"]}"
 """)
     return path
 
@@ -84,22 +85,23 @@ def main():
          "--pg-port", pg["SNAPSTATION_PG_PORT"], "--pg-user", pg["SNAPSTATION_PG_USER"]],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     base = f"http://127.0.0.1:{fake.stdout.readline().split()[1]}"
-    member = control(base, "/_control/member", {"group": "Bench", "name": "Kitchen"})
-    environment = {"BENCH_AI_KEY": "test-key", "BENCH_GROUP_KEY": member["key"]}
+    # The station's own user, signed up as a station is, and the group it made; it signs in with them.
+    member = sign_up_member(base, control(base, "/_control/keys")["anon_key"], "Bench", "Kitchen")
+    environment = {"BENCH_AI_KEY": "test-key", "BENCH_GROUP_KEY": member["password"]}
     folder = tempfile.mkdtemp(prefix="latency-")
     state = os.path.join(folder, "state")
 
     # Setup: a photo for the group that the server refuses for now (503: it stays queued), and three meals
     # shot while the AI service cannot be reached (they go to the analysis queue).
     control(base, "/_control/faults", {"storage": ["503"] * 5})
-    station = Station(args.binary, write_config(folder, base, member["anon_key"], "group"), state, environment)
+    station = Station(args.binary, write_config(folder, base, member, "group"), state, environment)
     station.wait("screen: ready")
     station.type("press")
     station.wait("screen: error-network-down")
     station.stop()
     nowhere = "http://127.0.0.1:9"  # the discard port: nothing answers
     station = Station(
-        args.binary, write_config(folder, base, member["anon_key"], "meal", ai_base=nowhere), state, environment)
+        args.binary, write_config(folder, base, member, "meal", ai_base=nowhere), state, environment)
     _, at = station.wait("screen: ready")
     for _ in range(3):
         _, start = station.type("press")
@@ -110,7 +112,7 @@ def main():
 
     # The measurement: uploads and analyses answered a byte a second, so they stay in flight.
     control(base, "/_control/faults", {"storage": ["drip"] * 50, "openai": ["drip"] * 200})
-    station = Station(args.binary, write_config(folder, base, member["anon_key"], "meal"), state, environment)
+    station = Station(args.binary, write_config(folder, base, member, "meal"), state, environment)
     station.wait("screen: ready")
     time.sleep(2)  # the queues start their requests
     presses = []

@@ -378,15 +378,6 @@ class AuthAPI:
         access, expires_at = self.access_token(connection, user, session)
         return self.session_answer(connection, user, session, access, expires_at, refresh)
 
-    def side_door_session(self, user, seconds):
-        """A session for /_control/member, as a password sign-in makes one, with an access token valid
-        for `seconds`: {"access_token", "refresh_token", "expires_at"}."""
-        with self.standin.as_admin() as connection:
-            answer = self.issue_session(connection, {}, user, "password")
-            access, expires_at = self.access_token(connection, user, uuid.UUID(
-                jwt_hs256.unverified_claims(answer["access_token"])["session_id"]), seconds)
-        return {"access_token": access, "refresh_token": answer["refresh_token"], "expires_at": expires_at}
-
     @staticmethod
     def new_refresh_token(connection, user, session, parent):
         """models/refresh_token.go createRefreshToken: crypto.SecureAlphanumeric(12), lower-case base32."""
@@ -397,7 +388,7 @@ class AuthAPI:
                            "%s, false, now(), now(), %s, %s)", [token, str(user), parent, session])
         return token
 
-    def access_token(self, connection, user, session, seconds=None):
+    def access_token(self, connection, user, session):
         """internal/tokens/service.go GenerateAccessToken: the claims in Auth's order, exp = now + JWT exp
         (--jwt-expiry), aud as a plain string; answers (token, exp)."""
         row = connection.execute(
@@ -407,7 +398,7 @@ class AuthAPI:
                                  "from auth.mfa_amr_claims where session_id = %s order by created_at",
                                  [session]).fetchall()
         now = int(time.time())
-        expires_at = now + int(self.standin.jwt_expiry if seconds is None else seconds)
+        expires_at = now + int(self.standin.jwt_expiry)
         claims = {"iss": self.standin.issuer, "sub": str(user), "aud": AUDIENCE, "exp": expires_at, "iat": now,
                   "email": row[0] or "", "phone": row[1] or "", "app_metadata": row[2] or {},
                   "user_metadata": row[3] or {}, "role": row[4] or "", "aal": "aal1",

@@ -31,10 +31,6 @@ Control, for tests:
                          key_order and each schema object's property order, schema_order)
   POST /_control/reset   forget faults and requests (and every Supabase row, member and object)
   POST /_control/sink    reads any body and answers 200 {"size": n}
-  POST /_control/member {"group", "name"[, "user_id", "email", "password", "expires_in"]}: a member and its
-                         key (an access token of its own session, a week unless expires_in says; a negative
-                         expires_in gives one that has already expired), with the session's refresh_token
-                         and the user's email and password
   POST /_control/age {"hours"}, POST /_control/expire, GET /_control/objects, GET /_control/rows,
   GET /_control/keys (the anon and publishable keys)   the Supabase side door (supabase_standin.py)
 Faults (queued per service: openai, storage, rest, auth), every service: ok, 401, 429:SECONDS, 500, 503,

@@ -13,14 +13,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import parse_qsl
 
-# Tests/Group/groupdb.py: the cluster, its template database, and the driver.
+# Tests/Group/groupdb.py (the cluster, its template database, and the driver), for this module's callers,
+# postgrest.py and storage_api.py.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "Group"))
-from groupdb import psycopg  # noqa: E402
 
 import jwt_hs256  # noqa: E402
 from reply import Reply  # noqa: E402
 
-# The project's JWT secret. Tests never need it: /_control/member hands out signed keys.
+# The project's JWT secret. Tests never need it: they sign up and sign in through Auth like any client.
 TEST_JWT_SECRET = "snapstation-fake-jwt-secret-with-at-least-32-characters"
 # The legacy anon key's times: fixed, so the key is stable.
 ISSUED_AT, EXPIRES_AT = 1_767_225_600, 4_102_444_800  # 2026-01-01 and 2100-01-01
@@ -29,9 +29,6 @@ ISSUED_AT, EXPIRES_AT = 1_767_225_600, 4_102_444_800  # 2026-01-01 and 2100-01-0
 # refresh_token_reuse_interval; Auth's own zero value, with GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL
 # unset, would be 0).
 JWT_EXPIRY, REUSE_INTERVAL = 3600, 10
-# How long a /_control/member key lasts unless the request says: the longest access-token expiry a real
-# project can be set to (Studio's JWT_EXP maximum, 604800 s, a week), so a key outlives any test run.
-MEMBER_KEY_SECONDS = 604_800
 
 
 class Refusal(Exception):
@@ -101,10 +98,6 @@ class SupabaseStandIn:
         except (Refusal, jwt_hs256.JWTError):
             return False
 
-    def member_session(self, user_id, seconds=MEMBER_KEY_SECONDS):
-        """A new session of `user_id`: {"access_token" valid for `seconds`, "refresh_token", "expires_at"}."""
-        return self.auth.side_door_session(user_id, seconds)
-
     # -- database sessions --------------------------------------------------------------------------------
 
     @contextmanager
@@ -137,9 +130,8 @@ class SupabaseStandIn:
 
     def control(self, method, route, body, storage):
         """Answers /_control/<route>, or None when the route is not the stand-in's."""
-        routes = {("POST", "member"): self.add_member, ("POST", "age"): self.age,
-                  ("POST", "expire"): self.expire, ("GET", "objects"): self.objects, ("GET", "rows"): self.rows,
-                  ("GET", "keys"): self.keys}
+        routes = {("POST", "age"): self.age, ("POST", "expire"): self.expire, ("GET", "objects"): self.objects,
+                  ("GET", "rows"): self.rows, ("GET", "keys"): self.keys}
         if (method, route) == ("POST", "reset"):
             return self.reset(storage)
         handler = routes.get((method, route))
@@ -149,40 +141,6 @@ class SupabaseStandIn:
             return handler(json.loads(body or b"{}"))
         except (ValueError, KeyError, TypeError) as error:
             return Reply(400, {"message": f"bad request: {error}"})
-
-    def add_member(self, request):
-        """{"group", "name"[, "user_id"][, "email", "password"][, "expires_in"]}: adds a station to a group,
-        creating the group when needed. The station is a new Auth user (with `email` and `password`, or
-        made-up ones, confirmed) or the user `user_id` again. Answers the station's key: an access token
-        of a new session of that user, valid for `expires_in` seconds (default a week, the longest a real
-        project allows), with that session's refresh token, and the user's email and password (the
-        password only for a user made here)."""
-        group, name, user = str(request["group"]), str(request["name"]), request.get("user_id")
-        seconds = int(request.get("expires_in") or MEMBER_KEY_SECONDS)
-        email = password = None
-        try:
-            with self.as_admin() as connection:
-                connection.execute("insert into public.groups (name) values (%s) on conflict (name) do nothing",
-                                   [group])
-                if user is None:
-                    email = str(request.get("email") or f"station-{secrets.token_hex(6)}@snapstation.test")
-                    password = str(request.get("password") or secrets.token_urlsafe(12))
-                    user = self.auth.create_user(connection, email, password, confirmed=True)
-                else:
-                    row = connection.execute("select email from auth.users where id = %s", [user]).fetchone()
-                    email = row[0] if row else None
-                connection.execute("insert into public.members (group_id, user_id, name) "
-                                   "select id, %s, %s from public.groups where name = %s", [user, name, group])
-        except psycopg.Error as error:
-            full = "already has 12 members" in str(error) or error.sqlstate == "23505"
-            return Reply(409 if full else 400, {"code": error.sqlstate, "message": error.diag.message_primary})
-        session = self.member_session(user, seconds)
-        answer = {"key": session["access_token"], "anon_key": self.anon_key, "user_id": str(user),
-                  "group": group, "name": name, "publishable_key": self.publishable_key,
-                  "refresh_token": session["refresh_token"], "expires_at": session["expires_at"], "email": email}
-        if password is not None:
-            answer["password"] = password
-        return Reply(200, answer)
 
     def keys(self, _request):
         """The project's public keys and settings (what `Tests/Group/standin` prints)."""

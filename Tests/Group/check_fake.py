@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Checks the Supabase stand-in (Tests/Fakes/fake_services.py --postgres) end to end over HTTP, the way
-the station calls it: keys from /_control/member, uploads, row inserts, reads, ranged downloads, bulk
-deletes, and the 48-hour expiry; groups made, joined and left through /rest/v1/rpc; then Auth and the
-gateway: sign-up and sign-in, the API keys on /auth and /rest but not /storage, expired access tokens as
-each service answers them, refresh-token rotation and reuse, and sign-out.
+the station calls it: members that sign up and make or join their groups through the public API
+(Tests/Support/supabase_members.py), uploads, row inserts, reads, ranged downloads, bulk deletes, and the
+48-hour expiry; groups made, joined and left through /rest/v1/rpc; then Auth and the gateway: sign-up and
+sign-in, the API keys on /auth and /rest but not /storage, expired access tokens as each service answers
+them (a token that expired honestly, on a fake with --jwt-expiry 2), refresh-token rotation and reuse,
+and sign-out.
 
     Tests/Group/postgres.sh start && python3 Tests/Group/check_fake.py
 
@@ -25,11 +27,13 @@ import groupdb
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Support"))
 from pychecks import check, finish  # noqa: E402  (Tests/Support/pychecks.py)
+from supabase_members import Refused, sign_up_member  # noqa: E402  (Tests/Support/supabase_members.py)
 
 FAKE = groupdb.ROOT / "Tests/Fakes/fake_services.py"
 GROUP = "Family & Friends"  # a name that needs URL encoding, as real ones do
 NOW = datetime.now(timezone.utc)
 DAY = NOW.date().isoformat()
+POSTGREST_SKEW = 30  # PostgREST takes a token for 30 s past its exp (src/library/PostgREST/Auth/Jwt.hs)
 
 
 class Fake:
@@ -41,6 +45,7 @@ class Fake:
         line = self.process.stdout.readline()
         assert line.startswith("PORT "), f"the fake did not start: {line!r}"
         self.port = int(line.split()[1])
+        self.url = f"http://127.0.0.1:{self.port}"
 
     def call(self, method, path, body=None, headers=None):
         """(status, headers, body bytes); a dict body is sent as JSON."""
@@ -59,20 +64,25 @@ class Fake:
         status, _, data = self.call(method, path, body, headers)
         return status, (json.loads(data) if data else None)
 
+    def anon_key(self):
+        """The project's public key, as its dashboard shows it."""
+        status, keys = self.json("GET", "/_control/keys")
+        assert status == 200, (status, keys)
+        return keys["anon_key"]
+
     def close(self):
         self.process.stdin.close()
         self.process.wait(timeout=10)
 
 
 class Station:
-    """A member's keys, and the calls the station makes with them."""
+    """A new user that signed up and made `group` or joined it with a code `inviter` (an earlier Station)
+    asked for, as member `name`; and the calls the station makes with its keys."""
 
-    def __init__(self, fake, group, name, user_id=None):
-        status, answer = fake.json("POST", "/_control/member",
-                                   {"group": group, "name": name, **({"user_id": user_id} if user_id else {})})
-        assert status == 200, (status, answer)
-        self.fake, self.user_id = fake, answer["user_id"]
-        self.headers = {"apikey": answer["anon_key"], "Authorization": f"Bearer {answer['key']}"}
+    def __init__(self, fake, group, name, inviter=None):
+        member = sign_up_member(fake.url, fake.anon_key(), group, name, inviter and inviter.token)
+        self.fake, self.user_id, self.token = fake, member["user_id"], member["access_token"]
+        self.headers = {"apikey": member["anon_key"], "Authorization": f"Bearer {self.token}"}
 
     def upload(self, name, data, upsert=True, content_type="image/jpeg"):
         headers = {**self.headers, "Content-Type": content_type, "x-upsert": "true" if upsert else "false"}
@@ -113,13 +123,19 @@ def run(fake):
     photo = jpeg(120_000)
     path = f"{GROUP}/{DAY}/p1.jpg"
 
-    with check("control: members get keys; the 13th member of a group is refused with 409"):
-        kitchen, hall = Station(fake, GROUP, "Kitchen"), Station(fake, GROUP, "Hall")
+    with check("members: sign up, make or join with a code the first asks for; the 13th join is refused with 409"):
+        kitchen = Station(fake, GROUP, "Kitchen")
+        hall = Station(fake, GROUP, "Hall", inviter=kitchen)
         garage = Station(fake, "Climbers", "Garage")
         for index in range(10):
-            Station(fake, GROUP, f"Room {index}")
-        status, answer = fake.json("POST", "/_control/member", {"group": GROUP, "name": "Thirteenth"})
-        assert status == 409 and "already has 12 members" in answer["message"], (status, answer)
+            Station(fake, GROUP, f"Room {index}", inviter=kitchen)
+        try:
+            Station(fake, GROUP, "Thirteenth", inviter=kitchen)
+            raise AssertionError("the 13th member joined")
+        except Refused as refusal:
+            assert (refusal.path, refusal.status, refusal.answer["code"]) == \
+                ("/rest/v1/rpc/join_group", 409, "PT409"), refusal
+            assert refusal.answer["message"] == f"group {GROUP} already has 12 members", refusal
 
     with check("storage: upload (x-upsert) answers the Key; again rewrites; without upsert 409; elsewhere 403"):
         status, answer = kitchen.upload(path, photo)
@@ -226,6 +242,25 @@ def run(fake):
         assert kitchen.upload(f"{GROUP}/{DAY}/p3.jpg", photo)[0] == 200
         assert kitchen.insert(photo_row("p3"))[0] == 201
 
+    with check("storage: an upload without Cache-Control is no-cache; a form upload's cacheControl is max-age"):
+        # A group of its own: GROUP is full. On this fake tokens last an hour (--jwt-expiry 2 is run_auth's).
+        project, key = Project(fake), Station(fake, "Lofts", "Attic").token
+        name = f"Lofts/{DAY}/attic.jpg"
+        status, _, _ = fake.call("POST", f"/storage/v1/object/snapstation/{quote(name)}", jpeg(1000),
+                                 {"Authorization": f"Bearer {key}", "Content-Type": "image/jpeg"})
+        assert status == 200 and project.storage(key, name)[1]["Cache-Control"] == "no-cache"
+        boundary = "snapstation-boundary"
+        photo = jpeg(2000)
+        form = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"cacheControl\"\r\n\r\n3600\r\n"
+                f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"attic.jpg\"\r\n"
+                f"Content-Type: image/jpeg\r\n\r\n").encode() + photo + f"\r\n--{boundary}--\r\n".encode()
+        status, _, body = fake.call("POST", f"/storage/v1/object/snapstation/{quote(name)}", form,
+                                    {"Authorization": f"Bearer {key}", "x-upsert": "true",
+                                     "Content-Type": f"multipart/form-data; boundary={boundary}"})
+        assert status == 200, body
+        status, headers, data = project.storage(key, name)
+        assert data == photo and headers["Cache-Control"] == "max-age=3600" and headers["Content-Type"] == "image/jpeg"
+
     with check("control: reset forgets rows, members and objects"):
         assert fake.json("POST", "/_control/reset")[0] == 200
         assert fake.json("GET", "/_control/rows") == (200, []) and fake.json("GET", "/_control/objects") == (200, [])
@@ -239,12 +274,9 @@ class Caller(Station):
     """A user that signed up and is in no group yet (a new station, or a phone)."""
 
     def __init__(self, fake, anon_key):
-        email = f"rpc-{uuid.uuid4().hex[:10]}@example.org"
-        status, answer = fake.json("POST", "/auth/v1/signup", {"email": email, "password": "a station's password"},
-                                   {"apikey": anon_key})
-        assert status == 200, (status, answer)
-        self.fake, self.user_id = fake, answer["user"]["id"]
-        self.headers = {"apikey": anon_key, "Authorization": f"Bearer {answer['access_token']}"}
+        member = sign_up_member(fake.url, anon_key, None, None)
+        self.fake, self.user_id, self.token = fake, member["user_id"], member["access_token"]
+        self.headers = {"apikey": anon_key, "Authorization": f"Bearer {self.token}"}
 
     def rpc(self, name, arguments=None, method="POST", body=None):
         """(status, headers, answer) of /rest/v1/rpc/NAME: the arguments as the JSON body, or for GET in the
@@ -391,9 +423,11 @@ def access_denied(message):
     return {"statusCode": "403", "code": "AccessDenied", "error": "Unauthorized", "message": message}
 
 
-def run_auth(fake):
+def run_auth(fake, late):
     """Auth, the gateway and expiring tokens; the fake runs with --jwt-expiry 2 and
-    --refresh-token-reuse-interval 1, so nothing here waits long."""
+    --refresh-token-reuse-interval 1, so nothing here waits long but the expired-token check: `late`, a
+    member main() signed up as this fake started, waits there until its token is past PostgREST's 30 s
+    leeway."""
     project = Project(fake)
     email, password = f"kitchen-{uuid.uuid4().hex[:8]}@Example.org", "correct horse"
     member = {}
@@ -459,24 +493,23 @@ def run_auth(fake):
         assert (status, json.loads(body)) == (400, access_denied("Invalid Compact JWS")), (status, body)
 
     with check("expiry: PostgREST 401 PGRST303 'JWT expired' 30 s after exp; Storage 400/403 at exp; Auth 403 bad_jwt"):
-        status, answer = fake.json("POST", "/_control/member", {"group": GROUP, "name": "Late", "expires_in": -40})
-        assert status == 200, answer
+        # --jwt-expiry 2: the signed-in session's token, once its 2 s are up, is refused by Storage; PostgREST
+        # still takes it (its 30 s leeway).
+        time.sleep(max(0, session["expires_at"] - time.time()) + 0.1)
+        assert project.rest(token)[0] == 200
+        assert json.loads(project.storage(token, f"{GROUP}/x.jpg")[2])["message"].startswith('"exp"')
+        # The late member's token, more than 30 s past its exp: every service refuses it.
+        key = late["access_token"]
+        time.sleep(max(0, token_claims(key)["exp"] + POSTGREST_SKEW + 1 - time.time()) + 0.1)
         status, headers, body = fake.call("GET", "/rest/v1/group_photos", None,
-                                          {"apikey": project.anon, "Authorization": f"Bearer {answer['key']}"})
+                                          {"apikey": project.anon, "Authorization": f"Bearer {key}"})
         assert (status, json.loads(body)) == (401, {"code": "PGRST303", "details": None, "hint": None,
                                                     "message": "JWT expired"}), (status, body)
         assert headers["WWW-Authenticate"] == 'Bearer error="invalid_token", error_description="JWT expired"', headers
-        status, _, body = project.storage(answer["key"], f"{GROUP}/x.jpg")
+        status, _, body = project.storage(key, f"{GROUP}/x.jpg")
         assert (status, json.loads(body)) == (400, access_denied('"exp" claim timestamp check failed')), body
-        status, _, body = project.auth("user", token=answer["key"], method="GET")
+        status, _, body = project.auth("user", token=key, method="GET")
         assert (status, body["error_code"]) == (403, "bad_jwt") and body["msg"].endswith("token is expired"), body
-        # Expired 5 s ago: PostgREST still takes it (its 30 s leeway), Storage does not.
-        status, answer = fake.json("POST", "/_control/member", {"group": GROUP, "name": "Later", "expires_in": -5})
-        assert project.rest(answer["key"])[0] == 200
-        assert json.loads(project.storage(answer["key"], f"{GROUP}/x.jpg")[2])["message"].startswith('"exp"')
-        # --jwt-expiry 2: the signed-in session's token is refused by Storage once its 2 s are up.
-        time.sleep(max(0, session["expires_at"] - time.time()) + 0.1)
-        assert json.loads(project.storage(token, f"{GROUP}/x.jpg")[2])["message"].startswith('"exp"')
 
     with check("refresh: rotates; the used token again answers the active child; after the interval 'Already Used'"):
         status, _, session = project.sign_in(email, password)
@@ -525,30 +558,14 @@ def run_auth(fake):
         assert (status, answer["error_code"]) == (403, "session_not_found"), answer
         assert project.rest(token)[0] == 200, "REST checks only the signature and exp"
 
-    with check("members: /_control/member answers email, password and a refresh token that work with Auth"):
-        status, answer = fake.json("POST", "/_control/member", {"group": GROUP, "name": "Porch"})
-        assert status == 200 and token_claims(answer["key"])["exp"] - time.time() > 6 * 86400, answer
+    with check("members: sign_up_member answers email, password and a refresh token that work with Auth"):
+        answer = sign_up_member(fake.url, project.anon, "Verandas", "Porch")
+        assert token_claims(answer["access_token"])["sub"] == answer["user_id"], answer
         assert project.sign_in(answer["email"], answer["password"])[0] == 200
         status, refreshed = project.refresh(answer["refresh_token"])
         assert status == 200 and token_claims(refreshed["access_token"])["sub"] == answer["user_id"]
-
-    with check("storage: an upload without Cache-Control is no-cache; a form upload's cacheControl is max-age"):
-        status, answer = fake.json("POST", "/_control/member", {"group": GROUP, "name": "Attic"})
-        key, name = answer["key"], f"{GROUP}/{DAY}/attic.jpg"
-        status, _, _ = fake.call("POST", f"/storage/v1/object/snapstation/{quote(name)}", jpeg(1000),
-                                 {"Authorization": f"Bearer {key}", "Content-Type": "image/jpeg"})
-        assert status == 200 and project.storage(key, name)[1]["Cache-Control"] == "no-cache"
-        boundary = "snapstation-boundary"
-        photo = jpeg(2000)
-        form = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"cacheControl\"\r\n\r\n3600\r\n"
-                f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"attic.jpg\"\r\n"
-                f"Content-Type: image/jpeg\r\n\r\n").encode() + photo + f"\r\n--{boundary}--\r\n".encode()
-        status, _, body = fake.call("POST", f"/storage/v1/object/snapstation/{quote(name)}", form,
-                                    {"Authorization": f"Bearer {key}", "x-upsert": "true",
-                                     "Content-Type": f"multipart/form-data; boundary={boundary}"})
-        assert status == 200, body
-        status, headers, data = project.storage(key, name)
-        assert data == photo and headers["Cache-Control"] == "max-age=3600" and headers["Content-Type"] == "image/jpeg"
+        status, members = project.rest(refreshed["access_token"], "rpc/group_members?group_name=Verandas")
+        assert status == 200 and [(m["member_name"], m["is_caller"]) for m in members] == [("Porch", True)], members
 
 
 def main():
@@ -561,7 +578,7 @@ def main():
             needs = (503, {"message": "the Supabase stand-in needs --postgres"})
             assert plain.json("POST", "/rest/v1/group_photos", {}) == needs
             assert plain.json("GET", "/storage/v1/object/authenticated/snapstation/a.jpg") == needs
-            assert plain.json("POST", "/_control/member", {"group": "A", "name": "B"}) == needs
+            assert plain.json("GET", "/_control/keys") == needs
             plain.json("POST", "/_control/faults", {"storage": ["500"]})
             assert plain.json("POST", "/storage/v1/object/b/x.jpg", b"123")[0] == 500
             assert plain.json("POST", "/storage/v1/object/b/x.jpg", b"123") == needs
@@ -569,23 +586,26 @@ def main():
             assert len(plain.json("GET", "/_requests")[1]) == 4
         finally:
             plain.close()
-    fake = None
+    fake = short = late = None
     with check("the fake starts with its own database (--postgres)"):
         fake = Fake("--postgres", cluster.socket_dir, "--pg-port", str(cluster.port), "--pg-user", cluster.superuser)
-    if fake:
-        try:
-            run(fake)
-            run_rpc(fake)
-        finally:
-            fake.close()
-    short = None
-    with check("a fake with --jwt-expiry 2 --refresh-token-reuse-interval 1 starts"):
+    # First, so its member's token has expired by the time run_auth looks at it (a token expires only by
+    # waiting: each service has its own rule for exp).
+    with check("a fake with --jwt-expiry 2 --refresh-token-reuse-interval 1 starts; a member signs up there"):
         short = Fake("--postgres", cluster.socket_dir, "--pg-port", str(cluster.port), "--pg-user", cluster.superuser,
                      "--jwt-expiry", "2", "--refresh-token-reuse-interval", "1")
-    if short:
-        try:
-            run_auth(short)
-        finally:
+        late = sign_up_member(short.url, short.anon_key(), GROUP, "Late")
+    try:
+        if fake:
+            try:
+                run(fake)
+                run_rpc(fake)
+            finally:
+                fake.close()
+        if short and late:
+            run_auth(short, late)
+    finally:
+        if short:
             short.close()
     with check("the fake dropped its database when its stdin closed"):
         assert fake, "it never started"

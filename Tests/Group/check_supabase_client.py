@@ -2,14 +2,14 @@
 """Drives a Supabase project with Supabase's own Python client (`supabase` from PyPI, installed into
 .build-bench/supabase-client by this script) as a station would use it: sign up, sign in, refresh with
 rotation, Storage upload/download/remove in the `snapstation` bucket, an insert and a select on
-`group_photos` (docs/supabase/schema.sql), groups made, joined and left with `rpc()` (create_group,
-join_group, group_invite, leave_group), expired access tokens, sign-out.
+`group_photos` (docs/supabase/schema.sql), groups made, joined, listed and left with `rpc()` (create_group,
+join_group, group_invite, group_members, leave_group), expired access tokens, sign-out.
 
     python3 Tests/Group/check_supabase_client.py
 
 Against the stand-in (the default): starts `Tests/Group/standin --jwt-expiry 5` (its own PostgreSQL
-cluster; nothing else needs to run), signs up a new user and makes it a member of a group through the
-stand-in's /_control/member.
+cluster; nothing else needs to run), signs up a new user, which makes the group it shares in with
+`rpc("create_group")`, as a station does.
 
 Against a real project: with SUPABASE_URL and SUPABASE_ANON_KEY (the anon or publishable key) in the
 environment, and SNAPSTATION_TEST_EMAIL, SNAPSTATION_TEST_PASSWORD and SNAPSTATION_TEST_GROUP: a confirmed
@@ -48,7 +48,6 @@ def have_supabase():
 
 in_venv("supabase-client", [SUPABASE], have_supabase)
 
-import httpx  # noqa: E402
 from postgrest.exceptions import APIError  # noqa: E402
 from storage3.utils import StorageException  # noqa: E402
 from supabase import ClientOptions, create_client  # noqa: E402
@@ -94,12 +93,6 @@ class Target:
         options = ClientOptions(auto_refresh_token=False, persist_session=False, headers=headers or {})
         return create_client(self.url, self.key, options)
 
-    def add_member(self, user_id):
-        """The stand-in's side door: the new user joins the group (on a real project, the owner's SQL)."""
-        answer = httpx.post(f"{self.url}/_control/member",
-                            json={"group": self.group, "name": "Python", "user_id": user_id}, timeout=10)
-        assert answer.status_code == 200, answer.text
-
     def close(self):
         if self.process:
             self.process.terminate()
@@ -130,11 +123,12 @@ def run(target):
     if target.real:
         print("note: sign-up is not tried against a real project (its confirmation e-mail would go out)")
     else:
-        with check("auth: sign_up answers a session (autoconfirm), the user is confirmed"):
+        with check("auth: sign_up answers a session (autoconfirm), the user is confirmed; it makes its group"):
             answer = client.auth.sign_up({"email": target.email, "password": target.password})
             assert answer.session and answer.user and answer.user.email == target.email, answer
             assert answer.user.email_confirmed_at is not None
-            target.add_member(answer.user.id)
+            code = client.rpc("create_group", {"group_name": target.group, "member_name": "Python"}).execute().data
+            assert CODE.fullmatch(code), code
 
     with check("auth: sign_in_with_password: a bearer session whose JWT names the user; a wrong password refused"):
         error = refused(lambda: client.auth.sign_in_with_password({"email": target.email, "password": "not it"}))
@@ -215,7 +209,43 @@ def run(target):
             assert joined == state["rpc_group"], joined
             names = second.table("members").select("name").order("name").execute().data
             assert [row["name"] for row in names] == ["Python", "Second"], names
+            state.update(second=second)
+
+    with check("rpc: group_members lists the members in join order, four keys each; the caller's share; PT404"):
+        client.auth.refresh_session()
+        keys = {"member_name", "joined_at", "last_shared_at", "is_caller"}
+        # The photo group: the caller's row above set its last_shared_at (on a real project, maybe an
+        # earlier run's row that day).
+        members = client.rpc("group_members", {"group_name": target.group}).execute().data
+        assert members and all(set(member) == keys for member in members), members
+        joined = [datetime.fromisoformat(member["joined_at"]) for member in members]
+        assert joined == sorted(joined), members
+        mine = [member for member in members if member["is_caller"]]
+        assert len(mine) == 1 and mine[0]["last_shared_at"], members
+        if not target.real:
+            assert [member["member_name"] for member in members] == ["Python"], members
+            shared = datetime.fromisoformat(mine[0]["last_shared_at"])
+            assert timedelta(0) <= datetime.now(timezone.utc) - shared < timedelta(minutes=5), shared
+        # The RPC group: nobody has shared there.
+        expected = [("Python", True)] + ([] if target.real else [("Second", False)])
+        members = client.rpc("group_members", {"group_name": state["rpc_group"]}).execute().data
+        assert [(m["member_name"], m["is_caller"], m["last_shared_at"]) for m in members] == \
+            [(name, caller, None) for name, caller in expected], members
+        second = state.pop("second", None)
+        if second:
+            second.auth.refresh_session()
+            members = second.rpc("group_members", {"group_name": state["rpc_group"]}).execute().data
+            assert [(m["member_name"], m["is_caller"]) for m in members] == [("Python", False), ("Second", True)], \
+                members
             assert second.rpc("leave_group", {"group_name": state["rpc_group"]}).execute().data == []
+            error = refused(lambda: second.rpc("group_members", {"group_name": state["rpc_group"]}).execute())
+            assert (error.code, error.message) == ("PT404", f"you are not a member of group {state['rpc_group']}"), \
+                repr(error)
+        elsewhere = f"Not mine {uuid.uuid4().hex[:8]}"
+        error = refused(lambda: client.rpc("group_members", {"group_name": elsewhere}).execute())
+        assert (error.code, error.message) == ("PT404", f"you are not a member of group {elsewhere}"), repr(error)
+        error = refused(lambda: target.client().rpc("group_members", {"group_name": target.group}).execute())
+        assert error.code == "42501", repr(error)
 
     with check("rpc: leave_group; the last member leaving takes the group; leaving again is refused (PT404)"):
         client.auth.refresh_session()
