@@ -67,6 +67,63 @@ struct SupabaseSessionTests {
         #expect(Set(kept.all).count == kept.all.count, "the tokens rotate")
     }
 
+    @Test(
+        "should share with two groups and fetch the others' photos across three expiries, then delete its own, none dropped"
+    )
+    func twoGroupsThreeExpiries() async throws {
+        let kitchen = try await fake.member("Kitchen", of: "Family")
+        _ = try await fake.member("Kitchen", of: "Climbers", as: kitchen)
+        let others = [
+            try await fake.member("Hall", of: "Family"), try await fake.member("Attic", of: "Climbers"),
+            try await fake.member("Porch", of: "Family"),
+        ]
+        let kept = KeptTokens()
+        let session = session(kitchen, kept: kept)
+        let client = HTTPClient(connectTimeout: .seconds(2), totalTimeout: .seconds(10))
+        let backend = SupabaseBackend(
+            projectURL: fake.baseURL, bucket: "snapstation", authorization: .session(session),
+            anonKey: kitchen.anonKey, client: client, logger: Logger(label: "test"))
+        let day = LocalDay(containing: taken, in: TimeZone(identifier: "UTC")!)
+        func photo(_ id: String, _ group: String, _ station: String) -> GroupUpload {
+            GroupUpload(
+                photoID: PhotoID(id), group: group, day: day, jpeg: TestImages.jpeg(width: 64, height: 48),
+                takenAt: taken, expiresAt: taken + GroupUpload.lifetime, station: station)
+        }
+        let rounds = [("Family", others[0]), ("Climbers", others[1]), ("Family", others[2])]
+        var own: [OwnShare] = []
+        var fetched = 0
+        for (round, (group, other)) in rounds.enumerated() {
+            // The station's own photo, where it has not shared today yet, and another member's.
+            if !own.contains(where: { $0.group == group }) {
+                try await backend.upload(photo("kitchen-\(round)", group, "Kitchen")) { _ in }
+                own.append(OwnShare(photoID: PhotoID("kitchen-\(round)"), group: group, day: day))
+            }
+            let theirs = SupabaseBackend(
+                projectURL: fake.baseURL, bucket: "snapstation", key: try await fake.signIn(other),
+                anonKey: other.anonKey, client: client, logger: Logger(label: "test"))
+            try await theirs.upload(photo("other-\(round)", group, "other")) { _ in }
+            // Past the access token's 4 s: the fetch must renew it first.
+            let until = ContinuousClock.now + .seconds(5)
+            #expect(await eventually(within: 10, every: .milliseconds(250)) { ContinuousClock.now >= until })
+            let listed = try await backend.shared(in: group, now: Date())
+            let item = try #require(listed.first { $0.photoID == PhotoID("other-\(round)") }, "round \(round)")
+            let bytes = try await backend.download(item, from: 0, limit: 1 << 20)
+            #expect(bytes.count == item.byteSize && bytes.starts(with: [0xFF, 0xD8]), "round \(round)")
+            fetched += 1
+        }
+        // Their 48 hours over: the station deletes its own objects, and only its own.
+        let gone = try await backend.removeOwn(own)
+        #expect(Set(gone) == Set(own.map(\.photoID)))
+        let objects = try await fake.objects()
+        #expect(!objects.contains { $0.contains("kitchen-") }, "\(objects)")
+        #expect(objects.filter { $0.contains("other-") }.count == 3, "the others' photos stay theirs")
+        let renewals = session.renewals
+        print(
+            "two groups, three expiries: \(own.count) shared, \(fetched) fetched, \(own.count) deleted; "
+                + "\(renewals.signIns) sign-in(s), \(renewals.refreshes) refresh(es)")
+        #expect(renewals.signIns == 1 && renewals.refreshes >= 3, "signed in once, refreshed after each expiry")
+    }
+
     @Test("should renew and send once more when Storage answers that the token expired")
     func expiredAnswer() async throws {
         let attic = try await fake.member("Attic", of: "Family")
