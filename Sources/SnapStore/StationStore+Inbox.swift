@@ -131,6 +131,33 @@ extension StationStore {
         }
     }
 
+    /// What the station keeps of a group it left: the photos the others shared there go (files, then
+    /// rows), and its own photos still waiting to go there are not sent ("left GROUP"). Returns how many
+    /// of each.
+    @discardableResult
+    public func forgetGroup(_ group: String) throws(StoreError) -> (received: Int, unsent: Int) {
+        do {
+            let paths = try database.read { db in
+                try String.fetchAll(
+                    db, sql: "SELECT path FROM received_photos WHERE group_name = ?", arguments: [group])
+            }
+            for path in paths where unlink(path) != 0 && errno != ENOENT {
+                throw FileError(call: "unlink", path: path, errno: errno)
+            }
+            let unsent = try database.write { db in
+                try db.execute(sql: "DELETE FROM received_photos WHERE group_name = ?", arguments: [group])
+                try db.execute(
+                    sql:
+                        "UPDATE upload_jobs SET state = 'failed', last_error = ? WHERE state = 'pending' AND group_name = ?",
+                    arguments: ["the station left \(group)", group])
+                return db.changesCount
+            }
+            return (paths.count, unsent)
+        } catch {
+            throw StoreError("forget the group \(group)", error)
+        }
+    }
+
     /// The station's own delivered photos whose 48 hours are over at `now` and which the server may still
     /// hold: the backend deletes them, then `markRemoteRemoved` records it.
     public func ownExpiredShares(now: Date) throws(StoreError) -> [UploadJob] {

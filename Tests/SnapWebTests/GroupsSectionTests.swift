@@ -173,6 +173,18 @@ struct GroupsSectionTests {
         let shared = await answer { kitchen.get("/group", cookie: k.cookie) }.text
         #expect(shared.contains("<b>Hall</b> · last shared"), "\(shared)")
 
+        // What the station keeps of Family: a photo Kitchen shared, and one of its own still waiting to go.
+        let received = SharedPhoto(
+            id: PhotoID("kitchen-1"), group: "Family", member: "Kitchen", takenAt: hall.now,
+            expiresAt: hall.now + GroupUpload.lifetime,
+            path: hall.store.inboxPath(for: PhotoID("kitchen-1"), group: "Family"))
+        try hall.store.keepReceived(received, jpeg: TestImages.jpeg())
+        let paths = hall.store.paths(for: PhotoID("hall-2"), day: hall.today)
+        let waiting = ProcessedPhoto(
+            id: PhotoID("hall-2"), photoPath: paths.photo, thumbnailPath: paths.thumbnail, takenAt: hall.now)
+        try hall.store.storePhoto(waiting, jpeg: TestImages.jpeg(), thumbnail: TestImages.jpeg())
+        #expect(try hall.store.share(waiting, group: "Family", day: hall.today, now: hall.now))
+
         let ask = await answer { hall.get("/group/leave?group=Family", cookie: h.cookie) }
         #expect(ask.status == 200 && ask.text.contains("Leave Family?"))
         let left = await answer {
@@ -181,6 +193,10 @@ struct GroupsSectionTests {
         #expect(left.status == 303 && left.header("Location") == "/group?left=1", "\(left.text)")
         #expect(try hall.store.runtimeSettings().groups == ["Config group"])
         #expect(try await fake.objects().filter { $0.contains("hall-1") }.isEmpty, "the photo and sticker deleted")
+        #expect(try hall.store.receivedPhotos(now: hall.now).isEmpty, "Family's photos forgotten on the station")
+        #expect(!FileManager.default.fileExists(atPath: received.path))
+        #expect(try hall.store.pendingJobs().isEmpty && hall.store.job(for: PhotoID("hall-2"))?.state == .failed)
+        #expect(hall.link.events.contains(.inboxChanged([])), "the slideshow told")
         let after = await answer { kitchen.get("/group", cookie: k.cookie) }.text
         #expect(!after.contains("<b>Hall</b>"), "Hall is no longer a member")
         let notMember = await answer { hall.get("/group/leave?group=Family", cookie: h.cookie) }

@@ -166,7 +166,11 @@ extension WebApp {
             return try groupPage(visitor, message: "Not left: \(Self.words(error))", status: status(of: error))
         }
         try keepGroups { $0.filter { $0 != group } }
-        logger.info("owner's page: left group \(group)")
+        let forgotten = try store.writingAndWaiting { store throws(StoreError) in try store.forgetGroup(group) }
+        link.send(.inboxChanged(try store.receivedPhotos(now: now())))
+        logger.info(
+            "owner's page: left group \(group); \(forgotten.received) of its photos forgotten, \(forgotten.unsent) not sent"
+        )
         return .redirect("/group?left=1")
     }
 
