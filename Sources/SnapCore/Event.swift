@@ -68,6 +68,8 @@ public enum Action: Sendable, Hashable {
     case discardMeal(PhotoID)
     /// Open a pairing of the owner's page: a new one-time code, answered with `.pairingOpened`.
     case openPairing
+    /// The pairing screen closed: its code no longer pairs.
+    case closePairing
     /// Forget every paired browser (a hold on the pairing screen).
     case forgetPairedBrowsers
     /// Use the settings in force where the shell needs them (the photo filter, the AI's dietary

@@ -60,7 +60,8 @@ extension StationMachine {
             case .ready, .idle, .locked: return enterResting(now: now, also: [answered])
             default: return [answered]
             }
-        case (.pairingOpened(let pairing), .pairing(nil, let note, let closesAt)):
+        // The code, or a new one for the rest of the window (the old one took too many wrong tries).
+        case (.pairingOpened(let pairing), .pairing(_, let note, let closesAt)):
             return transition(to: .pairing(pairing, note: note, closesAt: closesAt), now: now)
         case (.paired(let name), .pairing(let pairing, _, _)):
             return transition(

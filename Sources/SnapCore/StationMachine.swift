@@ -129,8 +129,12 @@ public struct StationMachine: Sendable {
     /// Moves to `next`: cancels the timers the old phase left, sets the flash LED, shows the new screen
     /// and starts the new phase's timer.
     mutating func transition(to next: Phase, now: Instant, also extra: [Action] = []) -> [Action] {
-        phase = next
         var actions = extra
+        // Off the pairing screen, its code no longer opens the page: the screen and the server agree.
+        if case .pairing = phase {
+            if case .pairing = next {} else { actions.append(.closePairing) }
+        }
+        phase = next
         let timer = timer(for: next, now: now)
         for id in pendingTimers.keys.sorted(by: { $0.rawValue < $1.rawValue }) where id != timer?.id {
             actions.append(.cancelTimer(id))

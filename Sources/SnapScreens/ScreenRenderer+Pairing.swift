@@ -45,7 +45,11 @@ extension ScreenRenderer {
                     canvas.text(pairing.url, in: column, font: layout.small, maxLines: 2, shrinkToFit: true) + m / 2)
             }
             column.take(canvas.text("and type", in: column, font: layout.small, color: .muted) + m / 4)
-            let digits = pairing.code.count == 6 ? "\(pairing.code.prefix(3)) \(pairing.code.suffix(3))" : pairing.code
+            // Read in two halves: "4821 0937".
+            let half = pairing.code.count / 2
+            let digits =
+                pairing.code.count.isMultiple(of: 2)
+                ? "\(pairing.code.prefix(half)) \(pairing.code.suffix(half))" : pairing.code
             column.take(
                 canvas.text(
                     digits, in: column, font: Font(size: layout.short * 0.14, bold: true), color: .accent,

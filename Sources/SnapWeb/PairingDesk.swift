@@ -5,22 +5,30 @@ import Synchronization
 /// The one-time codes that pair a browser with the page, and the brake on guessing them.
 ///
 /// A code is opened at the station (the pairing screen shows it), is valid for five minutes and for one
-/// use, and is dropped after `wrongPerCode` wrong tries. Wrong tries are also limited to
-/// `wrongPerMinute` a minute across all browsers: a guesser gets about 25 tries at a million codes in
-/// a code's life. The cost is that a guesser can make the owner wait a minute; the owner is at the
-/// station and can open a new code.
+/// use. The brakes, chosen so that nobody on the network can keep the owner from pairing:
+/// - **Wrong codes are counted per client** (an IPv4 address, or an IPv6 /64, which one machine can fill
+///   with addresses): `wrongPerMinute` a minute each. A client over its limit waits; the others do not.
+/// - **A code takes at most `wrongPerCode` wrong tries from everyone together**; then a new one replaces
+///   it for the rest of the window, and the station shows the new one (`Outcome.wrong(renewed:)`). The
+///   right code is never refused because of what other clients typed.
+/// - **The answer to a wrong code is the answer to no code**: nobody learns when a code is open.
+///
+/// The length follows from the numbers (`guessChance`): an attacker with 20 addresses at the limit
+/// makes 500 guesses in a code's five minutes; against 10^8 codes that is 1 in 200,000 (six digits
+/// would be 1 in 2,000).
 public final class PairingDesk: Sendable {
     public static let validity: TimeInterval = 300
+    public static let digits = 8
     public static let wrongPerMinute = 5
-    public static let wrongPerCode = 10
+    public static let wrongPerCode = 50
 
     /// What a code someone typed did.
     public enum Outcome: Sendable, Equatable {
         case paired
-        case wrong
-        /// No code is open (none was, it expired, or it was used).
-        case noCode
-        /// Too many wrong codes: try again after this many seconds.
+        /// Not the code, or no code open (the same to the one who typed it); `renewed` when this try used
+        /// up the code's wrong tries and a new code replaces it, for the station's screen.
+        case wrong(renewed: Pairing?)
+        /// This client typed too many wrong codes: it may try again after this many seconds.
         case wait(Int)
     }
 
@@ -28,7 +36,8 @@ public final class PairingDesk: Sendable {
         var code: String?
         var expiresAt = Date.distantPast
         var wrongForCode = 0
-        var wrongTimes: [Date] = []
+        /// Each client's wrong tries in the last minute.
+        var wrongTimes: [String: [Date]] = [:]
         var url = ""
     }
 
@@ -44,35 +53,66 @@ public final class PairingDesk: Sendable {
 
     /// Opens a new code, replacing any open one.
     public func open(now: Date) -> Pairing {
-        let code = Secrets.digits(6)
-        return state.withLock { state in
-            state.code = code
+        state.withLock { state in
             state.expiresAt = now.addingTimeInterval(Self.validity)
-            state.wrongForCode = 0
-            return Pairing(url: state.url, code: code, expiresAt: state.expiresAt)
+            return Self.newCode(&state)
         }
     }
 
-    /// Checks a typed code (spaces ignored); a right one is used up.
-    public func redeem(_ typed: String, now: Date) -> Outcome {
-        let typed = typed.filter { !$0.isWhitespace }
+    /// Closes the open code (the station's pairing screen closed).
+    public func close() { state.withLock { $0.code = nil } }
+
+    /// A new code in `state`, for the rest of its window.
+    private static func newCode(_ state: inout State) -> Pairing {
+        state.code = Secrets.digits(digits)
+        state.wrongForCode = 0
+        return Pairing(url: state.url, code: state.code!, expiresAt: state.expiresAt)
+    }
+
+    /// Checks a code `client` typed (spaces ignored); a right one is used up.
+    public func redeem(_ typed: String, client: String, now: Date) -> Outcome {
+        let typed = typed.filter { !$0.isWhitespace && $0 != "-" }
+        let client = Self.clientKey(client)
         return state.withLock { state in
-            state.wrongTimes.removeAll { now.timeIntervalSince($0) >= 60 }
-            if state.wrongTimes.count >= Self.wrongPerMinute, let first = state.wrongTimes.first {
+            for (key, times) in state.wrongTimes {
+                let recent = times.filter { now.timeIntervalSince($0) < 60 }
+                state.wrongTimes[key] = recent.isEmpty ? nil : recent
+            }
+            let mine = state.wrongTimes[client] ?? []
+            if mine.count >= Self.wrongPerMinute, let first = mine.first {
                 return .wait(max(1, Int((60 - now.timeIntervalSince(first)).rounded(.up))))
             }
-            guard let code = state.code, now < state.expiresAt else {
-                state.code = nil
-                return .noCode
-            }
-            if Secrets.equal(typed, code) {
+            let open = state.code != nil && now < state.expiresAt
+            if open, let code = state.code, Secrets.equal(typed, code) {
                 state.code = nil
                 return .paired
             }
-            state.wrongTimes.append(now)
+            state.wrongTimes[client, default: []].append(now)
+            guard open else {
+                state.code = nil
+                return .wrong(renewed: nil)
+            }
             state.wrongForCode += 1
-            if state.wrongForCode >= Self.wrongPerCode { state.code = nil }
-            return .wrong
+            return .wrong(renewed: state.wrongForCode >= Self.wrongPerCode ? Self.newCode(&state) : nil)
         }
+    }
+
+    /// Who is counted as one client: an IPv4 address as it is, an IPv6 address by its /64 (the
+    /// network a home router hands one machine).
+    static func clientKey(_ address: String) -> String {
+        guard address.contains(":") else { return address }
+        var bytes = in6_addr()
+        guard inet_pton(AF_INET6, address, &bytes) == 1 else { return address }
+        let prefix = withUnsafeBytes(of: &bytes) { Array($0.prefix(8)) }
+        if prefix == [0, 0, 0, 0, 0, 0, 0, 0] { return address }  // ::1, an IPv4-mapped address
+        return prefix.map { String($0, radix: 16) }.joined(separator: ".") + "/64"
+    }
+
+    /// The chance that `addresses` clients, each at the limit, guess an open code within its window:
+    /// one minus the chance that every guess misses (each guess rules out one code at most).
+    public static func guessChance(addresses: Int) -> Double {
+        let guesses = Double(addresses * wrongPerMinute) * validity / 60
+        let codes = pow(10, Double(digits))
+        return 1 - pow(1 - 1 / codes, guesses)
     }
 }

@@ -16,9 +16,15 @@ public struct WebRequest: Sendable {
     var query: Form
     public var body: [UInt8]
     public var headers: [String: String]
+    /// The address the request came from ("" where no socket is involved, as in tests).
+    public var client: String
 
-    public init(method: Method, path: String, query: String = "", body: [UInt8] = [], headers: [String: String] = [:]) {
+    public init(
+        method: Method, path: String, query: String = "", body: [UInt8] = [], headers: [String: String] = [:],
+        client: String = ""
+    ) {
         self.method = method
+        self.client = client
         self.path = path
         self.query = (try? Form(parsing: query)) ?? Form(fields: [])
         self.body = body
@@ -26,11 +32,14 @@ public struct WebRequest: Sendable {
     }
 
     /// Builds a request from a target such as `/day/2026-11-23?x=1`.
-    public init(method: Method, target: String, body: [UInt8] = [], headers: [String: String] = [:]) {
+    public init(
+        method: Method, target: String, body: [UInt8] = [], headers: [String: String] = [:], client: String = ""
+    ) {
         let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let path = String(parts[0]).removingPercentEncoding ?? String(parts[0])
         self.init(
-            method: method, path: path, query: parts.count > 1 ? String(parts[1]) : "", body: body, headers: headers)
+            method: method, path: path, query: parts.count > 1 ? String(parts[1]) : "", body: body, headers: headers,
+            client: client)
     }
 
     public func header(_ name: String) -> String? { headers[name.lowercased()] }

@@ -92,7 +92,7 @@ public final class WebServer: Service {
 
 /// Hands each request to the page's thread and its reply back to Hummingbird.
 struct PageResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = PageContext
     let app: WebApp
     let thread: SerialThread
 
@@ -120,7 +120,8 @@ struct PageResponder: HTTPResponder {
             }
         let page = WebRequest(
             method: method, path: request.uri.path.removingPercentEncoding ?? request.uri.path,
-            query: request.uri.query ?? "", body: Array(buffer: body), headers: headers)
+            query: request.uri.query ?? "", body: Array(buffer: body), headers: headers,
+            client: context.remoteAddress?.ipAddress ?? "")
         let reply = try await thread.run { [app] in app.respond(page) }
         var fields = HTTPFields()
         for header in reply.headers {
@@ -137,6 +138,17 @@ struct PageResponder: HTTPResponder {
             status: .contentTooLarge, headers: [.contentType: "text/plain; charset=utf-8"],
             body: ResponseBody(
                 byteBuffer: ByteBuffer(string: "The request is larger than \(Form.maxBytes / 1024) KB.\n")))
+    }
+}
+
+/// Hummingbird's basic context with the client's address (the pairing desk counts wrong codes per client).
+struct PageContext: RequestContext, RemoteAddressRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let remoteAddress: SocketAddress?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
     }
 }
 

@@ -163,7 +163,7 @@ def main():
         time.sleep(8)
         on_idle = station.memory()
         station.type("pair")
-        code = station.match(r"pairing code (\d{6})")
+        code = station.match(r"pairing code (\d{8})")
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         connection.request("POST", "/pair", body=urllib.parse.urlencode({"code": code}),
                            headers={"Content-Type": "application/x-www-form-urlencoded"})

@@ -37,15 +37,26 @@ struct OwnersPageFlowTests {
         var pressed = script()
         pressed.press(.pairHold)
         pressed.send(.pairingOpened(pairing))
-        pressed.press()
+        let closing = pressed.press()
         #expect(pressed.screen?.ready != nil)
         #expect(!pressed.actions.contains(.capture), "the press that closes takes no photo")
+        #expect(closing.contains(.closePairing), "the code no longer pairs once the screen is gone")
+
+        var renewed = script()
+        renewed.press(.pairHold)
+        renewed.send(.pairingOpened(pairing))
+        var next = pairing
+        next.code = "87654321"
+        let replaced = renewed.send(.pairingOpened(next))
+        #expect(renewed.screen == .pairing(PairingScreen(pairing: next, remaining: .seconds(300))))
+        #expect(!replaced.contains(.closePairing), "a new code on the same screen")
 
         var expired = script()
         expired.press(.pairHold)
         expired.send(.pairingOpened(pairing))
         expired.advance(seconds: 301)
         #expect(expired.screen?.ready != nil)
+        #expect(expired.actions.contains(.closePairing))
 
         var paired = script()
         paired.press(.pairHold)

@@ -45,8 +45,8 @@ struct WebGateTests {
     func pairs() throws {
         let station = try WebTestStation()
         let pairing = station.desk.open(now: station.now)
-        #expect(pairing.code.count == 6 && pairing.code.allSatisfy(\.isNumber))
-        let reply = station.post("/pair", [("code", "\(pairing.code.prefix(3)) \(pairing.code.suffix(3))")])
+        #expect(pairing.code.count == PairingDesk.digits && pairing.code.allSatisfy(\.isNumber))
+        let reply = station.post("/pair", [("code", "\(pairing.code.prefix(4)) \(pairing.code.suffix(4))")])
         #expect(reply.status == 303)
         let cookie = try #require(reply.header("Set-Cookie"))
         #expect(cookie.hasPrefix("snapstation_session="))
@@ -63,7 +63,7 @@ struct WebGateTests {
         // Once only.
         let again = station.post("/pair", [("code", pairing.code)])
         #expect(again.status == 401)
-        #expect(again.text.contains("No code is open"))
+        #expect(again.text.contains("That is not the code the station shows"))
     }
 
     @Test("should mark the cookie Secure when the page is served over TLS")
@@ -73,37 +73,71 @@ struct WebGateTests {
         #expect(station.post("/pair", [("code", pairing.code)]).header("Set-Cookie")?.contains("; Secure") == true)
     }
 
-    @Test("should refuse a wrong code, an expired one, and after five wrong a minute even the right one")
-    func wrongCodes() throws {
-        let station = try WebTestStation()
-        var pairing = station.desk.open(now: station.now)
-        let wrong = pairing.code == "000000" ? "000001" : "000000"
-        let first = station.post("/pair", [("code", wrong)])
-        #expect(first.status == 401)
-        #expect(first.text.contains("not the code"))
-        for _ in 0..<4 { _ = station.post("/pair", [("code", wrong)]) }
-        let braked = station.post("/pair", [("code", pairing.code)])
-        #expect(braked.status == 429)
-        #expect(Int(braked.header("Retry-After") ?? "") ?? 0 > 0)
-        #expect(try station.store.sessions().isEmpty)
-        station.advance(61)
-        #expect(station.post("/pair", [("code", pairing.code)]).status == 303)
-        // A code lasts five minutes.
-        pairing = station.desk.open(now: station.now)
-        station.advance(PairingDesk.validity + 1)
-        #expect(station.post("/pair", [("code", pairing.code)]).text.contains("No code is open"))
-    }
-
-    @Test("should drop a code after ten wrong tries, however slowly they come")
-    func codeDroppedAfterTenWrong() throws {
+    @Test("should let the owner pair while another client floods wrong codes, and brake only that client")
+    func floodingClient() throws {
         let station = try WebTestStation()
         let pairing = station.desk.open(now: station.now)
-        let wrong = pairing.code == "000000" ? "000001" : "000000"
-        for _ in 0..<10 {
-            _ = station.post("/pair", [("code", wrong)])
-            station.advance(20)
+        let wrong = pairing.code == "00000000" ? "00000001" : "00000000"
+        let first = station.post("/pair", [("code", wrong)], client: "192.168.1.66")
+        #expect(first.status == 401 && first.text.contains("not the code"))
+        for _ in 0..<4 { _ = station.post("/pair", [("code", wrong)], client: "192.168.1.66") }
+        let braked = station.post("/pair", [("code", pairing.code)], client: "192.168.1.66")
+        #expect(braked.status == 429 && Int(braked.header("Retry-After") ?? "") ?? 0 > 0, "the flooder waits")
+        // An IPv6 client is counted by its /64: a new address in the same network is the same client.
+        for host in 1...5 { _ = station.post("/pair", [("code", wrong)], client: "2001:db8:0:7::\(host)") }
+        #expect(station.post("/pair", [("code", wrong)], client: "2001:db8:0:7::99").status == 429)
+        #expect(station.post("/pair", [("code", wrong)], client: "2001:db8:0:8::1").status == 401)
+        #expect(try station.store.sessions().isEmpty)
+        let owner = station.post("/pair", [("code", pairing.code)], client: "192.168.1.20")
+        #expect(owner.status == 303, "the owner's right code is never refused for what others typed")
+    }
+
+    @Test("should answer a wrong code, no code and an expired one in the same words")
+    func noCodeIsNotTold() throws {
+        let station = try WebTestStation()
+        let none = station.post("/pair", [("code", "12345678")])
+        let pairing = station.desk.open(now: station.now)
+        let wrong = pairing.code == "00000000" ? "00000001" : "00000000"
+        let mistyped = station.post("/pair", [("code", wrong)], client: "192.168.1.21")
+        station.advance(PairingDesk.validity + 1)
+        let expired = station.post("/pair", [("code", pairing.code)], client: "192.168.1.22")
+        #expect(none.status == 401 && mistyped.status == 401 && expired.status == 401)
+        #expect(none.text == mistyped.text && mistyped.text == expired.text)
+        // Closed at the station (its pairing screen went away): the code no longer pairs.
+        let closed = station.desk.open(now: station.now)
+        station.desk.close()
+        #expect(station.post("/pair", [("code", closed.code)]).status == 401)
+    }
+
+    @Test("should replace a code after 50 wrong tries from everyone, tell the station the new one, and pair with it")
+    func codeReplacedAfterWrongTries() throws {
+        let station = try WebTestStation()
+        let pairing = station.desk.open(now: station.now)
+        let wrong = pairing.code == "00000000" ? "00000001" : "00000000"
+        for client in 0..<(PairingDesk.wrongPerCode / PairingDesk.wrongPerMinute) {
+            for _ in 0..<PairingDesk.wrongPerMinute {
+                _ = station.post("/pair", [("code", wrong)], client: "10.0.0.\(client + 1)")
+            }
         }
-        #expect(station.post("/pair", [("code", pairing.code)]).text.contains("No code is open"))
+        let renewed = station.link.events.compactMap { event -> Pairing? in
+            if case .pairingOpened(let pairing) = event { pairing } else { nil }
+        }
+        #expect(renewed.count == 1, "\(station.link.events)")
+        let next = try #require(renewed.first)
+        #expect(next.code != pairing.code && next.expiresAt == pairing.expiresAt, "for the rest of the window")
+        #expect(station.post("/pair", [("code", pairing.code)]).status == 401, "the old code is gone")
+        #expect(station.post("/pair", [("code", next.code)], client: "192.168.1.20").status == 303)
+    }
+
+    @Test("should keep the chance of a guess within a code's five minutes under 1 in 100,000 with 20 addresses")
+    func guessOdds() {
+        let chance = PairingDesk.guessChance(addresses: 20)
+        print(
+            "pairing: \(PairingDesk.digits) digits, \(PairingDesk.wrongPerMinute) wrong a minute per client: "
+                + "20 addresses guess a code within \(Int(PairingDesk.validity / 60)) minutes with a chance of 1 in \(Int((1 / chance).rounded()))"
+        )
+        #expect(chance < 1e-5)
+        #expect(PairingDesk.guessChance(addresses: 1) < chance)
     }
 
     @Test("should refuse a POST without the session's CSRF token, or from another site, and change nothing")

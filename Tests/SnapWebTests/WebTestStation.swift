@@ -77,13 +77,15 @@ final class WebTestStation: Sendable {
         return app.respond(WebRequest(method: .get, target: target, headers: headers))
     }
 
-    func post(_ target: String, _ fields: [(String, String)], cookie: String? = nil, headers: [String: String] = [:])
-        -> WebReply
-    {
+    func post(
+        _ target: String, _ fields: [(String, String)], cookie: String? = nil, headers: [String: String] = [:],
+        client: String = "192.168.1.50"
+    ) -> WebReply {
         var headers = headers
         headers["Content-Type"] = headers["Content-Type"] ?? "application/x-www-form-urlencoded"
         if let cookie { headers["Cookie"] = cookie }
-        return app.respond(WebRequest(method: .post, target: target, body: Self.encode(fields), headers: headers))
+        return app.respond(
+            WebRequest(method: .post, target: target, body: Self.encode(fields), headers: headers, client: client))
     }
 
     static func encode(_ fields: [(String, String)]) -> [UInt8] {

@@ -92,6 +92,8 @@ extension StationService {
                 logger.debug("pairing code \(pairing.code) for \(pairing.url)")
                 bus.send(.pairingOpened(pairing))
             }
+        case .closePairing:
+            desk?.close()
         case .forgetPairedBrowsers:
             storing("forget the paired browsers") { [logger] store throws(StoreError) in
                 let count = try store.forgetSessions()

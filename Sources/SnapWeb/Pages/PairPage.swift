@@ -10,9 +10,9 @@ extension WebApp {
             \(notice(message, problem: status >= 400 && message != nil))
             <p>Only a browser paired at the station gets in. At the station, keep the shutter button down for
             5 seconds on the ready screen (or the mode button, where one is wired): the station shows a QR
-            code that opens this page, and a code of six digits, valid for five minutes and once.</p>
+            code that opens this page, and a code of eight digits, valid for five minutes and once.</p>
             <form method="post" action="/pair" class="pair">
-            <label>Code <input name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="7" required autofocus></label>
+            <label>Code <input name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="12" required autofocus></label>
             <label>Name this browser <input name="name" maxlength="40" placeholder="\(Self.browserName(nil))"></label>
             <button type="submit">Pair</button>
             </form>
@@ -24,13 +24,19 @@ extension WebApp {
         guard request.body.count <= 4096, let form = try? Form(parsing: String(decoding: request.body, as: UTF8.self))
         else { throw WebProblem(400, "The form is broken", "Type the code the station shows.") }
         let time = now()
-        switch desk.redeem(form["code"] ?? "", now: time) {
-        case .wrong:
-            logger.notice("owner's page: a wrong pairing code")
-            return pairPage(message: "That is not the code the station shows.", status: 401)
-        case .noCode:
+        switch desk.redeem(form["code"] ?? "", client: request.client, now: time) {
+        case .wrong(let renewed):
+            logger.notice("owner's page: a wrong pairing code from \(request.client)")
+            if let renewed {
+                logger.notice(
+                    "owner's page: \(PairingDesk.wrongPerCode) wrong pairing codes; the station shows a new one")
+                logger.debug("pairing code \(renewed.code) for \(renewed.url)")
+                link.send(.pairingOpened(renewed))
+            }
+            // The same words whether a code is open or not: nobody learns when one is.
             return pairPage(
-                message: "No code is open at the station (it lasts 5 minutes, once). Open a new one there.",
+                message:
+                    "That is not the code the station shows. A code lasts 5 minutes and works once: if the station no longer shows one, open a new one there.",
                 status: 401)
         case .wait(let seconds):
             var reply = pairPage(
