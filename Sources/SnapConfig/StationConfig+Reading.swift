@@ -275,12 +275,16 @@ extension StationConfig {
                 expected: "a URL such as \"http://snapstation.local:8080\", or \"\" to make one")
         }
         web.locked = r.strings("web.locked", default: d.web.locked, allowed: RuntimeSettings.keys)
+        web.names = r.strings("web.names", default: d.web.names)
+        for name in web.names where !Self.isHostName(name) {
+            r.report(
+                "web.names", "\"\(name)\" is not a host name",
+                expected: "names such as \"kitchen.example.org\": letters, digits, '-' and '.', no port")
+        }
     }
 }
 
 extension StationConfig {
-    /// What Supabase Storage accepts in an object's path, and a folder name on any file system: a group
-    /// name is the first folder of every photo it is sent.
     /// A name a group can have: its photos' folder on every backend (Supabase Storage accepts only these
     /// characters in a name; docs/supabase/schema.sql checks the same).
     public static func isGroupName(_ name: String) -> Bool {
@@ -290,8 +294,20 @@ extension StationConfig {
     /// What a group's name may hold, for a message.
     public static let groupNameCharacters = "up to 100 letters, digits, spaces and _ ! - . * ' ( ) & $ @ = ; : + , ?"
 
+    /// What Supabase Storage accepts in an object's path, and a folder name on any file system: a group
+    /// name is the first folder of every photo it is sent.
     static func isPathSafe(_ character: Character) -> Bool {
         character.isASCII && (character.isLetter || character.isNumber || " _!-.*'()&$@=;:+,?".contains(character))
+    }
+
+    /// A DNS name: labels of letters, digits and '-', joined by dots, at most 253 characters.
+    static func isHostName(_ text: String) -> Bool {
+        let labels = text.split(separator: ".", omittingEmptySubsequences: false)
+        return !text.isEmpty && text.count <= 253
+            && labels.allSatisfy { label in
+                (1...63).contains(label.count) && label.first != "-" && label.last != "-"
+                    && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+            }
     }
 
     static func isIPAddress(_ text: String) -> Bool {

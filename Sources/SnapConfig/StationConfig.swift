@@ -186,6 +186,9 @@ public struct StationConfig: Sendable, Hashable {
         public var publicURL = ""
         /// Settings the page may not change, by their config key (`RuntimeSettings.keys`).
         public var locked: [String] = []
+        /// More host names the page answers to (a DNS name that points at the station). Its addresses,
+        /// its `.local` names and `localhost` always work; any other Host is refused (DNS rebinding).
+        public var names: [String] = []
     }
 
     public struct Jar: Sendable, Hashable {

@@ -28,12 +28,16 @@ public final class WebApp: Sendable {
     /// Where the Group section makes, joins and leaves groups (the Supabase backend); nil where the
     /// config's names are the groups (the folder backend).
     let directory: (any GroupDirectory)?
+    /// The names and addresses a request's Host may be.
+    let names: StationNames
 
     public init(
         config: StationConfig, store: StationStore, link: any StationLink, desk: PairingDesk, logger: Logger,
-        secure: Bool = false, directory: (any GroupDirectory)? = nil, now: @escaping @Sendable () -> Date = { Date() }
+        secure: Bool = false, directory: (any GroupDirectory)? = nil, names: StationNames? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.config = config
+        self.names = names ?? StationNames(config: config)
         self.directory = directory
         self.store = store
         self.link = link
@@ -85,6 +89,13 @@ public final class WebApp: Sendable {
     ]
 
     private func route(_ request: WebRequest) throws -> WebReply {
+        guard names.allows(host: request.header("host")) else {
+            logger.notice(
+                "owner's page: refused a request for \(request.header("host") ?? "no host") from \(request.client)")
+            return page(
+                "Not this station's address", paired: false, status: 421,
+                "<p class=\"problem\" role=\"alert\">This station answers only at its own names and addresses.</p>")
+        }
         let parts = request.components
         if request.method == .post, let origin = request.header("origin"), !Self.sameOrigin(origin, request) {
             throw WebProblem(403, "Refused", "The form came from another site (\(origin)).")

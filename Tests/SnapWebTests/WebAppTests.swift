@@ -1,4 +1,5 @@
 import Foundation
+import SnapConfig
 import SnapCore
 import SnapImaging
 import SnapStore
@@ -138,6 +139,36 @@ struct WebGateTests {
         )
         #expect(chance < 1e-5)
         #expect(PairingDesk.guessChance(addresses: 1) < chance)
+    }
+
+    @Test("should answer only at the station's own names and addresses, and take a form only from them")
+    func onlyItsOwnNames() throws {
+        var config = StationConfig()
+        config.station.name = "Kitchen station"
+        config.web.names = ["kitchen.example.org"]
+        let names = StationNames(
+            config: config, hostName: "raspberrypi", interfaces: { ["127.0.0.1", "192.168.1.20", "fe80::1"] })
+        for host in [
+            "127.0.0.1:8080", "192.168.1.20", "[fe80::1]:8080", "localhost:8080", "raspberrypi.local:8080",
+            "kitchen-station.local", "Kitchen.Example.org:443", "raspberrypi",
+        ] {
+            #expect(names.allows(host: host), "\(host)")
+        }
+        for host in ["evil.example:8080", "192.168.1.21", "[fe80::2]", "kitchen-station.local.evil.example", "", nil] {
+            #expect(!names.allows(host: host), "\(host ?? "none")")
+        }
+        #expect(StationNames.localName("Küche 2 — Hall") == "k-che-2-hall.local")
+
+        let station = try WebTestStation()
+        let pairing = station.desk.open(now: station.now)
+        // A page elsewhere, its name rebound to the station's address: the browser sends its own name.
+        let rebound = station.post(
+            "/pair", [("code", pairing.code)],
+            headers: ["Host": "evil.example:8080", "Origin": "http://evil.example:8080"])
+        #expect(rebound.status == 421 && rebound.text.contains("only at its own names"))
+        #expect(station.get("/pair", headers: ["Host": "evil.example:8080"]).status == 421)
+        #expect(try station.store.sessions().isEmpty)
+        #expect(station.post("/pair", [("code", pairing.code)]).status == 303, "the code was not spent")
     }
 
     @Test("should refuse a POST without the session's CSRF token, or from another site, and change nothing")

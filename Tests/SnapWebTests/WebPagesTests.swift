@@ -158,12 +158,16 @@ struct WebPagesTests {
         broken = station.app.respond(
             WebRequest(
                 method: .post, target: "/meal/m1", body: Array("csrf=\(browser.csrf)&title=%ZZ".utf8),
-                headers: ["Cookie": browser.cookie, "Content-Type": "application/x-www-form-urlencoded"]))
+                headers: WebTestStation.withHost([
+                    "Cookie": browser.cookie, "Content-Type": "application/x-www-form-urlencoded",
+                ])))
         #expect(broken.status == 400)
         let huge = station.app.respond(
             WebRequest(
                 method: .post, target: "/meal/m1", body: [UInt8](repeating: 0x61, count: Form.maxBytes + 1),
-                headers: ["Cookie": browser.cookie, "Content-Type": "application/x-www-form-urlencoded"]))
+                headers: WebTestStation.withHost([
+                    "Cookie": browser.cookie, "Content-Type": "application/x-www-form-urlencoded",
+                ])))
         #expect(huge.status == 413)
     }
 

@@ -72,16 +72,23 @@ final class WebTestStation: Sendable {
     func advance(_ seconds: TimeInterval) { clock.advance(seconds) }
 
     func get(_ target: String, cookie: String? = nil, headers: [String: String] = [:]) -> WebReply {
-        var headers = headers
+        var headers = Self.withHost(headers)
         if let cookie { headers["Cookie"] = cookie }
         return app.respond(WebRequest(method: .get, target: target, headers: headers))
+    }
+
+    /// The headers with the Host a browser at the station's address sends, unless they name one.
+    static func withHost(_ headers: [String: String]) -> [String: String] {
+        var headers = headers
+        if !headers.keys.contains(where: { $0.lowercased() == "host" }) { headers["Host"] = "127.0.0.1:8080" }
+        return headers
     }
 
     func post(
         _ target: String, _ fields: [(String, String)], cookie: String? = nil, headers: [String: String] = [:],
         client: String = "192.168.1.50"
     ) -> WebReply {
-        var headers = headers
+        var headers = Self.withHost(headers)
         headers["Content-Type"] = headers["Content-Type"] ?? "application/x-www-form-urlencoded"
         if let cookie { headers["Cookie"] = cookie }
         return app.respond(
