@@ -22,11 +22,16 @@ public final class WebServer: Service {
     let web: StationConfig.Web
     let desk: PairingDesk
     let logger: Logger
+    let limits: ConnectionLimits
     let thread = SerialThread(name: "web")
     private let port = Mutex<Int?>(nil)
 
-    public init(app: WebApp, web: StationConfig.Web, desk: PairingDesk, logger: Logger) {
+    public init(
+        app: WebApp, web: StationConfig.Web, desk: PairingDesk, logger: Logger,
+        limits: ConnectionLimits = ConnectionLimits()
+    ) {
         self.app = app
+        self.limits = limits
         self.web = web
         self.desk = desk
         self.logger = logger
@@ -52,7 +57,11 @@ public final class WebServer: Service {
 
     private func serve() async throws {
         let builder: HTTPServerBuilder
-        let http = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(60)))
+        let (limits, counts) = (self.limits, ConnectionCounts())
+        let http = HTTPServerBuilder.http1(
+            configuration: .init(
+                additionalChannelHandlers: [ConnectionGuard(limits: limits, counts: counts)],
+                idleTimeout: .seconds(60)))
         if web.tlsCertificate.isEmpty {
             builder = http
         } else {
@@ -60,15 +69,17 @@ public final class WebServer: Service {
                 NIOSSLCertificateSource.certificate($0)
             }
             let key = try NIOSSLPrivateKey(file: web.tlsKey, format: .pem)
-            builder = try .tls(
-                http, tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+            var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+            // NIOSSL's default minimum is TLS 1.0; 1.0 and 1.1 are deprecated (RFC 8996).
+            tls.minimumTLSVersion = .tlsv12
+            builder = try .tls(http, tlsConfiguration: tls)
         }
         let responder = PageResponder(app: app, thread: thread)
         let application = Application(
             responder: responder, server: builder,
             configuration: ApplicationConfiguration(
                 address: .hostname(web.address, port: web.port), serverName: nil, backlog: 64,
-                availableConnectionsDelegate: MaximumAvailableConnections(32)),
+                availableConnectionsDelegate: MaximumAvailableConnections(limits.total)),
             onServerRunning: { [self] channel in
                 let web = self.web
                 let bound = channel.localAddress?.port ?? web.port
@@ -135,7 +146,12 @@ struct PageResponder: HTTPResponder {
 
     static var tooLarge: Response {
         Response(
-            status: .contentTooLarge, headers: [.contentType: "text/plain; charset=utf-8"],
+            status: .contentTooLarge,
+            headers: HTTPFields(
+                [HTTPField(name: .contentType, value: "text/plain; charset=utf-8")]
+                    + WebApp.securityHeaders.compactMap { header in
+                        HTTPField.Name(header.name).map { HTTPField(name: $0, value: header.value) }
+                    }),
             body: ResponseBody(
                 byteBuffer: ByteBuffer(string: "The request is larger than \(Form.maxBytes / 1024) KB.\n")))
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Logging
 import SnapConfig
 import SnapServices
@@ -12,7 +13,7 @@ struct WebServerTests {
     /// Runs the page's server on a free port of 127.0.0.1 until `body` returns.
     func serving(
         _ station: WebTestStation, tls: (certificate: String, key: String)? = nil,
-        _ body: (_ base: String) async throws -> Void
+        limits: ConnectionLimits = ConnectionLimits(), _ body: (_ base: String) async throws -> Void
     ) async throws {
         var web = StationConfig().web
         web.address = "127.0.0.1"
@@ -21,7 +22,8 @@ struct WebServerTests {
             web.tlsCertificate = tls.certificate
             web.tlsKey = tls.key
         }
-        let server = WebServer(app: station.app, web: web, desk: station.desk, logger: Logger(label: "web-test"))
+        let server = WebServer(
+            app: station.app, web: web, desk: station.desk, logger: Logger(label: "web-test"), limits: limits)
         let task = Task { try await server.run() }
         defer { task.cancel() }
         // Generous: on two cores under the whole suite the pool may be busy for many seconds.
@@ -76,6 +78,89 @@ struct WebServerTests {
         }
     }
 
+    /// A TCP connection to `port` of 127.0.0.1 from `source` (any address of 127/8 is this machine's).
+    private func connect(from source: String, port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        var remote = sockaddr_in()
+        remote.sin_family = sa_family_t(AF_INET)
+        remote.sin_port = in_port_t(UInt16(port).bigEndian)
+        remote.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        let connected = withUnsafePointer(to: &remote) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, connected == 0 else {
+            close(fd)
+            throw TestFailure("cannot connect from \(source): errno \(errno)")
+        }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return fd
+    }
+
+    private func send(_ fd: Int32, _ text: String) { _ = text.withCString { Glibc.send(fd, $0, strlen($0), 0) } }
+
+    /// Whether the server closed `fd` (a read answers end of file) rather than leaving it waiting.
+    private func closedByServer(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, Int32(MSG_DONTWAIT)) == 0
+    }
+
+    @Test(
+        "should answer the owner while 64 slow sockets hang on, hold each client to its share, and close the slow ones at their deadlines"
+    )
+    func slowClients() async throws {
+        let station = try WebTestStation()
+        let limits = ConnectionLimits(head: .seconds(3), body: .seconds(3), perClient: 8)
+        try await serving(station, limits: limits) { base in
+            let port = try #require(URL(string: base)?.port)
+            // 64 slow sockets from 8 addresses, 8 each: half never finish their head, half their body.
+            var slow: [Int32] = []
+            for index in 0..<64 {
+                let fd = try connect(from: "127.0.0.\(10 + index / 8)", port: port)
+                send(
+                    fd,
+                    index.isMultiple(of: 2)
+                        ? "GET /pair HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                        : "POST /pair HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nc"
+                )
+                slow.append(fd)
+            }
+            defer { for fd in slow { close(fd) } }
+            // A ninth from an address that holds its eight is closed at once.
+            let ninth = try connect(from: "127.0.0.10", port: port)
+            defer { close(ninth) }
+            #expect(await eventually(within: 5, every: .milliseconds(20)) { closedByServer(ninth) }, "over its share")
+
+            // The owner, from another address, is answered while they hang on.
+            let owner = try connect(from: "127.0.0.2", port: port)
+            defer { close(owner) }
+            let asked = ContinuousClock.now
+            send(owner, "GET /pair HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+            var answer = [UInt8](repeating: 0, count: 4096)
+            let got = recv(owner, &answer, answer.count, 0)
+            let waited = ContinuousClock.now - asked
+            #expect(got > 0 && String(decoding: answer.prefix(max(0, got)), as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+            let open = slow.filter { !closedByServer($0) }.count
+            print("slow clients: the owner answered in \(waited) while \(open) of 64 slow sockets hung on")
+            #expect(open == 64, "all still waiting when the owner was answered")
+
+            // Each deadline closes its socket: the head's 3 s after opening, the body's 3 s after its head.
+            #expect(
+                await eventually(within: 20, every: .milliseconds(100)) { slow.allSatisfy { closedByServer($0) } },
+                "the slow sockets were closed at their deadlines")
+        }
+    }
+
     @Test("should serve https with the configured certificate")
     func https() async throws {
         let folder = TemporaryDirectory("web-tls")
@@ -86,6 +171,25 @@ struct WebServerTests {
                 connectTimeout: .seconds(2), totalTimeout: .seconds(10), caFile: folder.path + "/cert.pem")
             let gate = try await client.send(HTTPRequest(url: base + "/pair"))
             #expect(gate.status == 200)
+            #expect(gate.header("strict-transport-security") == "max-age=15552000", "HSTS over https")
+            // TLS 1.2 and 1.3 only: openssl's client offering 1.0 or 1.1 alone gets no session.
+            let port = try #require(URL(string: base)?.port)
+            func handshake(_ version: String) throws -> Bool {
+                let openssl = Process()
+                openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+                openssl.arguments = [
+                    "s_client", "-connect", "127.0.0.1:\(port)", version, "-cipher", "DEFAULT@SECLEVEL=0", "-brief",
+                ]
+                openssl.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+                openssl.standardOutput = FileHandle.nullDevice
+                openssl.standardError = FileHandle.nullDevice
+                try openssl.run()
+                openssl.waitUntilExit()
+                return openssl.terminationStatus == 0
+            }
+            #expect(try !handshake("-tls1"), "TLS 1.0 refused")
+            #expect(try !handshake("-tls1_1"), "TLS 1.1 refused")
+            #expect(try handshake("-tls1_2"), "TLS 1.2 taken")
             do {
                 _ = try await HTTPClient().send(HTTPRequest(url: base + "/pair"))
                 Issue.record("an unverifiable certificate was accepted")
