@@ -275,6 +275,7 @@ extension StationConfig {
                 expected: "a URL such as \"http://snapstation.local:8080\", or \"\" to make one")
         }
         web.locked = r.strings("web.locked", default: d.web.locked, allowed: RuntimeSettings.keys)
+        web.sessionDays = r.int("web.session_days", default: d.web.sessionDays, in: 1...3650)
         web.names = r.strings("web.names", default: d.web.names)
         for name in web.names where !Self.isHostName(name) {
             r.report(

@@ -186,6 +186,10 @@ public struct StationConfig: Sendable, Hashable {
         public var publicURL = ""
         /// Settings the page may not change, by their config key (`RuntimeSettings.keys`).
         public var locked: [String] = []
+        /// A paired browser must pair again this many days after pairing, however often it is used: a
+        /// cookie copied off a phone works for at most this long. 90 by default: a visit to the station
+        /// a season. (Unused for 30 days, a pairing ends sooner.)
+        public var sessionDays = 90
         /// More host names the page answers to (a DNS name that points at the station). Its addresses,
         /// its `.local` names and `localhost` always work; any other Host is refused (DNS rebinding).
         public var names: [String] = []

@@ -11,8 +11,9 @@ import SnapStore
 /// thread, and tells the station of a change by an event, like any other port.
 public final class WebApp: Sendable {
     public static let sessionCookie = "snapstation_session"
-    /// A paired browser stays paired this long without a visit.
-    public static let sessionIdle: TimeInterval = 180 * 86_400
+    /// A paired browser stays paired this long without a visit; and never longer than `web.session_days`
+    /// from its pairing (`sessionLifetime`).
+    public static let sessionIdle: TimeInterval = 30 * 86_400
 
     let config: StationConfig
     let store: StationStore
@@ -160,13 +161,32 @@ public final class WebApp: Sendable {
         }
     }
 
-    /// The session the request's cookie names, or nil; a visit is noted at most once a minute.
+    /// How long a pairing lasts however often it is used: `web.session_days`.
+    var sessionLifetime: TimeInterval { TimeInterval(config.web.sessionDays) * 86_400 }
+
+    /// Whether `session` is over at `time`: unused for `sessionIdle`, or paired longer ago than
+    /// `sessionLifetime`.
+    func expired(_ session: WebSession, at time: Date) -> Bool {
+        time.timeIntervalSince(session.lastSeen) > Self.sessionIdle
+            || time.timeIntervalSince(session.created) > sessionLifetime
+    }
+
+    /// The session the request's cookie names and that is not over, or nil.
+    func liveSession(of request: WebRequest) throws(StoreError) -> WebSession? {
+        guard let token = request.cookies[Self.sessionCookie], !token.isEmpty, token.count <= 100,
+            let session = try store.session(hash: Secrets.sha256(token)), !expired(session, at: now())
+        else { return nil }
+        return session
+    }
+
+    /// The session the request's cookie names, or nil; one that is over is forgotten, and a visit is
+    /// noted at most once a minute.
     private func session(of request: WebRequest) throws(StoreError) -> WebSession? {
         guard let token = request.cookies[Self.sessionCookie], !token.isEmpty, token.count <= 100 else { return nil }
         let hash = Secrets.sha256(token)
         guard let session = try store.session(hash: hash) else { return nil }
         let time = now()
-        if time.timeIntervalSince(session.lastSeen) > Self.sessionIdle {
+        if expired(session, at: time) {
             _ = try store.writingAndWaiting { store throws(StoreError) in try store.forgetSessions(hash: hash) }
             return nil
         }

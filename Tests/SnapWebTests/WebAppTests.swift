@@ -240,12 +240,39 @@ struct WebGateTests {
         #expect(try station.store.sessions().isEmpty)
     }
 
-    @Test("should forget a browser not seen for 180 days")
+    @Test("should forget a browser not seen for 30 days")
     func idleSessionsExpire() throws {
         let station = try WebTestStation()
         let browser = try station.pair()
         station.advance(WebApp.sessionIdle + 60)
         #expect(station.get("/", cookie: browser.cookie).status == 401)
         #expect(try station.store.sessions().isEmpty)
+    }
+
+    @Test("should end a pairing after web.session_days however often it is used, and show it nothing of the station")
+    func sessionsEndAfterTheirLifetime() throws {
+        let station = try WebTestStation()
+        let browser = try station.pair()
+        #expect(try station.store.sessions().count == 1)
+        let meal = try station.meal("m9", title: "Secret stew")
+        station.link.show(
+            .mealResult(MealResultScreen(photo: meal.photo, analysis: meal.analysis, clashes: [[]], autoSaveIn: 12)))
+        // Used every 20 days: never idle, and over at 90 days all the same.
+        for _ in 0..<4 {
+            station.advance(20 * 86_400)
+            #expect(station.get("/", cookie: browser.cookie).status == 200)
+        }
+        station.advance(10 * 86_400 + 60)
+        // An error page (here before the session is even looked at) shows an expired cookie neither the
+        // navigation nor the meal on the station's screen.
+        let refused = station.post(
+            "/shopping", [("csrf", browser.csrf)], cookie: browser.cookie,
+            headers: ["Origin": "http://evil.example"])
+        #expect(refused.status == 403 && !refused.text.contains("<nav>") && !refused.text.contains("Secret stew"))
+        let gate = station.get("/", cookie: browser.cookie)
+        #expect(gate.status == 401 && gate.text.contains("Pair this browser"))
+        #expect(try station.store.sessions().isEmpty)
+        let again = try station.pair()
+        #expect(again.csrf != browser.csrf, "a new pairing, a new CSRF token")
     }
 }

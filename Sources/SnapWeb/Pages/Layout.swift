@@ -35,19 +35,14 @@ extension WebApp {
     }
 
     func problemPage(_ problem: WebProblem, request: WebRequest) -> WebReply {
-        let paired = ((try? sessionIfAny(request)) ?? nil) != nil
+        // Only a live session sees the station's navigation and what its screen shows.
+        let paired = ((try? liveSession(of: request)) ?? nil) != nil
         return page(
             problem.title, paired: paired, status: problem.status,
             """
             <p class="problem" role="alert">\(problem.message)</p>
             <p><a href="\(paired ? "/" : "/pair")">Back</a></p>
             """)
-    }
-
-    /// Whether the request carries a known session, for the problem page's header only.
-    private func sessionIfAny(_ request: WebRequest) throws -> WebSession? {
-        guard let token = request.cookies[Self.sessionCookie] else { return nil }
-        return try store.session(hash: Secrets.sha256(token))
     }
 
     /// The hidden field every form carries.

@@ -53,7 +53,7 @@ extension WebApp {
             link.send(.paired(name))
             logger.notice("owner's page: paired \(name)")
             var reply = WebReply.redirect("/")
-            reply.headers.append(("Set-Cookie", cookie(token, maxAge: Int(Self.sessionIdle))))
+            reply.headers.append(("Set-Cookie", cookie(token, maxAge: Int(sessionLifetime))))
             return reply
         }
     }
