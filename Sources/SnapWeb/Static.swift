@@ -73,8 +73,8 @@ extension WebApp {
         .lines .name, .add .name { flex: 1; min-width: 6rem; }
         .ticked .name, .ticked .amount, .ticked .unit { text-decoration: line-through; color: var(--muted); }
         .group-card { border: 1px solid var(--line); border-radius: .5rem; padding: .2rem .9rem .7rem; margin: .6rem 0; }
-        .group-card h3 { margin: .5rem 0 .2rem; } .members { padding-left: 1.1rem; margin: .3rem 0 .6rem; }
-        form.inline { display: inline; margin: 0; }
+        .group-card h3 { margin: .5rem 0 .2rem; } .members { padding-left: 0; margin: .3rem 0 .4rem; }
+        small.hint { flex: 1 1 100%; margin-top: -.2rem; }
         .invite-code { font: 700 1.7rem/1.2 ui-monospace, "DejaVu Sans Mono", monospace; letter-spacing: .08em;
           user-select: all; margin: .8rem 0; }
         svg.qr { display: block; width: 12.5rem; height: 12.5rem; }

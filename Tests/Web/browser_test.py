@@ -16,8 +16,14 @@ headless display writes beside each frame, latest.txt) or stores:
   shopping: ingredients of a meal gathered, a line ticked, ticked lines cleared, the text export;
   settings: the filter set to mono, the preview shows it, the next capture is grey;
   CSRF: a POST from the paired browser without the form's token is refused and changes nothing.
+Then a second station, signed in to the Supabase stand-in (fake_services.py --postgres, on the cluster of
+Tests/Group/postgres.sh: skipped, saying so, when SNAPSTATION_PG_SOCKET is not set) and in no group yet:
+  group: a group made on the page, its invite code as text and as a QR code read back with zbarimg, a
+    member who joins with that code through the API listed after the station, the mode button reaching
+    the group at the station, the group left from the page and the station back in meal mode.
 """
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -38,8 +44,12 @@ from selenium.webdriver.support.ui import Select
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Benchmarks"))
 import common  # noqa: E402  (Tests/Benchmarks/common.py: the station's log reader the benchmarks use too)
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Support"))
+import supabase_members  # noqa: E402  (Tests/Support/supabase_members.py: users and groups through the API)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+FAKE = os.path.join(REPO, "Tests/Fakes/fake_services.py")
 ROUTES = ["/", "/history", "/day/2026-01-01", "/meal/x", "/meal/x/delete", "/review", "/shopping",
           "/shopping.txt", "/settings", "/settings/preview.jpg", "/group", "/status", "/photo/x.jpg"]
 
@@ -66,15 +76,30 @@ def wait_for(what, predicate, timeout=20.0, every=0.1):
 
 class Station(common.Station):
     """The real binary on simulated devices in meal mode, against the AI stand-in on `ai_port`; its log
-    read by the benchmarks' `Station`, its screens by the captions its headless display writes."""
+    read by the benchmarks' `Station`, its screens by the captions its headless display writes.
+    `group`: {"url", "email", "password", "anon_key"} of a user on a Supabase project, for a station
+    named Kitchen that shares there and is in no group yet; None: the config's default backend (a folder)."""
 
-    def __init__(self, binary, folder, ai_port):
+    def __init__(self, binary, folder, ai_port, group=None):
         self.folder = folder
         self.frames = os.path.join(folder, "state", "frames")
         config = os.path.join(folder, "snapstation.toml")
+        environment = {"SNAPSTATION_BROWSER_TEST_KEY": "test-key"}
+        name = group_section = ""
+        if group:
+            name = 'name = "Kitchen"\n'
+            group_section = f"""[group]
+name = []
+backend = "supabase"
+url = "{group['url']}"
+email = "{group['email']}"
+key_source = "env:SNAPSTATION_BROWSER_TEST_GROUP_PASSWORD"
+anon_key = "{group['anon_key']}"
+"""
+            environment["SNAPSTATION_BROWSER_TEST_GROUP_PASSWORD"] = group["password"]
         with open(config, "w") as f:
             f.write(f"""[station]
-time_zone = "UTC"
+{name}time_zone = "UTC"
 default_mode = "meal"
 [camera]
 preview_width = 320
@@ -90,12 +115,11 @@ seconds = 1
 base_url = "http://127.0.0.1:{ai_port}/v1"
 key_source = "env:SNAPSTATION_BROWSER_TEST_KEY"
 auto_save_seconds = 4
-[web]
+{group_section}[web]
 address = "127.0.0.1"
 port = 0
 """)
-        super().__init__(binary, config, os.path.join(folder, "state"),
-                         environment={"SNAPSTATION_BROWSER_TEST_KEY": "test-key"},
+        super().__init__(binary, config, os.path.join(folder, "state"), environment=environment,
                          arguments=("--simulate", "--log-level", "debug"))
         self.url = wait_for("the page's address in the log", lambda: self.latest(r"owner's page at (\S+)/pair"))
 
@@ -204,11 +228,68 @@ def grey_fraction(driver, path):
     return driver.execute_async_script(script, path)
 
 
+def start_fake(*arguments, python=sys.executable):
+    """The stand-ins (Tests/Fakes/fake_services.py) and their port; they stop when their stdin closes."""
+    fake = subprocess.Popen([python, FAKE, *arguments], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    line = fake.stdout.readline()
+    if not line.startswith("PORT "):
+        fake.stdin.close()
+        fake.wait(timeout=10)
+        raise Failure(f"the fake services did not start (exit {fake.returncode}; their error is above)")
+    return fake, int(line.split()[1])
+
+
+def stop_fake(fake):
+    if fake:
+        fake.stdin.close()
+        fake.wait(timeout=10)
+
+
+def postgres_python():
+    """A Python with psycopg for the stand-in's --postgres: this one, or else python3 on the PATH, for
+    which Tests/Group/postgres.sh start installs it (this test's virtual environment has Selenium only)."""
+    if importlib.util.find_spec("psycopg"):
+        return sys.executable
+    return shutil.which("python3") or "python3"
+
+
+def scan(path):
+    """What zbarimg reads in the image at `path` (empty when it reads nothing)."""
+    return subprocess.run(["zbarimg", "--quiet", "--raw", path], capture_output=True, text=True).stdout.strip()
+
+
+def pair(station, driver, name):
+    """Pairs `driver` with `station` as the first part does (the pairing gesture, the code from the
+    station's log typed into the page), without its checks of the QR code and of a wrong code."""
+    mark = station.mark()
+    station.button("pair")
+    code = wait_for("the pairing code in the log", lambda: station.latest(r"pairing code (\d{8})", mark))
+    station.wait_caption("the pairing screen with the page's address", r"^pairing · http")
+    driver.get(station.url + "/pair")
+    driver.find_element(By.NAME, "code").send_keys(code)
+    driver.find_element(By.NAME, "name").send_keys(name)
+    follow(driver, driver.find_element(By.CSS_SELECTOR, "form.pair button"))
+    check(shows(driver, "<h1>Today</h1>"), "the code from the log pairs the browser: Today")
+    station.wait_caption("that the browser paired", rf"paired {name}")
+
+
+def report_failure(failure, driver, station):
+    """Prints what failed, the page the browser shows and the end of the station's log."""
+    print(f"browser test FAILED: {failure}")
+    try:
+        print(f"the page ({driver.current_url}): {driver.find_element(By.TAG_NAME, 'main').text[:600]}")
+    except Exception:
+        pass
+    if station:
+        lines = station.stop()
+        print("last lines of the station's log:")
+        for line in lines[-40:]:
+            print("  " + line[:300])
+
+
 def run(args):
     folder = tempfile.mkdtemp(prefix="snapstation-browser-")
-    fake = subprocess.Popen([sys.executable, os.path.join(REPO, "Tests/Fakes/fake_services.py")],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    ai_port = int(fake.stdout.readline().split()[1])
+    fake, ai_port = start_fake()
     station = Station(args.binary, folder, ai_port)
     driver = browser(390, 844)
     driver.set_script_timeout(20)
@@ -231,18 +312,18 @@ def run(args):
         print("pairing at the station")
         mark = station.mark()
         station.button("pair")
-        code = wait_for("the pairing code in the log", lambda: station.latest(r"pairing code (\d{6})", mark))
+        code = wait_for("the pairing code in the log", lambda: station.latest(r"pairing code (\d{8})", mark))
         station.wait_caption("the pairing screen with the page's address", r"^pairing · http")
         frame = sorted(f for f in os.listdir(station.frames) if f.endswith("-pairing.png"))[-1]
         scanned = subprocess.run(["zbarimg", "--quiet", "--raw", os.path.join(station.frames, frame)],
                                  capture_output=True, text=True)
         check(scanned.stdout.strip() == base + "/pair", f"the QR code on the frame reads {scanned.stdout.strip()}")
         driver.get(scanned.stdout.strip())
-        wrong = "000000" if code != "000000" else "111111"
+        wrong = "00000000" if code != "00000000" else "11111111"
         driver.find_element(By.NAME, "code").send_keys(wrong)
         follow(driver, driver.find_element(By.CSS_SELECTOR, "form.pair button"))
         check(shows(driver, "not the code"), "a wrong code is refused")
-        driver.find_element(By.NAME, "code").send_keys(code[:3] + " " + code[3:])
+        driver.find_element(By.NAME, "code").send_keys(code[:4] + " " + code[4:])
         driver.find_element(By.NAME, "name").send_keys("Selenium")
         follow(driver, driver.find_element(By.CSS_SELECTOR, "form.pair button"))
         check(shows(driver, "<h1>Today</h1>"), "the right code pairs the browser: Today")
@@ -352,31 +433,132 @@ def run(args):
             driver.save_screenshot(os.path.join(args.screenshots, "page-today-desktop.png"))
             driver.get(base + "/status")
             driver.save_screenshot(os.path.join(args.screenshots, "page-status-desktop.png"))
-        print(f"browser test: passed in {time.monotonic() - started:.0f} s")
+        print(f"the meals, shopping and settings parts: passed in {time.monotonic() - started:.0f} s")
         return 0
     except Failure as failure:
-        print(f"browser test FAILED: {failure}")
-        try:
-            print(f"the page ({driver.current_url}): {driver.find_element(By.TAG_NAME, 'main').text[:600]}")
-        except Exception:
-            pass
-        lines = station.stop()
-        print("last lines of the station's log:")
-        for line in lines[-40:]:
-            print("  " + line[:300])
+        report_failure(failure, driver, station)
         return 1
     finally:
         driver.quit()
         station.stop()
-        fake.stdin.close()
-        fake.wait(timeout=10)
+        stop_fake(fake)
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)
 
+
+
+def run_group(args):
+    """The Group section on a Supabase project: a second station, signed in to the stand-in on the test
+    cluster and in no group yet, with a browser of its own (a cookie is per host, not per port)."""
+    print("the Group section on a Supabase project")
+    if not os.environ.get("SNAPSTATION_PG_SOCKET"):
+        print("  skipped: no PostgreSQL for the Supabase stand-in (SNAPSTATION_PG_SOCKET is not set); run "
+              "Tests/Group/postgres.sh start and eval \"$(Tests/Group/postgres.sh env)\" first, as Tests/run does")
+        return 0
+    started = time.monotonic()
+    folder = tempfile.mkdtemp(prefix="snapstation-browser-group-")
+    fake = station = driver = None
+    try:
+        fake, port = start_fake("--postgres", os.environ["SNAPSTATION_PG_SOCKET"],
+                                "--pg-port", os.environ.get("SNAPSTATION_PG_PORT") or "5432",
+                                "--pg-user", os.environ.get("SNAPSTATION_PG_USER") or "postgres",
+                                python=postgres_python())
+        project = f"http://127.0.0.1:{port}"
+        with urllib.request.urlopen(project + "/_control/keys", timeout=10) as answer:
+            anon_key = json.load(answer)["anon_key"]
+        user = supabase_members.sign_up_member(project, anon_key, None, "Kitchen")
+        station = Station(args.binary, folder, port, group={"url": project, "email": user["email"],
+                                                            "password": user["password"], "anon_key": anon_key})
+        driver = browser(390, 844)
+        base = station.url
+        print(f"station at {base}, signed up on the stand-in at {project} as {user['email']}, state in {folder}")
+        pair(station, driver, "Selenium")
+        station.wait_caption("the ready screen in meal mode", r"^ready · meal mode")
+
+        print("making a group")
+        driver.get(base + "/group")
+        check(shows(driver, "The station is in no group yet."), "Group says: the station is in no group yet")
+        check(not driver.find_elements(By.CSS_SELECTOR, "section.group-card"), "no group's card")
+        form = driver.find_element(By.CSS_SELECTOR, "form[action='/group/create']")
+        form.find_element(By.NAME, "group").send_keys("Family")
+        member = form.find_element(By.NAME, "member")
+        check(member.get_attribute("value") == "Kitchen", "the member's name is the station's name, Kitchen")
+        member.clear()
+        member.send_keys("Kitchen")
+        mark = station.mark()
+        follow(driver, form.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+        check(heading(driver) == "Family is made", f"the page says {heading(driver)!r}")
+        code = driver.find_element(By.CSS_SELECTOR, "p.invite-code").text.strip()
+        check(re.fullmatch(r"[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}", code),
+              f"the invite code as text: {code}")
+        qr = os.path.join(folder, "invite-qr.png")
+        driver.find_element(By.CSS_SELECTOR, "svg.qr").screenshot(qr)
+        scanned = scan(qr)
+        check(scanned == code, f"the QR code on the page reads {scanned!r}, the code")
+        if args.screenshots:
+            driver.save_screenshot(os.path.join(args.screenshots, "page-invite-phone.png"))
+        wait_for("the station to take the group", lambda: station.latest(r"owner's settings: .*groups Family", mark))
+        print("  ok: the station's log: " + station.latest(r"(owner's settings: .*)", mark))
+
+        print("another member joins with the code")
+        hall = supabase_members.sign_up_member(project, anon_key, None, "Hall")
+        joined = supabase_members.post(project, anon_key, "/rest/v1/rpc/join_group",
+                                       {"invite_code": code, "member_name": "Hall"}, hall["access_token"])
+        check(joined == "Family", f"Hall joins with the code through the API: {joined!r}")
+        follow(driver, driver.find_element(By.LINK_TEXT, "Back to the group"))
+        cards = driver.find_elements(By.CSS_SELECTOR, "section.group-card")
+        check([card.find_element(By.TAG_NAME, "h3").text for card in cards] == ["Family"], "one card: Family")
+        members = [item.text for item in cards[0].find_elements(By.CSS_SELECTOR, "ul.members li")]
+        check(members == ["Kitchen (this station) · has not shared yet", "Hall · has not shared yet"],
+              f"its members in join order: {members}")
+        check(not shows(driver, "The station is in no group yet.", timeout=0.5), "no longer \"in no group yet\"")
+        if args.screenshots:
+            driver.save_screenshot(os.path.join(args.screenshots, "page-group-phone.png"))
+
+        print("the mode button at the station")
+        station.wait_caption("the ready screen", r"^ready · meal mode")
+        mark = station.mark()
+        station.button("mode")
+        station.wait_caption("group mode for Family", r"^ready · group mode · Family")
+        check(station.latest(r"mode switched to group Family", mark),
+              "the station's log: mode switched to group Family")
+
+        print("leaving the group")
+        follow(driver, driver.find_element(By.LINK_TEXT, "Leave Family"))
+        check(heading(driver) == "Leave Family?", "leaving asks first")
+        mark = station.mark()
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "button.danger"))
+        check(shows(driver, "Left."), "the page says: Left.")
+        check(not driver.find_elements(By.CSS_SELECTOR, "section.group-card"), "Family's card is gone")
+        check(shows(driver, "The station is in no group yet."), "the station is in no group yet, again")
+        station.wait_caption("meal mode again", r"^ready · meal mode")
+        check(station.latest(r"mode switched to meal: the station is in no group now", mark),
+              "the station's log: mode switched to meal, in no group now")
+        left = supabase_members.post(project, anon_key, "/rest/v1/rpc/group_members", {"group_name": "Family"},
+                                     hall["access_token"])
+        check([row["member_name"] for row in left] == ["Hall"], f"the server's members of Family: {left}")
+        print(f"the Group part: passed in {time.monotonic() - started:.0f} s")
+        return 0
+    except (Failure, supabase_members.Refused) as failure:
+        report_failure(failure, driver, station)
+        return 1
+    finally:
+        if driver:
+            driver.quit()
+        if station:
+            station.stop()
+        stop_fake(fake)
+        if not args.keep:
+            shutil.rmtree(folder, ignore_errors=True)
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(REPO, ".build/debug/snapstation"))
     parser.add_argument("--screenshots", help="a folder for screenshots of the page (the README's)")
     parser.add_argument("--keep", action="store_true", help="keep the station's state folder")
-    sys.exit(run(parser.parse_args()))
+    arguments = parser.parse_args()
+    began = time.monotonic()
+    status = run(arguments) or run_group(arguments)
+    if status == 0:
+        print(f"browser test: passed in {time.monotonic() - began:.0f} s")
+    sys.exit(status)

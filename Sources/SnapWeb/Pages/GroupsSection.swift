@@ -43,9 +43,9 @@ extension WebApp {
             let actions: HTML =
                 managesGroups
                 ? """
-                <form method="post" action="/group/invite" class="inline">\(csrfField(visitor))\
-                <input type="hidden" name="group" value="\(group)"><button type="submit" class="secondary">Invite a station</button></form> \
-                <a href="/group/leave?group=\(group.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")">Leave \(group)</a>
+                <div class="actions"><form method="post" action="/group/invite" class="inline">\(csrfField(visitor))\
+                <input type="hidden" name="group" value="\(group)"><button type="submit" class="secondary">Invite a station</button></form>\
+                <a href="/group/leave?group=\(group.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")">Leave \(group)</a></div>
                 """ : ""
             return """
                 <section class="group-card"><h3>\(group)</h3><ul class="members">\(members)</ul>\(actions)</section>
@@ -59,18 +59,16 @@ extension WebApp {
         let forms: HTML =
             managesGroups && !full
             ? """
-            <h2>Make a group</h2>
-            <form method="post" action="/group/create" class="settings">\(csrfField(visitor))
-            <label>The group's name <input name="group" maxlength="100" required placeholder="Family"></label>
-            <small>Letters, digits and spaces; no accents. Other stations see it.</small>
-            <label>This station's name in it <input name="member" maxlength="60" required value="\(member)"></label>
-            <div class="buttons"><button type="submit">Make the group</button></div></form>
-            <h2>Join a group</h2>
-            <form method="post" action="/group/join" class="settings">\(csrfField(visitor))
-            <label>Invite code <input name="code" maxlength="40" required autocomplete="off" placeholder="K7QM-3HXA-9TPZ"></label>
-            <small>A member of the group makes one on their station's page, under Group.</small>
-            <label>This station's name in it <input name="member" maxlength="60" required value="\(member)"></label>
-            <div class="buttons"><button type="submit">Join</button></div></form>
+            <form method="post" action="/group/create">\(csrfField(visitor))<fieldset><legend>Make a group</legend>
+            <label class="wide">Its name <input name="group" maxlength="100" required placeholder="e.g. Climbing club"></label>
+            <small class="hint">Letters, digits and spaces, no accents: the other stations see it.</small>
+            <label class="wide">This station in it <input name="member" maxlength="60" required value="\(member)"></label>
+            <button type="submit">Make the group</button></fieldset></form>
+            <form method="post" action="/group/join">\(csrfField(visitor))<fieldset><legend>Join a group</legend>
+            <label class="wide">Invite code <input name="code" maxlength="40" required autocomplete="off" placeholder="K7QM-3HXA-9TPZ"></label>
+            <small class="hint">A member of the group makes one on their station's page, under Group.</small>
+            <label class="wide">This station in it <input name="member" maxlength="60" required value="\(member)"></label>
+            <button type="submit">Join</button></fieldset></form>
             """
             : managesGroups
                 ? "<p><small>The station is in \(StationConfig.maxGroups) groups, the most it can be in: leave one to make or join another.</small></p>"
@@ -180,7 +178,7 @@ extension WebApp {
             made ? "\(group) is made" : "Invite a station to \(group)",
             """
             <p>Give this code to the owner of the other station. On their station's page, under Group, they type it \
-            in "Join a group". It works for 7 days\(made ? "" : ", and the code before it no longer works").</p>
+            in “Join a group”. It works for 7 days\(made ? "" : ", and the code before it no longer works").</p>
             <p class="invite-code">\(code)</p>
             \(Self.qrSVG(code))
             <p><a href="/group">Back to the group</a></p>
