@@ -1,5 +1,7 @@
 """The stand-in's Supabase Auth (GoTrue): /auth/v1/signup, /auth/v1/token (password and refresh_token
-grants), /auth/v1/user and /auth/v1/logout, written from supabase/auth's source (each rule names its file).
+grants), /auth/v1/user, /auth/v1/logout, and of the admin API /auth/v1/admin/users/{user_id} (GET, and PUT
+with ban_duration: a project owner disabling a user), written from supabase/auth's source (each rule names
+its file).
 
 Users, sessions, identities and refresh tokens are rows of the `auth` schema in the stand-in's database
 (Tests/Group/prelude.sql), so the users it signs in are the ones `auth.uid()` and the schema's
@@ -9,6 +11,7 @@ Refresh tokens are Auth's default kind (GOTRUE_SECURITY_REFRESH_TOKEN_ALGORITHM_
 lower-case letters and digits, one row each, rotated on every use, a revoked one answered by the rule in
 internal/tokens/service.go RefreshTokenGrant).
 """
+import functools
 import json
 import re
 import secrets
@@ -34,6 +37,17 @@ BEARER = re.compile(r"^(?:B|b)earer (\S+$)")  # internal/api/helpers.go bearerRe
 EMAIL_FORMAT = re.compile(r"^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?"
                           r"(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$")
 AUDIENCE = "authenticated"  # config.JWT.Aud and DefaultGroupName: a user's aud and role
+NIL_UUID = str(uuid.UUID(int=0))
+# GOTRUE_JWT_ADMIN_ROLES unset: internal/conf/configuration.go (JWT.AdminRoles) defaults to these.
+ADMIN_ROLES = ("service_role", "supabase_admin")
+ADMIN_USER = re.compile(r"admin/users/([^/]+)")  # internal/api/api.go: /admin/users/{user_id}
+# internal/api/admin.go AdminUserParams: what PUT /admin/users/{user_id} reads (id, aud and password_hash
+# it ignores).
+ADMIN_USER_FIELDS = ("id", "aud", "role", "email", "phone", "password", "password_hash", "email_confirm",
+                     "phone_confirm", "user_metadata", "app_metadata", "ban_duration")
+# Go's time.ParseDuration units (src/time/format.go unitMap), in nanoseconds.
+GO_DURATION_UNITS = {b"ns": 1, b"us": 1_000, "\u00b5s".encode(): 1_000, "\u03bcs".encode(): 1_000,
+                     b"ms": 1_000_000, b"s": 1_000_000_000, b"m": 60_000_000_000, b"h": 3_600_000_000_000}
 
 
 class AuthError(Exception):
@@ -122,7 +136,12 @@ class AuthAPI:
         params = dict(parse_qsl(query or "", keep_blank_values=True))
         routes = {("POST", "signup"): self.signup, ("POST", "token"): self.token, ("GET", "user"): self.user,
                   ("POST", "logout"): self.logout}
-        handler = routes.get((method, route.rstrip("/")))
+        route = route.rstrip("/")
+        handler = routes.get((method, route))
+        user_route = ADMIN_USER.fullmatch(route)
+        if handler is None and user_route:
+            admin = {"GET": self.admin_user_get, "PUT": self.admin_user_update}.get(method)
+            handler = admin and functools.partial(admin, user_route.group(1))
         if handler is None:  # chi's own answer (internal/api/router.go has no NotFound of its own here)
             return Reply(404, b"404 page not found\n", content_type="text/plain; charset=utf-8")
         try:
@@ -330,15 +349,29 @@ class AuthAPI:
 
     def authenticate(self, connection, authorization):
         """internal/api/auth.go requireAuthentication: the Bearer token, verified with the project's
-        secret (golang-jwt: 403 bad_jwt when it does not verify or has expired), its user and session."""
+        secret (golang-jwt: 403 bad_jwt when it does not verify or has expired), its user and session;
+        a banned user is refused even with a token issued before the ban."""
+        claims = self.bearer_claims(authorization)
+        user, session, banned = self.load_user_or_session(connection, claims)
+        if banned:
+            raise AuthError(403, "user_banned", "User is banned")
+        return claims, user, session
+
+    def bearer_claims(self, authorization):
+        """internal/api/auth.go extractBearerToken and parseJWTClaims: the claims of the Bearer token."""
         match = BEARER.match(authorization or "")
         if not match:
             raise AuthError(401, "no_authorization", "This endpoint requires a valid Bearer token")
         try:
-            claims = jwt_hs256.verify(match.group(1), self.standin.secret, expired=auth_expired)
+            return jwt_hs256.verify(match.group(1), self.standin.secret, expired=auth_expired)
         except jwt_hs256.JWTError as error:
             raise AuthError(403, "bad_jwt", "invalid JWT: unable to parse or verify signature, "
                                             f"{jwt_words(error)}") from None
+
+    @staticmethod
+    def load_user_or_session(connection, claims):
+        """internal/api/auth.go maybeLoadUserOrSession: the user of `sub` and the session of `session_id`
+        (None when the claim is absent or the nil UUID); answers (user, session, banned)."""
         subject = claims.get("sub") or ""
         if not subject:
             raise AuthError(403, "bad_jwt", "invalid claim: missing sub claim")
@@ -350,16 +383,91 @@ class AuthAPI:
         if row is None:
             raise AuthError(403, "user_not_found", "User from sub claim in JWT does not exist")
         session = None
-        if claims.get("session_id") and claims["session_id"] != str(uuid.UUID(int=0)):
+        if claims.get("session_id") and claims["session_id"] != NIL_UUID:
             try:
                 session = uuid.UUID(claims["session_id"])
             except ValueError:
                 raise AuthError(403, "bad_jwt", "invalid claim: session_id claim must be a UUID") from None
             if connection.execute("select 1 from auth.sessions where id = %s", [session]).fetchone() is None:
                 raise AuthError(403, "session_not_found", "Session from session_id claim in JWT does not exist")
-        if row[0]:
-            raise AuthError(403, "user_banned", "User is banned")
-        return claims, user, session
+        return user, session, bool(row[0])
+
+    # -- /admin/users/{user_id} -------------------------------------------------------------------------
+
+    def require_admin(self, connection, authorization):
+        """internal/api/middleware.go requireAdminCredentials, on every /admin route: the Bearer token's
+        claims (as requireAuthentication reads them); a token naming a session must name a user and a
+        session that exist, the session not past its not_after (403 session_expired; the stand-in has no
+        timebox or inactivity timeout); then internal/api/auth.go requireAdmin: the token's role must be
+        one of the admin roles (the service_role key's is), else 403 not_admin "User not allowed" (the
+        anon key's role anon, a user's authenticated)."""
+        claims = self.bearer_claims(authorization)
+        if claims.get("session_id") and claims["session_id"] != NIL_UUID:
+            _user, session, _banned = self.load_user_or_session(connection, claims)
+            past = connection.execute("select not_after < now() from auth.sessions where id = %s", [session])
+            if past.fetchone()[0]:
+                raise AuthError(403, "session_expired", "Session is no longer valid")
+        if claims.get("role") not in ADMIN_ROLES:
+            raise AuthError(403, "not_admin", "User not allowed")
+        return claims
+
+    @staticmethod
+    def load_user(connection, user_id):
+        """internal/api/admin.go loadUser (models.FindUserByID: instance_id is the nil UUID)."""
+        try:
+            user = uuid.UUID(user_id)
+        except ValueError:
+            raise AuthError(404, "validation_failed", "user_id must be an UUID") from None
+        row = connection.execute("select id from auth.users where instance_id = %s and id = %s",
+                                 [NIL_UUID, user]).fetchone()
+        if row is None:
+            raise AuthError(404, "user_not_found", "User not found")
+        return row[0]
+
+    def admin_user_get(self, user_id, _params, _headers, authorization, _body):
+        """internal/api/admin.go adminUserGet: the user object."""
+        with self.standin.as_admin() as connection:
+            self.require_admin(connection, authorization)
+            user = self.load_user(connection, user_id)
+            return Reply(200, self.user_json(connection, user), content_type=JSON_TYPE)
+
+    def admin_user_update(self, user_id, _params, _headers, authorization, body):
+        """internal/api/admin.go adminUserUpdate, for `ban_duration`, the way a project owner disables a
+        user: a Go duration (time.ParseDuration; 400 validation_failed "invalid format for ban duration:
+        ..." otherwise), "876000h" for 100 years; "none" (or any zero duration) lifts the ban.
+        models.User.Ban (internal/models/user.go) sets banned_until to now + the duration (nil for zero)
+        and, through storage.UpdateOnly, updated_at; it does not log the user out: its sessions and
+        refresh tokens stay, but from then on the password grant answers 400 user_banned, the refresh
+        grant 400 user_banned "Invalid Refresh Token: User Banned" (internal/tokens/service.go), and
+        requireAuthentication 403 user_banned, while PostgREST and Storage take the access tokens already
+        issued until they expire. Answers the user object. The other fields of the real update (email,
+        phone, password, role, confirmations, metadata) the stand-in does not do: it answers 501 for them
+        rather than ignore them. (Auth's audit log entry the stand-in does not keep.)"""
+        with self.standin.as_admin() as connection:
+            self.require_admin(connection, authorization)
+            user = self.load_user(connection, user_id)
+            request = self.json_body(body, ADMIN_USER_FIELDS)
+            ban = request["ban_duration"]
+            if ban is not None and not isinstance(ban, str):
+                raise bad_request("bad_json", "Could not parse request body as JSON: json: cannot unmarshal "
+                                              f"{json_kind(ban)} into Go struct field AdminUserParams.ban_duration "
+                                              "of type string")
+            unsupported = [name for name in ("role", "email", "phone", "email_confirm", "phone_confirm")
+                           if request[name]]
+            unsupported += [name for name in ("password", "user_metadata", "app_metadata")
+                            if request[name] is not None]
+            if unsupported:
+                return Reply(501, {"message": "the stand-in's admin user update does ban_duration only, not "
+                                              + ", ".join(unsupported)})
+            if ban:
+                try:
+                    nanoseconds = 0 if ban == "none" else go_duration(ban)
+                except ValueError as error:
+                    raise bad_request("validation_failed", f"invalid format for ban duration: {error}") from None
+                seconds = nanoseconds / 1e9 if nanoseconds else None  # null: no ban
+                connection.execute("update auth.users set banned_until = now() + make_interval(secs => %s), "
+                                   "updated_at = now() where id = %s", [seconds, user])
+            return Reply(200, self.user_json(connection, user), content_type=JSON_TYPE)
 
     # -- sessions and tokens --------------------------------------------------------------------------------
 
@@ -463,6 +571,83 @@ def identity_json(row):
     if email:
         answer["email"] = email
     return answer
+
+
+def json_kind(value):
+    """The JSON kind of a decoded value as Go's encoding/json names it in an UnmarshalTypeError."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    return "object" if isinstance(value, dict) else "array" if isinstance(value, list) else "string"
+
+
+def go_duration(text):
+    """Go's time.ParseDuration (src/time/format.go): a possibly signed sequence of decimal numbers,
+    each with an optional fraction and a unit (ns, us, \u00b5s, \u03bcs, ms, s, m, h), "0" alone; answers
+    nanoseconds, or ValueError with Go's words (time.quote: non-ASCII and control bytes as \\xNN)."""
+    raw = text.encode()
+    orig, s, total, negative = go_quote(raw), raw, 0, False
+    if s[:1] in (b"-", b"+"):
+        negative, s = s[:1] == b"-", s[1:]
+    if s == b"0":
+        return 0
+    if not s:
+        raise ValueError(f"time: invalid duration {orig}")
+    while s:
+        if not (s[:1] == b"." or s[:1].isdigit()):
+            raise ValueError(f"time: invalid duration {orig}")
+        digits = len(s) - len(s.lstrip(b"0123456789"))
+        whole, s = s[:digits], s[digits:]
+        value = int(whole) if whole else 0
+        if value > 1 << 63:  # leadingInt's overflow
+            raise ValueError(f"time: invalid duration {orig}")
+        fraction, scale, after_point = 0, 1.0, False
+        if s[:1] == b".":
+            s = s[1:]
+            digits = len(s) - len(s.lstrip(b"0123456789"))
+            after_point = digits > 0
+            for digit in s[:digits]:  # leadingFraction: stops gaining precision before it overflows
+                if fraction > ((1 << 63) - 1) // 10 or fraction * 10 + digit - 48 > 1 << 63:
+                    break
+                fraction, scale = fraction * 10 + digit - 48, scale * 10
+            s = s[digits:]
+        if not whole and not after_point:
+            raise ValueError(f"time: invalid duration {orig}")
+        end = next((i for i, byte in enumerate(s) if byte == 46 or 48 <= byte <= 57), len(s))
+        if end == 0:
+            raise ValueError(f"time: missing unit in duration {orig}")
+        unit_name, s = s[:end], s[end:]
+        unit = GO_DURATION_UNITS.get(unit_name)
+        if unit is None:
+            raise ValueError(f"time: unknown unit {go_quote(unit_name)} in duration {orig}")
+        if value > (1 << 63) // unit:
+            raise ValueError(f"time: invalid duration {orig}")
+        value *= unit
+        if fraction > 0:
+            value += int(float(fraction) * (float(unit) / scale))
+            if value > 1 << 63:
+                raise ValueError(f"time: invalid duration {orig}")
+        total += value
+        if total > 1 << 63:
+            raise ValueError(f"time: invalid duration {orig}")
+    if negative:
+        return -total
+    if total > (1 << 63) - 1:
+        raise ValueError(f"time: invalid duration {orig}")
+    return total
+
+
+def go_quote(raw):
+    """src/time/format.go quote: in double quotes, `"` and `\\` escaped, other bytes outside printable
+    ASCII as \\xNN."""
+    out = []
+    for byte in raw:
+        if byte >= 0x80 or byte < 0x20:
+            out.append(f"\\x{byte:02x}")
+        else:
+            out.append(("\\" if byte in (34, 92) else "") + chr(byte))
+    return '"' + "".join(out) + '"'
 
 
 def sanitized_user(email, data):

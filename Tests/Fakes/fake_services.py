@@ -11,13 +11,16 @@ Binds 127.0.0.1 on a free port and prints "PORT <n>" once it is ready. Serves:
                                         models in --openai-models (openai_api.py, its errors openai_faults.py)
   /auth/v1/signup, /auth/v1/token?grant_type=password|refresh_token, /auth/v1/user, /auth/v1/logout
                                         Supabase Auth: users, sessions, rotating refresh tokens (auth_api.py)
+  GET, PUT /auth/v1/admin/users/<id>    Auth's admin API with the service_role (or secret) key: a user, and
+                                        {"ban_duration": "876000h"} disabling it ("none" enabling it again)
   /storage/v1/object/...                Supabase Storage: upload, download (Range), delete
   /rest/v1/<table>                      Supabase REST (PostgREST): select with filters, insert, update, delete
 The Supabase routes run in a fresh database of the PostgreSQL cluster given with --postgres
 (Tests/Group/postgres.sh), with docs/supabase/schema.sql loaded, as the caller's role and JWT: the
 constraints, the member cap and row-level security answer for real (supabase_standin.py, postgrest.py,
-storage_api.py). Without --postgres they answer 503. In front of them the gateway wants the project's key
-(anon or sb_publishable_…) as `apikey` on /auth/v1 and /rest/v1, not on /storage/v1 (kong.yml).
+storage_api.py). Without --postgres they answer 503. In front of them the gateway wants one of the project's
+keys (anon or sb_publishable_…; the owner's service_role or sb_secret_…) as `apikey` on /auth/v1 and /rest/v1,
+not on /storage/v1 (kong.yml).
 Access tokens that Auth issues last --jwt-expiry seconds (default 3600, Auth's); each service then refuses
 them by its own rule (Storage at `exp`, PostgREST 30 s later). A refresh token is rotated on each use; a
 revoked one reused after --refresh-token-reuse-interval seconds (default 10) revokes its whole session.
@@ -32,7 +35,8 @@ Control, for tests:
   POST /_control/reset   forget faults and requests (and every Supabase row, member and object)
   POST /_control/sink    reads any body and answers 200 {"size": n}
   POST /_control/age {"hours"}, POST /_control/expire, GET /_control/objects, GET /_control/rows,
-  GET /_control/keys (the anon and publishable keys)   the Supabase side door (supabase_standin.py)
+  GET /_control/keys (the anon and publishable keys; the owner's service_role and secret keys)
+                         the Supabase side door (supabase_standin.py)
 Faults (queued per service: openai, storage, rest, auth), every service: ok, 401, 429:SECONDS, 500, 503,
 timeout, reset, drip; Supabase also cut[:BYTES] (send the head and part of the body, then close: a download
 cut short). OpenAI also (each OpenAI's real answer, see
@@ -149,6 +153,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_PATCH(self):
         self.route_supabase_only("PATCH")
+
+    def do_PUT(self):
+        self.route_supabase_only("PUT")
 
     def route_supabase_only(self, method):
         url = urlparse(self.path)

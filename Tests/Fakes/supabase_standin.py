@@ -49,9 +49,15 @@ class SupabaseStandIn:
         self.database = f"snapstation_fake_{os.getpid()}"
         self.anon_key = jwt_hs256.sign({"iss": "supabase", "ref": "snapstation-fake", "role": "anon",
                                         "iat": ISSUED_AT, "exp": EXPIRES_AT}, secret)
-        # The newer kind of public key (docs: "API keys"): opaque, made anew at each start; the gateway
-        # turns it into the anon role's JWT.
+        # The project owner's legacy key: the same kind of JWT with the service_role role, which bypasses
+        # row-level security and is one of Auth's admin roles (its admin API). Only in memory and on
+        # GET /_control/keys, as a dashboard shows it; stations never get it.
+        self.service_role_key = jwt_hs256.sign({"iss": "supabase", "ref": "snapstation-fake", "role": "service_role",
+                                                "iat": ISSUED_AT, "exp": EXPIRES_AT}, secret)
+        # The newer kind of keys (docs: "API keys"): opaque, made anew at each start; the gateway turns the
+        # publishable one into the anon role's JWT and the secret one into the service_role's.
         self.publishable_key = "sb_publishable_" + secrets.token_urlsafe(24).replace("-", "x").replace("_", "y")
+        self.secret_key = "sb_secret_" + secrets.token_urlsafe(24).replace("-", "x").replace("_", "y")
         self.issuer = "http://127.0.0.1/auth/v1"  # fake_services.py sets the real address once it listens
         drop_stale_databases(cluster)
         cluster.create_database(self.database, cluster.template())
@@ -66,10 +72,11 @@ class SupabaseStandIn:
         """What the gateway does before `service` ("auth", "rest" or "storage") sees the request, as the
         self-hosted Kong has it (supabase/supabase docker/volumes/api/kong.yml and kong-entrypoint.sh):
         key-auth on auth-v1 and rest-v1 only (storage-v1 has none: S3 requests carry no apikey), the key
-        read from the `apikey` header or url parameter and held to the project's keys (Refusal); then
-        LUA_AUTH_EXPR: an Authorization header that is not an sb_ key passes as it is, else the
-        publishable key in the `apikey` header becomes `Bearer <anon JWT>`, else that header itself (a
-        legacy key, no `Bearer`).
+        read from the `apikey` header or url parameter and held to the project's keys, the anon consumer's
+        (anon, publishable) and the service_role consumer's (service_role, secret) (Refusal); then
+        LUA_AUTH_EXPR: an Authorization header that is not an sb_ key passes as it is, else the secret key
+        in the `apikey` header becomes `Bearer <service_role JWT>` and the publishable key
+        `Bearer <anon JWT>`, else that header itself (a legacy key, no `Bearer`).
         Answers the Authorization header the service receives, or None."""
         apikey = headers.get("apikey")
         if service in ("auth", "rest"):
@@ -77,13 +84,15 @@ class SupabaseStandIn:
             if not apikey:
                 raise Refusal(Reply(401, {"message": "No API key found in request",
                                           "hint": "No `apikey` request header or url param was found."}))
-            if apikey not in (self.anon_key, self.publishable_key):
+            if apikey not in (self.anon_key, self.publishable_key, self.service_role_key, self.secret_key):
                 raise Refusal(Reply(401, {"message": "Invalid API key",
                                           "hint": "Double check your Supabase `anon` or `service_role` API key."}))
         authorization = headers.get("Authorization")
         if authorization and not authorization.startswith("Bearer sb_"):
             return authorization
         header_key = headers.get("apikey")
+        if header_key is not None and header_key == self.secret_key:
+            return f"Bearer {self.service_role_key}"
         if header_key is not None and header_key == self.publishable_key:
             return f"Bearer {self.anon_key}"
         return header_key or None
@@ -143,8 +152,10 @@ class SupabaseStandIn:
             return Reply(400, {"message": f"bad request: {error}"})
 
     def keys(self, _request):
-        """The project's public keys and settings (what `Tests/Group/standin` prints)."""
+        """The project's keys and settings, as its dashboard shows them: the public ones (what
+        `Tests/Group/standin` prints) and the owner's (service_role, secret: Auth's admin API)."""
         return Reply(200, {"anon_key": self.anon_key, "publishable_key": self.publishable_key,
+                           "service_role_key": self.service_role_key, "secret_key": self.secret_key,
                            "jwt_expiry": self.jwt_expiry, "refresh_token_reuse_interval": self.reuse_interval,
                            "autoconfirm": self.autoconfirm})
 

@@ -5,7 +5,8 @@ the station calls it: members that sign up and make or join their groups through
 48-hour expiry; groups made, joined and left through /rest/v1/rpc; then Auth and the gateway: sign-up and
 sign-in, the API keys on /auth and /rest but not /storage, expired access tokens as each service answers
 them (a token that expired honestly, on a fake with --jwt-expiry 2), refresh-token rotation and reuse,
-and sign-out.
+and sign-out; and Auth's admin API as a project owner uses it: a member disabled with the service_role key
+(ban_duration) and enabled again.
 
     Tests/Group/postgres.sh start && python3 Tests/Group/check_fake.py
 
@@ -395,6 +396,7 @@ class Project:
         status, keys = fake.json("GET", "/_control/keys")
         assert status == 200, (status, keys)
         self.anon, self.publishable = keys["anon_key"], keys["publishable_key"]
+        self.service_role, self.secret = keys["service_role_key"], keys["secret_key"]  # the owner's
 
     def auth(self, path, body=None, token=None, version=None, method="POST", key=None):
         headers = {"apikey": key or self.anon, **({"Authorization": f"Bearer {token}"} if token else {}),
@@ -408,6 +410,14 @@ class Project:
     def refresh(self, refresh_token):
         status, _, answer = self.auth("token?grant_type=refresh_token", {"refresh_token": refresh_token})
         return status, answer
+
+    def admin(self, user_id, body, key=None, token=None, bearer=True):
+        """PUT /auth/v1/admin/users/<id> as the owner's tools send it: the service_role key (or `key`) as
+        the apikey and as the bearer (or `token`; none with bearer=False: an sb_secret_ key is only an
+        apikey, the gateway makes the bearer)."""
+        key = key or self.service_role
+        return self.auth(f"admin/users/{user_id}", body, token=(token or key) if bearer else None, method="PUT",
+                         key=key)
 
     def rest(self, token, path="group_photos?select=photo_id"):
         return self.fake.json("GET", f"/rest/v1/{path}", None,
@@ -568,6 +578,69 @@ def run_auth(fake, late):
         assert status == 200 and [(m["member_name"], m["is_caller"]) for m in members] == [("Porch", True)], members
 
 
+def run_admin(fake):
+    """Auth's admin API (/auth/v1/admin/users/<id>) as a project owner disables a station's user: with the
+    service_role key, {"ban_duration": "876000h"}; "none" enables it again."""
+    project = Project(fake)
+    member = sign_up_member(fake.url, project.anon, "Sheds", "Shed")
+    user, ban, lift = member["user_id"], {"ban_duration": "876000h"}, {"ban_duration": "none"}
+
+    with check("admin: the owner's keys: service_role a JWT of that role, secret an sb_secret_ key"):
+        assert token_claims(project.service_role)["role"] == "service_role", token_claims(project.service_role)
+        assert project.secret.startswith("sb_secret_") and project.secret != project.publishable, project.secret
+
+    with check("admin: the anon key (or a member's token) as bearer 403 not_admin 'User not allowed'; no bearer 401"):
+        status, _, answer = project.admin(user, ban, key=project.anon)
+        assert (status, answer) == (403, {"code": 403, "error_code": "not_admin", "msg": "User not allowed"}), \
+            (status, answer)
+        status, _, answer = project.admin(user, ban, key=project.anon, token=member["access_token"])
+        assert (status, answer["error_code"]) == (403, "not_admin"), (status, answer)
+        status, _, answer = project.admin(user, ban, bearer=False)
+        assert (status, answer["error_code"], answer["msg"]) == \
+            (401, "no_authorization", "This endpoint requires a valid Bearer token"), (status, answer)
+        status, answer = fake.json("PUT", f"/auth/v1/admin/users/{user}", ban,
+                                   {"Authorization": f"Bearer {project.service_role}"})
+        assert (status, answer["message"]) == (401, "No API key found in request"), (status, answer)
+        status, _, answer = project.sign_in(member["email"], member["password"])
+        assert status == 200 and "banned_until" not in answer["user"], (status, answer)
+
+    with check("admin: unknown user 404 user_not_found, not a UUID 404, a bad duration 400 in Go's words"):
+        status, _, answer = project.admin(str(uuid.uuid4()), ban)
+        assert (status, answer["error_code"], answer["msg"]) == (404, "user_not_found", "User not found"), answer
+        status, _, answer = project.admin("not-a-uuid", ban)
+        assert (status, answer["error_code"], answer["msg"]) == (404, "validation_failed", "user_id must be an UUID")
+        status, _, answer = project.admin(user, {"ban_duration": "100y"})
+        assert (status, answer["error_code"]) == (400, "validation_failed"), (status, answer)
+        assert answer["msg"] == 'invalid format for ban duration: time: unknown unit "y" in duration "100y"', answer
+        status, _, answer = project.admin(user, {"ban_duration": "1000"})
+        assert answer["msg"] == 'invalid format for ban duration: time: missing unit in duration "1000"', answer
+
+    with check("admin: the service_role key bans: 200 and the user, banned_until 876000 h from now"):
+        status, _, answer = project.admin(user, ban)
+        assert status == 200 and answer["id"] == user and answer["email"] == member["email"], (status, answer)
+        until = datetime.fromisoformat(answer["banned_until"].replace("Z", "+00:00"))
+        assert abs(until - datetime.now(timezone.utc) - timedelta(hours=876000)) < timedelta(minutes=1), until
+
+    with check("admin: banned: sign-in 400 user_banned, refresh 400 'User Banned', /user 403; REST takes its token"):
+        status, _, answer = project.sign_in(member["email"], member["password"])
+        assert (status, answer) == (400, {"code": 400, "error_code": "user_banned", "msg": "User is banned"}), \
+            (status, answer)
+        status, answer = project.refresh(member["refresh_token"])
+        assert (status, answer) == (400, {"code": 400, "error_code": "user_banned",
+                                          "msg": "Invalid Refresh Token: User Banned"}), (status, answer)
+        status, _, answer = project.auth("user", token=member["access_token"], method="GET")
+        assert (status, answer["error_code"], answer["msg"]) == (403, "user_banned", "User is banned"), answer
+        assert project.rest(member["access_token"])[0] == 200, "REST checks only the signature and exp"
+
+    with check("admin: ban_duration none (the secret key as apikey alone) lifts it; sign-in and the old refresh "
+               "token work again"):
+        status, _, answer = project.admin(user, lift, key=project.secret, bearer=False)
+        assert status == 200 and "banned_until" not in answer, (status, answer)
+        assert project.sign_in(member["email"], member["password"])[0] == 200
+        status, refreshed = project.refresh(member["refresh_token"])
+        assert status == 200 and token_claims(refreshed["access_token"])["sub"] == user, (status, refreshed)
+
+
 def main():
     cluster = groupdb.Cluster.from_environment()
     cluster.check_reachable()
@@ -600,6 +673,7 @@ def main():
             try:
                 run(fake)
                 run_rpc(fake)
+                run_admin(fake)
             finally:
                 fake.close()
         if short and late:

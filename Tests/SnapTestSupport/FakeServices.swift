@@ -169,6 +169,27 @@ public final class FakeServices: @unchecked Sendable {
         return token
     }
 
+    /// Disables `member`'s Auth user as the project's owner does: Auth's admin API
+    /// (`PUT /auth/v1/admin/users/{id}`, supabase/auth internal/api/admin.go adminUserUpdate) with the
+    /// service_role key, which a real project's dashboard shows, as apikey and bearer, banning it for
+    /// 876,000 hours. Its password sign-in and its refresh tokens are refused from then on (400
+    /// user_banned); the access tokens it already has keep working at REST and Storage until they expire.
+    public func ban(_ member: Member) async throws {
+        guard let key = (try await get("/_control/keys") as? [String: Any])?["service_role_key"] as? String else {
+            throw FakeError(message: "the stand-in has no service_role key")
+        }
+        var request = URLRequestLite(
+            url: baseURL + "/auth/v1/admin/users/\(member.userID)",
+            body: [UInt8](try JSONSerialization.data(withJSONObject: ["ban_duration": "876000h"])),
+            headers: [("apikey", key), ("Authorization", "Bearer \(key)"), ("Content-Type", "application/json")],
+            method: "PUT")
+        let answer = try JSONSerialization.jsonObject(
+            with: Data(try await request.send()), options: [.fragmentsAllowed])
+        guard (answer as? [String: Any])?["banned_until"] is String else {
+            throw FakeError(message: "the stand-in did not ban \(member.email): \(answer)")
+        }
+    }
+
     /// The project's anon key, which a real project's dashboard shows.
     public func anonKey() async throws -> String {
         guard let key = (try await get("/_control/keys") as? [String: Any])?["anon_key"] as? String else {
@@ -210,11 +231,12 @@ public struct FakeError: Error, CustomStringConvertible {
 }
 
 /// A minimal client for the fake's control endpoints, over a plain socket so it does not depend on the
-/// HTTP client under test.
+/// HTTP client under test. Its method is GET without a body and POST with one, unless `method` says.
 struct URLRequestLite {
     var url: String
     var body: [UInt8]?
     var headers: [(String, String)] = []
+    var method: String? = nil
 
     mutating func send() async throws -> [UInt8] {
         let parts = URL(string: url)!
@@ -230,10 +252,10 @@ struct URLRequestLite {
             }
         }
         guard connected == 0 else { throw FakeError(message: "cannot reach the fake services") }
-        let method = body == nil ? "GET" : "POST"
+        let verb = method ?? (body == nil ? "GET" : "POST")
         let target = parts.query.map { parts.path + "?" + $0 } ?? parts.path
         let head =
-            "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body?.count ?? 0)\r\nConnection: close\r\n"
+            "\(verb) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body?.count ?? 0)\r\nConnection: close\r\n"
             + headers.map { "\($0.0): \($0.1)\r\n" }.joined() + "\r\n"
         let request = Array(head.utf8) + (body ?? [])
         _ = request.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, 0) }
