@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Logging
 import SnapCore
 import SnapFiles
@@ -19,16 +20,16 @@ struct GroupSignInEndToEndTests {
 
     init() async throws { fake = try await FakeServices(jwtExpiry: 5) }
 
-    private func run(_ member: FakeServices.Member, script: String, log: String, password: String? = nil) throws
-        -> StationProcess
-    {
+    private func run(
+        _ member: FakeServices.Member, script: String, log: String, password: String? = nil, url: String? = nil
+    ) throws -> StationProcess {
         let config = try StationFixture.writeConfig(
             in: folder.path,
             [
                 "station": ["name = \"Kitchen\""],
                 "group": [
                     "name = [\"Family\", \"Climbers\"]", "review_seconds = 1", "backend = \"supabase\"",
-                    "url = \"\(fake.baseURL)\"", "email = \"\(member.email)\"",
+                    "url = \"\(url ?? fake.baseURL)\"", "email = \"\(member.email)\"",
                     "key_source = \"env:SNAPSTATION_TEST_GROUP_PASSWORD\"", "anon_key = \"\(member.anonKey)\"",
                 ],
             ])
@@ -98,5 +99,92 @@ struct GroupSignInEndToEndTests {
         let delivered = await StationProcess.waitFor(seconds: 60) { right.output.contains("delivered ") }
         #expect(await right.stop() == 0)
         #expect(delivered, "the photo waited in the queue:\n\(right.output)")
+    }
+
+    /// Whether something listens on `port` of 127.0.0.1.
+    static func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+
+    /// A project that will not let the station in, and what the station says about it.
+    enum BadProject: String, CaseIterable, Sendable {
+        case disabledUser, notSupabase, notJSON, unreachable
+
+        var says: String {
+            switch self {
+            case .disabledUser: "group sign-in failed: the station's user is disabled"
+            case .notSupabase: "group sign-in failed: no Supabase Auth at group.url (HTTP 404)"
+            case .notJSON:
+                "group sign-in failed: the answer is not a Supabase session: is group.url a Supabase project?"
+            case .unreachable: "offline"
+            }
+        }
+
+        /// The screen the station shows after the photo.
+        var screen: String {
+            self == .unreachable ? "screen: error-network-down" : "screen: error-group-sign-in-failed"
+        }
+    }
+
+    @Test(
+        "should keep the photo and say why on the display, the status page and in the log when the project will not let it in",
+        arguments: BadProject.allCases)
+    func badProject(_ bad: BadProject) async throws {
+        let kitchen = try await fake.member("Kitchen", of: "Family")
+        var url: String?
+        var portalInput: Pipe?
+        switch bad {
+        case .disabledUser: try await fake.ban(kitchen)
+        case .notSupabase: url = fake.baseURL + "/elsewhere"
+        case .unreachable: url = "http://127.0.0.1:\(FakeServices.freePort())"
+        case .notJSON:
+            // A captive portal: a web page for every request.
+            let port = FakeServices.freePort()
+            let server = Process()
+            server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            server.arguments = [
+                "-c",
+                """
+                import http.server, os, sys, threading
+                # Ends when the test closes its standard input, or dies.
+                threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
+                class Portal(http.server.BaseHTTPRequestHandler):
+                    def do_POST(self):
+                        self.send_response(200); self.send_header("Content-Type", "text/html"); self.end_headers()
+                        self.wfile.write(b"<html><body>Sign in to the Wi-Fi</body></html>")
+                    do_GET = do_POST
+                http.server.HTTPServer(("127.0.0.1", \(port)), Portal).serve_forever()
+                """,
+            ]
+            let input = Pipe()
+            server.standardInput = input
+            portalInput = input
+            server.standardOutput = FileHandle.nullDevice
+            server.standardError = FileHandle.nullDevice
+            try server.run()
+            url = "http://127.0.0.1:\(port)"
+            _ = await eventually(within: 10, every: .milliseconds(50)) { Self.accepts(port: port) }
+        }
+        defer { try? portalInput?.fileHandleForWriting.close() }
+        let station = try run(kitchen, script: "1s press", log: bad.rawValue, url: url)
+        let said = await StationProcess.waitFor(seconds: 60) { station.output.contains(bad.screen) }
+        #expect(await station.stop() == 0)
+        #expect(said, "the display: \(station.output)")
+        #expect(
+            station.output.contains(bad.says.replacingOccurrences(of: "group sign-in failed: ", with: "")), "the log")
+        let store = try StationStore(directory: folder.path + "/state")
+        #expect(try store.queueStatus().lastErrors.contains { $0.contains(bad.says) }, "the status page")
+        #expect(try store.pendingJobs().count == 1, "the photo kept in the queue")
+        #expect(try await fake.rows().isEmpty)
     }
 }
