@@ -267,6 +267,15 @@ extension StationConfig {
                 web.tlsCertificate.isEmpty ? "web.tls_key" : "web.tls_certificate", "is missing its partner",
                 expected: "both web.tls_certificate and web.tls_key (PEM files), or neither")
         }
+        let files = !web.tlsCertificate.isEmpty && !web.tlsKey.isEmpty
+        web.tls = r.choice("web.tls", default: files ? .files : d.web.tls)
+        if web.tls == .files && !files {
+            r.report("web.tls", "\"files\" needs web.tls_certificate and web.tls_key", expected: "both PEM files set")
+        } else if web.tls != .files && files {
+            r.report(
+                "web.tls", "\"\(web.tls.rawValue)\" does not use web.tls_certificate and web.tls_key",
+                expected: "\"files\" to serve them, or neither file")
+        }
         web.publicURL = r.string("web.public_url", default: d.web.publicURL)
         if !web.publicURL.isEmpty && URL(string: web.publicURL)?.scheme.map({ ["http", "https"].contains($0) }) != true
         {

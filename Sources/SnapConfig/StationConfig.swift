@@ -179,9 +179,20 @@ public struct StationConfig: Sendable, Hashable {
         public var address = "0.0.0.0"
         /// 0 takes a free port and logs it (for tests).
         public var port = 8080
-        /// PEM files; both set serves https, and the session cookie gets `Secure`.
+        /// How the page is served: plain http on the home network (as Home Assistant and OctoPrint are),
+        /// https with a certificate the station makes itself, or with the PEM files below.
+        public enum TLS: String, Sendable, Hashable, CaseIterable {
+            case off
+            case selfSigned = "self-signed"
+            case files
+        }
+        /// "files" when both files are set, "off" otherwise.
+        public var tls = TLS.off
+        /// PEM files for `tls = "files"`; the session cookie gets `Secure` over https.
         public var tlsCertificate = ""
         public var tlsKey = ""
+        /// Served over https, in either way.
+        public var servesHTTPS: Bool { tls != .off }
         /// The address the pairing QR code shows; "" makes one from the station's first network address.
         public var publicURL = ""
         /// Settings the page may not change, by their config key (`RuntimeSettings.keys`).

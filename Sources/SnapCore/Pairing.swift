@@ -6,11 +6,15 @@ public struct Pairing: Sendable, Hashable {
     public var url: String
     public var code: String
     public var expiresAt: Date
+    /// The SHA-256 of the page's self-signed certificate ("3F:A2:…"), for the owner to compare with the
+    /// browser's warning; nil when the page has none.
+    public var fingerprint: String?
 
-    public init(url: String, code: String, expiresAt: Date) {
+    public init(url: String, code: String, expiresAt: Date, fingerprint: String? = nil) {
         self.url = url
         self.code = code
         self.expiresAt = expiresAt
+        self.fingerprint = fingerprint
     }
 }
 

@@ -46,7 +46,11 @@ public enum ScreenGallery {
             expiresAt: photo.takenAt + 48 * 3600, path: photo.photoPath)
         let slide = Slide(photo: shared, age: .seconds(3 * 3600 + 120), index: 1, count: 3)
         let pairing = Pairing(
-            url: "http://192.168.1.20:8080/pair", code: "482913", expiresAt: photo.takenAt + 300)
+            url: "http://kitchen.local:8080/pair", code: "48291307", expiresAt: photo.takenAt + 300)
+        var selfSigned = pairing
+        selfSigned.url = "https://kitchen.local:8080/pair"
+        selfSigned.fingerprint =
+            "3F:A2:19:C4:5B:0E:77:D1:02:9B:6E:41:AA:C3:5D:10:E8:72:4F:90:1B:66:C2:0D:93:5A:7E:18:F4:2C:B0:61"
         return [
             ("01-ready-meal", .ready(ready)),
             ("02-ready-group", .ready(groupReady)),
@@ -121,6 +125,7 @@ public enum ScreenGallery {
                 "27b-pairing-paired",
                 .pairing(PairingScreen(pairing: pairing, remaining: .seconds(251), note: .paired("Firefox on Android")))
             ),
+            ("27c-pairing-self-signed", .pairing(PairingScreen(pairing: selfSigned, remaining: .seconds(4 * 60 + 37)))),
             ("28-ready-two-cameras", .ready(twoCameras)),
             ("29-menu", .menu(menu)),
         ] + jarScreens(ready: ready, photo: photo, sticker: sticker)

@@ -6,15 +6,25 @@ extension ScreenRenderer {
     func drawPairing(_ screen: PairingScreen, _ canvas: Canvas, _ layout: ScreenLayout) {
         let m = layout.margin
         let (body, _) = canvas.bounds.bottom(layout.bar(layout.small))
-        let side = min(body.height - 2 * m, body.width * 0.45)
-        let square = Rect(x: m, y: body.y + (body.height - side) / 2, width: side, height: side)
+        // Side by side on a landscape panel; the QR code above the words on a portrait one.
+        let square: Rect
+        var column: Rect
+        if layout.portrait {
+            let side = min(body.width - 2 * m, body.height * 0.42)
+            square = Rect(x: body.x + (body.width - side) / 2, y: body.y + m, width: side, height: side)
+            column = Rect(
+                x: body.x + m, y: square.maxY + m, width: body.width - 2 * m, height: body.maxY - square.maxY - 2 * m)
+        } else {
+            let side = min(body.height - 2 * m, body.width * 0.45)
+            square = Rect(x: m, y: body.y + (body.height - side) / 2, width: side, height: side)
+            column = Rect(
+                x: square.maxX + m, y: body.y + m, width: body.maxX - square.maxX - 2 * m, height: body.height - 2 * m)
+        }
         if let pairing = screen.pairing, !pairing.url.isEmpty, let code = QRCode(text: pairing.url) {
             drawQR(code, in: square, canvas)
         } else {
             canvas.fill(square, .panel, radius: m / 2)
         }
-        var column = Rect(
-            x: square.maxX + m, y: body.y + m, width: body.maxX - square.maxX - 2 * m, height: body.height - 2 * m)
         column.take(
             canvas.text("Pair your phone", in: column, font: layout.title, maxLines: 2, shrinkToFit: true) + m / 2)
         switch screen.note {
@@ -56,9 +66,16 @@ extension ScreenRenderer {
                     shrinkToFit: true) + m / 4)
             if let remaining = screen.remaining {
                 let seconds = Int(remaining.components.seconds)
+                column.take(
+                    canvas.text(
+                        "Valid for \(seconds / 60):\(seconds % 60 < 10 ? "0" : "")\(seconds % 60), once", in: column,
+                        font: layout.small, color: .muted, shrinkToFit: true) + m / 4)
+            }
+            if let fingerprint = pairing.fingerprint {
+                // What the browser's warning names: its certificate's SHA-256 begins so.
                 canvas.text(
-                    "Valid for \(seconds / 60):\(seconds % 60 < 10 ? "0" : "")\(seconds % 60), once", in: column,
-                    font: layout.small, color: .muted, shrinkToFit: true)
+                    "Certificate \(fingerprint.prefix(23))…", in: column, font: layout.small, color: .muted,
+                    maxLines: 2, shrinkToFit: true)
             }
         }
         hint("Press: close · Hold: forget every paired phone", canvas, layout)

@@ -39,6 +39,7 @@ public final class PairingDesk: Sendable {
         /// Each client's wrong tries in the last minute.
         var wrongTimes: [String: [Date]] = [:]
         var url = ""
+        var fingerprint: String?
     }
 
     private let state = Mutex(State())
@@ -49,6 +50,12 @@ public final class PairingDesk: Sendable {
     public var url: String {
         get { state.withLock { $0.url } }
         set { state.withLock { $0.url = newValue } }
+    }
+
+    /// The fingerprint of the page's self-signed certificate, for the pairing screen.
+    public var fingerprint: String? {
+        get { state.withLock { $0.fingerprint } }
+        set { state.withLock { $0.fingerprint = newValue } }
     }
 
     /// Opens a new code, replacing any open one.
@@ -66,7 +73,7 @@ public final class PairingDesk: Sendable {
     private static func newCode(_ state: inout State) -> Pairing {
         state.code = Secrets.digits(digits)
         state.wrongForCode = 0
-        return Pairing(url: state.url, code: state.code!, expiresAt: state.expiresAt)
+        return Pairing(url: state.url, code: state.code!, expiresAt: state.expiresAt, fingerprint: state.fingerprint)
     }
 
     /// Checks a code `client` typed (spaces ignored); a right one is used up.

@@ -26,12 +26,17 @@ public final class WebServer: Service {
     let thread = SerialThread(name: "web")
     private let port = Mutex<Int?>(nil)
 
+    /// The station's own certificate, for `web.tls = "self-signed"`.
+    let selfSigned: PageCertificate?
+
     public init(
         app: WebApp, web: StationConfig.Web, desk: PairingDesk, logger: Logger,
-        limits: ConnectionLimits = ConnectionLimits()
+        limits: ConnectionLimits = ConnectionLimits(), selfSigned: PageCertificate? = nil
     ) {
         self.app = app
         self.limits = limits
+        self.selfSigned = selfSigned
+        desk.fingerprint = web.tls == .selfSigned ? selfSigned?.fingerprint : nil
         self.web = web
         self.desk = desk
         self.logger = logger
@@ -62,17 +67,25 @@ public final class WebServer: Service {
             configuration: .init(
                 additionalChannelHandlers: [ConnectionGuard(limits: limits, counts: counts)],
                 idleTimeout: .seconds(60)))
-        if web.tlsCertificate.isEmpty {
-            builder = http
-        } else {
-            let chain = try NIOSSLCertificate.fromPEMFile(web.tlsCertificate).map {
+        let files: (certificate: String, key: String)?
+        switch web.tls {
+        case .off: files = nil
+        case .files: files = (web.tlsCertificate, web.tlsKey)
+        case .selfSigned:
+            guard let selfSigned else { throw PageCertificate.Failure(description: "the page has no certificate") }
+            files = (selfSigned.certificatePath, selfSigned.keyPath)
+        }
+        if let files {
+            let chain = try NIOSSLCertificate.fromPEMFile(files.certificate).map {
                 NIOSSLCertificateSource.certificate($0)
             }
-            let key = try NIOSSLPrivateKey(file: web.tlsKey, format: .pem)
+            let key = try NIOSSLPrivateKey(file: files.key, format: .pem)
             var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
             // NIOSSL's default minimum is TLS 1.0; 1.0 and 1.1 are deprecated (RFC 8996).
             tls.minimumTLSVersion = .tlsv12
             builder = try .tls(http, tlsConfiguration: tls)
+        } else {
+            builder = http
         }
         let responder = PageResponder(app: app, thread: thread)
         let application = Application(
@@ -87,7 +100,7 @@ public final class WebServer: Service {
                 self.desk.url = WebAddress.publicURL(web, port: bound)
                 self.logger.notice(
                     "owner's page at \(self.desk.url)",
-                    metadata: ["listening": "\(web.address):\(bound)", "tls": "\(!web.tlsCertificate.isEmpty)"])
+                    metadata: ["listening": "\(web.address):\(bound)", "tls": "\(web.tls.rawValue)"])
             },
             logger: Self.quiet(logger))
         try await application.run()
@@ -172,7 +185,7 @@ struct PageContext: RequestContext, RemoteAddressRequestContext {
 enum WebAddress {
     static func publicURL(_ web: StationConfig.Web, port: Int) -> String {
         if !web.publicURL.isEmpty { return web.publicURL }
-        let scheme = web.tlsCertificate.isEmpty ? "http" : "https"
+        let scheme = web.servesHTTPS ? "https" : "http"
         let host = ["0.0.0.0", "::"].contains(web.address) ? (firstNetworkAddress() ?? "127.0.0.1") : web.address
         let shown = host.contains(":") ? "[\(host)]" : host
         return "\(scheme)://\(shown)\(port == (scheme == "http" ? 80 : 443) ? "" : ":\(port)")/pair"

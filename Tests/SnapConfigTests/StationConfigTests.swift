@@ -265,6 +265,31 @@ struct StationConfigTests {
             ])
     }
 
+    @Test(
+        "should read how the page is served: off by default, files when both are set, self-signed, and what does not fit"
+    )
+    func webTLS() throws {
+        #expect(try StationConfig(parsing: "", file: "t.toml").web.tls == .off)
+        let files = try StationConfig(
+            parsing: "[web]\ntls_certificate = \"/c.pem\"\ntls_key = \"/k.pem\"", file: "t.toml")
+        #expect(files.web.tls == .files && files.web.servesHTTPS)
+        let own = try StationConfig(parsing: "[web]\ntls = \"self-signed\"\nsession_days = 30", file: "t.toml")
+        #expect(own.web.tls == .selfSigned && own.web.sessionDays == 30)
+        #expect(
+            problems("[web]\ntls = \"files\"") == [
+                "t.toml:2: web.tls: \"files\" needs web.tls_certificate and web.tls_key (both PEM files set)"
+            ])
+        #expect(
+            problems("[web]\ntls = \"self-signed\"\ntls_certificate = \"/c.pem\"\ntls_key = \"/k.pem\"") == [
+                "t.toml:2: web.tls: \"self-signed\" does not use web.tls_certificate and web.tls_key (\"files\" to serve them, or neither file)"
+            ])
+        #expect(
+            problems("[web]\ntls = \"self-signd\"\nnames = [\"kitchen.example.org:8080\"]") == [
+                "t.toml:2: web.tls: \"self-signd\" is not allowed; did you mean \"self-signed\"? (one of \"off\", \"self-signed\", \"files\")",
+                "t.toml:3: web.names: \"kitchen.example.org:8080\" is not a host name (names such as \"kitchen.example.org\": letters, digits, '-' and '.', no port)",
+            ])
+    }
+
     @Test("should report every problem in one pass, in line order")
     func manyProblems() {
         let lines = problems(

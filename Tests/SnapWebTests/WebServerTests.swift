@@ -13,24 +13,29 @@ struct WebServerTests {
     /// Runs the page's server on a free port of 127.0.0.1 until `body` returns.
     func serving(
         _ station: WebTestStation, tls: (certificate: String, key: String)? = nil,
-        limits: ConnectionLimits = ConnectionLimits(), _ body: (_ base: String) async throws -> Void
+        limits: ConnectionLimits = ConnectionLimits(), selfSigned: PageCertificate? = nil,
+        _ body: (_ base: String) async throws -> Void
     ) async throws {
         var web = StationConfig().web
         web.address = "127.0.0.1"
         web.port = 0
         if let tls {
+            web.tls = .files
             web.tlsCertificate = tls.certificate
             web.tlsKey = tls.key
         }
+        if selfSigned != nil { web.tls = .selfSigned }
         let server = WebServer(
-            app: station.app, web: web, desk: station.desk, logger: Logger(label: "web-test"), limits: limits)
+            app: station.app, web: web, desk: station.desk, logger: Logger(label: "web-test"), limits: limits,
+            selfSigned: selfSigned)
         let task = Task { try await server.run() }
         defer { task.cancel() }
         // Generous: on two cores under the whole suite the pool may be busy for many seconds.
         _ = await eventually(within: 90, every: .milliseconds(20)) { server.listeningPort != nil }
         let port = try #require(server.listeningPort, "the server did not start")
-        #expect(station.desk.url == "\(tls == nil ? "http" : "https")://127.0.0.1:\(port)/pair")
-        try await body("\(tls == nil ? "http" : "https")://127.0.0.1:\(port)")
+        let scheme = tls == nil && selfSigned == nil ? "http" : "https"
+        #expect(station.desk.url == "\(scheme)://127.0.0.1:\(port)/pair")
+        try await body("\(scheme)://127.0.0.1:\(port)")
     }
 
     @Test("should serve the pairing gate, pair, and refuse a body over 64 KB before reading it")
@@ -115,31 +120,33 @@ struct WebServerTests {
         return recv(fd, &byte, 1, Int32(MSG_DONTWAIT)) == 0
     }
 
-    @Test(
-        "should answer the owner while 64 slow sockets hang on, hold each client to its share, and close the slow ones at their deadlines"
-    )
+    /// 64 slow sockets from 8 addresses, 8 each: half never finish their head, half their body.
+    private func slowSockets(_ port: Int) throws -> [Int32] {
+        try (0..<64).map { index in
+            let fd = try connect(from: "127.0.0.\(10 + index / 8)", port: port)
+            send(
+                fd,
+                index.isMultiple(of: 2)
+                    ? "GET /pair HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    : "POST /pair HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nc"
+            )
+            return fd
+        }
+    }
+
+    @Test("should answer the owner while 64 slow sockets hang on, and hold each client to its share")
     func slowClients() async throws {
         let station = try WebTestStation()
-        let limits = ConnectionLimits(head: .seconds(3), body: .seconds(3), perClient: 8)
+        // Deadlines far away: only the caps decide here.
+        let limits = ConnectionLimits(head: .seconds(120), body: .seconds(120), perClient: 8)
         try await serving(station, limits: limits) { base in
             let port = try #require(URL(string: base)?.port)
-            // 64 slow sockets from 8 addresses, 8 each: half never finish their head, half their body.
-            var slow: [Int32] = []
-            for index in 0..<64 {
-                let fd = try connect(from: "127.0.0.\(10 + index / 8)", port: port)
-                send(
-                    fd,
-                    index.isMultiple(of: 2)
-                        ? "GET /pair HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                        : "POST /pair HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nc"
-                )
-                slow.append(fd)
-            }
+            let slow = try slowSockets(port)
             defer { for fd in slow { close(fd) } }
             // A ninth from an address that holds its eight is closed at once.
             let ninth = try connect(from: "127.0.0.10", port: port)
             defer { close(ninth) }
-            #expect(await eventually(within: 5, every: .milliseconds(20)) { closedByServer(ninth) }, "over its share")
+            #expect(await eventually(within: 10, every: .milliseconds(20)) { closedByServer(ninth) }, "over its share")
 
             // The owner, from another address, is answered while they hang on.
             let owner = try connect(from: "127.0.0.2", port: port)
@@ -153,8 +160,22 @@ struct WebServerTests {
             let open = slow.filter { !closedByServer($0) }.count
             print("slow clients: the owner answered in \(waited) while \(open) of 64 slow sockets hung on")
             #expect(open == 64, "all still waiting when the owner was answered")
+        }
+    }
 
-            // Each deadline closes its socket: the head's 3 s after opening, the body's 3 s after its head.
+    @Test("should close a connection whose head or body is not in by its deadline, bytes trickling in or not")
+    func deadlines() async throws {
+        let station = try WebTestStation()
+        let limits = ConnectionLimits(head: .seconds(1), body: .seconds(1), perClient: 8)
+        try await serving(station, limits: limits) { base in
+            let port = try #require(URL(string: base)?.port)
+            let slow = try slowSockets(port)
+            defer { for fd in slow { close(fd) } }
+            // A byte now and then restarts Hummingbird's idle timer, not these deadlines.
+            for _ in 0..<3 {
+                try await Task.sleep(for: .milliseconds(400))
+                for fd in slow { send(fd, "x") }
+            }
             #expect(
                 await eventually(within: 20, every: .milliseconds(100)) { slow.allSatisfy { closedByServer($0) } },
                 "the slow sockets were closed at their deadlines")
@@ -196,6 +217,40 @@ struct WebServerTests {
             } catch {
                 #expect((error as? HTTPError)?.kind == .tls, "\(error)")
             }
+        }
+    }
+
+    @Test("should make its own certificate once, keep it, serve https with it, and show its fingerprint when pairing")
+    func selfSigned() async throws {
+        let folder = TemporaryDirectory("web-self-signed")
+        let made = try PageCertificate.kept(
+            in: folder.path + "/tls", names: ["kitchen.local", "localhost"], addresses: ["127.0.0.1"])
+        let again = try PageCertificate.kept(
+            in: folder.path + "/tls", names: ["other.local"], addresses: ["127.0.0.1"])
+        #expect(again == made, "kept, not made again")
+        let mode = try FileManager.default.attributesOfItem(atPath: made.keyPath)[.posixPermissions] as? Int
+        #expect(mode == 0o600, "the key is the station's alone")
+        // The fingerprint as openssl prints it, which is what a browser shows.
+        let openssl = Process()
+        let output = Pipe()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = [
+            "x509", "-in", made.certificatePath, "-noout", "-fingerprint", "-sha256", "-ext", "subjectAltName",
+        ]
+        openssl.standardOutput = output
+        try openssl.run()
+        openssl.waitUntilExit()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(printed.contains("sha256 Fingerprint=\(made.fingerprint)"), "\(printed)")
+        #expect(printed.contains("DNS:kitchen.local") && printed.contains("IP Address:127.0.0.1"), "\(printed)")
+
+        let station = try WebTestStation(secure: true)
+        try await serving(station, selfSigned: made) { base in
+            let client = HTTPClient(
+                connectTimeout: .seconds(2), totalTimeout: .seconds(10), caFile: made.certificatePath)
+            let gate = try await client.send(HTTPRequest(url: base + "/pair"))
+            #expect(gate.status == 200, "verified against the certificate it made, by its address")
+            #expect(station.desk.open(now: station.now).fingerprint == made.fingerprint, "for the pairing screen")
         }
     }
 

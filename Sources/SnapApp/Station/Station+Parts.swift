@@ -232,3 +232,16 @@ extension Station {
             logger: logger)
     }
 }
+
+/// The page's own certificate when `web.tls = "self-signed"` (made on the first start, then kept): for the
+/// station's `.local` names and its addresses now.
+func pageCertificate(_ config: StationConfig, logger: Logger) throws -> PageCertificate? {
+    guard config.web.tls == .selfSigned else { return nil }
+    let host = StationNames.machineHostName()
+    let names = [StationNames.localName(config.station.name)] + (host.isEmpty ? [] : [host + ".local", host])
+    let addresses = StationNames.interfaceAddresses().filter { !$0.hasPrefix("fe80") }.sorted()
+    let certificate = try PageCertificate.kept(
+        in: config.storage.dir + "/tls", names: names + ["localhost"], addresses: addresses)
+    logger.notice("owner's page: certificate SHA-256 \(certificate.fingerprint)")
+    return certificate
+}

@@ -111,8 +111,14 @@ public enum Station {
         if let board, let desk {
             let app = WebApp(
                 config: config, store: store, link: board, desk: desk, logger: logger,
-                secure: !config.web.tlsCertificate.isEmpty, directory: parts.backend as? any GroupDirectory)
-            services.append(WebServer(app: app, web: config.web, desk: desk, logger: logger))
+                secure: config.web.servesHTTPS, directory: parts.backend as? any GroupDirectory)
+            do {
+                let selfSigned = try pageCertificate(config, logger: logger)
+                services.append(
+                    WebServer(app: app, web: config.web, desk: desk, logger: logger, selfSigned: selfSigned))
+            } catch {
+                logger.error("owner's page: not served: \(error)")
+            }
         }
         if let interval = notifier.watchdogInterval {
             services.append(WatchdogService(interval: interval, bus: bus))
