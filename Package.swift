@@ -59,6 +59,10 @@ let package = Package(
         .systemLibrary(name: "CMalloc", path: "Sources/CSystem/CMalloc"),
         .target(
             name: "CSnapGPIO", path: "Sources/CSystem/CSnapGPIO", linkerSettings: [.linkedLibrary("gpiod")]),
+        // The station's .local name and its page as a service, over avahi-daemon: LocalNameService.swift.
+        .target(
+            name: "CSnapAvahi", path: "Sources/CSystem/CSnapAvahi",
+            linkerSettings: [.linkedLibrary("avahi-client"), .linkedLibrary("avahi-common")]),
         .target(
             name: "CSnapTOML",
             path: "Sources/CSystem/CSnapTOML",
@@ -105,7 +109,7 @@ let package = Package(
             name: "SnapApp",
             dependencies: [
                 "SnapCore", "SnapConfig", "SnapStore", "SnapFiles", "SnapImaging", "SnapScreens", "SnapJar",
-                "SnapDevices", "SnapServices", "SnapWeb", "CMalloc", "CSnapCrash",
+                "SnapDevices", "SnapServices", "SnapWeb", "CMalloc", "CSnapCrash", "CSnapAvahi",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
@@ -148,6 +152,7 @@ let package = Package(
             name: "SnapAppTests",
             dependencies: [
                 "SnapApp", "SnapTestSupport", "SnapCore", "SnapStore", "SnapConfig", "SnapDevices", "SnapServices",
+                "SnapWeb",
                 "SnapFiles", "snapstation",
             ]),
     ],

@@ -9,12 +9,15 @@ public struct Pairing: Sendable, Hashable {
     /// The SHA-256 of the page's self-signed certificate ("3F:A2:…"), for the owner to compare with the
     /// browser's warning; nil when the page has none.
     public var fingerprint: String?
+    /// The page's address, shown beside a `url` that carries the station's `.local` name.
+    public var fallback: String?
 
-    public init(url: String, code: String, expiresAt: Date, fingerprint: String? = nil) {
+    public init(url: String, code: String, expiresAt: Date, fingerprint: String? = nil, fallback: String? = nil) {
         self.url = url
         self.code = code
         self.expiresAt = expiresAt
         self.fingerprint = fingerprint
+        self.fallback = fallback
     }
 }
 

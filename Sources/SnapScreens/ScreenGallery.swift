@@ -49,6 +49,7 @@ public enum ScreenGallery {
             url: "http://kitchen.local:8080/pair", code: "48291307", expiresAt: photo.takenAt + 300)
         var selfSigned = pairing
         selfSigned.url = "https://kitchen.local:8080/pair"
+        selfSigned.fallback = "https://192.168.1.20:8080/pair"
         selfSigned.fingerprint =
             "3F:A2:19:C4:5B:0E:77:D1:02:9B:6E:41:AA:C3:5D:10:E8:72:4F:90:1B:66:C2:0D:93:5A:7E:18:F4:2C:B0:61"
         return [

@@ -52,7 +52,16 @@ extension ScreenRenderer {
                         "Scan the code, or open", in: column, font: layout.small, color: .muted, shrinkToFit: true)
                         + m / 4)
                 column.take(
-                    canvas.text(pairing.url, in: column, font: layout.small, maxLines: 2, shrinkToFit: true) + m / 2)
+                    canvas.text(
+                        pairing.url, in: column, font: layout.small, maxLines: 2, shrinkToFit: true)
+                        + (pairing.fallback == nil ? m / 2 : m / 8))
+                if let fallback = pairing.fallback {
+                    // The address, for a phone that does not resolve .local names.
+                    column.take(
+                        canvas.text(
+                            "or \(fallback)", in: column, font: layout.small, color: .muted, maxLines: 2,
+                            shrinkToFit: true) + m / 2)
+                }
             }
             column.take(canvas.text("and type", in: column, font: layout.small, color: .muted) + m / 4)
             // Read in two halves: "4821 0937".

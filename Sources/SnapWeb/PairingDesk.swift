@@ -39,6 +39,7 @@ public final class PairingDesk: Sendable {
         /// Each client's wrong tries in the last minute.
         var wrongTimes: [String: [Date]] = [:]
         var url = ""
+        var fallback: String?
         var fingerprint: String?
     }
 
@@ -50,6 +51,12 @@ public final class PairingDesk: Sendable {
     public var url: String {
         get { state.withLock { $0.url } }
         set { state.withLock { $0.url = newValue } }
+    }
+
+    /// The page's address when `url` carries its `.local` name: for a phone that does not resolve it.
+    public var fallback: String? {
+        get { state.withLock { $0.fallback } }
+        set { state.withLock { $0.fallback = newValue } }
     }
 
     /// The fingerprint of the page's self-signed certificate, for the pairing screen.
@@ -73,7 +80,9 @@ public final class PairingDesk: Sendable {
     private static func newCode(_ state: inout State) -> Pairing {
         state.code = Secrets.digits(digits)
         state.wrongForCode = 0
-        return Pairing(url: state.url, code: state.code!, expiresAt: state.expiresAt, fingerprint: state.fingerprint)
+        return Pairing(
+            url: state.url, code: state.code!, expiresAt: state.expiresAt, fingerprint: state.fingerprint,
+            fallback: state.fallback)
     }
 
     /// Checks a code `client` typed (spaces ignored); a right one is used up.

@@ -50,7 +50,7 @@ Architecture: $arch
 Maintainer: SnapStation developers <snapstation@localhost>
 Installed-Size: $installed
 Depends: libc6, $depends, fonts-dejavu-core, systemd
-Recommends: libcamera-ipa
+Recommends: libcamera-ipa, avahi-daemon
 Section: misc
 Priority: optional
 Description: camera station kiosk: press, 3-2-1, photo analysed or shared

@@ -114,8 +114,12 @@ public enum Station {
                 secure: config.web.servesHTTPS, directory: parts.backend as? any GroupDirectory)
             do {
                 let selfSigned = try pageCertificate(config, logger: logger)
-                services.append(
-                    WebServer(app: app, web: config.web, desk: desk, logger: logger, selfSigned: selfSigned))
+                let server = WebServer(app: app, web: config.web, desk: desk, logger: logger, selfSigned: selfSigned)
+                services.append(server)
+                // The .local name, unless the config names the page's address itself.
+                if config.web.publicURL.isEmpty && config.web.address != "127.0.0.1" {
+                    services.append(LocalNameService(config: config, desk: desk, server: server, logger: logger))
+                }
             } catch {
                 logger.error("owner's page: not served: \(error)")
             }

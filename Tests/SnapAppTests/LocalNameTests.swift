@@ -1,0 +1,76 @@
+import Foundation
+import SnapTestSupport
+import SnapWeb
+import Testing
+
+/// avahi-daemon runs here, and avahi's tools are at hand.
+private let avahiRuns =
+    FileManager.default.fileExists(atPath: "/run/avahi-daemon/socket")
+    && FileManager.default.isExecutableFile(atPath: "/usr/bin/avahi-resolve")
+
+/// The real binary announces itself over the avahi-daemon running on this machine (Tests/run starts one
+/// where none runs), and avahi's own tools find it: its `.local` name resolves to its address, its page
+/// is listed as an HTTP service, the pairing screen's QR code carries the name, and a second station of
+/// the same name takes the next one.
+@Suite(
+    "The station's name on the local network (mDNS, avahi)", .serialized,
+    .enabled(if: avahiRuns, "needs a running avahi-daemon and avahi-utils (Tests/run starts one)"))
+struct LocalNameTests {
+    let folder = TemporaryDirectory("local-name")
+
+    /// What one of avahi's command-line tools prints.
+    private func avahi(_ tool: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/" + tool)
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    private func station(_ name: String, state: String) throws -> StationProcess {
+        let config = try StationFixture.writeConfig(
+            in: folder.path, ["station": ["name = \"\(name)\""], "web": ["address = \"0.0.0.0\"", "port = 0"]])
+        return try StationProcess(
+            ["run", "--config", config, "--state", folder.path + "/" + state, "--log-level", "debug"],
+            logPath: folder.path + "/\(state).log", typing: true)
+    }
+
+    @Test("should be found by its .local name and as an HTTP service, and put the name in the pairing QR code")
+    func announced() async throws {
+        let name = "SS Test \(UUID().uuidString.prefix(6))"
+        let label = String(StationNames.localName(name).dropLast(".local".count))
+        let first = try station(name, state: "first")
+        let named = await StationProcess.waitFor(seconds: 30) {
+            first.output.contains("announced on the network as \(label).local")
+        }
+        #expect(named, "\(first.output)")
+        let resolved = try avahi("avahi-resolve", ["-4", "-n", "\(label).local"])
+        #expect(resolved.hasPrefix("\(label).local\t"), "avahi-resolve: \(resolved)")
+        let browsed = try avahi("avahi-browse", ["-rpt", "_http._tcp"])
+        #expect(
+            // The parsable form escapes a space as \032.
+            browsed.split(separator: "\n").contains {
+                $0.hasPrefix("=") && $0.contains(name.replacingOccurrences(of: " ", with: "\\032"))
+                    && $0.contains(";\(label).local;")
+            },
+            "avahi-browse: \(browsed)")
+        first.type("pair")
+        let qr = await StationProcess.waitFor(seconds: 20) {
+            first.output.contains("for http://\(label).local:")
+        }
+        #expect(qr, "the pairing code's address carries the name: \(first.output)")
+
+        // A second station of the same name takes the next one.
+        let second = try station(name, state: "second")
+        let next = await StationProcess.waitFor(seconds: 30) {
+            second.output.contains("announced on the network as \(label)-2.local")
+        }
+        #expect(await second.stop() == 0)
+        #expect(await first.stop() == 0)
+        #expect(next, "\(second.output)")
+    }
+}
