@@ -400,8 +400,18 @@ begin
 end
 $$;
 
+-- The id of the caller's group of that name, or null when the caller is not one of its members (PT401
+-- when the request carries no user).
+create or replace function public.snapstation_callers_group(group_name text) returns bigint
+language sql stable security definer set search_path = '' as $$
+    select g.id
+    from public.groups g join public.members m on m.group_id = g.id
+    where g.name = snapstation_callers_group.group_name and m.user_id = public.snapstation_caller()
+$$;
+
 revoke all on function public.snapstation_member_name(text), public.snapstation_invite_hash(text),
-    public.snapstation_new_invite(bigint), public.snapstation_caller() from public, anon, authenticated;
+    public.snapstation_new_invite(bigint), public.snapstation_caller(),
+    public.snapstation_callers_group(text) from public, anon, authenticated;
 
 -- create_group(group_name, member_name) -> the group's invite code, "XXXX-XXXX-XXXX"
 -- Makes the group with the caller as its first member under member_name.
@@ -514,12 +524,8 @@ $$;
 create or replace function public.group_invite(group_name text) returns text
 language plpgsql volatile security definer set search_path = '' as $$
 declare
-    caller uuid := public.snapstation_caller();
-    the_group bigint;
+    the_group bigint := public.snapstation_callers_group(group_invite.group_name);
 begin
-    select g.id into the_group
-    from public.groups g join public.members m on m.group_id = g.id
-    where g.name = group_invite.group_name and m.user_id = caller;
     if the_group is null then
         raise sqlstate 'PT403' using
             message = pg_catalog.format('you are not a member of group %s', group_invite.group_name),
@@ -574,11 +580,8 @@ returns table (member_name text, joined_at timestamptz, last_shared_at timestamp
 language plpgsql stable security definer set search_path = '' as $$
 declare
     caller uuid := public.snapstation_caller();
-    the_group bigint;
+    the_group bigint := public.snapstation_callers_group(group_members.group_name);
 begin
-    select g.id into the_group
-    from public.groups g join public.members m on m.group_id = g.id
-    where g.name = group_members.group_name and m.user_id = caller;
     if the_group is null then
         raise sqlstate 'PT404' using
             message = pg_catalog.format('you are not a member of group %s', group_members.group_name);
