@@ -6,8 +6,8 @@ import Synchronization
 
 /// How long a client may take, and how many connections it may hold: slow clients cannot hold every
 /// socket and keep the owner out. Each connection must send a request's head within `head` of opening
-/// (or of the previous answer, on a kept-alive connection), and the rest of the request within `body`
-/// of its head; one client (an address, an IPv6 /64) holds at most `perClient` connections. Hummingbird's
+/// (or of the previous answer having gone out, on a kept-alive connection), and the rest of the request
+/// within `body` of its head; one client (an address) holds at most `perClient` connections. Hummingbird's
 /// idle timer restarts on every byte, so it alone does not stop a client that sends one byte at a time.
 public struct ConnectionLimits: Sendable {
     public var head: TimeAmount
@@ -59,6 +59,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let counts: ConnectionCounts
     private var client: String?
     private var deadline: Scheduled<Void>?
+    /// A request's head came and its end has not.
+    private var reading = false
+    /// Answers owed: requests whose answer has not gone out yet.
+    private var owed = 0
 
     init(limits: ConnectionLimits, counts: ConnectionCounts) {
         self.limits = limits
@@ -78,30 +82,51 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// the wait for the first head.
     private func admit(_ context: ChannelHandlerContext) {
         guard client == nil else { return }
-        let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
-        let key = PairingDesk.clientKey(address)
+        // By full address: a home network's IPv6 devices share one /64, and must not share a share.
+        let key = context.channel.remoteAddress?.ipAddress ?? "unknown"
         guard counts.admit(key, limit: limits.perClient) else {
             client = ""
             context.close(promise: nil)
             return
         }
         client = key
-        arm(limits.head, context)
+        arm(limits.head, context.channel)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head: arm(limits.body, context)
-        case .end: disarm()
+        case .head:
+            reading = true
+            owed += 1
+            arm(limits.body, context.channel)
+        case .end:
+            reading = false
+            // While the answer is made there is no deadline (a page may wait on the group's server).
+            if owed == 0 { arm(limits.head, context.channel) } else { disarm() }
         case .body: break
         }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        // The answer is out: the next request's head has `head` to come.
-        if case .end = unwrapOutboundIn(data) { arm(limits.head, context) }
-        context.write(data, promise: promise)
+        guard case .end = unwrapOutboundIn(data) else {
+            context.write(data, promise: promise)
+            return
+        }
+        // The answer has gone out once its end is written (a whole body is written with it): then the
+        // next request's head has `head` to come. An answer sent before its request ended (an early 413)
+        // leaves the body's deadline running.
+        let written = promise ?? context.eventLoop.makePromise()
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let channel = context.channel
+        written.futureResult.whenComplete { _ in
+            let guardian = handler.value
+            guardian.owed = max(0, guardian.owed - 1)
+            if guardian.owed == 0 && !guardian.reading && guardian.client?.isEmpty == false {
+                guardian.arm(guardian.limits.head, channel)
+            }
+        }
+        context.write(data, promise: written)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -117,10 +142,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         client = ""
     }
 
-    private func arm(_ after: TimeAmount, _ context: ChannelHandlerContext) {
+    private func arm(_ after: TimeAmount, _ channel: any Channel) {
         disarm()
-        let channel = context.channel
-        deadline = context.eventLoop.scheduleTask(in: after) { channel.close(promise: nil) }
+        deadline = channel.eventLoop.scheduleTask(in: after) { channel.close(promise: nil) }
     }
 
     private func disarm() {

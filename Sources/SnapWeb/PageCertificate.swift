@@ -28,8 +28,11 @@ public struct PageCertificate: Sendable, Hashable {
         let certificatePath = folder + "/cert.pem"
         let keyPath = folder + "/key.pem"
         AtomicFile.removeLeftovers(in: folder)
+        // Kept only as a pair: a stop between writing a new key and its certificate leaves the old
+        // certificate beside the new key, and then both are made again.
         if let pem = try? String(contentsOfFile: certificatePath, encoding: .utf8),
-            FileManager.default.fileExists(atPath: keyPath), let fingerprint = fingerprint(ofPEM: pem)
+            let key = try? String(contentsOfFile: keyPath, encoding: .utf8),
+            ss_key_matches_certificate(pem, key) == 1, let fingerprint = fingerprint(ofPEM: pem)
         {
             return PageCertificate(certificatePath: certificatePath, keyPath: keyPath, fingerprint: fingerprint)
         }

@@ -8,12 +8,14 @@ import Synchronization
 ///
 /// Always allowed: `localhost`, every address of the station's interfaces (read again when a Host does
 /// not match, since DHCP may have handed out a new one), the machine's host name with and without
-/// `.local`, the station's own `.local` name (`localName`, which it announces over mDNS), the host of
-/// `web.public_url`, and `web.names`.
+/// `.local`, the station's own `.local` name (`localName`, which it announces over mDNS, or the one it
+/// settled on after a collision: `learn`), the host of `web.public_url`, and `web.names`.
 public final class StationNames: Sendable {
     private let fixed: Set<String>
     private let interfaces: @Sendable () -> Set<String>
     private let known: Mutex<Set<String>>
+    /// Names the station took while running (the `.local` name avahi settled on after a collision).
+    private let learned = Mutex<Set<String>>([])
 
     public init(
         config: StationConfig, hostName: String = StationNames.machineHostName(),
@@ -31,10 +33,17 @@ public final class StationNames: Sendable {
     /// Whether a request's Host header (a name or address, with or without its port) is the station's.
     public func allows(host header: String?) -> Bool {
         guard let host = Self.hostPart(header) else { return false }
-        if fixed.contains(host) || known.withLock({ $0.contains(host) }) { return true }
+        if fixed.contains(host) || known.withLock({ $0.contains(host) }) || learned.withLock({ $0.contains(host) }) {
+            return true
+        }
         let now = interfaces()
         known.withLock { $0 = now }
         return now.contains(host)
+    }
+
+    /// Answers to `name` from now on (the station announced itself under it).
+    public func learn(_ name: String) {
+        _ = learned.withLock { $0.insert(name.lowercased()) }
     }
 
     /// The host of a Host header or an Origin's authority, lowercased, without port, brackets or a final

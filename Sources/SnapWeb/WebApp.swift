@@ -74,8 +74,8 @@ public final class WebApp: Sendable {
         }
         if request.method == .head { reply.body = [] }
         reply.headers += Self.securityHeaders
-        // Over https the browser keeps to https for this name (180 days, a session's life). Turning TLS
-        // off later leaves such a browser unable to open http at that name until it expires.
+        // Over https the browser keeps to https for this name for 180 days. Turning TLS off later leaves
+        // such a browser unable to open http at that name until then (the README says so).
         if secure { reply.headers.append(("Strict-Transport-Security", "max-age=15552000")) }
         return reply
     }

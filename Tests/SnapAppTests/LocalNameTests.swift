@@ -1,4 +1,5 @@
 import Foundation
+import SnapServices
 import SnapTestSupport
 import SnapWeb
 import Testing
@@ -69,8 +70,27 @@ struct LocalNameTests {
         let next = await StationProcess.waitFor(seconds: 30) {
             second.output.contains("announced on the network as \(label)-2.local")
         }
+        // The page answers at the name it settled on (the Host check learns it).
+        let port = try #require(
+            second.output.firstMatch(of: /owner's page at https?:\/\/[^:]+:(\d+)\/pair/).map { Int($0.1)! })
+        let page = try await HTTPClient(connectTimeout: .seconds(5), totalTimeout: .seconds(10)).send(
+            HTTPRequest(url: "http://127.0.0.1:\(port)/pair", headers: [("Host", "\(label)-2.local:\(port)")]))
         #expect(await second.stop() == 0)
         #expect(await first.stop() == 0)
         #expect(next, "\(second.output)")
+        #expect(page.status == 200, "not 421: \(String(decoding: page.body, as: UTF8.self).prefix(300))")
+    }
+
+    @Test("should announce only its page on the machine's own name when the station is named as the machine")
+    func machineName() async throws {
+        let host = StationNames.machineHostName()
+        try #require(!host.isEmpty && !host.contains("."), "this machine's host name is a single label")
+        let station = try station(host, state: "own")
+        let announced = await StationProcess.waitFor(seconds: 30) {
+            station.output.contains("announced on the network as \(host).local")
+        }
+        #expect(await station.stop() == 0)
+        #expect(announced, "\(station.output)")
+        #expect(!station.output.contains("is taken on the network"), "no collision with the machine's own name")
     }
 }

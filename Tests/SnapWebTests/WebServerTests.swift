@@ -252,6 +252,12 @@ struct WebServerTests {
             #expect(gate.status == 200, "verified against the certificate it made, by its address")
             #expect(station.desk.open(now: station.now).fingerprint == made.fingerprint, "for the pairing screen")
         }
+        // A key that is not the certificate's (a stop between the two writes): both are made anew.
+        let other = try PageCertificate.kept(in: folder.path + "/other", names: ["x.local"], addresses: [])
+        try FileManager.default.removeItem(atPath: made.keyPath)
+        try FileManager.default.copyItem(atPath: other.keyPath, toPath: made.keyPath)
+        let remade = try PageCertificate.kept(in: folder.path + "/tls", names: ["kitchen.local"], addresses: [])
+        #expect(remade.fingerprint != made.fingerprint && remade.fingerprint != other.fingerprint)
     }
 
     @Test("should keep trying a port that is taken, and say so")

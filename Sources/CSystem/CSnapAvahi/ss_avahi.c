@@ -39,10 +39,20 @@ static void next_name(ss_announcer *a) {
     a->service_name = service;
 }
 
+// The name the page is announced under: the station's own, or the machine's when it has no addresses
+// of its own to announce (its label is the machine's host name, which avahi-daemon announces already).
+static void announced_name(ss_announcer *a, char *name, size_t size) {
+    const char *own = a->client ? avahi_client_get_host_name_fqdn(a->client) : NULL;
+    if (a->addresses[0] == 0 && own)
+        snprintf(name, size, "%s", own);
+    else
+        snprintf(name, size, "%s.local", a->host);
+}
+
 static void group_callback(AvahiEntryGroup *group, AvahiEntryGroupState state, void *userdata) {
     ss_announcer *a = userdata;
     char name[300];
-    snprintf(name, sizeof name, "%s.local", a->host);
+    announced_name(a, name, sizeof name);
     switch (state) {
     case AVAHI_ENTRY_GROUP_ESTABLISHED:
         tell(a, SS_ANNOUNCE_ESTABLISHED, name);
@@ -90,10 +100,13 @@ static void publish(ss_announcer *a) {
         if (error == 0) added++;
     }
     free(list);
-    if (added == 0) return;  // no address yet: the next refresh publishes
+    int own_host = a->addresses[0] == 0;
+    if (added == 0 && !own_host) return;  // no address yet: the next refresh publishes
     if (a->port) {
+        // On the machine's own name (host NULL) when the station has no name of its own to announce.
         int error = avahi_entry_group_add_service(a->group, AVAHI_IF_UNSPEC, AVAHI_PROTO_UNSPEC, 0, a->service_name,
-                                                  a->service_type, NULL, fqdn, a->port, "path=/pair", NULL);
+                                                  a->service_type, NULL, own_host ? NULL : fqdn, a->port,
+                                                  "path=/pair", NULL);
         if (error == AVAHI_ERR_COLLISION) {
             tell(a, SS_ANNOUNCE_COLLISION, fqdn);
             next_name(a);
@@ -120,6 +133,18 @@ static void client_callback(AvahiClient *client, AvahiClientState state, void *u
         tell(a, SS_ANNOUNCE_NO_DAEMON, "avahi-daemon is not running");
         break;
     case AVAHI_CLIENT_FAILURE:
+        if (avahi_client_errno(client) == AVAHI_ERR_DISCONNECTED) {
+            // avahi-daemon went away (an upgrade, a crash): wait for the next one, as avahi-publish does.
+            tell(a, SS_ANNOUNCE_NO_DAEMON, "avahi-daemon stopped");
+            avahi_client_free(client);
+            a->client = NULL;
+            a->group = NULL;  // freed with its client
+            int error = 0;
+            a->client = avahi_client_new(avahi_threaded_poll_get(a->poll), AVAHI_CLIENT_NO_FAIL, client_callback, a,
+                                         &error);
+            if (!a->client) tell(a, SS_ANNOUNCE_FAILED, avahi_strerror(error));
+            break;
+        }
         tell(a, SS_ANNOUNCE_FAILED, avahi_strerror(avahi_client_errno(client)));
         break;
     }

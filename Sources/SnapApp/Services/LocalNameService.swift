@@ -19,12 +19,14 @@ public final class LocalNameService: Service {
     private let config: StationConfig
     private let desk: PairingDesk
     private let server: WebServer
+    private let names: StationNames
     private let logger: Logger
 
-    public init(config: StationConfig, desk: PairingDesk, server: WebServer, logger: Logger) {
+    public init(config: StationConfig, desk: PairingDesk, server: WebServer, names: StationNames, logger: Logger) {
         self.config = config
         self.desk = desk
         self.server = server
+        self.names = names
         self.logger = logger
     }
 
@@ -46,21 +48,27 @@ public final class LocalNameService: Service {
         let addressURL = desk.url
         let scheme = config.web.servesHTTPS ? "https" : "http"
         let label = String(StationNames.localName(config.station.name).dropLast(".local".count))
-        let listener = Listener { [desk, logger] state, name in
+        let listener = Listener { [desk, names, logger] state, name in
             switch Int(state) {
             case Int(SS_ANNOUNCE_ESTABLISHED.rawValue):
+                names.learn(name)
                 desk.url = "\(scheme)://\(name):\(port)/pair"
                 desk.fallback = addressURL
                 logger.notice("announced on the network as \(name): the pairing QR code carries it")
             case Int(SS_ANNOUNCE_COLLISION.rawValue):
                 logger.notice("\(name) is taken on the network: trying the next name")
             case Int(SS_ANNOUNCE_NO_DAEMON.rawValue):
+                desk.url = addressURL
+                desk.fallback = nil
                 logger.notice("no avahi-daemon: the page keeps its address (\(addressURL)) until one runs")
             default:
                 logger.warning("announcing \(label).local: \(name)")
             }
         }
-        var addresses = Self.announced()
+        // The machine's own name is avahi's already: then only the page's service, on that name.
+        let ownHost = label == StationNames.machineHostName()
+        let listening = config.web.address
+        var addresses = ownHost ? [] : Self.announced(listening: listening)
         let context = Unmanaged.passRetained(listener)
         defer { context.release() }
         guard
@@ -79,7 +87,7 @@ public final class LocalNameService: Service {
         defer { ss_announce_stop(announcer) }
         while true {
             try await Task.sleep(for: .seconds(30))
-            let now = Self.announced()
+            let now = ownHost ? [] : Self.announced(listening: listening)
             if now != addresses {
                 addresses = now
                 logger.info("the station's addresses changed: announcing \(now.joined(separator: ", "))")
@@ -88,11 +96,17 @@ public final class LocalNameService: Service {
         }
     }
 
-    /// The addresses a phone on the network can use: not loopback, not link-local (which needs its
-    /// interface named).
-    static func announced() -> [String] {
-        StationNames.interfaceAddresses().filter {
+    /// The addresses a phone on the network can reach the page at: those the page listens on (IPv4 only
+    /// for "0.0.0.0", the default: a phone would try an IPv6 address first and wait), not loopback, not
+    /// link-local (which needs its interface named).
+    static func announced(listening: String) -> [String] {
+        let all = StationNames.interfaceAddresses().filter {
             !$0.hasPrefix("127.") && $0 != "::1" && !$0.hasPrefix("fe80")
-        }.sorted()
+        }
+        switch listening {
+        case "0.0.0.0": return all.filter { !$0.contains(":") }.sorted()
+        case "::": return all.sorted()
+        default: return all.contains(listening) ? [listening] : []
+        }
     }
 }

@@ -109,16 +109,18 @@ public enum Station {
                 interval: .seconds(config.group.inboxMinutes * 60)))
         if let analysisQueue { services.append(analysisQueue) }
         if let board, let desk {
+            let names = StationNames(config: config)
             let app = WebApp(
                 config: config, store: store, link: board, desk: desk, logger: logger,
-                secure: config.web.servesHTTPS, directory: parts.backend as? any GroupDirectory)
+                secure: config.web.servesHTTPS, directory: parts.backend as? any GroupDirectory, names: names)
             do {
                 let selfSigned = try pageCertificate(config, logger: logger)
                 let server = WebServer(app: app, web: config.web, desk: desk, logger: logger, selfSigned: selfSigned)
                 services.append(server)
                 // The .local name, unless the config names the page's address itself.
                 if config.web.publicURL.isEmpty && config.web.address != "127.0.0.1" {
-                    services.append(LocalNameService(config: config, desk: desk, server: server, logger: logger))
+                    services.append(
+                        LocalNameService(config: config, desk: desk, server: server, names: names, logger: logger))
                 }
             } catch {
                 logger.error("owner's page: not served: \(error)")

@@ -28,10 +28,27 @@ extension WebApp {
                 ? "<p class=\"empty\">No group: this station shares through a folder (group.backend = \"folder\"); name its groups in the config file (group.name).</p>"
                 : "<p>This station shares through a folder (group.backend = \"folder\"): its groups are the config file's group.name, \(groups.joined(separator: ", ")).</p>"
         }
+        // Every group's members at once, so a slow server costs the page one wait, not one per group.
+        let lists = waiting { () async -> [String: Result<[GroupMember], UploadFailure>] in
+            await withTaskGroup(of: (String, Result<[GroupMember], UploadFailure>).self) { tasks in
+                for group in groups {
+                    tasks.addTask {
+                        do throws(UploadFailure) {
+                            return (group, .success(try await directory.members(of: group)))
+                        } catch {
+                            return (group, .failure(error))
+                        }
+                    }
+                }
+                var lists: [String: Result<[GroupMember], UploadFailure>] = [:]
+                for await (group, list) in tasks { lists[group] = list }
+                return lists
+            }
+        }
         let cards = groups.map { group -> HTML in
             let members: HTML
             do throws(UploadFailure) {
-                let list = try waiting { () async throws(UploadFailure) in try await directory.members(of: group) }
+                let list = try (lists?[group] ?? .failure(.offline)).get()
                 members = HTML.joined(
                     list.map { member in
                         let shared = member.lastShared.map { "last shared \(dateAndTime($0))" } ?? "has not shared yet"
@@ -81,6 +98,7 @@ extension WebApp {
 
     func createGroup(_ visitor: Visitor) throws -> WebReply {
         let directory = try managingDirectory()
+        if let full = try roomForAnotherGroup(visitor) { return full }
         let group: String
         let member: String
         do throws(FormProblem) {
@@ -107,6 +125,7 @@ extension WebApp {
 
     func joinGroup(_ visitor: Visitor) throws -> WebReply {
         let directory = try managingDirectory()
+        if let full = try roomForAnotherGroup(visitor) { return full }
         let code: String
         let member: String
         do throws(FormProblem) {
@@ -212,6 +231,16 @@ extension WebApp {
         return directory
     }
 
+    /// The page saying so when the station is in as many groups as it can be (a form from an old tab),
+    /// before anything is asked of the server; nil when there is room.
+    private func roomForAnotherGroup(_ visitor: Visitor) throws -> WebReply? {
+        guard try groupsInForce().count >= StationConfig.maxGroups else { return nil }
+        return try groupPage(
+            visitor,
+            message: "The station is in \(StationConfig.maxGroups) groups, the most it can be in: leave one first.",
+            status: 400)
+    }
+
     /// `name` when it is one of the station's groups.
     private func memberGroup(_ name: String?) throws -> String {
         guard let name, try groupsInForce().contains(name) else {
@@ -254,20 +283,35 @@ extension WebApp {
         }
     }
 
+    /// How long the page waits for the group's server: the page's thread serves one request at a time,
+    /// and a server that accepts and then stalls must not hold every other page.
+    static let directoryWait: TimeInterval = 15
+
     /// Runs the directory's call and waits for it on the page's thread (which is its own, not one of the
-    /// station's).
+    /// station's; never call this from a task). Past `directoryWait` it answers `.offline`, and the call's
+    /// late answer is dropped.
     private func waiting<Value: Sendable>(_ work: @escaping @Sendable () async throws(UploadFailure) -> Value)
         throws(UploadFailure) -> Value
     {
+        let outcome = waiting { () async -> Result<Value, UploadFailure> in
+            do throws(UploadFailure) { return .success(try await work()) } catch { return .failure(error) }
+        }
+        return try (outcome ?? .failure(.offline)).get()
+    }
+
+    /// `work`'s value, or nil when it took longer than `directoryWait`.
+    private func waiting<Value: Sendable>(_ work: @escaping @Sendable () async -> Value) -> Value? {
         let done = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Result<Value, UploadFailure>?>(nil)
-        Task {
-            let result: Result<Value, UploadFailure>
-            do throws(UploadFailure) { result = .success(try await work()) } catch { result = .failure(error) }
-            outcome.withLock { $0 = result }
+        let outcome = Mutex<Value?>(nil)
+        let task = Task {
+            let value = await work()
+            outcome.withLock { $0 = value }
             done.signal()
         }
-        done.wait()
-        return try outcome.withLock { $0! }.get()
+        guard done.wait(timeout: .now() + Self.directoryWait) == .success else {
+            task.cancel()
+            return nil
+        }
+        return outcome.withLock { $0 }
     }
 }
