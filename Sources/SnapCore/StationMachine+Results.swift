@@ -190,6 +190,11 @@ extension StationMachine {
                 mode = .meal
                 actions.append(.log(.info, "mode switched to meal: the station is in no group now"))
             }
+            // A photo on its way to the group just left goes nowhere else: it stays on the station.
+            if case .groupReview(let photo, _) = phase, let group, !after.groups.contains(group) {
+                actions.append(.log(.notice, "sharing of \(photo.id) cancelled: the station left \(group)"))
+                return enterResting(now: now, also: actions)
+            }
         }
         switch phase {
         case .ready, .idle, .locked: return enterResting(now: now, also: actions)

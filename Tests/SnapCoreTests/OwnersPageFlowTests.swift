@@ -179,6 +179,23 @@ struct OwnersPageFlowTests {
         #expect(script.machine.activeGroup == "Climbers", "leaving another group keeps the one on screen")
         #expect(script.screen?.ready?.mode == .group)
 
+        // Left while its photo waits for review: the photo is shared nowhere else.
+        script.press()
+        script.advance(seconds: 3)
+        script.send(.captured(PhotoID("g1")))
+        script.send(.processed(Samples.photo("g1", at: script.clock.now.wall)))
+        guard case .groupReview(let review)? = script.screen else {
+            Issue.record("expected the group review, not \(String(describing: script.screen))")
+            return
+        }
+        #expect(review.group == "Climbers")
+        let cancelled = script.send(.settingsChanged(RuntimeSettings(groups: ["Family"])))
+        #expect(!cancelled.contains { if case .share = $0 { true } else { false } })
+        #expect(cancelled.contains(.log(.notice, "sharing of g1 cancelled: the station left Climbers")))
+        #expect(script.screen?.ready != nil)
+        script.advance(seconds: 5)
+        #expect(!script.actions.contains { if case .share = $0 { true } else { false } }, "nothing shared")
+
         let left = script.send(.settingsChanged(RuntimeSettings(groups: [])))
         #expect(script.machine.mode == .meal && script.machine.activeGroup == nil, "no group left: meal mode")
         #expect(left.contains(.log(.info, "mode switched to meal: the station is in no group now")))
