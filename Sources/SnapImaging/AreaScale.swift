@@ -24,16 +24,19 @@ enum AreaScale {
         var start: [Int]
         var weight: [Int32]
 
-        /// The weights of each output position sum to `1 << bits`.
-        init(from source: Int, to target: Int, bits: Int32 = AreaScale.weightBits) {
+        /// The weights of each output position sum to `1 << bits`. `halfBack` moves the output grid half
+        /// an output sample towards the start (the first sample then averages only the half inside): a
+        /// chroma plane that a turn will reverse along an odd side (`YUVImage.oriented`).
+        init(from source: Int, to target: Int, bits: Int32 = AreaScale.weightBits, halfBack: Bool = false) {
             let scale = Double(source) / Double(target)
+            let offset = halfBack ? -scale / 2 : 0
             count = min(source, Int(scale.rounded(.up)) + 1)
             start = [Int](repeating: 0, count: target)
             weight = [Int32](repeating: 0, count: target * count)
             let one = Int32(1) << bits
             for out in 0..<target {
-                let from = Double(out) * scale
-                let to = from + scale
+                let from = max(0, Double(out) * scale + offset)
+                let to = min(Double(source), Double(out) * scale + offset + scale)
                 let first = min(Int(from), source - count)
                 start[out] = first
                 var given: Int32 = 0
@@ -41,7 +44,7 @@ enum AreaScale {
                 for tap in 0..<count {
                     let position = first + tap
                     let covered = max(0, min(to, Double(position + 1)) - max(from, Double(position)))
-                    let w = Int32((covered / scale * Double(one)).rounded())
+                    let w = Int32((covered / (to - from) * Double(one)).rounded())
                     weight[out * count + tap] = w
                     given += w
                     if w > weight[out * count + heaviest] { heaviest = tap }
@@ -58,14 +61,16 @@ enum AreaScale {
         target.0 < source.0 && target.1 < source.1 && target.0 * 2 >= source.0 && target.1 * 2 >= source.1
     }
 
-    /// Shrinks `source` into `target`. Bands of output rows are independent, so they run on up to four
+    /// Shrinks `source` into `target`, the output grid moved half a sample back across and/or down as
+    /// `halfBack` says (see `Taps`). Bands of output rows are independent, so they run on up to four
     /// threads (Dispatch's, not the cooperative pool's: the caller is the pipeline's own thread).
     static func scale(
         _ source: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int,
-        into target: UnsafeMutablePointer<UInt8>, width newWidth: Int, height newHeight: Int, stride newStride: Int
+        into target: UnsafeMutablePointer<UInt8>, width newWidth: Int, height newHeight: Int, stride newStride: Int,
+        halfBack: (across: Bool, down: Bool) = (false, false)
     ) {
-        let down = Taps(from: height, to: newHeight, bits: verticalBits)
-        let across = Taps(from: width, to: newWidth)
+        let down = Taps(from: height, to: newHeight, bits: verticalBits, halfBack: halfBack.down)
+        let across = Taps(from: width, to: newWidth, halfBack: halfBack.across)
         let bands = newWidth * newHeight >= 1 << 18 ? min(4, max(1, ProcessInfo.processInfo.activeProcessorCount)) : 1
         let rowsPerBand = (newHeight + bands - 1) / bands
         // The pointers cross into Dispatch's threads; each band writes only its own rows.

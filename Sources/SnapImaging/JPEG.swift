@@ -65,6 +65,17 @@ public enum JPEG {
         return (width, height)
     }
 
+    /// The size `decode` and `decodeYUV` give a JPEG for `minimumLongestSide`, from its header alone, and
+    /// whether that is at most half the full size: libjpeg-turbo's BGRX decode then makes 4:2:0 chroma at
+    /// full resolution in its IDCT (`jpeg_core_output_dimensions`) instead of upsampling it.
+    static func decodedSize(of data: UnsafeBufferPointer<UInt8>, minimumLongestSide: Int) throws(ImagingError) -> (
+        width: Int, height: Int, fullChroma: Bool
+    ) {
+        let header = try TurboJPEGHandle(decompress: true).header(data)
+        let size = try scaledSize(width: header.width, height: header.height, minimumLongestSide: minimumLongestSide)
+        return (size.width, size.height, size.width * 2 <= header.width + 1)
+    }
+
     /// Decodes a JPEG, letting the decoder scale by M/8 (DCT scaling, nearly free) down to the smallest size
     /// that still has a longest side of at least `minimumLongestSide`.
     ///

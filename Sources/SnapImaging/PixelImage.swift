@@ -38,6 +38,11 @@ public struct PixelImage: Sendable, Hashable {
 
     /// The size that fits inside `maxSide` × `maxSide` keeping the aspect ratio; never larger than now.
     public func fittingSize(maxSide: Int) -> (width: Int, height: Int) {
+        Self.fittingSize(width: width, height: height, maxSide: maxSide)
+    }
+
+    /// The same for any `width` × `height` (a JPEG's decoded size, YUV planes).
+    static func fittingSize(width: Int, height: Int, maxSide: Int) -> (width: Int, height: Int) {
         let longest = max(width, height)
         guard longest > maxSide else { return (width, height) }
         let scale = Double(maxSide) / Double(longest)

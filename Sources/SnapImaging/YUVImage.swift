@@ -48,19 +48,35 @@ public struct YUVImage: Sendable, Hashable {
     /// filter (`I420Scale`) where it shrinks by more than 2, `AreaScale` from 1 to 2, where libyuv's box
     /// filter would fall back to bilinear; libyuv's bilinear to enlarge.
     public func scaled(to newWidth: Int, _ newHeight: Int) -> YUVImage {
+        scaled(to: newWidth, newHeight, chromaHalfBack: (false, false))
+    }
+
+    /// Whether `scaled` shrinks to that size with `AreaScale`, which can also move the chroma grid.
+    func areaScales(to newWidth: Int, _ newHeight: Int) -> Bool {
+        Self.areaScales(from: (width, height), to: (newWidth, newHeight))
+    }
+
+    /// The same for planes of any size.
+    static func areaScales(from size: (Int, Int), to newSize: (Int, Int)) -> Bool {
+        func chroma(_ size: (Int, Int)) -> (Int, Int) { ((size.0 + 1) / 2, (size.1 + 1) / 2) }
+        return AreaScale.applies(from: size, to: newSize) && AreaScale.applies(from: chroma(size), to: chroma(newSize))
+    }
+
+    /// `scaled`, with the chroma planes' grid moved half a sample back across and/or down where
+    /// `AreaScale` does the shrink (`areaScales`): for a turn that will reverse an odd side.
+    func scaled(to newWidth: Int, _ newHeight: Int, chromaHalfBack: (across: Bool, down: Bool)) -> YUVImage {
         // AreaScale and I420Scale write every byte of the planes, and padLumaEdges the padding.
         var output = YUVImage(unsetWidth: newWidth, height: newHeight)
-        if AreaScale.applies(from: (width, height), to: (newWidth, newHeight))
-            && AreaScale.applies(from: (chromaWidth, chromaHeight), to: (output.chromaWidth, output.chromaHeight))
-        {
+        if areaScales(to: newWidth, newHeight) {
             func shrink(
-                _ plane: [UInt8], _ size: (Int, Int, stride: Int), into out: inout [UInt8], _ to: (Int, Int, Int)
+                _ plane: [UInt8], _ size: (Int, Int, stride: Int), into out: inout [UInt8], _ to: (Int, Int, Int),
+                halfBack: (across: Bool, down: Bool) = (false, false)
             ) {
                 plane.withUnsafeBufferPointer { source in
                     out.withUnsafeMutableBufferPointer { target in
                         AreaScale.scale(
                             source.baseAddress!, width: size.0, height: size.1, stride: size.stride,
-                            into: target.baseAddress!, width: to.0, height: to.1, stride: to.2)
+                            into: target.baseAddress!, width: to.0, height: to.1, stride: to.2, halfBack: halfBack)
                     }
                 }
             }
@@ -68,11 +84,12 @@ public struct YUVImage: Sendable, Hashable {
             let outChroma = (output.chromaWidth, output.chromaHeight, output.chromaWidth)
             shrink(
                 luma, (width, height, stride: lumaStride), into: &output.luma, (newWidth, newHeight, output.lumaStride))
-            shrink(blue, chroma, into: &output.blue, outChroma)
-            shrink(red, chroma, into: &output.red, outChroma)
+            shrink(blue, chroma, into: &output.blue, outChroma, halfBack: chromaHalfBack)
+            shrink(red, chroma, into: &output.red, outChroma, halfBack: chromaHalfBack)
             output.padLumaEdges()
             return output
         }
+        precondition(chromaHalfBack == (false, false), "only AreaScale moves the chroma grid")
         let (stride, chroma, outStride, outChroma) = (lumaStride, chromaWidth, output.lumaStride, output.chromaWidth)
         luma.withUnsafeBufferPointer { y in
             blue.withUnsafeBufferPointer { u in
@@ -109,11 +126,9 @@ public struct YUVImage: Sendable, Hashable {
 
     /// Downscaled to fit `maxSide`, keeping the aspect ratio; unchanged when already small enough.
     public func downscaled(toFit maxSide: Int) -> YUVImage {
-        let longest = max(width, height)
-        guard longest > maxSide else { return self }
-        let scale = Double(maxSide) / Double(longest)
-        return scaled(
-            to: max(1, Int((Double(width) * scale).rounded())), max(1, Int((Double(height) * scale).rounded())))
+        let size = PixelImage.fittingSize(width: width, height: height, maxSide: maxSide)
+        guard size != (width, height) else { return self }
+        return scaled(to: size.width, size.height)
     }
 }
 

@@ -9,9 +9,9 @@ extension SnapStation {
         static let configuration = CommandConfiguration(
             abstract: "Run the station's photo pipeline on a JPEG file.",
             discussion: """
-                The same pipeline every capture goes through: EXIF orientation applied, resized so the longest \
-                side is at most --max, filtered, re-encoded with no metadata at all. Exit 1 with the reason on a \
-                file that cannot be read or decoded.
+                The same pipeline every capture goes through: EXIF orientation (then --rotation and the flips) \
+                applied, resized so the longest side is at most --max, filtered, re-encoded with no metadata at \
+                all. Exit 1 with the reason on a file that cannot be read or decoded.
                 """)
 
         @Argument(help: "The JPEG to process.") var input: String
@@ -26,12 +26,19 @@ extension SnapStation {
         @Option(help: "The thumbnail's longest side.") var thumbnailSize = 320
         @Flag(help: "Decode at least --max pixels wide (no 2 % DCT tolerance), as vipsthumbnail does.")
         var strictMax = false
+        @Option(help: "Turn clockwise by 0, 90, 180 or 270 degrees after the EXIF turn, as camera.rotation does.")
+        var rotation = 0
+        @Flag(help: "Mirror left to right after the rotation, as camera.hflip does.") var hflip = false
+        @Flag(help: "Flip upside down after the rotation, as camera.vflip does.") var vflip = false
         @Flag(help: "Print the size, bytes and the quality gate's measurements.") var verbose = false
 
         func validate() throws {
             guard (1...100).contains(quality) else { throw ValidationError("--quality must be from 1 to 100") }
             guard (16...16384).contains(max) else { throw ValidationError("--max must be from 16 to 16384") }
             guard (0...1).contains(intensity) else { throw ValidationError("--intensity must be from 0 to 1") }
+            guard [0, 90, 180, 270].contains(rotation) else {
+                throw ValidationError("--rotation must be 0, 90, 180 or 270")
+            }
             if let filter, PhotoFilter(rawValue: filter) == nil {
                 throw ValidationError(
                     "--filter must be one of " + PhotoFilter.allCases.map(\.rawValue).joined(separator: ", "))
@@ -44,6 +51,7 @@ extension SnapStation {
                     try JPEG.decode(Self.read(path), minimumLongestSide: 384)
                 }
                 var pipeline = PhotoPipeline(
+                    orientation: Orientation(quarterTurns: rotation / 90, mirrored: hflip, flipped: vflip),
                     maxSide: max, quality: quality, thumbnailSide: thumbnailSize,
                     filter: filter.flatMap(PhotoFilter.init),
                     intensity: intensity, gate: QualityGate(minBrightness: 0, minSharpness: 0),

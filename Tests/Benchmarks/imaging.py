@@ -8,13 +8,20 @@ result, compiled here from a few lines of C, through BGRX pixels and (the lower 
 that must decode and re-encode can do less work.
 
     python3 Tests/Benchmarks/imaging.py [--runs 9] [--input photo.jpg] [--binary .build/release/snapstation]
-                                        [--callgrind]
+                                        [--callgrind] [--no-orientations]
 
 The exact-size rows (2048 px, as vipsthumbnail makes) are also scored for quality: PSNR against a float
 reference (the input decoded at full size and area-averaged to the output's size in floating point), so a
 faster path cannot buy its speed with a worse picture. With --callgrind, each tool's instruction count
 (valgrind's callgrind, one run each) is printed beside the medians: a figure that does not move with the
 machine's load.
+
+Orientations: the same photo with each EXIF orientation 2-8 (the same compressed image with an APP1
+segment inserted) and the upright photo with the configured rotation (`--rotation 90`, as a
+portrait-mounted station's camera.rotation), each through snapstation, snapstation --strict-max and
+vipsthumbnail in the same alternating runs: the median, its ratio to vips, and the cost of turning (over
+the upright file's median); the exact-size outputs scored against the reference turned by Pillow's
+exif_transpose.
 
 Needs: a release build (built here if missing), Debian's libvips-tools and time, and Pillow (python3-pil or pip).
 """
@@ -28,6 +35,7 @@ import tempfile
 import time
 
 from common import BINARY, ensure_pillow, instructions, release_binary, without_debug_info  # noqa: E402  (Tests/Benchmarks/common.py)
+from photo_reference import AS_OPTIONS, Reference, with_orientation  # noqa: E402  (Tests/Support, on common's path)
 
 FLOOR_C = r"""
 #include <stdio.h>
@@ -87,31 +95,78 @@ def run_once(command):
     return elapsed, int(result.stderr.decode().strip().splitlines()[-1]) / 1024
 
 
-def psnr_against_reference(source, outputs):
-    """PSNR (dB, over RGB) of each output against the source area-averaged in floating point to its size."""
-    import numpy
-    from PIL import Image
-
-    with Image.open(source) as im:
-        channels = [band.convert("F") for band in im.convert("RGB").split()]
-    references, scores = {}, {}
-    for name, path in outputs.items():
-        with Image.open(path) as out:
-            size = out.size
-            got = numpy.asarray(out.convert("RGB"), dtype=numpy.float64)
-        if size not in references:
-            references[size] = numpy.stack(
-                [numpy.asarray(c.resize(size, Image.BOX), dtype=numpy.float64) for c in channels], axis=-1)
-        error = numpy.mean((got - references[size]) ** 2)
-        scores[name] = 10 * numpy.log10(255 ** 2 / error) if error > 0 else float("inf")
-    return scores
-
-
 def image_size(path):
     from PIL import Image
 
     with Image.open(path) as im:
         return f"{im.width}x{im.height}"
+
+
+def orientation_cases(source, work):
+    """The turned cases: name -> (input file, the EXIF value the output must match, the extra options),
+    the upright file first. Each tagged file holds the source's bytes with an EXIF segment added."""
+    with open(source, "rb") as f:
+        jpeg = f.read()
+    cases = {"upright": (source, 1, [])}
+    for value in range(2, 9):
+        path = os.path.join(work, f"exif{value}.jpg")
+        with open(path, "wb") as f:
+            f.write(with_orientation(jpeg, value))
+        cases[f"EXIF {value}"] = (path, value, [])
+    cases["camera.rotation 90"] = (source, 6, AS_OPTIONS[6])
+    return cases
+
+
+def orientation_commands(cases, snapstation, out):
+    """(case, tool) -> (command, its output file): snapstation at its default, at exact size, and
+    vipsthumbnail (which turns by EXIF; for the configured rotation its peer is the EXIF 6 file, the same
+    picture)."""
+    commands = {}
+    for case, (path, value, options) in cases.items():
+        common = [snapstation, "process", path, "--max", "2048", "--quality", "80", *options]
+        tag = case.replace(" ", "").replace(".", "")
+        commands[case, "default"] = (common + ["-o", out("snap-" + tag)], out("snap-" + tag))
+        commands[case, "exact"] = (common + ["--strict-max", "-o", out("strict-" + tag)], out("strict-" + tag))
+        if not options:
+            vips = ["vipsthumbnail", path, "-s", "2048", "-o", out("vips-" + tag) + "[Q=80,strip]"]
+            commands[case, "vips"] = (vips, out("vips-" + tag))
+    return commands
+
+
+def peer(case, tool):
+    """The row whose vips time a case is compared with."""
+    return ("EXIF 6" if case == "camera.rotation 90" else case), "vips"
+
+
+def print_orientations(cases, commands, times, counted):
+    """The table per orientation: medians, their ratio to vips, and the cost of turning over upright."""
+    median = {key: statistics.median(times[key]) for key in commands}
+    print("orientations (medians; x vips = the time over vipsthumbnail's on the same file; turn = over upright):")
+    print(f"{'case':20} {'default ms':>10} {'x vips':>7} {'turn':>11} {'exact ms':>9} {'x vips':>7} {'turn':>11}"
+          f" {'vips ms':>8} {'turn':>6}")
+    worst = {"default": 0.0, "exact": 0.0}
+    worst_exact_ratio = 0.0
+    for case in cases:
+        vips = median[peer(case, "vips")]
+        cells = []
+        for tool in ("default", "exact"):
+            here, upright = median[case, tool], median["upright", tool]
+            extra = (here - upright) / upright
+            worst[tool] = max(worst[tool], extra)
+            cells.append(f"{here * 1000:10.0f} {here / vips:6.2f}x {(here - upright) * 1000:+5.0f} {extra:+5.0%}")
+        worst_exact_ratio = max(worst_exact_ratio, median[case, "exact"] / vips)
+        vips_turn = (vips - median["upright", "vips"]) * 1000
+        print(f"{case:20} {cells[0]} {cells[1]} {vips * 1000:8.0f} {vips_turn:+6.0f}")
+    print(f"the dearest turn: default {worst['default']:+.0%}, exact {worst['exact']:+.0%} over upright "
+          f"(target: within 10 %); exact size at most {worst_exact_ratio:.2f}x vipsthumbnail's time (target: 0.8x)")
+    if counted:
+        print("instructions (callgrind, one run each, all threads), M and the ratio to vips on the same file:")
+        print(f"{'case':20} {'default':>9} {'x vips':>7} {'exact':>9} {'x vips':>7} {'vips':>9}")
+        for case in cases:
+            vips = counted[peer(case, "vips")]
+            default, exact = counted[case, "default"], counted[case, "exact"]
+            print(f"{case:20} {default / 1e6:9.0f} {default / vips:6.2f}x {exact / 1e6:9.0f} {exact / vips:6.2f}x "
+                  f"{vips / 1e6:9.0f}")
 
 
 def main():
@@ -121,6 +176,7 @@ def main():
     parser.add_argument("--input")
     parser.add_argument("--binary", default=BINARY)
     parser.add_argument("--callgrind", action="store_true", help="count instructions with valgrind too")
+    parser.add_argument("--no-orientations", action="store_true", help="the upright photo only")
     args = parser.parse_args()
 
     release_binary(args.binary)
@@ -146,15 +202,18 @@ def main():
     }
     files = {"snapstation process": "snap", "snapstation --strict-max": "snapstrict", "vipsthumbnail -s 2048": "vips",
              "Pillow thumbnail": "pillow", "floor (1/2 decode + encode)": "floor", "floor in YUV": "flooryuv"}
+    cases = {} if args.no_orientations else orientation_cases(source, work)
+    turned = orientation_commands(cases, args.binary, out)
+    everything = {**tools, **{key: command for key, (command, _) in turned.items()}}
 
-    for command in tools.values():  # warm the page cache and the dynamic loader once
+    for command in everything.values():  # warm the page cache and the dynamic loader once
         run_once(command)
-    times = {name: [] for name in tools}
-    memory = {name: [] for name in tools}
+    times = {name: [] for name in everything}
+    memory = {name: [] for name in everything}
     for run in range(args.runs):
-        names = list(tools) if run % 2 == 0 else list(reversed(tools))
+        names = list(everything) if run % 2 == 0 else list(reversed(everything))
         for name in names:
-            seconds, megabytes = run_once(tools[name])
+            seconds, megabytes = run_once(everything[name])
             times[name].append(seconds)
             memory[name].append(megabytes)
 
@@ -173,22 +232,32 @@ def main():
         )
     strict = statistics.median(times["snapstation --strict-max"])
     vips = statistics.median(times["vipsthumbnail -s 2048"])
-    quality = psnr_against_reference(source, {name: out(files[name]) for name in (
-        "snapstation --strict-max", "vipsthumbnail -s 2048", "Pillow thumbnail")})
+    reference = Reference(source)
+    quality = {name: reference.psnr(out(files[name]), 1) for name in (
+        "snapstation --strict-max", "vipsthumbnail -s 2048", "Pillow thumbnail")}
     print(f"exact size (2048 px): snapstation --strict-max takes {strict / vips:.2f}x vipsthumbnail's time "
           f"(target: at most 0.8x); PSNR against a float reference: snapstation "
           f"{quality['snapstation --strict-max']:.2f} dB, vipsthumbnail {quality['vipsthumbnail -s 2048']:.2f} dB, "
           f"Pillow {quality['Pillow thumbnail']:.2f} dB")
+    counted, counted_turns = {}, {}
     if args.callgrind:
         counted_binary = without_debug_info(args.binary, work)
-        counted_tools = {name: [counted_binary if part == args.binary else part for part in command]
-                         for name, command in tools.items()}
-        counted = {name: instructions(counted_tools[name]) for name in (
+        swap = lambda command: [counted_binary if part == args.binary else part for part in command]
+        counted = {name: instructions(swap(tools[name])) for name in (
             "snapstation process", "snapstation --strict-max", "vipsthumbnail -s 2048", "floor in YUV")}
         base = counted["snapstation process"]
         print("instructions (callgrind, one run each, all threads):")
         for name, count in counted.items():
             print(f"  {name:30} {count / 1e6:10.1f} M   {count / base:5.2f}x")
+        counted_turns = {key: instructions(swap(command)) for key, (command, _) in turned.items()}
+    if cases:
+        print_orientations(cases, turned, times, counted_turns)
+        scores = []
+        for case, (path, value, options) in cases.items():
+            got = {tool: reference.psnr(turned[case, tool][1], value) for tool in ("exact", "vips")
+                   if (case, tool) in turned}
+            scores.append(f"{case} {got['exact']:.2f}" + (f" (vips {got['vips']:.2f})" if "vips" in got else ""))
+        print("PSNR of the exact-size outputs against the reference turned by exif_transpose, dB: " + "; ".join(scores))
     floor_median = statistics.median(times["floor in YUV"])
     print(f"snapstation is {statistics.median(times['vipsthumbnail -s 2048']) / ours:.2f}x as fast as vipsthumbnail, "
           f"{statistics.median(times['Pillow thumbnail']) / ours:.2f}x as fast as Pillow, "
