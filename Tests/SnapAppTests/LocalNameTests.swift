@@ -94,3 +94,25 @@ struct LocalNameTests {
         #expect(!station.output.contains("is taken on the network"), "no collision with the machine's own name")
     }
 }
+
+/// Without avahi (no D-Bus to reach it), the station runs on with its page at its address: announcing is
+/// an extra, and a service that stops ends the whole station (the HIL VMs, which have no D-Bus, caught it).
+@Suite("The station's name on the local network, without avahi")
+struct LocalNameWithoutAvahiTests {
+    let folder = TemporaryDirectory("no-avahi")
+
+    @Test("should run on and share its photo when no D-Bus can be reached")
+    func noBus() async throws {
+        let config = try StationFixture.writeConfig(
+            in: folder.path, ["station": ["name = \"Hall\""], "web": ["address = \"0.0.0.0\"", "port = 0"]])
+        let station = try StationProcess(
+            ["run", "--config", config, "--state", folder.path + "/state", "--no-stdin", "--script", "2s press"],
+            logPath: folder.path + "/station.log",
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(folder.path)/no-bus"])
+        let shared = await StationProcess.waitFor(seconds: 60) { station.output.contains("delivered ") }
+        #expect(shared, "the station ran on: \(station.output)")
+        #expect(station.output.contains("owner's page at http://"), "the page at its address")
+        #expect(await station.stop() == 0)
+        #expect(!station.output.contains("finished unexpectedly"), "\(station.output)")
+    }
+}

@@ -39,6 +39,9 @@ public final class LocalNameService: Service {
     public func run() async throws {
         // A shutdown cancels the waits below at once.
         try? await cancelWhenGracefulShutdown { try await self.announce() }
+        // Announcing is an extra: whatever stopped it (no D-Bus, no avahi client), the service stays
+        // until the station stops, as the service group ends the station when a service returns.
+        try? await gracefulShutdown()
     }
 
     private func announce() async throws {
