@@ -80,8 +80,12 @@ struct GPIOTests {
     @Test("should request lines by name or offset with the configured bias and active-low")
     func requests() async throws {
         let gpio = MockGPIO.pi()
-        _ = try GPIOButtons(settings: settings, calls: gpio, logger: Logger(label: "test")).gestures()
-        let requests = gpio.state.withLock { Array($0.requests.values) }.sorted { $0.offset < $1.offset }
+        // Kept while the requests are read: a dropped stream ends its reader, which releases the lines
+        // (on a loaded machine before the read; CI saw it).
+        let stream = try GPIOButtons(settings: settings, calls: gpio, logger: Logger(label: "test")).gestures()
+        let requests = withExtendedLifetime(stream) {
+            gpio.state.withLock { Array($0.requests.values) }.sorted { $0.offset < $1.offset }
+        }
         #expect(requests.map(\.offset) == [17, 22])
         #expect(requests.allSatisfy { $0.bias == .pullUp && $0.activeLow == true && $0.consumer == "snapstation" })
         #expect(requests.allSatisfy { !$0.output })
