@@ -62,7 +62,10 @@ public final class StationNames: Sendable {
 
     /// The station's name on the local network: its `station.name` in lower case, letters and digits
     /// with '-' between words, and `.local` ("Kitchen station" is `kitchen-station.local`).
-    public static func localName(_ stationName: String) -> String {
+    public static func localName(_ stationName: String) -> String { localLabel(stationName) + ".local" }
+
+    /// `localName` without `.local`: the host label avahi announces.
+    public static func localLabel(_ stationName: String) -> String {
         var label = ""
         for character in stationName.lowercased() {
             if character.isASCII && (character.isLetter || character.isNumber) {
@@ -72,7 +75,7 @@ public final class StationNames: Sendable {
             }
         }
         while label.last == "-" { label.removeLast() }
-        return (label.isEmpty ? "snapstation" : String(label.prefix(63))) + ".local"
+        return label.isEmpty ? "snapstation" : String(label.prefix(63))
     }
 
     public static func machineHostName() -> String {
@@ -83,23 +86,31 @@ public final class StationNames: Sendable {
 
     /// Every address of every interface that is up, loopback included, as text (IPv6 without its zone).
     public static func interfaceAddresses() -> Set<String> {
+        Set(interfaces().map(\.address))
+    }
+
+    /// Each address of each interface that is up, in the system's order, with whether it is loopback.
+    static func interfaces() -> [(address: String, loopback: Bool)] {
         var list: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&list) == 0, let first = list else { return ["127.0.0.1", "::1"] }
+        guard getifaddrs(&list) == 0, let first = list else { return [("127.0.0.1", true), ("::1", true)] }
         defer { freeifaddrs(list) }
-        var addresses: Set<String> = []
+        var found: [(address: String, loopback: Bool)] = []
         for entry in sequence(first: first, next: { $0.pointee.ifa_next }) {
-            guard let address = entry.pointee.ifa_addr, Int32(entry.pointee.ifa_flags) & Int32(IFF_UP) != 0 else {
-                continue
-            }
+            let flags = Int32(entry.pointee.ifa_flags)
+            guard let address = entry.pointee.ifa_addr, flags & Int32(IFF_UP) != 0 else { continue }
             let family = Int32(address.pointee.sa_family)
             guard family == AF_INET || family == AF_INET6 else { continue }
             let length = socklen_t(family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
             var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
             if getnameinfo(address, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 {
                 let text = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                addresses.insert(String(text.split(separator: "%").first ?? Substring(text)).lowercased())
+                found.append(
+                    (
+                        String(text.split(separator: "%").first ?? Substring(text)).lowercased(),
+                        flags & Int32(IFF_LOOPBACK) != 0
+                    ))
             }
         }
-        return addresses
+        return found
     }
 }

@@ -194,21 +194,7 @@ enum WebAddress {
     /// The first IPv4 address of an interface that is up and not loopback (what a phone on the same
     /// network reaches).
     static func firstNetworkAddress() -> String? {
-        var list: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&list) == 0, let first = list else { return nil }
-        defer { freeifaddrs(list) }
-        for entry in sequence(first: first, next: { $0.pointee.ifa_next }) {
-            let flags = Int32(entry.pointee.ifa_flags)
-            guard let address = entry.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET),
-                flags & Int32(IFF_UP) != 0, flags & Int32(IFF_LOOPBACK) == 0
-            else { continue }
-            var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-            if getnameinfo(
-                address, socklen_t(MemoryLayout<sockaddr_in>.size), &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST
-            ) == 0 {
-                return String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            }
-        }
-        return nil
+        StationNames.interfaces().first { !$0.loopback && !$0.address.contains(":") }?.address
     }
+
 }

@@ -43,7 +43,7 @@ struct LocalNameTests {
     @Test("should be found by its .local name and as an HTTP service, and put the name in the pairing QR code")
     func announced() async throws {
         let name = "SS Test \(UUID().uuidString.prefix(6))"
-        let label = String(StationNames.localName(name).dropLast(".local".count))
+        let label = StationNames.localLabel(name)
         let first = try station(name, state: "first")
         let named = await StationProcess.waitFor(seconds: 30) {
             first.output.contains("announced on the network as \(label).local")

@@ -97,27 +97,31 @@ done:
     return step;
 }
 
+// The first certificate in a PEM text (the caller frees it), or NULL.
+static inline X509 *ss_read_certificate(const char *pem) {
+    BIO *bio = BIO_new_mem_buf(pem, -1);
+    X509 *certificate = bio ? PEM_read_bio_X509(bio, NULL, NULL, NULL) : NULL;
+    BIO_free(bio);
+    return certificate;
+}
+
 // Whether the PEM key text is the private key of the PEM certificate text: 1 when it is.
 static inline int ss_key_matches_certificate(const char *certificate_pem, const char *key_pem) {
-    BIO *certificate_bio = BIO_new_mem_buf(certificate_pem, -1);
+    X509 *certificate = ss_read_certificate(certificate_pem);
     BIO *key_bio = BIO_new_mem_buf(key_pem, -1);
-    X509 *certificate = certificate_bio ? PEM_read_bio_X509(certificate_bio, NULL, NULL, NULL) : NULL;
     EVP_PKEY *key = key_bio ? PEM_read_bio_PrivateKey(key_bio, NULL, NULL, NULL) : NULL;
     int matches = certificate && key && X509_check_private_key(certificate, key) == 1;
     EVP_PKEY_free(key);
-    X509_free(certificate);
     BIO_free(key_bio);
-    BIO_free(certificate_bio);
+    X509_free(certificate);
     return matches;
 }
 
 // The SHA-256 of the first certificate in a PEM text, as browsers show it; 0 on success.
 static inline int ss_certificate_fingerprint(const char *pem, unsigned char *fingerprint) {
-    BIO *bio = BIO_new_mem_buf(pem, -1);
-    X509 *certificate = bio ? PEM_read_bio_X509(bio, NULL, NULL, NULL) : NULL;
+    X509 *certificate = ss_read_certificate(pem);
     unsigned int length = 0;
     int failed = !certificate || !X509_digest(certificate, EVP_sha256(), fingerprint, &length) || length != 32;
     X509_free(certificate);
-    BIO_free(bio);
     return failed;
 }

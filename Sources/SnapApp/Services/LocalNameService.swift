@@ -50,7 +50,7 @@ public final class LocalNameService: Service {
         let port = server.listeningPort ?? config.web.port
         let addressURL = desk.url
         let scheme = config.web.servesHTTPS ? "https" : "http"
-        let label = String(StationNames.localName(config.station.name).dropLast(".local".count))
+        let label = StationNames.localLabel(config.station.name)
         let listener = Listener { [desk, names, logger] state, name in
             switch Int(state) {
             case Int(SS_ANNOUNCE_ESTABLISHED.rawValue):
