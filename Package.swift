@@ -70,15 +70,21 @@ let package = Package(
             linkerSettings: [.linkedLibrary("tomlplusplus")]),
 
         // MARK: The station
-        .target(name: "SnapCore"),
+        // The catalogs of what a person reads, in each language, embedded in the binary as byte arrays.
+        .target(
+            name: "SnapText",
+            resources: ["en", "de", "es", "fr", "it"].flatMap { code in
+                [Resource.embedInCode("Catalogs/\(code).json"), .embedInCode("Catalogs/\(code)-page.json")]
+            }),
+        .target(name: "SnapCore", dependencies: ["SnapText"]),
         .target(name: "SnapFiles"),
-        .target(name: "SnapConfig", dependencies: ["SnapCore", "SnapFiles", "CSnapTOML"]),
+        .target(name: "SnapConfig", dependencies: ["SnapCore", "SnapText", "SnapFiles", "CSnapTOML"]),
         .target(
             name: "SnapStore",
             dependencies: ["SnapCore", "SnapFiles", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "SnapImaging", dependencies: ["SnapCore", "CTurboJPEG", "CYUV", "CPangoCairo", "CQREncode"]),
         .target(
-            name: "SnapScreens", dependencies: ["SnapCore", "SnapImaging", "SnapFiles", "CPangoCairo"]),
+            name: "SnapScreens", dependencies: ["SnapCore", "SnapText", "SnapImaging", "SnapFiles", "CPangoCairo"]),
         .target(name: "SnapJar", dependencies: ["SnapCore", "SnapImaging", "SnapScreens", "CChipmunk"]),
         .target(
             name: "SnapDevices",
@@ -89,12 +95,13 @@ let package = Package(
         .target(
             name: "SnapServices",
             dependencies: [
-                "SnapCore", "SnapFiles", "SnapImaging", "CSnapCurl", .product(name: "Logging", package: "swift-log"),
+                "SnapCore", "SnapText", "SnapFiles", "SnapImaging", "CSnapCurl",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
             name: "SnapWeb",
             dependencies: [
-                "SnapCore", "SnapConfig", "SnapStore", "SnapFiles", "SnapImaging", "CLibCrypto",
+                "SnapCore", "SnapText", "SnapConfig", "SnapStore", "SnapFiles", "SnapImaging", "CLibCrypto",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -108,7 +115,7 @@ let package = Package(
         .target(
             name: "SnapApp",
             dependencies: [
-                "SnapCore", "SnapConfig", "SnapStore", "SnapFiles", "SnapImaging", "SnapScreens", "SnapJar",
+                "SnapCore", "SnapText", "SnapConfig", "SnapStore", "SnapFiles", "SnapImaging", "SnapScreens", "SnapJar",
                 "SnapDevices", "SnapServices", "SnapWeb", "CMalloc", "CSnapCrash", "CSnapAvahi",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -117,7 +124,7 @@ let package = Package(
             name: "snapstation",
             dependencies: [
                 "SnapApp", "SnapConfig", "SnapStore", "SnapFiles", "SnapScreens", "SnapJar", "SnapCore", "SnapImaging",
-                "SnapDevices", "SnapServices",
+                "SnapDevices", "SnapServices", "SnapText",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -136,24 +143,26 @@ let package = Package(
 
         // MARK: Tests mirror Sources
         .testTarget(name: "SnapCoreTests", dependencies: ["SnapCore", "SnapTestSupport"]),
+        .testTarget(name: "SnapTextTests", dependencies: ["SnapText", "SnapTestSupport"]),
         .testTarget(name: "SnapFilesTests", dependencies: ["SnapFiles", "SnapTestSupport"]),
         .testTarget(name: "SnapConfigTests", dependencies: ["SnapConfig", "SnapTestSupport"]),
         .testTarget(name: "SnapStoreTests", dependencies: ["SnapStore", "SnapTestSupport"]),
         .testTarget(name: "SnapImagingTests", dependencies: ["SnapImaging", "SnapTestSupport"]),
-        .testTarget(name: "SnapScreensTests", dependencies: ["SnapScreens", "SnapTestSupport"]),
+        .testTarget(name: "SnapScreensTests", dependencies: ["SnapScreens", "SnapText", "SnapTestSupport"]),
         .testTarget(name: "SnapJarTests", dependencies: ["SnapJar", "SnapScreens", "SnapCore", "SnapTestSupport"]),
         .testTarget(
             name: "SnapDevicesTests", dependencies: ["SnapDevices", "SnapFiles", "SnapScreens", "SnapTestSupport"]),
         .testTarget(name: "SnapServicesTests", dependencies: ["SnapServices", "SnapTestSupport"]),
         .testTarget(
             name: "SnapWebTests",
-            dependencies: ["SnapWeb", "SnapTestSupport", "SnapCore", "SnapStore", "SnapConfig", "SnapServices"]),
+            dependencies: [
+                "SnapWeb", "SnapText", "SnapTestSupport", "SnapCore", "SnapStore", "SnapConfig", "SnapServices",
+            ]),
         .testTarget(
             name: "SnapAppTests",
             dependencies: [
                 "SnapApp", "SnapTestSupport", "SnapCore", "SnapStore", "SnapConfig", "SnapDevices", "SnapServices",
-                "SnapWeb",
-                "SnapFiles", "snapstation",
+                "SnapWeb", "SnapText", "SnapFiles", "snapstation",
             ]),
     ],
     swiftLanguageModes: [.v6],

@@ -1,6 +1,7 @@
 import Foundation
 import SnapCore
 import SnapFiles
+import SnapText
 
 extension StationConfig {
     /// The default place of the config file.
@@ -84,6 +85,7 @@ extension StationConfig {
         station.name = r.string("station.name", default: d.station.name)
         station.defaultMode = r.choice("station.default_mode", default: d.station.defaultMode)
         station.timeZone = r.string("station.time_zone", default: d.station.timeZone)
+        station.language = r.choice("station.language", default: d.station.language)
         if !station.timeZone.isEmpty && TimeZone(identifier: station.timeZone) == nil {
             r.report(
                 "station.time_zone", "\"\(station.timeZone)\" is not a known time zone",

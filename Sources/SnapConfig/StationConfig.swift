@@ -1,4 +1,5 @@
 import SnapCore
+import SnapText
 
 /// The whole configuration file. Every key has a default; docs/snapstation.example.toml is the reference.
 public struct StationConfig: Sendable, Hashable {
@@ -21,6 +22,8 @@ public struct StationConfig: Sendable, Hashable {
         public var defaultMode = StationMode.group
         /// An IANA zone such as "Europe/Berlin"; "" means the system's zone.
         public var timeZone = ""
+        /// The language of the display, the page and the AI's answers; the owner can change it on the page.
+        public var language = Language.en
     }
 
     public struct Camera: Sendable, Hashable {

@@ -1,3 +1,5 @@
+import SnapText
+
 /// The settings the owner may change on the page (and some at the station's menu) over the config file's,
 /// and the one rule that says which value is in force: **the owner's value over the config's, unless the
 /// config locks it** (`web.locked`). `SettingsRule.inForce(_:)` is that rule; the state machine, the
@@ -26,12 +28,15 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
     /// The groups the station shares with, in the mode button's order: the page's Group section sets
     /// them as the owner makes, joins and leaves groups.
     public var groups: [String]?
+    /// The language of the display, the page and the AI's answers.
+    public var language: Language?
 
     public init(
         dietaryPreferences: Set<DietaryPreference>? = nil, filter: PhotoFilter? = nil, intensity: Double? = nil,
         flash: Bool? = nil, countdownSeconds: Int? = nil, mode: StationMode? = nil, camera: Int? = nil,
-        groups: [String]? = nil
+        groups: [String]? = nil, language: Language? = nil
     ) {
+        self.language = language
         self.camera = camera
         self.groups = groups
         self.dietaryPreferences = dietaryPreferences
@@ -52,6 +57,7 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
         case mode = "station.default_mode"
         case camera = "camera.backend"
         case groups = "group.name"
+        case language = "station.language"
     }
 
     public static let keys = Key.allCases.map(\.rawValue)
@@ -69,6 +75,7 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
             case .mode: kept.mode = nil
             case .camera: kept.camera = nil
             case .groups: kept.groups = nil
+            case .language: kept.language = nil
             }
         }
         return kept
@@ -103,6 +110,7 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
         if let mode { parts.append("mode \(mode.rawValue)") }
         if let camera { parts.append("camera \(camera + 1)") }
         if let groups { parts.append(groups.isEmpty ? "no group" : "groups \(groups.joined(separator: ", "))") }
+        if let language { parts.append("language \(language.rawValue)") }
         return parts.isEmpty ? "the config's" : parts.joined(separator: ", ")
     }
 }
@@ -122,6 +130,8 @@ public struct SettingsInForce: Sendable, Hashable {
     public var camera: Int
     /// The groups the station shares with, in the mode button's order; none turns group mode off.
     public var groups: [String]
+    /// The language of the display, the page and the AI's answers.
+    public var language: Language
 
     /// The countdown's seconds the config and the page accept.
     public static let countdownRange = 0...10
@@ -131,8 +141,9 @@ public struct SettingsInForce: Sendable, Hashable {
     public init(
         dietaryPreferences: Set<DietaryPreference> = [], filter: PhotoFilter = .sepia, intensity: Double = 0,
         flash: Bool = true, countdownSeconds: Int = 3, mode: StationMode = .group, camera: Int = 0,
-        groups: [String] = ["Friends"]
+        groups: [String] = ["Friends"], language: Language = .en
     ) {
+        self.language = language
         self.groups = groups
         self.dietaryPreferences = dietaryPreferences
         self.filter = filter
@@ -188,6 +199,7 @@ public struct SettingsRule: Sendable, Hashable {
         if let mode = owner.mode { value.mode = mode }
         if let camera = owner.camera { value.camera = camera }
         if let groups = owner.groups { value.groups = groups }
+        if let language = owner.language { value.language = language }
         value.flash = value.flash && flashWired
         value.camera = min(max(0, value.camera), max(0, cameras.count - 1))
         if !value.modes.contains(value.mode) { value.mode = .meal }
@@ -204,7 +216,7 @@ public struct SettingsRule: Sendable, Hashable {
         switch key {
         case .camera: return cameras.count > 1
         case .flash: return flashWired
-        case .dietary, .filter, .intensity, .countdown, .mode, .groups: return true
+        case .dietary, .filter, .intensity, .countdown, .mode, .groups, .language: return true
         }
     }
 }

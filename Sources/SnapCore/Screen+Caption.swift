@@ -42,7 +42,7 @@ extension Screen {
         case .idle(let screen): return "idle · \(screen.clock)" + (screen.displayOff ? " · display off" : "")
         case .menu(let screen):
             let entries = screen.entries.enumerated().map { index, entry in
-                (index == screen.selected ? "> " : "") + "\(entry.name): \(entry.value)"
+                (index == screen.selected ? "> " : "") + entry.caption
             }
             return "menu · " + entries.joined(separator: " · ")
         case .capturing, .processing, .retake, .locked, .problem: return name

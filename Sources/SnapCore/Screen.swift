@@ -185,12 +185,18 @@ public struct LockScreen: Sendable, Hashable {
 /// A press changes the chosen entry, the mode button goes to the next one (after the last, on to the first
 /// mode), a hold closes it.
 public struct MenuScreen: Sendable, Hashable {
-    public struct Entry: Sendable, Hashable {
-        public var name: String
-        public var value: String
-        public init(name: String, value: String) {
-            self.name = name
-            self.value = value
+    /// A setting and its value; the renderer names it in the station's language.
+    public enum Entry: Sendable, Hashable {
+        /// The camera in use, by its name (`StationConfig.Camera.Other.name`).
+        case camera(String)
+        case flash(on: Bool)
+
+        /// For the caption: "camera: USB camera", "flash: off".
+        public var caption: String {
+            switch self {
+            case .camera(let name): "camera: \(name)"
+            case .flash(let on): "flash: \(on ? "on" : "off")"
+            }
         }
     }
     public var entries: [Entry]

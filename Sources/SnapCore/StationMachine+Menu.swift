@@ -17,10 +17,9 @@ extension StationMachine {
     func menuEntry(_ entry: MenuEntry) -> MenuScreen.Entry {
         switch entry {
         case .camera:
-            MenuScreen.Entry(
-                name: "Camera", value: settings.owner.cameras[inForce.camera])
+            .camera(settings.owner.cameras[inForce.camera])
         case .flash:
-            MenuScreen.Entry(name: "Flash", value: inForce.flash ? "on" : "off")
+            .flash(on: inForce.flash)
         }
     }
 

@@ -20,6 +20,8 @@ public final class HeadlessDisplay: Display {
         var sequence = 0
         var screenName = "start"
         var caption = ""
+        /// The words drawn on the screen, one text a line, written beside its frames as `.words`.
+        var texts: [String] = []
         var lastPreviewWrite: ContinuousClock.Instant?
         var written: [String] = []
     }
@@ -58,9 +60,10 @@ public final class HeadlessDisplay: Display {
         let now = ContinuousClock.now
         let name: String? = state.withLock { state in
             switch change {
-            case .screen(let screen, let caption):
+            case .screen(let screen, let caption, let texts):
                 state.screenName = screen
                 state.caption = caption
+                state.texts = texts
             case .preview, .regions:
                 guard previewFramesPerSecond > 0 else { return nil }
                 if let last = state.lastPreviewWrite, (now - last).seconds < 1 / previewFramesPerSecond { return nil }
@@ -70,7 +73,7 @@ public final class HeadlessDisplay: Display {
             return String(format: "%06d-%@.png", state.sequence, state.screenName)
         }
         guard let name else { return }
-        let caption = state.withLock { $0.caption }
+        let (caption, texts) = state.withLock { ($0.caption, $0.texts) }
         do {
             try PNG.write(frame, to: folder + "/" + name)
             try PNG.write(frame, to: folder + "/latest.png")
@@ -78,6 +81,10 @@ public final class HeadlessDisplay: Display {
                 let text = Data((caption + "\n").utf8)
                 try Self.write(text, to: folder + "/" + name.dropLast(4) + ".txt")
                 try Self.write(text, to: folder + "/latest.txt")
+            }
+            if !texts.isEmpty {
+                try Self.write(
+                    Data(texts.map { $0 + "\n" }.joined().utf8), to: folder + "/" + name.dropLast(4) + ".words")
             }
         } catch {
             throw DeviceError(.display, "\(folder)/\(name): \(error)")
@@ -92,6 +99,7 @@ public final class HeadlessDisplay: Display {
         for old in expired {
             unlink(folder + "/" + old)
             unlink(folder + "/" + old.dropLast(4) + ".txt")
+            unlink(folder + "/" + old.dropLast(4) + ".words")
         }
     }
 }

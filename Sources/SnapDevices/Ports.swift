@@ -65,8 +65,9 @@ public protocol FlashLED: Sendable {
 /// What changed since the last frame a display was given.
 public enum FrameChange: Sendable, Hashable {
     /// A different screen (or different data on it); `name` as `Screen.name`, `caption` as
-    /// `Screen.caption` (what it says, in plain text).
-    case screen(String, caption: String = "")
+    /// `Screen.caption` (what it says, in plain text), `texts` the words drawn on it as a person reads
+    /// them (in the station's language).
+    case screen(String, caption: String = "", texts: [String] = [])
     /// The same screen with a new preview frame under it.
     case preview
     /// The same screen with only these parts redrawn (around the jar's stickers that moved): a display
@@ -76,6 +77,14 @@ public enum FrameChange: Sendable, Hashable {
     /// The parts that changed; nil when all of it may have.
     public var regions: [PixelRegion]? {
         if case .regions(let regions) = self { regions } else { nil }
+    }
+}
+
+extension FrameChange {
+    /// A new screen's change with the texts drawn on it; any other change as it is.
+    public func withTexts(_ texts: [String]) -> FrameChange {
+        if case .screen(let name, let caption, _) = self { return .screen(name, caption: caption, texts: texts) }
+        return self
     }
 }
 

@@ -13,6 +13,11 @@ public final class Canvas {
     let context: OpaquePointer
     /// Texts that did not fit their box and were cut with an ellipsis, since the last `clear`.
     public private(set) var cutTexts: [String] = []
+    /// Every text drawn since the last `clear`, in order: what a person reads on the frame, for the tests
+    /// (and the headless display's `.words` files) to read without reading pixels.
+    public private(set) var drawnTexts: [String] = []
+    /// Texts with a character the font has no glyph for (drawn as a box), since the last `clear`.
+    public private(set) var unknownGlyphTexts: [String] = []
 
     /// The font family every screen uses (Debian's fonts-dejavu-core).
     public static let family = "DejaVu Sans"
@@ -32,6 +37,8 @@ public final class Canvas {
     /// Paints the whole canvas with `color` and forgets the cut texts: the start of a new frame.
     public func clear(_ color: Color) {
         cutTexts.removeAll()
+        drawnTexts.removeAll()
+        unknownGlyphTexts.removeAll()
         fill(bounds, color)
     }
 
@@ -196,6 +203,8 @@ public final class Canvas {
             pango_layout_get_pixel_extents(layout, nil, &logical)
         }
         if pango_layout_is_ellipsized(layout) != 0 || Double(logical.height) > rect.height + 1 { cutTexts.append(text) }
+        if pango_layout_get_unknown_glyphs_count(layout) > 0 { unknownGlyphTexts.append(text) }
+        drawnTexts.append(text)
         let used = Double(logical.height)
         let top = verticallyCentered ? rect.midY - used / 2 : rect.y
         cairo_save(context)

@@ -1,26 +1,37 @@
 import Foundation
 import SnapCore
+import SnapText
 
 /// One example of every screen, with sample data: what `snapstation screens` draws and the tests check.
 public enum ScreenGallery {
-    public static let sampleAnalysis = MealAnalysis(
-        title: "Spaghetti with tomato sauce and parmesan",
-        totals: Macros(calories: 650, protein: 24, carbs: 80, fats: 22),
-        items: [
-            MealItem(
-                name: "Spaghetti", grams: 200, macros: Macros(calories: 320, protein: 11, carbs: 64, fats: 2),
-                contains: [.gluten]),
-            MealItem(name: "Tomato sauce", grams: 150, macros: Macros(calories: 210, protein: 3, carbs: 15, fats: 11)),
-            MealItem(
-                name: "Parmesan", grams: 30, macros: Macros(calories: 120, protein: 10, carbs: 1, fats: 9),
-                contains: [.dairy, .lactose]),
-        ])
+    /// A meal as the AI answers it in `words`' language (the station asks it to answer in that language).
+    public static func sampleAnalysis(_ words: Words = Words()) -> MealAnalysis {
+        MealAnalysis(
+            title: words("sample.title"),
+            totals: Macros(calories: 650, protein: 24, carbs: 80, fats: 22),
+            items: [
+                MealItem(
+                    name: words("sample.item.pasta"), grams: 200,
+                    macros: Macros(calories: 320, protein: 11, carbs: 64, fats: 2), contains: [.gluten]),
+                MealItem(
+                    name: words("sample.item.sauce"), grams: 150,
+                    macros: Macros(calories: 210, protein: 3, carbs: 15, fats: 11)),
+                MealItem(
+                    name: words("sample.item.cheese"), grams: 30,
+                    macros: Macros(calories: 120, protein: 10, carbs: 1, fats: 9), contains: [.dairy, .lactose]),
+            ])
+    }
 
     /// Every screen, named as its PNG file is. `photo` is a processed photo whose files exist; `sticker`, a
-    /// sticker PNG for the result sheet that shows one.
-    public static func screens(photo: ProcessedPhoto, sticker: String? = nil) -> [(name: String, screen: Screen)] {
+    /// sticker PNG for the result sheet that shows one; the sample data (the meal, the group, its member)
+    /// in `words`' language, as a station speaking it would show.
+    public static func screens(photo: ProcessedPhoto, sticker: String? = nil, words: Words = Words())
+        -> [(name: String, screen: Screen)]
+    {
+        let family = words("sample.group")
+        let sampleAnalysis = sampleAnalysis(words)
         let ready = ReadyScreen(
-            mode: .meal, groupName: "Family",
+            mode: .meal, groupName: family,
             totals: sampleAnalysis.totals + Macros(calories: 420, protein: 30, carbs: 35, fats: 15),
             mealThumbnails: [photo.thumbnailPath, photo.thumbnailPath], groupPhotoAvailable: true, analysesLeft: 8,
             missingDevices: [])
@@ -31,7 +42,7 @@ public enum ScreenGallery {
         var twoCameras = groupReady
         (twoCameras.cameras, twoCameras.camera, twoCameras.flashOff) = (["CSI camera", "USB camera"], 1, true)
         let menu = MenuScreen(
-            entries: [.init(name: "Camera", value: "USB camera"), .init(name: "Flash", value: "off")], selected: 0)
+            entries: [.camera("USB camera"), .flash(on: false)], selected: 0)
         let result = MealResultScreen(
             photo: photo, analysis: sampleAnalysis, clashes: [[.glutenFree], [], [.lactoseFree, .vegan]], autoSaveIn: 20
         )
@@ -42,7 +53,7 @@ public enum ScreenGallery {
         var stickerResult = result
         stickerResult.photo.stickerPath = sticker
         let shared = SharedPhoto(
-            id: PhotoID("shared"), group: "Family", member: "Grandma's kitchen", takenAt: photo.takenAt,
+            id: PhotoID("shared"), group: family, member: words("sample.member"), takenAt: photo.takenAt,
             expiresAt: photo.takenAt + 48 * 3600, path: photo.photoPath)
         let slide = Slide(photo: shared, age: .seconds(3 * 3600 + 120), index: 1, count: 3)
         let pairing = Pairing(
@@ -64,18 +75,18 @@ public enum ScreenGallery {
             ("07c-retake-blurred", .retake(RetakeScreen(photo: blurred, mode: .group))),
             ("08-meal-result", .mealResult(result)),
             ("08b-meal-result-sticker", .mealResult(stickerResult)),
-            ("09-group-review", .groupReview(GroupReviewScreen(photo: photo, group: "Family", secondsLeft: 3))),
-            ("10-uploading", .uploading(UploadingScreen(photo: photo, group: "Family", progress: 0.42))),
-            ("11-sent", .sent(group: "Family")),
+            ("09-group-review", .groupReview(GroupReviewScreen(photo: photo, group: family, secondsLeft: 3))),
+            ("10-uploading", .uploading(UploadingScreen(photo: photo, group: family, progress: 0.42))),
+            ("11-sent", .sent(group: family)),
             (
                 "12-group-lock",
-                .locked(LockScreen(reason: .group("Family"), limit: 10, remaining: .seconds(14 * 3600 + 59 * 60 + 51)))
+                .locked(LockScreen(reason: .group(family), limit: 10, remaining: .seconds(14 * 3600 + 59 * 60 + 51)))
             ),
             (
                 "13-ai-limit",
                 .locked(LockScreen(reason: .aiLimit, limit: 10, remaining: .seconds(5 * 3600 + 12 * 60 + 4)))
             ),
-            ("14-lock-clock-unset", .locked(LockScreen(reason: .group("Family"), limit: 10, remaining: nil))),
+            ("14-lock-clock-unset", .locked(LockScreen(reason: .group(family), limit: 10, remaining: nil))),
             (
                 "15-error-camera-missing",
                 .problem(ProblemScreen(kind: .cameraMissing("no camera found by libcamera"), photo: nil))
@@ -94,13 +105,14 @@ public enum ScreenGallery {
                 "19-error-ai-failed",
                 .problem(ProblemScreen(kind: .aiFailed(.rateLimited(retryAfter: .seconds(20))), photo: photo))
             ),
-            ("20-error-network-down", .problem(ProblemScreen(kind: .networkDown(group: "Family"), photo: photo))),
+            ("20-error-network-down", .problem(ProblemScreen(kind: .networkDown(group: family), photo: photo))),
             (
                 "20c-error-group-sign-in",
                 .problem(
                     ProblemScreen(
                         kind: .signInFailed(
-                            group: "Family", reason: "wrong email or password (group.email, group.key_source)"),
+                            // The reason is the sign-in's own, for the installer: in English, as the log has it.
+                            group: family, reason: "wrong email or password (group.email, group.key_source)"),
                         photo: photo))
             ),
             ("20b-analysis-queued", .problem(ProblemScreen(kind: .analysisQueued, photo: photo))),
@@ -111,15 +123,15 @@ public enum ScreenGallery {
             ("22-error-storage-full", .problem(ProblemScreen(kind: .storageFull, photo: nil))),
             (
                 "23-error-destination-full",
-                .problem(ProblemScreen(kind: .destinationFull(group: "Family"), photo: photo))
+                .problem(ProblemScreen(kind: .destinationFull(group: family), photo: photo))
             ),
             (
                 "24-group-lock-slideshow",
                 .locked(
                     LockScreen(
-                        reason: .group("Family"), limit: 10, remaining: .seconds(9 * 3600 + 4 * 60 + 12), slide: slide))
+                        reason: .group(family), limit: 10, remaining: .seconds(9 * 3600 + 4 * 60 + 12), slide: slide))
             ),
-            ("25-idle-slideshow", .idle(IdleScreen(mode: .group, group: "Family", slide: slide, clock: "14:05"))),
+            ("25-idle-slideshow", .idle(IdleScreen(mode: .group, group: family, slide: slide, clock: "14:05"))),
             ("26-idle-clock", .idle(IdleScreen(mode: .meal, group: nil, slide: nil, clock: "23:41"))),
             ("27-pairing", .pairing(PairingScreen(pairing: pairing, remaining: .seconds(4 * 60 + 37)))),
             (
@@ -129,29 +141,25 @@ public enum ScreenGallery {
             ("27c-pairing-self-signed", .pairing(PairingScreen(pairing: selfSigned, remaining: .seconds(4 * 60 + 37)))),
             ("28-ready-two-cameras", .ready(twoCameras)),
             ("29-menu", .menu(menu)),
-        ] + jarScreens(ready: ready, photo: photo, sticker: sticker)
+        ] + jarScreens(ready: ready, photo: photo, sticker: sticker, words: words)
     }
-
-    static let sampleTitles = [
-        "Spaghetti with tomato sauce and parmesan", "Greek salad", "Porridge with berries", "Chicken curry with rice",
-        "Apple", "Cheese sandwich", "Lentil soup", "Salmon with potatoes", "Yoghurt", "Pizza margherita",
-    ]
 
     /// The jar: empty, with a few stickers, with 60, and with one sticker's details showing. Half of the
     /// stickers are the cut-out `sticker`, half a round cut of the photo's thumbnail.
-    public static func jarScreens(ready: ReadyScreen, photo: ProcessedPhoto, sticker: String?)
+    public static func jarScreens(ready: ReadyScreen, photo: ProcessedPhoto, sticker: String?, words: Words = Words())
         -> [(name: String, screen: Screen)]
     {
+        let titles = [words("sample.title")] + (1...9).map { words("sample.jar.\($0)") }
         func stickers(_ count: Int) -> [JarSticker] {
             (0..<count).map { index in
                 JarSticker(
                     id: PhotoID("jar\(index)"), stickerPath: index % 2 == 0 ? sticker : nil,
-                    thumbnailPath: photo.thumbnailPath, title: sampleTitles[index % sampleTitles.count],
+                    thumbnailPath: photo.thumbnailPath, title: titles[index % titles.count],
                     totals: Macros(
                         calories: 180 + index * 37 % 600, protein: 5 + index % 30, carbs: 20 + index % 60,
                         fats: 3 + index % 25),
                     funFact: index % 3 == 2
-                        ? nil : "Tomatoes came to Italy from the Americas in the 16th century, as a curiosity.")
+                        ? nil : words("sample.fun_fact"))
             }
         }
         var empty = ready

@@ -1,5 +1,6 @@
 import SnapCore
 import SnapImaging
+import SnapText
 
 extension ScreenRenderer {
     func drawReady(
@@ -26,7 +27,7 @@ extension ScreenRenderer {
         if canvas.touches(Rect(x: 0, y: iconsAt - m, width: canvas.bounds.width, height: iconSide + 2 * m)) {
             drawCameraIcons(ready, at: iconsAt, canvas, layout)
         }
-        if let notice = ScreenText.deviceNotice(ready.missingDevices) {
+        if let notice = words.deviceNotice(ready.missingDevices) {
             chip(
                 notice, at: m, top.maxY + m / 2, maxWidth: canvas.bounds.width - 2 * m, font: layout.small,
                 fill: Color.warn.opacity(0.9), color: .ink, canvas)
@@ -39,12 +40,15 @@ extension ScreenRenderer {
                 x: 0, y: canvas.bounds.height - hintBar - panelHeight, width: canvas.bounds.width, height: panelHeight)
             canvas.fill(panel, Color.black.opacity(0.55))
             let (line, strip) = panel.inset(m / 2).top(layout.bar(layout.small))
-            let totals = "Today \(ready.totals.calories) kcal · " + ScreenText.macros(ready.totals)
+            let totals = words(
+                "ready.today", ["kcal": words.kcal(ready.totals.calories), "macros": words.macros(ready.totals)])
             canvas.text(totals, in: line, font: layout.small, verticallyCentered: true, shrinkToFit: true)
             drawThumbnails(ready.mealThumbnails, in: strip, canvas, layout)
         }
-        let other = ready.groupName == nil ? "" : (ready.mode == .meal ? " · Hold: group mode" : " · Hold: meal log")
-        let action = ready.mode == .meal ? "Press: photo of your meal" : "Press: today's photo"
+        let action = words(ready.mode == .meal ? "ready.hint.meal" : "ready.hint.group")
+        let other =
+            ready.groupName == nil
+            ? "" : " · " + words(ready.mode == .meal ? "ready.hint.to_group" : "ready.hint.to_meal")
         // The hint shrinks to fit; on narrow panels the shorter words keep it readable.
         if canvas.touches(canvas.bounds.bottom(hintBar).1) { hint(action + other, canvas, layout) }
     }
@@ -56,28 +60,32 @@ extension ScreenRenderer {
         canvas.fill(top, Color.black.opacity(0.55))
         let status: (String, Color) =
             switch ready.mode {
-            case .group: ready.groupPhotoAvailable ? ("Today's photo: open", .good) : ("Today's photo: sent", .muted)
-            case .meal: ("\(ready.analysesLeft) analyses left today", ready.analysesLeft > 0 ? .good : .warn)
+            case .group:
+                ready.groupPhotoAvailable ? (words("ready.photo_open"), .good) : (words("ready.photo_sent"), .muted)
+            case .meal:
+                (words("ready.analyses_left", count: ready.analysesLeft), ready.analysesLeft > 0 ? .good : .warn)
             }
-        let title = ScreenText.modeTitle(ready.mode, group: ready.groupName)
+        let title = words.modeTitle(ready.mode, group: ready.groupName)
         if layout.portrait {
             let (titleRow, statusRow) = top.top(titleBar)
             canvas.text(
                 title, in: titleRow.inset(m / 2), font: layout.title, verticallyCentered: true, shrinkToFit: true)
             canvas.text(
-                status.0, in: statusRow.inset(m / 4), font: layout.small, color: status.1, verticallyCentered: true)
+                status.0, in: statusRow.inset(m / 4), font: layout.small, color: status.1, verticallyCentered: true,
+                shrinkToFit: true)
         } else {
             let (left, right) = top.inset(m / 2).left(top.width * 0.55)
             canvas.text(title, in: left, font: layout.title, verticallyCentered: true, shrinkToFit: true)
             canvas.text(
-                status.0, in: right, font: layout.small, color: status.1, alignment: .trailing, verticallyCentered: true
-            )
+                status.0, in: right, font: layout.small, color: status.1, alignment: .trailing,
+                verticallyCentered: true,
+                shrinkToFit: true)
         }
     }
 
     private func drawThumbnails(_ paths: [String], in strip: Rect, _ canvas: Canvas, _ layout: ScreenLayout) {
         guard !paths.isEmpty else {
-            canvas.text("No meals yet today", in: strip, font: layout.small, color: .muted, verticallyCentered: true)
+            canvas.text(words("ready.no_meals"), in: strip, font: layout.small, color: .muted, verticallyCentered: true)
             return
         }
         let side = strip.height - layout.margin / 4
@@ -104,14 +112,14 @@ extension ScreenRenderer {
         let box = Rect(x: bounds.midX - radius, y: bounds.midY - radius, width: 2 * radius, height: 2 * radius)
         canvas.text(
             "\(countdown.secondsLeft)", in: box, font: layout.huge, alignment: .center, verticallyCentered: true)
-        hint("Hold to cancel", canvas, layout)
+        hint(words("hint.hold_cancel"), canvas, layout)
     }
 
     func drawCapturing(_ canvas: Canvas, _ layout: ScreenLayout) {
         // A white screen adds light at the moment of the shot.
         canvas.fill(canvas.bounds, .white)
         canvas.text(
-            "Hold still…", in: canvas.bounds.inset(layout.margin), font: layout.headline, color: .ink,
+            words("capturing.hold_still"), in: canvas.bounds.inset(layout.margin), font: layout.headline, color: .ink,
             alignment: .center, verticallyCentered: true)
     }
 
@@ -120,11 +128,12 @@ extension ScreenRenderer {
         let bounds = canvas.bounds
         let radius = layout.short * 0.11
         spinner(centerX: bounds.midX, centerY: bounds.midY - radius * 0.6, radius: radius, canvas)
-        let label = processing.stage == .analysing ? "Analysing your meal…" : "Processing…"
+        let label = words(processing.stage == .analysing ? "processing.analysing" : "processing.processing")
         let line = Rect(
             x: layout.margin, y: bounds.midY + radius * 0.8, width: bounds.width - 2 * layout.margin,
             height: layout.bar(layout.title))
-        canvas.text(label, in: line, font: layout.title, alignment: .center, verticallyCentered: true)
-        hint("Hold to cancel", canvas, layout)
+        canvas.text(
+            label, in: line, font: layout.title, alignment: .center, verticallyCentered: true, shrinkToFit: true)
+        hint(words("hint.hold_cancel"), canvas, layout)
     }
 }

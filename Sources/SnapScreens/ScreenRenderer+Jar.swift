@@ -1,5 +1,6 @@
 import SnapCore
 import SnapImaging
+import SnapText
 
 /// Where the jar sits on a screen of `bounds`, how thick its walls are, and how big its stickers are.
 ///
@@ -190,7 +191,7 @@ extension ScreenRenderer {
         if let index = jar.highlighted {
             let sticker = jar.stickers[index]
             var y = inner.y
-            let count = "\(index + 1) of \(jar.stickers.count)"
+            let count = words("jar.position", ["n": String(index + 1), "total": String(jar.stickers.count)])
             y += canvas.text(
                 count, in: Rect(x: inner.x, y: y, width: inner.width, height: layout.bar(layout.small)),
                 font: layout.small, color: .muted)
@@ -200,11 +201,11 @@ extension ScreenRenderer {
                     font: layout.title, maxLines: 2, shrinkToFit: true) + m / 3
             // The kcal chip with the macros beside it, on one row.
             let kcal = chip(
-                "\(sticker.totals.calories) kcal", at: inner.x, y,
+                words.kcal(sticker.totals.calories), at: inner.x, y,
                 maxWidth: min(inner.width * 0.38, layout.short * 0.3),
                 font: layout.bodyBold, fill: .accent, color: .ink, canvas)
             canvas.text(
-                ScreenText.macros(sticker.totals),
+                words.macros(sticker.totals),
                 in: Rect(x: kcal.maxX + m / 2, y: kcal.y, width: inner.maxX - kcal.maxX - m / 2, height: kcal.height),
                 font: layout.small, verticallyCentered: true, shrinkToFit: true)
             y = kcal.maxY + m / 2
@@ -216,26 +217,24 @@ extension ScreenRenderer {
             }
             return
         }
-        let first = jar.days == 1 ? "Today" : "This week"
         var y = inner.y
         y +=
             canvas.text(
-                "\(first): \(jar.stickers.count) meal\(jar.stickers.count == 1 ? "" : "s") in the jar",
+                words(jar.days == 1 ? "jar.today" : "jar.week", count: jar.stickers.count),
                 in: Rect(x: inner.x, y: y, width: inner.width, height: layout.bar(layout.body) * 2),
                 font: layout.bodyBold, maxLines: 2) + m / 3
         y += canvas.text(
-            "Today \(ready.totals.calories) kcal",
+            words("jar.today_kcal", ["kcal": words.kcal(ready.totals.calories)]),
             in: Rect(x: inner.x, y: y, width: inner.width, height: layout.bar(layout.body)),
             font: layout.body, color: .accent, verticallyCentered: true, shrinkToFit: true)
         y +=
             canvas.text(
-                ScreenText.macros(ready.totals),
+                words.macros(ready.totals),
                 in: Rect(x: inner.x, y: y, width: inner.width, height: layout.bar(layout.small)),
                 font: layout.small, verticallyCentered: true, shrinkToFit: true) + m / 2
         let help =
             jar.stickers.isEmpty
-            ? "Every meal you save drops into the jar as a sticker."
-            : "Mode button: what each sticker is."
+            ? words("jar.help.empty") : words("jar.help")
         canvas.text(
             help, in: Rect(x: inner.x, y: y, width: inner.width, height: max(0, inner.maxY - y)), font: layout.small,
             color: .muted, maxLines: 3)

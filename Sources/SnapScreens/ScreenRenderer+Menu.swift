@@ -1,11 +1,13 @@
 import SnapCore
+import SnapText
 
 extension ScreenRenderer {
     /// The settings menu: one row per setting, the chosen one lit, its value on the right.
     func drawMenu(_ menu: MenuScreen, _ canvas: Canvas, _ layout: ScreenLayout) {
         let m = layout.margin
         let (top, _) = canvas.bounds.top(layout.bar(layout.title))
-        canvas.text("Settings", in: top.inset(m / 2), font: layout.title, verticallyCentered: true, shrinkToFit: true)
+        canvas.text(
+            words("menu.title"), in: top.inset(m / 2), font: layout.title, verticallyCentered: true, shrinkToFit: true)
         let rowHeight = layout.bar(layout.headline)
         let width = min(canvas.bounds.width - 2 * m, layout.short * 1.4)
         var y = top.maxY + m
@@ -15,15 +17,20 @@ extension ScreenRenderer {
             canvas.fill(row, chosen ? Color.accent : Color.white.opacity(0.08), radius: layout.radius)
             let inner = row.inset(m / 2)
             let (left, right) = inner.left(inner.width * 0.45)
+            let (name, value) =
+                switch entry {
+                case .camera(let camera): (words("menu.camera"), camera)
+                case .flash(let on): (words("menu.flash"), words(on ? "menu.on" : "menu.off"))
+                }
             canvas.text(
-                entry.name, in: left, font: layout.body, color: chosen ? .ink : .muted, verticallyCentered: true,
+                name, in: left, font: layout.body, color: chosen ? .ink : .muted, verticallyCentered: true,
                 shrinkToFit: true)
             canvas.text(
-                entry.value, in: right, font: layout.bodyBold, color: chosen ? .ink : .white, alignment: .trailing,
+                value, in: right, font: layout.bodyBold, color: chosen ? .ink : .white, alignment: .trailing,
                 verticallyCentered: true, shrinkToFit: true)
             y += rowHeight + m / 2
         }
-        hint("Press: change · Mode: next · Hold: close", canvas, layout)
+        hint(words("menu.hint"), canvas, layout)
     }
 
     /// The cameras to switch between as small icons at the right, their top at `y`, the one in use lit,

@@ -1,4 +1,5 @@
 import SnapCore
+import SnapText
 
 extension ScreenRenderer {
     func drawLock(_ lock: LockScreen, _ canvas: Canvas, _ layout: ScreenLayout) {
@@ -12,28 +13,29 @@ extension ScreenRenderer {
         }
         let label =
             lock.reason == .aiLimit
-            ? ScreenText.modeTitle(.meal, group: nil) : ScreenText.modeTitle(.group, group: lockGroup(lock))
+            ? words.modeTitle(.meal, group: nil) : words.modeTitle(.group, group: lockGroup(lock))
         column.take(canvas.text(label, in: column, font: layout.small, color: .muted, alignment: .center) + m / 2)
         column.take(
             canvas.text(
-                ScreenText.lockTitle(lock), in: column, font: layout.title, alignment: .center, maxLines: 3,
+                words.lockTitle(lock), in: column, font: layout.title, alignment: .center, maxLines: 3,
                 shrinkToFit: true) + m)
         if let remaining = lock.remaining {
             column.take(
                 canvas.text(
-                    lock.reason == .aiLimit ? "Next analysis in" : "Next photo in", in: column, font: layout.body,
+                    words(lock.reason == .aiLimit ? "lock.next_analysis" : "lock.next_photo"), in: column,
+                    font: layout.body,
                     color: .muted, alignment: .center) + m / 4)
             canvas.text(
-                ScreenText.clock(remaining), in: column, font: Font(size: layout.short * 0.19, bold: true),
+                Words.clock(remaining), in: column, font: Font(size: layout.short * 0.19, bold: true),
                 color: .accent,
                 alignment: .center, shrinkToFit: true)
         } else {
             canvas.text(
-                ScreenText.lockCountdown(lock), in: column, font: layout.body, color: .accent, alignment: .center,
+                words.lockCountdown(lock), in: column, font: layout.body, color: .accent, alignment: .center,
                 maxLines: 3)
         }
-        let next = (lock.slide?.count ?? 0) > 1 ? "Press: next photo · " : ""
-        hint(next + (lock.reason == .aiLimit ? "Hold: group mode" : "Hold: switch mode"), canvas, layout)
+        let next = (lock.slide?.count ?? 0) > 1 ? words("lock.hint.next_photo") + " · " : ""
+        hint(next + words(lock.reason == .aiLimit ? "lock.hint.to_group" : "lock.hint.switch"), canvas, layout)
     }
 
     /// The idle screen: the group's slideshow, or a dimmed clock.
@@ -47,17 +49,17 @@ extension ScreenRenderer {
             canvas.text(
                 idle.clock, in: canvas.bounds, font: Font(size: layout.short * 0.28, bold: true),
                 color: Color.muted.opacity(0.5), alignment: .center, verticallyCentered: true, shrinkToFit: true)
-            hint("Press: take a photo", canvas, layout)
+            hint(words("idle.hint"), canvas, layout)
             return
         }
         photo(slide.photo.path, in: canvas.bounds, cover: true, canvas)
         let (band, _) = canvas.bounds.top(layout.bar(layout.small))
         canvas.fill(band, Color.black.opacity(0.5))
         canvas.text(
-            ScreenText.modeTitle(.group, group: idle.group), in: band.inset(layout.margin / 2), font: layout.small,
+            words.modeTitle(.group, group: idle.group), in: band.inset(layout.margin / 2), font: layout.small,
             color: .muted, verticallyCentered: true, shrinkToFit: true)
         _ = caption(slide, canvas, layout, above: layout.bar(layout.small))
-        hint("Press: take a photo", canvas, layout)
+        hint(words("idle.hint"), canvas, layout)
     }
 
     /// Who shared the slide and when, in a band above the bottom `above` points; returns the band's height.
@@ -65,10 +67,10 @@ extension ScreenRenderer {
         let height = layout.bar(layout.body)
         let band = Rect(x: 0, y: canvas.bounds.maxY - above - height, width: canvas.bounds.width, height: height)
         canvas.fill(band, Color.black.opacity(0.55))
-        let words = ScreenText.slideCaption(slide)
+        let caption = words.slideCaption(slide)
         let inner = band.inset(layout.margin / 2)
-        canvas.text(words.who, in: inner, font: layout.body, verticallyCentered: true, shrinkToFit: true)
-        if let place = words.place {
+        canvas.text(caption.who, in: inner, font: layout.body, verticallyCentered: true, shrinkToFit: true)
+        if let place = caption.place {
             canvas.text(
                 place, in: inner, font: layout.small, color: .muted, alignment: .trailing, verticallyCentered: true)
         }
@@ -82,25 +84,25 @@ extension ScreenRenderer {
 
     func drawRetake(_ retake: RetakeScreen, _ canvas: Canvas, _ layout: ScreenLayout) {
         let m = layout.margin
-        let words = ScreenText.retake(retake.photo.quality, mode: retake.mode)
+        let text = words.retake(retake.photo.quality, mode: retake.mode)
         photo(retake.photo.photoPath, in: canvas.bounds, cover: true, canvas)
         canvas.fill(canvas.bounds, Color.black.opacity(0.45))
         let (band, rest) = canvas.bounds.top(layout.bar(layout.title) * 1.6)
         canvas.fill(band, .warn)
         canvas.text(
-            words.title, in: band.inset(m / 2), font: layout.title, color: .ink, alignment: .center, maxLines: 2,
+            text.title, in: band.inset(m / 2), font: layout.title, color: .ink, alignment: .center, maxLines: 2,
             verticallyCentered: true, shrinkToFit: true)
         let detail = rest.bottom(layout.bar(layout.small)).0.inset(m)
         canvas.fill(detail.top(layout.bar(layout.body) * 2.2).0, Color.black.opacity(0.55), radius: layout.radius)
         canvas.text(
-            words.detail, in: detail.top(layout.bar(layout.body) * 2.2).0.inset(m / 3), font: layout.body,
+            text.detail, in: detail.top(layout.bar(layout.body) * 2.2).0.inset(m / 3), font: layout.body,
             alignment: .center, maxLines: 2, verticallyCentered: true, shrinkToFit: true)
-        hint("Press: retake · Hold: use it anyway", canvas, layout)
+        hint(words("retake.hint"), canvas, layout)
     }
 
     func drawProblem(_ problem: ProblemScreen, _ canvas: Canvas, _ layout: ScreenLayout) {
         let m = layout.margin
-        let words = ScreenText.problem(problem.kind)
+        let text = words.problem(problem.kind)
         let tone: Color =
             switch problem.kind {
             case .networkDown, .analysisQueued, .signInFailed: .warn
@@ -109,15 +111,15 @@ extension ScreenRenderer {
         let (band, rest) = canvas.bounds.top(layout.bar(layout.title) * 1.6)
         canvas.fill(band, tone)
         canvas.text(
-            words.title, in: band.inset(m / 2), font: layout.title, color: .ink, alignment: .center, maxLines: 2,
+            text.title, in: band.inset(m / 2), font: layout.title, color: .ink, alignment: .center, maxLines: 2,
             verticallyCentered: true, shrinkToFit: true)
         var column = rest.bottom(layout.bar(layout.small)).0.inset(m)
         column.take(
-            canvas.text(words.detail, in: column, font: layout.body, alignment: .center, maxLines: 4, shrinkToFit: true)
+            canvas.text(text.detail, in: column, font: layout.body, alignment: .center, maxLines: 4, shrinkToFit: true)
                 + m)
         if let photo = problem.photo, column.height > layout.short * 0.2 {
             self.photo(photo.thumbnailPath, in: column, cover: false, canvas)
         }
-        hint(words.hint, canvas, layout)
+        hint(text.hint, canvas, layout)
     }
 }

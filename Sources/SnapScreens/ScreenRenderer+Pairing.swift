@@ -1,5 +1,6 @@
 import SnapCore
 import SnapImaging
+import SnapText
 
 extension ScreenRenderer {
     /// The pairing screen: the page's address as a QR code, and the one-time code to type in.
@@ -26,30 +27,30 @@ extension ScreenRenderer {
             canvas.fill(square, .panel, radius: m / 2)
         }
         column.take(
-            canvas.text("Pair your phone", in: column, font: layout.title, maxLines: 2, shrinkToFit: true) + m / 2)
+            canvas.text(words("pairing.title"), in: column, font: layout.title, maxLines: 2, shrinkToFit: true) + m / 2)
         switch screen.note {
         case .paired(let name):
-            column.take(canvas.text("Paired ✓", in: column, font: layout.title, color: .good) + m / 4)
+            column.take(canvas.text(words("pairing.paired"), in: column, font: layout.title, color: .good) + m / 4)
             canvas.text(name, in: column, font: layout.body, color: .muted, maxLines: 2, shrinkToFit: true)
         case .forgotten:
             canvas.text(
-                "Every paired phone is forgotten", in: column, font: layout.body, color: .warn, maxLines: 3,
+                words("pairing.forgotten"), in: column, font: layout.body, color: .warn, maxLines: 3,
                 shrinkToFit: true)
         case .none:
             guard let pairing = screen.pairing else {
-                canvas.text("Making a code…", in: column, font: layout.body, color: .muted)
+                canvas.text(words("pairing.making"), in: column, font: layout.body, color: .muted)
                 break
             }
             if pairing.url.isEmpty {
                 // The server could not listen (its port taken): the code still works once it does.
                 column.take(
                     canvas.text(
-                        "The page is not reachable yet (see the log)", in: column, font: layout.small, color: .warn,
+                        words("pairing.unreachable"), in: column, font: layout.small, color: .warn,
                         maxLines: 2, shrinkToFit: true) + m / 2)
             } else {
                 column.take(
                     canvas.text(
-                        "Scan the code, or open", in: column, font: layout.small, color: .muted, shrinkToFit: true)
+                        words("pairing.scan"), in: column, font: layout.small, color: .muted, shrinkToFit: true)
                         + m / 4)
                 column.take(
                     canvas.text(
@@ -59,11 +60,12 @@ extension ScreenRenderer {
                     // The address, for a phone that does not resolve .local names.
                     column.take(
                         canvas.text(
-                            "or \(fallback)", in: column, font: layout.small, color: .muted, maxLines: 2,
+                            words("pairing.or", ["address": fallback]), in: column, font: layout.small, color: .muted,
+                            maxLines: 2,
                             shrinkToFit: true) + m / 2)
                 }
             }
-            column.take(canvas.text("and type", in: column, font: layout.small, color: .muted) + m / 4)
+            column.take(canvas.text(words("pairing.type"), in: column, font: layout.small, color: .muted) + m / 4)
             // Read in two halves: "4821 0937".
             let half = pairing.code.count / 2
             let digits =
@@ -77,17 +79,19 @@ extension ScreenRenderer {
                 let seconds = Int(remaining.components.seconds)
                 column.take(
                     canvas.text(
-                        "Valid for \(seconds / 60):\(seconds % 60 < 10 ? "0" : "")\(seconds % 60), once", in: column,
+                        words("pairing.valid", ["time": Words.clock(minutes: seconds / 60, seconds: seconds % 60)]),
+                        in: column,
                         font: layout.small, color: .muted, shrinkToFit: true) + m / 4)
             }
             if let fingerprint = pairing.fingerprint {
                 // What the browser's warning names: its certificate's SHA-256 begins so.
                 canvas.text(
-                    "Certificate \(fingerprint.prefix(23))…", in: column, font: layout.small, color: .muted,
+                    words("pairing.certificate", ["fingerprint": String(fingerprint.prefix(23))]), in: column,
+                    font: layout.small, color: .muted,
                     maxLines: 2, shrinkToFit: true)
             }
         }
-        hint("Press: close · Hold: forget every paired phone", canvas, layout)
+        hint(words("pairing.hint"), canvas, layout)
     }
 
     /// The code's modules in `rect`, on white with the quiet zone the standard asks for (4 modules), each

@@ -1,4 +1,5 @@
 import SnapCore
+import SnapText
 
 extension ScreenRenderer {
     func drawMealResult(_ result: MealResultScreen, _ canvas: Canvas, _ layout: ScreenLayout) {
@@ -31,8 +32,8 @@ extension ScreenRenderer {
         sheet.take(
             canvas.text(analysis.title, in: titleBox, font: layout.title, maxLines: 2, shrinkToFit: true) + m / 3)
         sheet.take(
-            canvas.text("\(analysis.totals.calories) kcal", in: sheet, font: layout.headline, color: .accent) + m / 4)
-        sheet.take(canvas.text(ScreenText.macros(analysis.totals), in: sheet, font: layout.bodyBold) + m / 2)
+            canvas.text(words.kcal(analysis.totals.calories), in: sheet, font: layout.headline, color: .accent) + m / 4)
+        sheet.take(canvas.text(words.macros(analysis.totals), in: sheet, font: layout.bodyBold) + m / 2)
 
         let row = layout.bar(layout.small) * 0.85
         for (index, item) in analysis.items.enumerated() {
@@ -41,11 +42,13 @@ extension ScreenRenderer {
             let needed = row * (clashes.isEmpty ? 1 : 2)
             let remaining = analysis.items.count - index
             guard sheet.height >= needed + (remaining > 1 ? row : 0) else {
-                canvas.text("+\(remaining) more", in: sheet, font: layout.small, color: .muted)
+                canvas.text(words("result.more", count: remaining), in: sheet, font: layout.small, color: .muted)
                 break
             }
             let box = sheet.top(needed).0
-            let line = "\(item.name) · \(item.grams) g · \(item.macros.calories) kcal"
+            let line = words(
+                "result.item",
+                ["name": item.name, "grams": words.integer(item.grams), "kcal": words.kcal(item.macros.calories)])
             if clashes.isEmpty {
                 canvas.text(line, in: box, font: layout.small, verticallyCentered: true, shrinkToFit: true)
             } else {
@@ -53,14 +56,15 @@ extension ScreenRenderer {
                 let inner = Rect(x: box.x + row * 0.2, y: box.y, width: box.width - row * 0.4, height: box.height)
                 let (first, second) = inner.top(row)
                 canvas.text(line, in: first, font: layout.small, verticallyCentered: true, shrinkToFit: true)
-                let flag = "⚠ not " + clashes.map(\.rawValue).joined(separator: ", not ")
+                let flag =
+                    "⚠ " + clashes.map { words("result.clash", ["diet": words.dietary($0)]) }.joined(separator: ", ")
                 canvas.text(
                     flag, in: second, font: layout.small, color: Color(1, 0.72, 0.68), verticallyCentered: true,
                     shrinkToFit: true)
             }
             sheet.take(needed + row * 0.15)
         }
-        hint("Press: save · Hold: discard · Saves in \(result.autoSaveIn) s", canvas, layout)
+        hint(words("result.hint", ["seconds": String(result.autoSaveIn)]), canvas, layout)
     }
 
     func drawGroupReview(_ review: GroupReviewScreen, _ canvas: Canvas, _ layout: ScreenLayout) {
@@ -69,10 +73,10 @@ extension ScreenRenderer {
         let (_, banner) = rest.bottom(layout.bar(layout.headline))
         canvas.fill(banner, Color.black.opacity(0.65))
         canvas.text(
-            "Sending to \(review.group) in \(review.secondsLeft)…", in: banner.inset(layout.margin / 2),
-            font: layout.title,
-            alignment: .center, verticallyCentered: true)
-        hint("Press: retake · Hold: cancel", canvas, layout)
+            words("review.sending", ["group": review.group, "seconds": String(review.secondsLeft)]),
+            in: banner.inset(layout.margin / 2), font: layout.title, alignment: .center, verticallyCentered: true,
+            shrinkToFit: true)
+        hint(words("review.hint"), canvas, layout)
     }
 
     func drawUploading(_ uploading: UploadingScreen, _ canvas: Canvas, _ layout: ScreenLayout) {
@@ -85,8 +89,8 @@ extension ScreenRenderer {
             x: layout.margin, y: bounds.midY - layout.bar(layout.title) - barHeight,
             width: bounds.width - 2 * layout.margin, height: layout.bar(layout.title))
         canvas.text(
-            "Sending to \(uploading.group)", in: title, font: layout.title, alignment: .center, verticallyCentered: true
-        )
+            words("uploading.title", ["group": uploading.group]), in: title, font: layout.title, alignment: .center,
+            verticallyCentered: true, shrinkToFit: true)
         let track = Rect(x: bounds.midX - width / 2, y: bounds.midY - barHeight / 2, width: width, height: barHeight)
         canvas.fill(track, Color.white.opacity(0.25), radius: barHeight / 2)
         if uploading.progress > 0 {
@@ -97,7 +101,7 @@ extension ScreenRenderer {
         let percent = Rect(
             x: track.x, y: track.maxY + layout.margin / 2, width: track.width, height: layout.bar(layout.body))
         canvas.text(
-            "\(Int((uploading.progress * 100).rounded())) %", in: percent, font: layout.body, color: .muted,
+            words.percent(Int((uploading.progress * 100).rounded())), in: percent, font: layout.body, color: .muted,
             alignment: .center)
     }
 
@@ -117,7 +121,9 @@ extension ScreenRenderer {
         let line = Rect(
             x: layout.margin, y: centerY + radius * 1.35, width: bounds.width - 2 * layout.margin,
             height: layout.bar(layout.headline))
-        canvas.text("Sent to \(group)", in: line, font: layout.headline, alignment: .center, verticallyCentered: true)
+        canvas.text(
+            words("sent.title", ["group": group]), in: line, font: layout.headline, alignment: .center,
+            verticallyCentered: true, shrinkToFit: true)
     }
 }
 

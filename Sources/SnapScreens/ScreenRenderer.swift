@@ -1,5 +1,6 @@
 import SnapCore
 import SnapImaging
+import SnapText
 
 /// What shows under the ready and countdown screens.
 public enum LivePreview: Sendable {
@@ -12,9 +13,12 @@ public enum LivePreview: Sendable {
 /// Draws a `Screen` onto a `Canvas`, with the live preview under the screens that show it.
 public struct ScreenRenderer: Sendable {
     public var images: ScreenImages
+    /// The language the screens speak (`station.language`).
+    public var words: Words
 
-    public init(images: ScreenImages) {
+    public init(images: ScreenImages, words: Words = Words()) {
         self.images = images
+        self.words = words
     }
 
     public func draw(_ screen: Screen, preview: PixelImage?, jar: JarFrame? = nil, on canvas: Canvas) {

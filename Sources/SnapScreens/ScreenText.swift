@@ -1,128 +1,100 @@
 import SnapCore
+import SnapText
 
-/// The words on the screens, kept in one place so they read as one voice and tests can check them.
-public enum ScreenText {
-    /// "HH:MM:SS", hours not wrapped at 24.
-    public static func clock(_ duration: Duration) -> String {
-        let total = max(0, Int(duration.components.seconds))
-        return "\(two(total / 3600)):\(two(total / 60 % 60)):\(two(total % 60))"
-    }
-
-    private static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-
-    public static func macros(_ macros: Macros) -> String {
-        "P \(macros.protein) g · C \(macros.carbs) g · F \(macros.fats) g"
-    }
-
-    public static func modeTitle(_ mode: StationMode, group: String?) -> String {
-        switch mode {
-        case .meal: "Meal log"
-        case .group: "Group · \(group ?? "")"
-        }
-    }
-
-    public static func lockTitle(_ lock: LockScreen) -> String {
+/// The words on the screens, in the station's language: each is a catalog key (Sources/SnapText/Catalogs),
+/// so they read as one voice in every language and tests can check them.
+extension Words {
+    public func lockTitle(_ lock: LockScreen) -> String {
         switch lock.reason {
-        case .group(let name): "You've already shared a photo with \(name) today — see you tomorrow!"
-        case .aiLimit: "Today's \(lock.limit) meal analyses are used up — see you tomorrow!"
+        case .group(let name): self("lock.group", ["group": name])
+        case .aiLimit: self("lock.ai", count: lock.limit)
         }
     }
 
-    public static func lockCountdown(_ lock: LockScreen) -> String {
-        let noun = lock.reason == .aiLimit ? "Next analysis" : "Next photo"
-        guard let remaining = lock.remaining else { return "\(noun) after midnight — waiting for the clock to be set" }
-        return "\(noun) in \(clock(remaining))"
+    public func lockCountdown(_ lock: LockScreen) -> String {
+        let ai = lock.reason == .aiLimit
+        guard let remaining = lock.remaining else {
+            return self(ai ? "lock.next_analysis.unset" : "lock.next_photo.unset")
+        }
+        return self(ai ? "lock.next_analysis.in" : "lock.next_photo.in", ["time": Self.clock(remaining)])
     }
 
     /// Title, detail and what the buttons do now, for an error screen.
-    public static func problem(_ kind: ProblemScreen.Kind) -> (title: String, detail: String, hint: String) {
+    public func problem(_ kind: ProblemScreen.Kind) -> (title: String, detail: String, hint: String) {
+        let waits = self("hint.goes_by_itself")
         switch kind {
         case .cameraMissing(let detail):
-            ("Camera not found", detail, "It carries on when the camera is back")
+            return (self("problem.camera.title"), detail, self("problem.camera.hint"))
         case .captureFailed(let detail):
-            ("The photo could not be taken", detail, "Press to try again")
+            return (self("problem.capture.title"), detail, self("hint.press_try_again"))
         case .processingFailed(let detail):
-            ("The photo could not be processed", detail + " — the capture is kept", "Press to go back")
+            return (
+                self("problem.processing.title"), self("problem.processing.detail", ["detail": detail]),
+                self("hint.press_back")
+            )
         case .aiFailed(.notConfigured):
-            (
-                "AI service not configured", "Set ai.key_source in the config to analyse meals",
-                "Press to go back · Hold to switch mode"
-            )
+            return (self("ai.not_configured"), self("problem.ai_setup.detail"), self("problem.ai_setup.hint"))
         case .aiFailed(let failure):
-            ("Analysis failed", failure.message + " — the photo is kept", "Press to retry · Hold to discard")
-        case .networkDown(let group):
-            (
-                "Saved — will send when online", "No network: the photo for \(group) waits in the queue",
-                "It goes out by itself"
+            return (
+                self("problem.ai.title"), self("problem.ai.detail", ["reason": aiFailure(failure)]),
+                self("problem.ai.hint")
             )
+        case .networkDown(let group):
+            return (self("problem.offline.title"), self("problem.offline.detail", ["group": group]), waits)
         case .signInFailed(let group, let reason):
-            (
-                "Saved — will send when signed in", "Group sign-in failed: \(reason). The photo for \(group) waits",
-                "It goes out by itself"
+            return (
+                self("problem.sign_in.title"), self("problem.sign_in.detail", ["group": group, "reason": reason]),
+                waits
             )
         case .untrustedServer(let group):
-            (
-                "Saved — will send when the server can be verified",
-                "The certificate of \(group)'s server could not be verified: is the station's clock right?",
-                "It goes out by itself"
-            )
+            return (self("problem.untrusted.title"), self("problem.untrusted.detail", ["group": group]), waits)
         case .destinationFull(let group):
-            (
-                "Storage full — will send when there is space",
-                "The folder of \(group) is full: the photo waits on the station", "It goes out by itself"
+            return (
+                self("problem.destination_full.title"), self("problem.destination_full.detail", ["group": group]),
+                waits
             )
         case .analysisQueued:
-            (
-                "Saved — will analyse later",
-                "No answer from the AI service yet: the meal is analysed when it answers, and shown for review",
-                "It goes out by itself"
-            )
+            return (self("problem.queued.title"), self("problem.queued.detail"), waits)
         case .uploadRejected(let detail):
-            ("The photo could not be shared", detail, "Press to go back")
+            return (self("problem.rejected.title"), detail, self("hint.press_back"))
         case .storageFull:
-            ("Storage full", "Free space on the SD card, or shorten storage.retention_hours", "Press to go back")
+            return (self("problem.storage_full.title"), self("problem.storage_full.detail"), self("hint.press_back"))
         case .storageFailed(let detail):
-            ("The photo could not be saved", detail, "Press to go back")
+            return (self("problem.storage.title"), detail, self("hint.press_back"))
         }
     }
 
     /// How long ago a photo was taken, as a slideshow caption says it: "just now", "12 min ago", "3 h ago".
-    public static func age(_ age: Duration) -> String {
+    public func age(_ age: Duration) -> String {
         let minutes = Int(age.components.seconds) / 60
         switch minutes {
-        case ..<1: return "just now"
-        case ..<60: return "\(minutes) min ago"
-        case ..<(48 * 60): return "\(minutes / 60) h ago"
-        default: return "\(minutes / (24 * 60)) days ago"
+        case ..<1: return self("age.now")
+        case ..<60: return self("age.minutes", count: minutes)
+        case ..<(48 * 60): return self("age.hours", count: minutes / 60)
+        default: return self("age.days", count: minutes / (24 * 60))
         }
     }
 
     /// "Kitchen · 3 h ago", and "2 / 5" when the slideshow has more than one photo.
-    public static func slideCaption(_ slide: Slide) -> (who: String, place: String?) {
-        let who = (slide.photo.member.isEmpty ? "A member" : slide.photo.member) + " · " + age(slide.age)
+    public func slideCaption(_ slide: Slide) -> (who: String, place: String?) {
+        let who = (slide.photo.member.isEmpty ? self("slide.a_member") : slide.photo.member) + " · " + age(slide.age)
         return (who, slide.count > 1 ? "\(slide.index + 1) / \(slide.count)" : nil)
     }
 
     /// Title and detail of the quality gate's "retake?" screen.
-    public static func retake(_ quality: PhotoQuality, mode: StationMode) -> (title: String, detail: String) {
-        let use = mode == .meal ? "the analysis" : "the photo of the day"
+    public func retake(_ quality: PhotoQuality, mode: StationMode) -> (title: String, detail: String) {
+        let meal = mode == .meal
         switch quality {
-        case .tooDark: return ("Too dark — retake?", "More light makes \(use) better")
-        case .tooBlurred: return ("Too blurred — retake?", "Hold still, or step back a little, for \(use)")
-        case .good: return ("Retake?", "")
+        case .tooDark: return (self("retake.dark.title"), self(meal ? "retake.dark.meal" : "retake.dark.group"))
+        case .tooBlurred:
+            return (self("retake.blurred.title"), self(meal ? "retake.blurred.meal" : "retake.blurred.group"))
+        case .good: return (self("retake.title"), "")
         }
     }
 
-    public static func deviceNotice(_ devices: [DeviceKind]) -> String? {
+    public func deviceNotice(_ devices: [DeviceKind]) -> String? {
         guard !devices.isEmpty else { return nil }
-        let names = devices.map { kind -> String in
-            switch kind {
-            case .camera: "camera"
-            case .buttons: "buttons"
-            case .flash: "flash LED"
-            case .display: "display"
-            }
-        }
-        return "Not found: " + names.joined(separator: ", ")
+        return self("devices.missing", ["devices": devices.map(device).joined(separator: ", ")])
     }
+
 }

@@ -1,16 +1,27 @@
 import SnapCore
+import SnapText
 
 /// The AI service that estimates a meal's macros from a photo.
 public protocol MealAnalyzer: Sendable {
-    /// Analyses one processed photo (JPEG bytes), telling the service what the person eats (the owner
-    /// can change that at run time); throws the failure the station shows.
-    func analyse(jpeg: [UInt8], dietary: [DietaryPreference]) async throws(AIFailure) -> MealAnalysis
+    /// Analyses one processed photo (JPEG bytes), telling the service what the person eats and the
+    /// language to answer in (the owner can change both at run time); throws the failure the station shows.
+    func analyse(jpeg: [UInt8], dietary: [DietaryPreference], language: Language) async throws(AIFailure)
+        -> MealAnalysis
+}
+
+extension MealAnalyzer {
+    /// Analyses with the answer in English.
+    public func analyse(jpeg: [UInt8], dietary: [DietaryPreference]) async throws(AIFailure) -> MealAnalysis {
+        try await analyse(jpeg: jpeg, dietary: dietary, language: .en)
+    }
 }
 
 /// The analyser of a station without an AI key: it always says so.
 public struct UnconfiguredAnalyzer: MealAnalyzer {
     public init() {}
-    public func analyse(jpeg: [UInt8], dietary: [DietaryPreference]) async throws(AIFailure) -> MealAnalysis {
+    public func analyse(jpeg: [UInt8], dietary: [DietaryPreference], language: Language) async throws(AIFailure)
+        -> MealAnalysis
+    {
         throw .notConfigured
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SnapCore
 import SnapImaging
+import SnapText
 
 /// Meal analysis through an OpenAI-compatible chat-completions endpoint (OpenAI, or a local server).
 ///
@@ -76,7 +77,9 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         try await analyse(jpeg: jpeg, dietary: settings.dietary)
     }
 
-    public func analyse(jpeg: [UInt8], dietary: [DietaryPreference]) async throws(AIFailure) -> MealAnalysis {
+    public func analyse(jpeg: [UInt8], dietary: [DietaryPreference], language: Language) async throws(AIFailure)
+        -> MealAnalysis
+    {
         let image: [UInt8]
         do {
             image = try AIImage.jpeg(from: jpeg, detail: settings.detail)
@@ -87,7 +90,7 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         if !settings.key.isEmpty { headers.append((name: "Authorization", value: "Bearer \(settings.key)")) }
         let request = HTTPRequest(
             method: "POST", url: settings.baseURL.trimmingSuffix("/") + "/chat/completions", headers: headers,
-            body: requestBody(image: image, dietary: dietary), maxBodyBytes: Self.maxAnswerBytes)
+            body: requestBody(image: image, dietary: dietary, language: language), maxBodyBytes: Self.maxAnswerBytes)
         var attempt = 1
         while true {
             let started = ContinuousClock.now
@@ -270,10 +273,10 @@ public struct OpenAIAnalyzer: MealAnalyzer {
     }
 
     /// The chat-completions request body for `image`, at the configured detail or at `detail`, for a
-    /// person who eats `dietary` (the configured preferences when nil).
-    public func requestBody(image: [UInt8], detail: AIImage.Detail? = nil, dietary: [DietaryPreference]? = nil)
-        -> [UInt8]
-    {
+    /// person who eats `dietary` (the configured preferences when nil), answered in `language`.
+    public func requestBody(
+        image: [UInt8], detail: AIImage.Detail? = nil, dietary: [DietaryPreference]? = nil, language: Language = .en
+    ) -> [UInt8] {
         let dietary = dietary ?? settings.dietary
         let tags = FoodTag.allCases.map(\.rawValue).joined(separator: ", ")
         var instructions = """
@@ -283,7 +286,9 @@ public struct OpenAIAnalyzer: MealAnalyzer {
             which of these it contains: \(tags). For an item that is a dish made of several ingredients (a \
             sauce, a salad), list them in "ingredients" with the amount each needs in g, ml or pieces, as a \
             shopping list would; leave it empty for a plain food. Add one short, friendly "fun_fact" about the \
-            meal, at most 120 characters.
+            meal, at most 120 characters. Write the title, the item names, the ingredients' names and units \
+            and the fun fact in \(language.englishName), as a person in a \(language.englishName)-speaking \
+            kitchen says them; the JSON keys and the "contains" values stay as given.
             """
         if !dietary.isEmpty {
             instructions +=

@@ -1,28 +1,33 @@
 import Foundation
+import SnapText
 
 /// A submitted `application/x-www-form-urlencoded` form, read field by field with the checks each field
-/// needs; every problem names the field as the page labels it.
+/// needs; every problem names the field as the page labels it, in the page's language (`words`).
 struct Form: Sendable {
     private(set) var fields: [(name: String, value: String)] = []
+    /// The language its problems are said in.
+    let words: Words
 
     /// The largest form read: a meal of 50 items is a few kilobytes.
     static let maxBytes = 64 * 1024
     /// Fields beyond this many are a broken or hostile form.
     static let maxFields = 1000
 
-    init(fields: [(name: String, value: String)]) {
+    init(fields: [(name: String, value: String)], words: Words) {
         self.fields = fields
+        self.words = words
     }
 
     /// Parses a form body, or a query string.
-    init(parsing text: some StringProtocol) throws(FormProblem) {
+    init(parsing text: some StringProtocol, words: Words) throws(FormProblem) {
+        self.words = words
         for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
-            guard fields.count < Self.maxFields else { throw FormProblem("the form has too many fields") }
+            guard fields.count < Self.maxFields else { throw FormProblem(words("page.form.too_many_fields")) }
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = Self.decode(Substring(parts[0])),
                 let value = Self.decode(parts.count > 1 ? Substring(parts[1]) : "")
             else {
-                throw FormProblem("the form is not properly encoded")
+                throw FormProblem(words("page.form.not_encoded"))
             }
             fields.append((name, value))
         }
@@ -40,23 +45,36 @@ struct Form: Sendable {
     /// Trimmed text of at most `maxLength` characters; empty only when `allowEmpty`.
     func text(_ name: String, label: String, maxLength: Int, allowEmpty: Bool = false) throws(FormProblem) -> String {
         let value = (self[name] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        if value.isEmpty && !allowEmpty { throw FormProblem("\(label) is empty") }
-        if value.count > maxLength { throw FormProblem("\(label) is longer than \(maxLength) characters") }
+        if value.isEmpty && !allowEmpty { throw FormProblem(words("page.form.empty", ["label": label])) }
+        if value.count > maxLength {
+            throw FormProblem(words("page.form.too_long", count: maxLength, ["label": label]))
+        }
         if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            throw FormProblem("\(label) contains control characters")
+            throw FormProblem(words("page.form.control", ["label": label]))
         }
         return value
     }
+
+    // A problem writes its numbers as they were typed, and the bounds the same way (no digit grouping),
+    // so the person compares like with like.
 
     /// A whole number in `range`.
     func int(_ name: String, label: String, in range: ClosedRange<Int>) throws(FormProblem) -> Int {
         let raw = (self[name] ?? "").trimmingCharacters(in: .whitespaces)
         guard let value = Int(raw) else {
             throw FormProblem(
-                raw.isEmpty ? "\(label) is empty" : "\(label): \"\(raw.prefix(20))\" is not a whole number")
+                raw.isEmpty
+                    ? words("page.form.empty", ["label": label])
+                    : words("page.form.not_whole", ["label": label, "value": String(raw.prefix(20))]))
         }
         guard range.contains(value) else {
-            throw FormProblem("\(label): \(value) is outside \(range.lowerBound)–\(range.upperBound)")
+            throw FormProblem(
+                words(
+                    "page.form.outside",
+                    [
+                        "label": label, "value": String(value), "low": String(range.lowerBound),
+                        "high": String(range.upperBound),
+                    ]))
         }
         return value
     }
@@ -65,23 +83,31 @@ struct Form: Sendable {
     func number(_ name: String, label: String, in range: ClosedRange<Double>) throws(FormProblem) -> Double {
         let raw = (self[name] ?? "").trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ",", with: ".")
         guard let value = Double(raw), value.isFinite else {
-            throw FormProblem(raw.isEmpty ? "\(label) is empty" : "\(label): \"\(raw.prefix(20))\" is not a number")
+            throw FormProblem(
+                raw.isEmpty
+                    ? words("page.form.empty", ["label": label])
+                    : words("page.form.not_number", ["label": label, "value": String(raw.prefix(20))]))
         }
         guard range.contains(value) else {
             throw FormProblem(
-                "\(label): \(Self.format(value)) is outside \(Self.format(range.lowerBound))–\(Self.format(range.upperBound))"
-            )
+                words(
+                    "page.form.outside",
+                    [
+                        "label": label, "value": Self.format(value), "low": Self.format(range.lowerBound),
+                        "high": Self.format(range.upperBound),
+                    ]))
         }
         return value
     }
 
-    /// A number as the page writes it: no trailing ".0".
+    /// A number as a field's value holds it: no trailing ".0", no digit grouping, a point as the decimal
+    /// mark (the form reads it back; `Words.number(_:)` is the one for text).
     static func format(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(format: "%.2f", value)
     }
 }
 
-/// What was wrong with a submitted form, said the way the page shows it.
+/// What was wrong with a submitted form, said the way the page shows it (in its language).
 struct FormProblem: Error, Sendable, Equatable, CustomStringConvertible {
     var message: String
     init(_ message: String) { self.message = message }

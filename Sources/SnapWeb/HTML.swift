@@ -17,6 +17,29 @@ public struct HTML: Sendable, Hashable, ExpressibleByStringInterpolation, Custom
         self.text = text
     }
 
+    /// A catalog's text with HTML in its placeholders: the text is escaped, and each `{name}` becomes
+    /// `values[name]` as it is (a link, a bold name), so a sentence keeps its markup in every language's
+    /// word order. A placeholder without a value stays as written. The text comes from `Words` called
+    /// without values, which leaves its placeholders for this to fill.
+    ///
+    ///     HTML(filling: words("page.group.no_photo_today"), ["group": "<b>\(group)</b>"])
+    init(filling text: String, _ values: [String: HTML]) {
+        var html = ""
+        var rest = text[...]
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            HTML.escape(String(rest[..<open]), into: &html)
+            let placeholder = rest[open...close]
+            if let value = values[String(placeholder.dropFirst().dropLast())] {
+                html += value.text
+            } else {
+                HTML.escape(String(placeholder), into: &html)
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        HTML.escape(String(rest), into: &html)
+        self.init(trusted: html)
+    }
+
     public var description: String { text }
 
     public struct Interpolation: StringInterpolationProtocol {

@@ -1,12 +1,14 @@
+import SnapText
+
 extension WebApp {
     /// The page's only style sheet and script, served from the binary: nothing to install, nothing to
     /// fetch from elsewhere (the Content-Security-Policy allows only this station).
-    func staticFile(_ name: String) throws -> WebReply {
+    func staticFile(_ name: String, _ words: Words) throws -> WebReply {
         let (type, text): (String, String) =
             switch name {
             case "style.css": ("text/css; charset=utf-8", Self.styleSheet)
             case "page.js": ("text/javascript; charset=utf-8", Self.script)
-            default: throw WebProblem.notFound("There is no such file.")
+            default: throw WebProblem.notFound(words("page.problem.no_file"), words)
             }
         return WebReply(headers: [("Content-Type", type), ("Cache-Control", "max-age=3600")], body: Array(text.utf8))
     }
@@ -100,7 +102,11 @@ extension WebApp {
           const value = document.getElementById("intensity-value");
           let timer = null;
           const update = () => {
-            if (value && intensity) value.textContent = intensity.value;
+            if (value && intensity) {
+              const number = Number(intensity.value);
+              const text = Number.isInteger(number) ? String(number) : number.toFixed(2);
+              value.textContent = text.replace(".", value.dataset.decimal || ".");
+            }
             if (!after || !filter || !intensity) return;
             clearTimeout(timer);
             timer = setTimeout(() => {

@@ -3,6 +3,7 @@ import Logging
 import SnapConfig
 import SnapCore
 import SnapStore
+import SnapText
 
 /// The owner's page: every route, the pairing gate in front of them, and the checks on every form.
 ///
@@ -50,10 +51,14 @@ public final class WebApp: Sendable {
         self.rule = config.settingsRule
     }
 
+    /// The page's words, in the station's language as the owner's settings hold it now.
+    var words: Words { Words(rule.inForce((try? store.runtimeSettings()) ?? RuntimeSettings()).language) }
+
     /// The browser this request came from, once its session is known.
     struct Visitor {
         var session: WebSession
-        /// The form a POST carried, read and checked against the session's CSRF token.
+        /// The form a POST carried, read and checked against the session's CSRF token (a GET's query
+        /// otherwise), its problems said in the page's language.
         var form: Form
     }
 
@@ -65,12 +70,15 @@ public final class WebApp: Sendable {
             reply = problemPage(problem, request: request)
         } catch let error as StoreError {
             logger.error("owner's page: \(error)")
+            let words = self.words
             reply = problemPage(
-                WebProblem(500, "The station's store failed", "\(error). Nothing was changed; try again."),
+                WebProblem(
+                    500, words("page.problem.store.title"), words("page.problem.store.message", ["error": "\(error)"])),
                 request: request)
         } catch {
             logger.error("owner's page: \(error)")
-            reply = problemPage(WebProblem(500, "Something went wrong", "\(error)"), request: request)
+            let words = self.words
+            reply = problemPage(WebProblem(500, words("page.problem.failed.title"), "\(error)"), request: request)
         }
         if request.method == .head { reply.body = [] }
         reply.headers += Self.securityHeaders
@@ -93,42 +101,49 @@ public final class WebApp: Sendable {
     ]
 
     private func route(_ request: WebRequest) throws -> WebReply {
+        let words = self.words
         guard names.allows(host: request.header("host")) else {
             logger.notice(
                 "owner's page: refused a request for \(request.header("host") ?? "no host") from \(request.client)")
             return page(
-                "Not this station's address", paired: false, status: 421,
-                "<p class=\"problem\" role=\"alert\">This station answers only at its own names and addresses.</p>")
+                words("page.problem.host.title"), paired: false, status: 421,
+                "<p class=\"problem\" role=\"alert\">\(words("page.problem.host.message"))</p>")
         }
         let parts = request.components
         if request.method == .post, let origin = request.header("origin"), !Self.sameOrigin(origin, request) {
-            throw WebProblem(403, "Refused", "The form came from another site (\(origin)).")
+            throw WebProblem(
+                403, words("page.problem.refused.title"), words("page.problem.other_site", ["origin": origin]))
         }
         // What anyone may have: the style sheet, the script and the pairing page.
         switch (request.method, parts.first) {
-        case (.get, "static"), (.head, "static"): return try staticFile(parts.dropFirst().joined(separator: "/"))
+        case (.get, "static"), (.head, "static"):
+            return try staticFile(parts.dropFirst().joined(separator: "/"), words)
         case (.get, "pair"), (.head, "pair"): return pairPage(message: nil, status: 200)
         case (.post, "pair") where parts.count == 1: return try pair(request)
-        case (.other, _): throw WebProblem(405, "Not allowed", "The page answers GET and POST only.")
+        case (.other, _):
+            throw WebProblem(405, words("page.problem.not_allowed.title"), words("page.problem.not_allowed.message"))
         default: break
         }
         guard let session = try session(of: request) else {
-            return pairPage(
-                message: parts.isEmpty ? nil : "Pair this browser at the station first.", status: 401)
+            return pairPage(message: parts.isEmpty ? nil : words("page.pair.first"), status: 401)
         }
-        var visitor = Visitor(session: session, form: request.query)
+        var visitor = Visitor(session: session, form: Form(fields: request.query, words: words))
         if request.method == .post {
-            visitor.form = try checkedForm(request, session: session)
+            visitor.form = try checkedForm(request, session: session, words)
         }
-        return try dispatch(request, parts, visitor)
+        return try dispatch(request, parts, visitor, words)
     }
 
-    private func dispatch(_ request: WebRequest, _ parts: [String], _ visitor: Visitor) throws -> WebReply {
+    private func dispatch(_ request: WebRequest, _ parts: [String], _ visitor: Visitor, _ words: Words) throws
+        -> WebReply
+    {
         let post = request.method == .post
         switch (post, parts.count, parts.first) {
         case (false, 0, _): return try dayPage(today(), visitor)
         case (false, 2, "day"):
-            guard let day = LocalDay(parts[1]) else { throw WebProblem.notFound("\"\(parts[1])\" is not a day.") }
+            guard let day = LocalDay(parts[1]) else {
+                throw WebProblem.notFound(words("page.problem.not_a_day", ["day": parts[1]]), words)
+            }
             return try dayPage(day, visitor)
         case (false, 1, "history"): return try historyPage(visitor)
         case (false, 2, "meal"): return try mealPage(PhotoID(parts[1]), visitor, message: nil)
@@ -157,7 +172,7 @@ public final class WebApp: Sendable {
         case (true, 1, "signout"): return try signOut(visitor)
         case (false, 2, "photo"): return try photoFile(parts[1], visitor)
         case (false, 2, "received"): return try receivedFile(parts[1], visitor)
-        default: throw WebProblem.notFound("There is no page at \(request.path).")
+        default: throw WebProblem.notFound(words("page.problem.no_page", ["path": request.path]), words)
         }
     }
 
@@ -197,25 +212,25 @@ public final class WebApp: Sendable {
     }
 
     /// The POST's form, if it is one, small enough, and carries the session's CSRF token.
-    private func checkedForm(_ request: WebRequest, session: WebSession) throws -> Form {
+    private func checkedForm(_ request: WebRequest, session: WebSession, _ words: Words) throws -> Form {
         let type = (request.header("content-type") ?? "").lowercased()
         guard type.hasPrefix("application/x-www-form-urlencoded") else {
-            throw WebProblem(415, "Not a form", "The page takes forms only (application/x-www-form-urlencoded).")
+            throw WebProblem(415, words("page.problem.not_form.title"), words("page.problem.not_form.message"))
         }
         guard request.body.count <= Form.maxBytes else {
-            throw WebProblem(413, "Too large", "The form is larger than \(Form.maxBytes / 1024) KB.")
+            throw WebProblem(
+                413, words("page.problem.too_large.title"),
+                words("page.problem.too_large.message", ["kb": words.integer(Form.maxBytes / 1024)]))
         }
         let form: Form
         do {
-            form = try Form(parsing: String(decoding: request.body, as: UTF8.self))
+            form = try Form(parsing: String(decoding: request.body, as: UTF8.self), words: words)
         } catch {
-            throw WebProblem(400, "The form is broken", error.message)
+            throw WebProblem(400, words("page.problem.broken_form.title"), error.message)
         }
         guard let csrf = form["csrf"], Secrets.equal(csrf, session.csrf) else {
             throw WebProblem(
-                403, "The form is out of date",
-                "It did not carry this browser's token (it may come from an old tab, or from another site). Nothing was changed; open the page again."
-            )
+                403, words("page.problem.out_of_date.title"), words("page.problem.out_of_date.message"))
         }
         return form
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SnapText
 
 /// One request to the owner's page, as the pages read it: no server types, so the pages can be tested
 /// without a socket and run on the page's own thread.
@@ -13,7 +14,8 @@ public struct WebRequest: Sendable {
     public var method: Method
     /// The path, percent-decoded, without the query.
     public var path: String
-    var query: Form
+    /// The query's fields; the page reads them as a `Form` in its language.
+    var query: [(name: String, value: String)]
     public var body: [UInt8]
     public var headers: [String: String]
     /// The address the request came from ("" where no socket is involved, as in tests).
@@ -26,7 +28,8 @@ public struct WebRequest: Sendable {
         self.method = method
         self.client = client
         self.path = path
-        self.query = (try? Form(parsing: query)) ?? Form(fields: [])
+        // A query that does not read is read as none: nothing of its problem is shown, so any language does.
+        self.query = (try? Form(parsing: query, words: Words()))?.fields ?? []
         self.body = body
         self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
     }
@@ -89,7 +92,7 @@ public struct WebReply: Sendable {
     }
 }
 
-/// A request the page cannot carry out, said the way the page shows it.
+/// A request the page cannot carry out, said the way the page shows it (in its language).
 struct WebProblem: Error, Sendable {
     var status: Int
     var title: String
@@ -101,7 +104,7 @@ struct WebProblem: Error, Sendable {
         self.message = message
     }
 
-    static func notFound(_ what: String) -> WebProblem {
-        WebProblem(404, "Not here", what)
+    static func notFound(_ what: String, _ words: Words) -> WebProblem {
+        WebProblem(404, words("page.problem.not_found.title"), what)
     }
 }

@@ -6,6 +6,7 @@ import SnapFiles
 import SnapImaging
 import SnapJar
 import SnapScreens
+import SnapText
 
 extension SnapStation {
     struct Screens: ParsableCommand {
@@ -14,6 +15,7 @@ extension SnapStation {
 
         @Option(help: "The display size, WIDTHxHEIGHT (portrait when taller than wide).") var size = "800x480"
         @Option(help: "The folder for the PNG files.") var out = "screens"
+        @Option(help: "The language of the screens: \(Language.codes.joined(separator: ", ")).") var language = "en"
 
         func run() throws {
             let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
@@ -21,9 +23,13 @@ extension SnapStation {
                 throw ValidationError("--size must be WIDTHxHEIGHT, such as 800x480")
             }
             let (width, height) = (parts[0], parts[1])
+            guard let language = Language(rawValue: language) else {
+                throw ValidationError("--language must be one of \(Language.codes.joined(separator: ", "))")
+            }
+            let words = Words(language)
             try AtomicFile.createFolder(out)
             // The sample photo is the simulated camera's scene, processed as the station would.
-            let scene = TestScene.frame(width: 2028, height: 1520, seconds: 0, label: "Sample photo")
+            let scene = TestScene.frame(width: 2028, height: 1520, seconds: 0, label: words("sample.photo"))
             let output = try PhotoPipeline().process(scene)
             let photoPath = out + "/sample-photo.jpg"
             let thumbnailPath = out + "/sample-thumb.jpg"
@@ -35,10 +41,10 @@ extension SnapStation {
             let stickerPath = out + "/sample-sticker.png"
             let sticker = try StickerMaker().make(photo: scene, reference: table)
             try AtomicFile.write(PNG.encode(withAlpha: sticker), to: stickerPath)
-            let preview = TestScene.frame(width: width, height: height, seconds: 0, label: "Live preview")
-            let renderer = ScreenRenderer(images: .disk(capture: { _ in scene }))
+            let preview = TestScene.frame(width: width, height: height, seconds: 0, label: words("sample.preview"))
+            let renderer = ScreenRenderer(images: .disk(capture: { _ in scene }), words: words)
             let canvas = Canvas(width: width, height: height)
-            let screens = ScreenGallery.screens(photo: photo, sticker: stickerPath)
+            let screens = ScreenGallery.screens(photo: photo, sticker: stickerPath, words: words)
             for (name, screen) in screens {
                 // The jar's stickers where the physics leaves them, settled.
                 let jar = screen.jar.map { contents in
@@ -50,7 +56,7 @@ extension SnapStation {
                 renderer.draw(screen, preview: preview, jar: jar, on: canvas)
                 try canvas.writePNG(to: "\(out)/\(name).png")
             }
-            print("wrote \(screens.count) screens at \(width)x\(height) to \(out)")
+            print("wrote \(screens.count) screens at \(width)x\(height) in \(language.englishName) to \(out)")
         }
     }
 }

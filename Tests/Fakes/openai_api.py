@@ -49,6 +49,52 @@ MEAL = {
     "fun_fact": "Spaghetti is Italian for 'little strings'.",
 }
 
+# The same meal as a model writes it when the instructions ask for another language (the station asks for
+# its own: "Write the title, the item names, … in German"); the keys, the "contains" tags and the units
+# stay as the schema gives them.
+TRANSLATED = {
+    "German": ("Spaghetti mit Tomatensoße", ["Spaghetti", "Tomatensoße", "Parmesan"],
+               ["Tomaten", "Olivenöl", "Knoblauch"],
+               "Spaghetti heißt auf Italienisch „Schnürchen“."),
+    "Spanish": ("Espaguetis con salsa de tomate", ["Espaguetis", "Salsa de tomate", "Parmesano"],
+                ["Tomates", "Aceite de oliva", "Ajo"],
+                "«Spaghetti» significa «cordelitos» en italiano."),
+    "French": ("Spaghettis à la sauce tomate", ["Spaghettis", "Sauce tomate", "Parmesan"],
+               ["Tomates", "Huile d'olive", "Ail"],
+               "« Spaghetti » veut dire « petites ficelles » en italien."),
+    "Italian": ("Spaghetti al pomodoro", ["Spaghetti", "Salsa di pomodoro", "Parmigiano"],
+                ["Pomodori", "Olio d'oliva", "Aglio"],
+                "«Spaghetti» vuol dire «piccoli spaghi»."),
+}
+
+
+def meal_in(language):
+    """MEAL with its texts in `language` (English's name), or MEAL itself."""
+    if language not in TRANSLATED:
+        return MEAL
+    title, items, ingredients, fact = TRANSLATED[language]
+    meal = json.loads(json.dumps(MEAL))
+    meal["title"], meal["fun_fact"] = title, fact
+    for item, name in zip(meal["items"], items):
+        item["name"] = name
+    # The units are the schema's enum (g, ml, piece): a model keeps them, and the page names them.
+    for ingredient, name in zip(meal["items"][1]["ingredients"], ingredients):
+        ingredient["name"] = name
+    return meal
+
+
+def asked_language(request):
+    """The language the instructions ask the answer in ("… and the fun fact in German, …"), or None."""
+    for message in request.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        texts = [content] if isinstance(content, str) else [
+            part.get("text", "") for part in content or [] if isinstance(part, dict)]
+        for text in texts:
+            for language in ("English", *TRANSLATED):
+                if f"fun fact in {language}" in (text or ""):
+                    return language
+    return None
+
 
 class OpenAIStandIn:
     def __init__(self, key=KEY, models=MODELS):
@@ -127,7 +173,8 @@ class OpenAIStandIn:
         """A completion for a request that passed: the meal in the schema's key order, or the odd answer a
         queued fault asks for."""
         schema = strict_schema(request)
-        meal = conform(MEAL, schema) if schema else MEAL
+        asked = meal_in(asked_language(request))
+        meal = conform(asked, schema) if schema else asked
         content, finish, refusal = json.dumps(meal), "stop", None
         if fault == "refusal":
             content, refusal = None, "I can't help with identifying that."

@@ -5,6 +5,7 @@ import SnapCore
 import SnapServices
 import SnapStore
 import SnapTestSupport
+import SnapText
 import Synchronization
 import Testing
 
@@ -13,7 +14,9 @@ private final class FailingAnalyzer: MealAnalyzer {
     let failure: AIFailure
     let calls = Mutex(0)
     init(_ failure: AIFailure) { self.failure = failure }
-    func analyse(jpeg: [UInt8], dietary: [DietaryPreference]) async throws(AIFailure) -> MealAnalysis {
+    func analyse(jpeg: [UInt8], dietary: [DietaryPreference], language: Language) async throws(AIFailure)
+        -> MealAnalysis
+    {
         calls.withLock { $0 += 1 }
         throw failure
     }

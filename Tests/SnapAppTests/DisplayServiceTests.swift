@@ -32,7 +32,7 @@ final class SlowDisplay: Display {
     }
 
     var names: [String] {
-        shown.withLock { $0.compactMap { if case .screen(let name, _) = $0.change { name } else { nil } } }
+        shown.withLock { $0.compactMap { if case .screen(let name, _, _) = $0.change { name } else { nil } } }
     }
 }
 
@@ -173,7 +173,7 @@ struct DisplayServiceJarTests {
         #expect(quiet >= 25, "the jar settled and stopped redrawing")
         let frames = display.frames.withLock { $0 }
         let parts = frames.compactMap { $0.change.regions }
-        let firstWhole = if case .screen("ready", _) = frames.first?.change { true } else { false }
+        let firstWhole = if case .screen("ready", _, _) = frames.first?.change { true } else { false }
         #expect(firstWhole, "the first frame is whole")
         #expect(parts.count >= frames.count / 2, "\(parts.count) of \(frames.count) frames were partial")
         let average =

@@ -20,6 +20,7 @@ struct StationConfigSettingsTests {
         case .camera:
             ("[camera]\nbackend = \"simulated\"\nothers = [\"v4l2:/dev/video0\"]", { $0.camera == 0 })
         case .groups: ("[group]\nname = [\"Family\", \"Climbers\"]", { $0.groups == ["Family", "Climbers"] })
+        case .language: ("[station]\nlanguage = \"de\"", { $0.language == .de })
         }
     }
 

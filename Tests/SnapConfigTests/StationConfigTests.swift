@@ -92,6 +92,24 @@ struct StationConfigTests {
         #expect(!config.settingsRule.inForce(RuntimeSettings(flash: true)).flash, "no LED line, no flash")
     }
 
+    @Test("should read the station's language, and name the languages it has when it has not that one")
+    func language() throws {
+        #expect(try StationConfig(parsing: "", file: "t.toml").station.language == .en)
+        #expect(try StationConfig(parsing: "[station]\nlanguage = \"es\"", file: "t.toml").station.language == .es)
+        #expect(throws: ConfigError.self) {
+            try StationConfig(parsing: "[station]\nlanguage = \"german\"", file: "t.toml")
+        }
+        do {
+            _ = try StationConfig(parsing: "[station]\nlanguage = \"german\"", file: "t.toml")
+        } catch {
+            #expect(
+                "\(error)".contains(
+                    "t.toml:2: station.language: \"german\" is not allowed (one of \"en\", \"de\", \"es\", \"fr\", \"it\")"
+                ),
+                "\(error)")
+        }
+    }
+
     @Test("should read one group name or a list, and say what replaced the members list")
     func groups() throws {
         #expect(try StationConfig(parsing: "[group]\nname = \"Family\"\n", file: "t.toml").group.names == ["Family"])
@@ -261,7 +279,7 @@ struct StationConfigTests {
                 "t.toml:3: web.port: 70000 is out of range (an integer from 0 to 65535)",
                 "t.toml:4: web.tls_certificate: is missing its partner (both web.tls_certificate and web.tls_key (PEM files), or neither)",
                 "t.toml:5: web.public_url: \"snapstation.local\" is not an http(s) URL (a URL such as \"http://snapstation.local:8080\", or \"\" to make one)",
-                "t.toml:6: web.locked: \"processing.filtr\" is not allowed; did you mean \"processing.filter\"? (a list of \"ai.dietary\", \"processing.filter\", \"processing.intensity\", \"countdown.flash\", \"countdown.seconds\", \"station.default_mode\", \"camera.backend\", \"group.name\")",
+                "t.toml:6: web.locked: \"processing.filtr\" is not allowed; did you mean \"processing.filter\"? (a list of \"ai.dietary\", \"processing.filter\", \"processing.intensity\", \"countdown.flash\", \"countdown.seconds\", \"station.default_mode\", \"camera.backend\", \"group.name\", \"station.language\")",
             ])
     }
 

@@ -3,6 +3,7 @@ import SnapCore
 import SnapImaging
 import SnapScreens
 import SnapTestSupport
+import SnapText
 import Testing
 
 @Suite("ScreenRenderer")
@@ -20,13 +21,18 @@ struct ScreenRendererTests {
         return photo
     }
 
-    @Test("should draw every screen at every size without cutting any text", arguments: sizes)
-    func nothingCut(size: (Int, Int)) throws {
+    /// Every screen in every language at every size: German is the longest, and nothing may be cut or
+    /// drawn as a box for a glyph the font lacks (ß, ñ, œ, accented capitals).
+    @Test(
+        "should draw every screen in every language at every size without cutting any text",
+        arguments: Language.allCases, sizes)
+    func nothingCut(language: Language, size: (Int, Int)) throws {
         let photo = try samplePhoto()
         // Made once: a debug build takes long over each pixel, and this test draws dozens of screens.
         let capture = TestImages.marked(width: 640, height: 480)
         let preview = TestImages.marked(width: 800, height: 480)
-        let renderer = ScreenRenderer(images: .disk(capture: { _ in capture }))
+        let words = Words(language)
+        let renderer = ScreenRenderer(images: .disk(capture: { _ in capture }), words: words)
         let canvas = Canvas(width: size.0, height: size.1)
         var seen: Set<[UInt8]> = []
         let sticker = try StickerMaker().make(
@@ -34,13 +40,25 @@ struct ScreenRendererTests {
         )
         let stickerPath = folder.path + "/sticker.png"
         try Data(PNG.encode(withAlpha: sticker)).write(to: URL(fileURLWithPath: stickerPath))
-        let screens = ScreenGallery.screens(photo: photo, sticker: stickerPath)
+        let screens = ScreenGallery.screens(photo: photo, sticker: stickerPath, words: words)
         for (name, screen) in screens {
             renderer.draw(screen, preview: preview, on: canvas)
-            #expect(canvas.cutTexts.isEmpty, "\(name) at \(size.0)x\(size.1) cut: \(canvas.cutTexts)")
+            let at = "\(name) in \(language.englishName) at \(size.0)x\(size.1)"
+            #expect(canvas.cutTexts.isEmpty, "\(at) cut: \(canvas.cutTexts)")
+            #expect(canvas.unknownGlyphTexts.isEmpty, "\(at) lacks glyphs for: \(canvas.unknownGlyphTexts)")
             seen.insert(canvas.snapshot().pixels)
         }
         #expect(seen.count == screens.count, "every screen looks different")
+    }
+
+    @Test("should draw ß, ñ, œ and accented capitals with the font the station depends on")
+    func glyphs() {
+        let canvas = Canvas(width: 400, height: 100)
+        canvas.text("Straße · Año · Œuvre · ÉÀÇÖÜ", in: Rect(x: 0, y: 0, width: 400, height: 40), font: Font(size: 20))
+        #expect(canvas.unknownGlyphTexts.isEmpty)
+        // The check can fail: a character no font has a glyph for (Unicode's private use area) is found.
+        canvas.text("\u{E000}", in: Rect(x: 0, y: 50, width: 400, height: 40), font: Font(size: 20))
+        #expect(canvas.unknownGlyphTexts == ["\u{E000}"])
     }
 
     @Test("should report text that does not fit its box")
@@ -93,40 +111,42 @@ struct ScreenRendererTests {
     }
 }
 
-@Suite("ScreenText")
+@Suite("The screens' words")
 struct ScreenTextTests {
+    let words = Words(.en)
+
     @Test("should write the countdown as HH:MM:SS, past 24 hours when it must")
     func clock() {
-        #expect(ScreenText.clock(.seconds(21 * 3600 + 30 * 60)) == "21:30:00")
-        #expect(ScreenText.clock(.seconds(59)) == "00:00:59")
-        #expect(ScreenText.clock(.seconds(25 * 3600)) == "25:00:00")
+        #expect(Words.clock(.seconds(21 * 3600 + 30 * 60)) == "21:30:00")
+        #expect(Words.clock(.seconds(59)) == "00:00:59")
+        #expect(Words.clock(.seconds(25 * 3600)) == "25:00:00")
     }
 
     @Test("should say how long ago a shared photo was taken, and who shared it")
     func slideCaption() {
-        #expect(ScreenText.age(.seconds(20)) == "just now")
-        #expect(ScreenText.age(.seconds(12 * 60)) == "12 min ago")
-        #expect(ScreenText.age(.seconds(3 * 3600 + 59)) == "3 h ago")
-        #expect(ScreenText.age(.seconds(50 * 3600)) == "2 days ago")
+        #expect(words.age(.seconds(20)) == "just now")
+        #expect(words.age(.seconds(12 * 60)) == "12 min ago")
+        #expect(words.age(.seconds(3 * 3600 + 59)) == "3 h ago")
+        #expect(words.age(.seconds(50 * 3600)) == "2 days ago")
         let photo = SharedPhoto(
             id: PhotoID("a"), group: "Family", member: "Hall", takenAt: .now, expiresAt: .now, path: "/none.jpg")
-        let caption = ScreenText.slideCaption(Slide(photo: photo, age: .seconds(3 * 3600), index: 1, count: 4))
+        let caption = words.slideCaption(Slide(photo: photo, age: .seconds(3 * 3600), index: 1, count: 4))
         #expect(caption.who == "Hall · 3 h ago" && caption.place == "2 / 4")
     }
 
     @Test("should word the lock screens for the group and for the AI limit")
     func lockWords() {
         let group = LockScreen(reason: .group("Family"), limit: 10, remaining: .seconds(3600))
-        #expect(ScreenText.lockTitle(group) == "You've already shared a photo with Family today — see you tomorrow!")
-        #expect(ScreenText.lockCountdown(group) == "Next photo in 01:00:00")
+        #expect(words.lockTitle(group) == "You've already shared a photo with Family today — see you tomorrow!")
+        #expect(words.lockCountdown(group) == "Next photo in 01:00:00")
         let ai = LockScreen(reason: .aiLimit, limit: 10, remaining: nil)
-        #expect(ScreenText.lockTitle(ai) == "Today's 10 meal analyses are used up — see you tomorrow!")
-        #expect(ScreenText.lockCountdown(ai).contains("waiting for the clock"))
+        #expect(words.lockTitle(ai) == "Today's 10 meal analyses are used up — see you tomorrow!")
+        #expect(words.lockCountdown(ai).contains("waiting for the clock"))
     }
 
     @Test("should say 'saved — will send when online' when the network is down")
     func offlineWords() {
-        #expect(ScreenText.problem(.networkDown(group: "Family")).title == "Saved — will send when online")
-        #expect(ScreenText.problem(.aiFailed(.notConfigured)).title == "AI service not configured")
+        #expect(words.problem(.networkDown(group: "Family")).title == "Saved — will send when online")
+        #expect(words.problem(.aiFailed(.notConfigured)).title == "AI service not configured")
     }
 }

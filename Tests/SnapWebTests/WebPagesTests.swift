@@ -3,6 +3,7 @@ import SnapCore
 import SnapImaging
 import SnapStore
 import SnapTestSupport
+import SnapText
 import Testing
 
 @testable import SnapWeb
@@ -355,6 +356,35 @@ struct WebPagesTests {
         #expect(try station.store.runtimeSettings() == RuntimeSettings())
     }
 
+    @Test("should speak the language the owner chooses, with its numbers and days, and refuse one it lacks")
+    func language() throws {
+        let station = try WebTestStation()
+        let browser = try station.pair()
+        let english = station.get("/settings", cookie: browser.cookie).text
+        #expect(english.contains("<html lang=\"en\">") && english.contains("<option value=\"de\">Deutsch</option>"))
+        let reply = station.post(
+            "/settings", [("csrf", browser.csrf), ("language", "de"), ("intensity", "0.5")], cookie: browser.cookie)
+        #expect(reply.status == 303)
+        #expect(try station.store.runtimeSettings().language == .de)
+        if case .settingsChanged(let told)? = station.link.events.last {
+            #expect(told.language == .de)
+        } else {
+            Issue.record("the station was not told: \(station.link.events)")
+        }
+        let german = Words(.de)
+        let settings = station.get("/settings", cookie: browser.cookie).text
+        #expect(settings.contains("<html lang=\"de\">"))
+        #expect(settings.contains("<h1>\(german("page.settings.title"))</h1>"), "\(settings)")
+        #expect(settings.contains(german("page.nav.today")) && !settings.contains(">Today</a>"))
+        #expect(settings.contains("0,5"), "the intensity with a decimal comma")
+        let history = station.get("/history", cookie: browser.cookie).text
+        let days = (1...7).map { german.weekday($0) }
+        #expect(days.contains { history.contains($0) } || history.contains(german("page.history.empty")), "\(history)")
+        let bad = station.post("/settings", [("csrf", browser.csrf), ("language", "tlh")], cookie: browser.cookie)
+        #expect(bad.status == 400)
+        #expect(try station.store.runtimeSettings().language == .de)
+    }
+
     @Test("should not offer the flash where no LED is wired, nor store it as turned off by the form's silence")
     func noFlashLED() throws {
         let station = try WebTestStation(ledWired: false)
@@ -445,7 +475,7 @@ struct WebPagesTests {
         let status = station.get("/status", cookie: browser.cookie).text
         #expect(status.contains("no display is connected to card1"))
         #expect(status.contains(StationVersion.current))
-        #expect(status.contains("1 photo(s) to send"))
+        #expect(status.contains("1 photo to send"))
         #expect(status.contains("0 of 10 used, 10 left"))
         #expect(status.contains("MB free"))
         let none = try WebTestStation(groups: [])

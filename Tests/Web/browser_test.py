@@ -58,6 +58,19 @@ class Failure(Exception):
     pass
 
 
+CATALOGS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                        "Sources", "SnapText", "Catalogs")
+
+
+def catalog(language):
+    """Every text of `language`, the display's and the page's, by key (the binary embeds these files)."""
+    texts = {}
+    for name in (f"{language}.json", f"{language}-page.json"):
+        with open(os.path.join(CATALOGS, name), encoding="utf-8") as f:
+            texts.update(json.load(f)["texts"])
+    return texts
+
+
 def check(condition, message):
     if not condition:
         raise Failure(message)
@@ -125,6 +138,14 @@ port = 0
 
     def button(self, word):
         self.type(word)
+
+    def words(self):
+        """The texts drawn on the newest frame with words (the headless display's .words files)."""
+        files = sorted(f for f in os.listdir(self.frames) if f.endswith(".words"))
+        if not files:
+            return ""
+        with open(os.path.join(self.frames, files[-1]), encoding="utf-8") as f:
+            return f.read()
 
     def caption(self):
         try:
@@ -423,6 +444,28 @@ def run(args):
 
         driver.get(base + "/status")
         check("simulated" in driver.page_source and "Selenium" in driver.page_source, "the status page")
+
+        print("the page and the station in German")
+        german = catalog("de")
+        driver.get(base + "/settings")
+        Select(driver.find_element(By.ID, "language")).select_by_value("de")
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "form.settings button[type=submit]"))
+        check(driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "de", "the page says it is German")
+        nav = [link.text for link in driver.find_elements(By.CSS_SELECTOR, "nav a")]
+        wanted = [german[f"page.nav.{name}"] for name in ("today", "history", "shopping", "group", "settings", "status")]
+        check(nav == wanted, f"the sections are named in German: {nav}")
+        check(heading(driver) == german["page.settings.title"], f"the heading is German: {heading(driver)}")
+        wait_for("the station's display to speak German",
+                 lambda: german["ready.hint.meal"] in station.words(), timeout=10)
+        print(f"  ok: the display says {german['ready.hint.meal']!r}")
+        driver.get(base + "/")
+        check(heading(driver) == german["page.today.title"], f"Today in German: {heading(driver)}")
+        if args.screenshots:
+            driver.save_screenshot(os.path.join(args.screenshots, "page-today-phone-de.png"))
+        driver.get(base + "/settings")
+        Select(driver.find_element(By.ID, "language")).select_by_value("en")
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "form.settings button[type=submit]"))
+        check(driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en", "back in English")
 
         if args.screenshots:
             station.wait_caption("the ready screen", r"^ready", timeout=15)

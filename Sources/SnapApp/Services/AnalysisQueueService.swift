@@ -5,6 +5,7 @@ import SnapCore
 import SnapFiles
 import SnapServices
 import SnapStore
+import SnapText
 
 /// Works a durable queue until the task is cancelled: drains what is due, then sleeps until the next
 /// attempt `drain` reports, or until `wake` is signalled (a job was added).
@@ -31,13 +32,16 @@ public final class AnalysisQueueService: Service {
     private let dailyLimit: Int
     private let timeZone: TimeZone
     private let dietary: @Sendable () -> [DietaryPreference]
+    private let language: @Sendable () -> Language
     private let wake = WakeSignal()
 
     public init(
         store: StationStore, analyzer: any MealAnalyzer, bus: EventBus, logger: Logger, dailyLimit: Int,
-        timeZone: TimeZone, dietary: @escaping @Sendable () -> [DietaryPreference] = { [] }
+        timeZone: TimeZone, dietary: @escaping @Sendable () -> [DietaryPreference] = { [] },
+        language: @escaping @Sendable () -> Language = { .en }
     ) {
         self.dietary = dietary
+        self.language = language
         self.store = store
         self.analyzer = analyzer
         self.bus = bus
@@ -83,7 +87,7 @@ public final class AnalysisQueueService: Service {
             return true
         }
         do {
-            let analysis = try await analyzer.analyse(jpeg: photo, dietary: dietary())
+            let analysis = try await analyzer.analyse(jpeg: photo, dietary: dietary(), language: language())
             try await store.writing { store throws(StoreError) in
                 try store.recordAnswer(id, analysis, usedOn: today)
             }

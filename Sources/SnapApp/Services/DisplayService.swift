@@ -6,6 +6,7 @@ import SnapFiles
 import SnapImaging
 import SnapJar
 import SnapScreens
+import SnapText
 import Synchronization
 
 /// Draws the current screen, with the live preview under it when the screen shows one, and hands each
@@ -64,6 +65,8 @@ public final class DisplayService: Service {
     private let recovered: @Sendable () -> Void
     private let retryInterval: Duration
     private let renderer: ScreenRenderer
+    /// The language the screens speak now (`station.language`, which the owner may change).
+    private let words: Mutex<Words>
     private let slot: PreviewSlot
     private let orientation: Orientation
     private let logger: Logger
@@ -84,6 +87,7 @@ public final class DisplayService: Service {
         self.recovered = recovered
         self.retryInterval = retryInterval
         self.renderer = renderer
+        self.words = Mutex(renderer.words)
         self.slot = slot
         self.orientation = orientation
         self.logger = logger
@@ -116,6 +120,20 @@ public final class DisplayService: Service {
             return self.schedule(&mailbox)
         }
         if needsDraw { thread.submit { self.drawDue() } }
+    }
+
+    /// Speaks `words`' language from the next frame on; the screen showing is drawn again in it.
+    public func speak(_ words: Words) {
+        let changed = self.words.withLock { current in
+            defer { current = words }
+            return current != words
+        }
+        guard changed else { return }
+        requestRedraw { mailbox in
+            guard let current = mailbox.current, mailbox.pending.isEmpty else { return !mailbox.pending.isEmpty }
+            mailbox.pending = [current]
+            return true
+        }
     }
 
     /// How long the ready screen has been showing; zero when another screen is.
@@ -187,19 +205,29 @@ public final class DisplayService: Service {
             ?? Canvas(width: display.width, height: display.height)
         if canvas !== surface.canvas { surface.jar.forget() }
         surface.canvas = canvas
-        for screen in screens { draw(screen, change: .screen(screen.name, caption: screen.caption), on: canvas) }
+        let renderer = speaking
+        for screen in screens {
+            draw(screen, with: renderer, change: .screen(screen.name, caption: screen.caption), on: canvas)
+        }
         if let shownAt, let last = screens.last {
             mailbox.withLock { $0.presentWaits.record(.now - shownAt, label: last.name) }
         }
         if screens.isEmpty, let current, (preview && current.showsLivePreview) || (animation && current.jar != nil) {
-            draw(current, change: .preview, on: canvas)
+            draw(current, with: renderer, change: .preview, on: canvas)
             mailbox.withLock { $0.draws += 1 }
         }
     }
 
-    private func draw(_ screen: Screen, change: FrameChange, on canvas: Canvas) {
+    /// The renderer in the language spoken now.
+    private var speaking: ScreenRenderer {
+        var renderer = self.renderer
+        renderer.words = words.withLock { $0 }
+        return renderer
+    }
+
+    private func draw(_ screen: Screen, with renderer: ScreenRenderer, change: FrameChange, on canvas: Canvas) {
         do {
-            try present(screen, change: change, on: canvas)
+            try present(screen, with: renderer, change: change, on: canvas)
             surface.failed = false
         } catch {
             // Logged once per run of failures: a display that is gone must not flood the journal.
@@ -209,7 +237,9 @@ public final class DisplayService: Service {
         }
     }
 
-    private func present(_ screen: Screen, change: FrameChange, on canvas: Canvas) throws(DeviceError) {
+    private func present(_ screen: Screen, with renderer: ScreenRenderer, change: FrameChange, on canvas: Canvas)
+        throws(DeviceError)
+    {
         let night = if case .idle(let idle) = screen { idle.displayOff } else { false }
         if screen.jar == nil { surface.jar.forget() }
         // The panel is off: nothing is drawn (a flip while DPMS is off fails or never completes).
@@ -226,7 +256,7 @@ public final class DisplayService: Service {
             }
         }
         if let jar = screen.jar {
-            try presentJar(screen, jar, change: change, on: canvas)
+            try presentJar(screen, jar, with: renderer, change: change, on: canvas)
             return
         }
         surface.jar.pause()
@@ -244,6 +274,7 @@ public final class DisplayService: Service {
         }
         let image = frame?.image.map { orientation.isUpright ? $0 : $0.oriented(orientation) }
         renderer.draw(screen, preview: image, on: canvas)
+        let change = change.withTexts(canvas.drawnTexts)
         try canvas.withFrame { pixels throws(DeviceError) in try display.present(pixels, change: change) }
     }
 
@@ -259,9 +290,9 @@ public final class DisplayService: Service {
 
     /// The jar: its next frame (`JarStage`), drawn where it changed, and the pump woken while anything
     /// still moves.
-    private func presentJar(_ screen: Screen, _ jar: JarContents, change: FrameChange, on canvas: Canvas)
-        throws(DeviceError)
-    {
+    private func presentJar(
+        _ screen: Screen, _ jar: JarContents, with renderer: ScreenRenderer, change: FrameChange, on canvas: Canvas
+    ) throws(DeviceError) {
         let step = surface.jar.step(
             screen, jar, bounds: canvas.bounds, rate: display.previewFramesPerSecond, partial: change == .preview)
         mailbox.withLock { $0.jarAwake = step.awake }
@@ -269,7 +300,8 @@ public final class DisplayService: Service {
         if step.parts?.isEmpty == true { return }  // nothing moved
         canvas.clipped(to: step.parts) { renderer.draw(screen, preview: nil, jar: step.frame, on: canvas) }
         try canvas.withFrame { pixels throws(DeviceError) in
-            try display.present(pixels, change: step.parts.map(FrameChange.regions) ?? change)
+            try display.present(
+                pixels, change: step.parts.map(FrameChange.regions) ?? change.withTexts(canvas.drawnTexts))
         }
     }
 

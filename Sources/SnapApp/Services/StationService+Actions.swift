@@ -5,6 +5,7 @@ import SnapFiles
 import SnapImaging
 import SnapServices
 import SnapStore
+import SnapText
 
 extension StationService {
     /// Carries out one action of the state machine.
@@ -101,6 +102,7 @@ extension StationService {
             }
         case .applySettings(let inForce):
             live.update(inForce)
+            display.speak(Words(inForce.language))
         case .log(let level, let message):
             logger.log(level: level.swiftLog, "\(message)")
         }
@@ -214,7 +216,7 @@ extension StationService {
                 throw AIFailure.badPhoto("the photo file is gone")
             }
             let analysis = try await Self.analyse(
-                bytes, with: parts.analyzer, dietary: live.dietary, within: parts.aiWait)
+                bytes, with: parts.analyzer, dietary: live.dietary, language: live.language, within: parts.aiWait)
             try await parts.store.writing { store throws(StoreError) in
                 try store.recordAnswer(id, analysis, usedOn: day)
                 // Cancelled while the answer was on its way: counted, and closed as discarded.
@@ -246,12 +248,13 @@ extension StationService {
     /// cut off here may still have been answered and billed by the service; it is not counted. (The
     /// sleeping child stays in the runtime until `limit` when the answer came first: one per analysis.)
     static func analyse(
-        _ jpeg: [UInt8], with analyzer: any MealAnalyzer, dietary: [DietaryPreference], within limit: Duration
+        _ jpeg: [UInt8], with analyzer: any MealAnalyzer, dietary: [DietaryPreference], language: Language,
+        within limit: Duration
     ) async throws(AIFailure) -> MealAnalysis {
         let outcome = await withTaskGroup(of: Result<MealAnalysis, AIFailure>?.self) { group in
             group.addTask {
                 do throws(AIFailure) {
-                    return .success(try await analyzer.analyse(jpeg: jpeg, dietary: dietary))
+                    return .success(try await analyzer.analyse(jpeg: jpeg, dietary: dietary, language: language))
                 } catch {
                     return .failure(error)
                 }

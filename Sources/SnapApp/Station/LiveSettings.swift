@@ -1,5 +1,6 @@
 import SnapCore
 import SnapImaging
+import SnapText
 import Synchronization
 
 /// The owner's settings in force where the shell's services read them while the station runs (the photo
@@ -29,4 +30,7 @@ public final class LiveSettings: Sendable {
 
     /// The groups the station shares with now (the owner's page makes, joins and leaves them).
     public var groups: [String] { inForce.withLock { $0.groups } }
+
+    /// The language the station speaks now: its screens, and the AI's answers.
+    public var language: Language { inForce.withLock { $0.language } }
 }

@@ -9,6 +9,7 @@ import SnapImaging
 import SnapScreens
 import SnapServices
 import SnapStore
+import SnapText
 import SnapWeb
 
 /// Builds the station from a config and runs it until SIGTERM or SIGINT.
@@ -54,7 +55,19 @@ public enum Station {
         let captures = CaptureCache()
         let reference = ReferenceFrame()
         let demand = CameraDemand()
-        let renderer = ScreenRenderer(images: .disk(capture: { captures.image(for: $0) }))
+        let uploads = UploadService(
+            store: store, backend: parts.backend, bus: bus, logger: logger, stationName: config.station.name,
+            shareSticker: config.processing.shareSticker)
+        let orphans = try store.removeOrphanFiles()
+        if orphans > 0 { logger.notice("removed \(orphans) photo file(s) a stop left without their record") }
+        let interrupted = try store.requeueInterruptedAnalyses()
+        if interrupted > 0 { logger.notice("\(interrupted) analysis(es) cut off by the last stop go to the queue") }
+        // The owner's settings over the config's; one the config now locks is the config's again.
+        let ownerSettings = settings.owner.kept(try store.runtimeSettings())
+        if ownerSettings != RuntimeSettings() { logger.info("owner's settings: \(ownerSettings.summary)") }
+        let live = LiveSettings(settings.owner.inForce(ownerSettings), pipeline: parts.pipeline)
+        let renderer = ScreenRenderer(
+            images: .disk(capture: { captures.image(for: $0) }), words: Words(live.language))
         // A panel that could not be opened at start (another process held DRM master) is tried again.
         let panel = config.display
         let panelMissing =
@@ -67,22 +80,12 @@ public enum Station {
             reopen: panelMissing ? reopenPanel : nil, recovered: { [bus] in bus.send(.device(.display, .available)) },
             logger: logger)
         parts.motion.connect { [display] in display.jar($0) }
-        let uploads = UploadService(
-            store: store, backend: parts.backend, bus: bus, logger: logger, stationName: config.station.name,
-            shareSticker: config.processing.shareSticker)
-        let orphans = try store.removeOrphanFiles()
-        if orphans > 0 { logger.notice("removed \(orphans) photo file(s) a stop left without their record") }
-        let interrupted = try store.requeueInterruptedAnalyses()
-        if interrupted > 0 { logger.notice("\(interrupted) analysis(es) cut off by the last stop go to the queue") }
-        // The owner's settings over the config's; one the config now locks is the config's again.
-        let ownerSettings = settings.owner.kept(try store.runtimeSettings())
-        if ownerSettings != RuntimeSettings() { logger.info("owner's settings: \(ownerSettings.summary)") }
-        let live = LiveSettings(settings.owner.inForce(ownerSettings), pipeline: parts.pipeline)
         let analysisQueue =
             aiConfigured
             ? AnalysisQueueService(
                 store: store, analyzer: parts.analyzer, bus: bus, logger: logger, dailyLimit: config.ai.dailyLimit,
-                timeZone: config.resolvedTimeZone, dietary: { live.dietary }) : nil
+                timeZone: config.resolvedTimeZone, dietary: { live.dietary },
+                language: { live.language }) : nil
         let board = config.web.enabled ? StationBoard(bus: bus, config: config) : nil
         let desk = config.web.enabled ? PairingDesk() : nil
         startup.mark("services")

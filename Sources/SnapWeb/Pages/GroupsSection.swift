@@ -3,6 +3,7 @@ import SnapConfig
 import SnapCore
 import SnapImaging
 import SnapStore
+import SnapText
 import Synchronization
 
 /// The Group page's own section: the groups the station is in with their members, and where the owner
@@ -22,11 +23,11 @@ extension WebApp {
     /// Whether the owner may make, join and leave groups here.
     private var managesGroups: Bool { directory != nil && rule.offers(.groups) }
 
-    func groupsSection(_ groups: [String], _ visitor: Visitor) throws -> HTML {
+    func groupsSection(_ groups: [String], _ visitor: Visitor, _ words: Words) throws -> HTML {
         guard let directory else {
             return groups.isEmpty
-                ? "<p class=\"empty\">No group: this station shares through a folder (group.backend = \"folder\"); name its groups in the config file (group.name).</p>"
-                : "<p>This station shares through a folder (group.backend = \"folder\"): its groups are the config file's group.name, \(groups.joined(separator: ", ")).</p>"
+                ? "<p class=\"empty\">\(words("page.group.folder_none"))</p>"
+                : "<p>\(words("page.group.folder", ["groups": groups.joined(separator: ", ")]))</p>"
         }
         // Every group's members at once, so a slow server costs the page one wait, not one per group.
         let lists = waiting { () async -> [String: Result<[GroupMember], UploadFailure>] in
@@ -51,18 +52,24 @@ extension WebApp {
                 let list = try (lists?[group] ?? .failure(.offline)).get()
                 members = HTML.joined(
                     list.map { member in
-                        let shared = member.lastShared.map { "last shared \(dateAndTime($0))" } ?? "has not shared yet"
-                        return "<li><b>\(member.name)</b>\(member.isStation ? " (this station)" : "") · \(shared)</li>"
+                        let shared =
+                            member.lastShared.map { words("page.group.last_shared", ["time": dateAndTime($0, words)]) }
+                            ?? words("page.group.not_shared")
+                        let line =
+                            member.isStation ? words("page.group.member_station") : words("page.group.member")
+                        let filled = HTML(filling: line, ["member": "<b>\(member.name)</b>", "shared": "\(shared)"])
+                        return "<li>\(filled)</li>"
                     })
             } catch {
-                members = "<li class=\"problem\">The members could not be listed: \(Self.words(error))</li>"
+                let problem = words("page.group.members_failed", ["reason": words.groupFailure(error)])
+                members = "<li class=\"problem\">\(problem)</li>"
             }
             let actions: HTML =
                 managesGroups
                 ? """
                 <div class="actions"><form method="post" action="/group/invite" class="inline">\(csrfField(visitor))\
-                <input type="hidden" name="group" value="\(group)"><button type="submit" class="secondary">Invite a station</button></form>\
-                <a href="/group/leave?group=\(group.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")">Leave \(group)</a></div>
+                <input type="hidden" name="group" value="\(group)"><button type="submit" class="secondary">\(words("page.group.invite"))</button></form>\
+                <a href="/group/leave?group=\(group.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")">\(words("page.group.leave", ["group": group]))</a></div>
                 """ : ""
             return """
                 <section class="group-card"><h3>\(group)</h3><ul class="members">\(members)</ul>\(actions)</section>
@@ -70,45 +77,48 @@ extension WebApp {
         }
         let locked: HTML =
             rule.locked.contains(.groups)
-            ? "<p><small class=\"locked\">The groups are locked by the config file (group.name).</small></p>" : ""
+            ? "<p><small class=\"locked\">\(words("page.group.locked"))</small></p>" : ""
         let member = config.station.name
         let full = groups.count >= StationConfig.maxGroups
         let forms: HTML =
             managesGroups && !full
             ? """
-            <form method="post" action="/group/create">\(csrfField(visitor))<fieldset><legend>Make a group</legend>
-            <label class="wide">Its name <input name="group" maxlength="100" required placeholder="e.g. Climbing club"></label>
-            <small class="hint">Letters, digits and spaces, no accents: the other stations see it.</small>
-            <label class="wide">This station in it <input name="member" maxlength="60" required value="\(member)"></label>
-            <button type="submit">Make the group</button></fieldset></form>
-            <form method="post" action="/group/join">\(csrfField(visitor))<fieldset><legend>Join a group</legend>
-            <label class="wide">Invite code <input name="code" maxlength="40" required autocomplete="off" placeholder="K7QM-3HXA-9TPZ"></label>
-            <small class="hint">A member of the group makes one on their station's page, under Group.</small>
-            <label class="wide">This station in it <input name="member" maxlength="60" required value="\(member)"></label>
-            <button type="submit">Join</button></fieldset></form>
+            <form method="post" action="/group/create">\(csrfField(visitor))<fieldset><legend>\(words("page.group.make"))</legend>
+            <label class="wide">\(words("page.group.its_name")) <input name="group" maxlength="100" required placeholder="\(words("page.group.name_example"))"></label>
+            <small class="hint">\(words("page.group.name_hint"))</small>
+            <label class="wide">\(words("page.group.member_name")) <input name="member" maxlength="60" required value="\(member)"></label>
+            <button type="submit">\(words("page.group.make_button"))</button></fieldset></form>
+            <form method="post" action="/group/join">\(csrfField(visitor))<fieldset><legend>\(words("page.group.join"))</legend>
+            <label class="wide">\(words("page.group.invite_code")) <input name="code" maxlength="40" required autocomplete="off" placeholder="K7QM-3HXA-9TPZ"></label>
+            <small class="hint">\(words("page.group.code_hint"))</small>
+            <label class="wide">\(words("page.group.member_name")) <input name="member" maxlength="60" required value="\(member)"></label>
+            <button type="submit">\(words("page.group.join_button"))</button></fieldset></form>
             """
             : managesGroups
-                ? "<p><small>The station is in \(StationConfig.maxGroups) groups, the most it can be in: leave one to make or join another.</small></p>"
+                ? "<p><small>\(words("page.group.full", count: StationConfig.maxGroups))</small></p>"
                 : ""
         return """
-            <h2>Your groups</h2>\(locked)
-            \(groups.isEmpty ? "<p class=\"empty\">The station is in no group yet.</p>" as HTML : "")\(cards)\(forms)
+            <h2>\(words("page.group.yours"))</h2>\(locked)
+            \(groups.isEmpty ? "<p class=\"empty\">\(words("page.group.none"))</p>" as HTML : "")\(cards)\(forms)
             """
     }
 
     func createGroup(_ visitor: Visitor) throws -> WebReply {
+        let words = self.words
         let directory = try managingDirectory()
         if let full = try roomForAnotherGroup(visitor) { return full }
         let group: String
         let member: String
         do throws(FormProblem) {
-            group = try visitor.form.text("group", label: "The group's name", maxLength: 100)
-            member = try visitor.form.text("member", label: "This station's name", maxLength: 60)
+            group = try visitor.form.text("group", label: words("page.group.field.name"), maxLength: 100)
+            member = try visitor.form.text("member", label: words("page.group.field.member"), maxLength: 60)
             guard StationConfig.isGroupName(group) else {
-                throw FormProblem("\"\(group)\" cannot be a group's name: \(StationConfig.groupNameCharacters)")
+                throw FormProblem(
+                    words("page.group.problem.name", ["name": group, "allowed": StationConfig.groupNameCharacters]))
             }
         } catch {
-            return try groupPage(visitor, message: "Not made: \(error.message).", status: 400)
+            return try groupPage(
+                visitor, message: words("page.group.not_made.form", ["problem": error.message]), status: 400)
         }
         let code: String
         do throws(UploadFailure) {
@@ -116,7 +126,9 @@ extension WebApp {
                 try await directory.create(group: group, member: member)
             }
         } catch {
-            return try groupPage(visitor, message: "Not made: \(Self.words(error))", status: status(of: error))
+            return try groupPage(
+                visitor, message: words("page.group.not_made", ["reason": words.groupFailure(error)]),
+                status: status(of: error))
         }
         try keepGroups { $0 + [group] }
         logger.info("owner's page: made group \(group)")
@@ -124,25 +136,29 @@ extension WebApp {
     }
 
     func joinGroup(_ visitor: Visitor) throws -> WebReply {
+        let words = self.words
         let directory = try managingDirectory()
         if let full = try roomForAnotherGroup(visitor) { return full }
         let code: String
         let member: String
         do throws(FormProblem) {
-            code = try visitor.form.text("code", label: "The invite code", maxLength: 40)
-            member = try visitor.form.text("member", label: "This station's name", maxLength: 60)
+            code = try visitor.form.text("code", label: words("page.group.field.code"), maxLength: 40)
+            member = try visitor.form.text("member", label: words("page.group.field.member"), maxLength: 60)
         } catch {
-            return try groupPage(visitor, message: "Not joined: \(error.message).", status: 400)
+            return try groupPage(
+                visitor, message: words("page.group.not_joined.form", ["problem": error.message]), status: 400)
         }
         let group: String
         do throws(UploadFailure) {
             group = try waiting { () async throws(UploadFailure) in try await directory.join(code: code, member: member)
             }
         } catch {
-            return try groupPage(visitor, message: "Not joined: \(Self.words(error))", status: status(of: error))
+            return try groupPage(
+                visitor, message: words("page.group.not_joined", ["reason": words.groupFailure(error)]),
+                status: status(of: error))
         }
         guard StationConfig.isGroupName(group) else {
-            throw WebProblem(502, "Not joined", "The group's server answered a name no group can have.")
+            throw WebProblem(502, words("page.group.not_joined.title"), words("page.group.problem.bad_name"))
         }
         try keepGroups { $0.contains(group) ? $0 : $0 + [group] }
         logger.info("owner's page: joined group \(group)")
@@ -150,37 +166,45 @@ extension WebApp {
     }
 
     func inviteToGroup(_ visitor: Visitor) throws -> WebReply {
+        let words = self.words
         let directory = try managingDirectory()
         let group = try memberGroup(visitor.form["group"])
         do throws(UploadFailure) {
             let code = try waiting { () async throws(UploadFailure) in try await directory.invite(group: group) }
             return invitePage(group: group, code: code, made: false)
         } catch {
-            return try groupPage(visitor, message: "No invite code: \(Self.words(error))", status: status(of: error))
+            return try groupPage(
+                visitor, message: words("page.group.no_invite", ["reason": words.groupFailure(error)]),
+                status: status(of: error))
         }
     }
 
     func leavePage(_ visitor: Visitor) throws -> WebReply {
+        let words = self.words
         _ = try managingDirectory()
         let group = try memberGroup(visitor.form["group"])
+        let named = ["group": group]
         return page(
-            "Leave \(group)?",
+            words("page.group.leave.title", named),
             """
-            <p>The station stops sharing with \(group) and no longer sees its photos. The photos it shared there \
-            are deleted from the group's server.</p>
-            <p>To come back, a member of \(group) makes a new invite code.</p>
+            <p>\(words("page.group.leave.text", named))</p>
+            <p>\(words("page.group.leave.back", named))</p>
             <form method="post" action="/group/leave">\(csrfField(visitor))<input type="hidden" name="group" value="\(group)">
-            <button type="submit" class="danger">Leave \(group)</button> <a href="/group">Stay</a></form>
+            <button type="submit" class="danger">\(words("page.group.leave", named))</button> \
+            <a href="/group">\(words("page.group.stay"))</a></form>
             """)
     }
 
     func leaveGroup(_ visitor: Visitor) throws -> WebReply {
+        let words = self.words
         let directory = try managingDirectory()
         let group = try memberGroup(visitor.form["group"])
         do throws(UploadFailure) {
             try waiting { () async throws(UploadFailure) in try await directory.leave(group: group) }
         } catch {
-            return try groupPage(visitor, message: "Not left: \(Self.words(error))", status: status(of: error))
+            return try groupPage(
+                visitor, message: words("page.group.not_left", ["reason": words.groupFailure(error)]),
+                status: status(of: error))
         }
         try keepGroups { $0.filter { $0 != group } }
         let forgotten = try store.writingAndWaiting { store throws(StoreError) in try store.forgetGroup(group) }
@@ -193,19 +217,21 @@ extension WebApp {
 
     /// The code as text and as a QR code (the other owner's phone reads it and copies the text).
     private func invitePage(group: String, code: String, made: Bool) -> WebReply {
-        page(
-            made ? "\(group) is made" : "Invite a station to \(group)",
+        let words = self.words
+        let named = ["group": group]
+        return page(
+            made ? words("page.group.made.title", named) : words("page.group.invite.title", named),
             """
-            <p>Give this code to the owner of the other station. On their station's page, under Group, they type it \
-            in “Join a group”. It works for 7 days\(made ? "" : ", and the code before it no longer works").</p>
+            <p>\(made ? words("page.group.invite.text") : words("page.group.invite.text_renewed"))</p>
             <p class="invite-code">\(code)</p>
-            \(Self.qrSVG(code))
-            <p><a href="/group">Back to the group</a></p>
+            \(Self.qrSVG(code, label: words("page.group.invite.qr")))
+            <p><a href="/group">\(words("page.group.back"))</a></p>
             """)
     }
 
-    /// An invite code as an SVG QR code: one path of dark modules, four modules of quiet zone.
-    static func qrSVG(_ text: String) -> HTML {
+    /// An invite code as an SVG QR code: one path of dark modules, four modules of quiet zone; `label`
+    /// names it for a screen reader.
+    static func qrSVG(_ text: String, label: String) -> HTML {
         guard let code = QRCode(text: text) else { return "" }
         var path = ""
         for y in 0..<code.size {
@@ -214,7 +240,7 @@ extension WebApp {
         let side = code.size + 8
         return HTML(
             trusted: """
-                <svg class="qr" role="img" aria-label="QR code of the invite code" viewBox="0 0 \(side) \(side)" width="200" height="200">\
+                <svg class="qr" role="img" aria-label="\(HTML.escaped(label))" viewBox="0 0 \(side) \(side)" width="200" height="200">\
                 <rect width="\(side)" height="\(side)" fill="#fff"/><path d="\(path)" fill="#000"/></svg>
                 """)
     }
@@ -222,11 +248,10 @@ extension WebApp {
     /// The directory, when this station makes and joins groups here.
     private func managingDirectory() throws -> any GroupDirectory {
         guard let directory, rule.offers(.groups) else {
+            let words = self.words
             throw WebProblem(
-                403, "Not here",
-                directory == nil
-                    ? "This station's groups are the names in its config file (group.name)."
-                    : "The groups are locked by the config file (group.name).")
+                403, words("page.problem.not_found.title"),
+                directory == nil ? words("page.group.problem.config_names") : words("page.group.locked"))
         }
         return directory
     }
@@ -235,16 +260,16 @@ extension WebApp {
     /// before anything is asked of the server; nil when there is room.
     private func roomForAnotherGroup(_ visitor: Visitor) throws -> WebReply? {
         guard try groupsInForce().count >= StationConfig.maxGroups else { return nil }
+        let words = self.words
         return try groupPage(
-            visitor,
-            message: "The station is in \(StationConfig.maxGroups) groups, the most it can be in: leave one first.",
-            status: 400)
+            visitor, message: words("page.group.problem.full", count: StationConfig.maxGroups), status: 400)
     }
 
     /// `name` when it is one of the station's groups.
     private func memberGroup(_ name: String?) throws -> String {
         guard let name, try groupsInForce().contains(name) else {
-            throw WebProblem.notFound("The station is not in a group of that name.")
+            let words = self.words
+            throw WebProblem.notFound(words("page.group.problem.not_member"), words)
         }
         return name
     }
@@ -268,18 +293,6 @@ extension WebApp {
         case .rejected, .alreadySentToday: 400
         case .offline, .destinationFull: 503
         case .untrusted, .signInFailed: 502
-        }
-    }
-
-    /// A failure in the person's words.
-    static func words(_ failure: UploadFailure) -> String {
-        switch failure {
-        case .rejected(let reason): reason
-        case .offline: "the group's server cannot be reached. Check the station's network and try again."
-        case .signInFailed(let reason): "the station could not sign in to the group's server (\(reason))."
-        case .untrusted(let reason):
-            "the group's server could not be verified (\(reason)). Is the station's clock right?"
-        case .alreadySentToday, .destinationFull: "the group's server refused."
         }
     }
 

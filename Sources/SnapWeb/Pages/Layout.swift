@@ -1,28 +1,31 @@
 import Foundation
 import SnapCore
 import SnapStore
+import SnapText
 
 extension WebApp {
     /// A whole page: the header with the station's name and the sections, a banner while the station
     /// shows a meal result that can be reviewed here, and the content.
     func page(_ title: String, paired: Bool = true, status: Int = 200, _ content: HTML) -> WebReply {
+        let words = self.words
         var banner: HTML = ""
         if paired, case .mealResult(let result)? = link.status().screen {
             banner = """
-                <p class="banner"><a href="/review">The station shows “\(result.analysis.title)”: review it here</a></p>
+                <p class="banner"><a href="/review">\(words("page.nav.review_banner", ["title": result.analysis.title]))</a></p>
                 """
         }
         let nav: HTML =
             !paired
             ? ""
             : """
-            <nav><a href="/">Today</a><a href="/history">History</a><a href="/shopping">Shopping</a>\
-            <a href="/group">Group</a><a href="/settings">Settings</a><a href="/status">Status</a></nav>
+            <nav><a href="/">\(words("page.nav.today"))</a><a href="/history">\(words("page.nav.history"))</a>\
+            <a href="/shopping">\(words("page.nav.shopping"))</a><a href="/group">\(words("page.nav.group"))</a>\
+            <a href="/settings">\(words("page.nav.settings"))</a><a href="/status">\(words("page.nav.status"))</a></nav>
             """
         return .html(
             """
             <!doctype html>
-            <html lang="en"><head><meta charset="utf-8">
+            <html lang="\(words.language.rawValue)"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <title>\(title) · \(config.station.name)</title>
             <link rel="stylesheet" href="/static/style.css"><script src="/static/page.js" defer></script>
@@ -35,13 +38,14 @@ extension WebApp {
     }
 
     func problemPage(_ problem: WebProblem, request: WebRequest) -> WebReply {
+        let words = self.words
         // Only a live session sees the station's navigation and what its screen shows.
         let paired = ((try? liveSession(of: request)) ?? nil) != nil
         return page(
             problem.title, paired: paired, status: problem.status,
             """
             <p class="problem" role="alert">\(problem.message)</p>
-            <p><a href="\(paired ? "/" : "/pair")">Back</a></p>
+            <p><a href="\(paired ? "/" : "/pair")">\(words("page.problem.back"))</a></p>
             """)
     }
 
@@ -57,27 +61,37 @@ extension WebApp {
             ? "<p class=\"problem\" role=\"alert\">\(text)</p>" : "<p class=\"notice\" role=\"status\">\(text)</p>"
     }
 
-    func macrosLine(_ macros: Macros) -> HTML {
-        "<span class=\"kcal\">\(macros.calories) kcal</span> <span class=\"pcf\">P \(macros.protein) · C \(macros.carbs) · F \(macros.fats) g</span>"
+    /// "650 kcal P 24 · C 80 · F 22 g".
+    func macrosLine(_ macros: Macros, _ words: Words) -> HTML {
+        let line = words(
+            "page.macros",
+            [
+                "protein": words.integer(macros.protein), "carbs": words.integer(macros.carbs),
+                "fats": words.integer(macros.fats),
+            ])
+        return "<span class=\"kcal\">\(words.kcal(macros.calories))</span> <span class=\"pcf\">\(line)</span>"
     }
 
     /// "HH:MM" in the station's zone, by arithmetic on the zone's offset at that moment: a Calendar per
-    /// meal costs more than the rest of a day's page.
+    /// meal costs more than the rest of a day's page. A 24-hour clock in every language (`Words`).
     func clock(_ date: Date) -> String {
         let local = Int(date.timeIntervalSince1970.rounded(.down)) + timeZone.secondsFromGMT(for: date)
         let minutes = ((local / 60) % 1440 + 1440) % 1440
-        let (hour, minute) = (minutes / 60, minutes % 60)
-        return (hour < 10 ? "0" : "") + String(hour) + (minute < 10 ? ":0" : ":") + String(minute)
+        return Words.clock(hour: minutes / 60, minute: minutes % 60)
     }
 
-    func dateAndTime(_ date: Date) -> String {
-        "\(LocalDay(containing: date, in: timeZone)) \(clock(date))"
+    /// "Monday 3 March, 12:00" in the station's zone.
+    func dateAndTime(_ date: Date, _ words: Words) -> String {
+        words("page.date_time", ["day": words.day(LocalDay(containing: date, in: timeZone)), "time": clock(date)])
     }
 
     /// "in 3 h 20 min", "in 12 min", "now".
-    func remaining(until date: Date) -> String {
+    func remaining(until date: Date, _ words: Words) -> String {
         let minutes = Int(date.timeIntervalSince(now()) / 60)
-        if minutes <= 0 { return "now" }
-        return minutes >= 60 ? "in \(minutes / 60) h \(minutes % 60) min" : "in \(minutes) min"
+        if minutes <= 0 { return words("page.time.now") }
+        return minutes >= 60
+            ? words(
+                "page.time.in_hours", ["hours": words.integer(minutes / 60), "minutes": words.integer(minutes % 60)])
+            : words("page.time.in_minutes", count: minutes)
     }
 }

@@ -1,57 +1,62 @@
 import Foundation
 import SnapCore
 import SnapStore
+import SnapText
 
 extension WebApp {
     /// A day's meals with their thumbnails, times and macros, and the day's totals.
     func dayPage(_ day: LocalDay, _ visitor: Visitor) throws -> WebReply {
+        let words = self.words
         let meals = try store.mealSummaries(on: day)
         let totals = meals.reduce(Macros.zero) { $0 + $1.totals }
         let isToday = day == today()
+        let deletedAfter = words("page.today.photo_deleted", ["hours": words.integer(config.storage.retentionHours)])
         let rows = meals.reversed().map { meal -> HTML in
             let id = meal.id.rawValue
             let thumbnail: HTML =
                 access(meal.thumbnailPath, F_OK) == 0
                 ? "<img src=\"/photo/\(id).thumb.jpg\" alt=\"\" width=\"72\" height=\"72\" loading=\"lazy\">"
-                : "<span class=\"nophoto\" title=\"The photo was deleted after \(config.storage.retentionHours) h\"></span>"
+                : "<span class=\"nophoto\" title=\"\(deletedAfter)\"></span>"
             return """
                 <li class="meal"><a href="/meal/\(id)">\(thumbnail)<span class="what"><b>\(meal.title)</b>\
-                <small>\(clock(meal.takenAt))</small></span><span class="nums">\(macrosLine(meal.totals))</span></a></li>
+                <small>\(clock(meal.takenAt))</small></span><span class="nums">\(macrosLine(meal.totals, words))</span></a></li>
                 """
         }
-        let title = isToday ? "Today" : day.description
-        let saved = visitor.form["saved"].map { $0 == "deleted" ? "The meal is deleted." : "Saved." }
+        let title = isToday ? words("page.today.title") : words.day(day)
+        let saved = visitor.form["saved"].map { $0 == "deleted" ? words("page.today.deleted") : words("page.saved") }
+        let empty = isToday ? words("page.today.empty") : words("page.today.empty_day")
         return page(
             title,
             """
             \(notice(saved))
-            <section class="totals" aria-label="The day's totals">\(macrosLine(totals))
-            <small>\(meals.count) meal\(meals.count == 1 ? "" : "s")</small></section>
-            \(meals.isEmpty ? "<p class=\"empty\">No meals \(isToday ? "yet today" : "on this day").</p>" as HTML : "")
+            <section class="totals" aria-label="\(words("page.today.totals"))">\(macrosLine(totals, words))
+            <small>\(words("page.today.meals", count: meals.count))</small></section>
+            \(meals.isEmpty ? "<p class=\"empty\">\(empty)</p>" as HTML : "")
             <ul class="meals">\(rows)</ul>
             """)
     }
 
     func historyPage(_ visitor: Visitor) throws -> WebReply {
+        let words = self.words
         let days = try store.mealDays(limit: 120)
         let rows = days.map { entry -> HTML in
             """
-            <li><a href="/day/\(entry.day.description)"><b>\(entry.day.description)</b>\
-            <span>\(entry.meals) meal\(entry.meals == 1 ? "" : "s") · \(entry.calories) kcal</span></a></li>
+            <li><a href="/day/\(entry.day.description)"><b>\(words.day(entry.day))</b>\
+            <span>\(words("page.history.day", count: entry.meals, ["kcal": words.kcal(entry.calories)]))</span></a></li>
             """
         }
         return page(
-            "History",
+            words("page.history.title"),
             """
-            \(days.isEmpty ? "<p class=\"empty\">No meals yet.</p>" as HTML : "")
+            \(days.isEmpty ? "<p class=\"empty\">\(words("page.history.empty"))</p>" as HTML : "")
             <ul class="days">\(rows)</ul>
             """)
     }
 
     func storedMeal(_ id: PhotoID) throws -> StoredMeal {
         guard let meal = try store.storedMeal(id) else {
-            throw WebProblem.notFound(
-                "This meal is not kept on the station (it may have been deleted, here or in another tab).")
+            let words = self.words
+            throw WebProblem.notFound(words("page.meal.not_kept"), words)
         }
         return meal
     }
@@ -60,46 +65,50 @@ extension WebApp {
     func mealPage(_ id: PhotoID, _ visitor: Visitor, message: String?, problem: Bool = true, status: Int = 200)
         throws -> WebReply
     {
+        let words = self.words
         let stored = try storedMeal(id)
         let meal = stored.meal
         let preferences = currentPreferences()
         let photo: HTML =
             FileManager.default.fileExists(atPath: meal.photo.photoPath)
-            ? "<img class=\"photo\" src=\"/photo/\(id.rawValue).jpg\" alt=\"The photo of \(meal.analysis.title)\">"
-            : "<p class=\"empty\">The photo was deleted after \(config.storage.retentionHours) hours; the macros stay.</p>"
+            ? "<img class=\"photo\" src=\"/photo/\(id.rawValue).jpg\" alt=\"\(words("page.meal.photo_alt", ["title": meal.analysis.title]))\">"
+            : "<p class=\"empty\">\(words("page.meal.photo_deleted", count: config.storage.retentionHours))</p>"
         let sticker: HTML =
             stored.stickerPath.map { FileManager.default.fileExists(atPath: $0) } == true
-            ? "<img class=\"sticker\" src=\"/photo/\(id.rawValue).sticker.png\" alt=\"Its sticker\">" : ""
+            ? "<img class=\"sticker\" src=\"/photo/\(id.rawValue).sticker.png\" alt=\"\(words("page.meal.sticker_alt"))\">"
+            : ""
         let items = meal.analysis.items.map { item -> HTML in
             let clashes = DietaryPreference.clashes(of: item, with: preferences)
+            let diets = clashes.map(words.dietary).joined(separator: ", ")
             let flags: HTML =
-                clashes.isEmpty
-                ? "" : " <span class=\"clash\">not \(clashes.map(\.rawValue).joined(separator: ", "))</span>"
-            let tags = item.contains.map(\.rawValue).sorted().joined(separator: ", ")
+                clashes.isEmpty ? "" : " <span class=\"clash\">\(words("page.meal.clash", ["diets": diets]))</span>"
+            let tags = item.contains.map(words.food).sorted().joined(separator: ", ")
             return """
-                <tr><td>\(item.name)\(flags)\(tags.isEmpty ? "" : HTML("<br><small>contains \(tags)</small>"))</td>\
-                <td>\(item.grams) g</td><td>\(item.macros.calories)</td><td>\(item.macros.protein)</td>\
-                <td>\(item.macros.carbs)</td><td>\(item.macros.fats)</td></tr>
+                <tr><td>\(item.name)\(flags)\(tags.isEmpty ? "" : HTML("<br><small>\(words("page.meal.contains", ["tags": tags]))</small>"))</td>\
+                <td>\(words("page.meal.grams", ["grams": words.integer(item.grams)]))</td><td>\(words.integer(item.macros.calories))</td>\
+                <td>\(words.integer(item.macros.protein))</td><td>\(words.integer(item.macros.carbs))</td>\
+                <td>\(words.integer(item.macros.fats))</td></tr>
                 """
         }
-        let saved = visitor.form["saved"] != nil ? "Saved. The station shows it within a second." : nil
+        let saved = visitor.form["saved"] != nil ? words("page.meal.saved") : nil
         return page(
             meal.analysis.title, status: status,
             """
             \(notice(message, problem: problem))\(notice(saved))
-            <p class="when">\(dateAndTime(meal.photo.takenAt)) · \(macrosLine(meal.analysis.totals))\
-            \(stored.totalsSetByOwner ? " <small>(totals set by hand)</small>" as HTML : "")</p>
+            <p class="when">\(dateAndTime(meal.photo.takenAt, words)) · \(macrosLine(meal.analysis.totals, words))\
+            \(stored.totalsSetByOwner ? " <small>\(words("page.meal.totals_by_hand"))</small>" as HTML : "")</p>
             <div class="pictures">\(photo)\(sticker)</div>
             \(meal.analysis.funFact.map { HTML("<p class=\"fact\">\($0)</p>") })
-            <table class="items"><thead><tr><th>Item</th><th>Weight</th><th>kcal</th><th>P</th><th>C</th><th>F</th></tr>\
-            </thead><tbody>\(items)</tbody></table>
-            <details class="edit"><summary>Edit this meal</summary>
-            \(mealForm(action: "/meal/\(id.rawValue)", analysis: meal.analysis, totalsByHand: stored.totalsSetByOwner, visitor, hidden: "<input type=\"hidden\" name=\"version\" value=\"\(stored.version)\">"))
+            <table class="items"><thead><tr><th>\(words("page.meal.item"))</th><th>\(words("page.meal.weight"))</th>\
+            <th>\(words("page.macro.kcal"))</th><th>\(words("page.macro.protein"))</th><th>\(words("page.macro.carbs"))</th>\
+            <th>\(words("page.macro.fats"))</th></tr></thead><tbody>\(items)</tbody></table>
+            <details class="edit"><summary>\(words("page.meal.edit"))</summary>
+            \(mealForm(action: "/meal/\(id.rawValue)", analysis: meal.analysis, totalsByHand: stored.totalsSetByOwner, visitor, words, hidden: "<input type=\"hidden\" name=\"version\" value=\"\(stored.version)\">"))
             </details>
             <div class="actions">
             <form method="post" action="/shopping/add">\(csrfField(visitor))<input type="hidden" name="meal" value="\(id.rawValue)">\
-            <button type="submit">Add its ingredients to the shopping list</button></form>
-            <a class="danger" href="/meal/\(id.rawValue)/delete">Delete this meal…</a>
+            <button type="submit">\(words("page.meal.add_to_shopping"))</button></form>
+            <a class="danger" href="/meal/\(id.rawValue)/delete">\(words("page.meal.delete_link"))</a>
             </div>
             """)
     }
@@ -107,45 +116,51 @@ extension WebApp {
     /// The form that edits an analysis: the title, each item (with a box to remove it), a new item, and
     /// the totals, which are the items' sum unless set by hand.
     func mealForm(
-        action: String, analysis: MealAnalysis, totalsByHand: Bool, _ visitor: Visitor, hidden: HTML,
-        buttons: HTML = "<button type=\"submit\">Save</button>"
+        action: String, analysis: MealAnalysis, totalsByHand: Bool, _ visitor: Visitor, _ words: Words, hidden: HTML,
+        buttons: HTML? = nil
     ) -> HTML {
         func number(_ name: String, _ value: Int, _ label: String, max: Int) -> HTML {
             "<label>\(label) <input name=\"\(name)\" type=\"number\" inputmode=\"numeric\" min=\"0\" max=\"\(max)\" value=\"\(value)\"></label>"
         }
+        let (grams, kcal, protein, carbs, fats) = (
+            words("page.macro.grams"), words("page.macro.kcal"), words("page.macro.protein"),
+            words("page.macro.carbs"), words("page.macro.fats")
+        )
+        let name = words("page.meal.form.name")
         let rows = analysis.items.enumerated().map { index, item -> HTML in
             let p = "item\(index)_"
             return """
-                <fieldset class="item"><legend>Item \(index + 1)</legend>
-                <label class="wide">Name <input name="\(p)name" maxlength="\(Self.maxName)" value="\(item.name)" required></label>
-                \(number(p + "grams", item.grams, "g", max: Self.maxGrams))\(number(p + "kcal", item.macros.calories, "kcal", max: Self.maxKcal))\
-                \(number(p + "protein", item.macros.protein, "P", max: Self.maxMacro))\(number(p + "carbs", item.macros.carbs, "C", max: Self.maxMacro))\
-                \(number(p + "fats", item.macros.fats, "F", max: Self.maxMacro))
-                <label class="remove"><input type="checkbox" name="\(p)remove" value="1"> remove</label>
+                <fieldset class="item"><legend>\(words("page.meal.form.item", ["n": words.integer(index + 1)]))</legend>
+                <label class="wide">\(name) <input name="\(p)name" maxlength="\(Self.maxName)" value="\(item.name)" required></label>
+                \(number(p + "grams", item.grams, grams, max: Self.maxGrams))\(number(p + "kcal", item.macros.calories, kcal, max: Self.maxKcal))\
+                \(number(p + "protein", item.macros.protein, protein, max: Self.maxMacro))\(number(p + "carbs", item.macros.carbs, carbs, max: Self.maxMacro))\
+                \(number(p + "fats", item.macros.fats, fats, max: Self.maxMacro))
+                <label class="remove"><input type="checkbox" name="\(p)remove" value="1"> \(words("page.meal.form.remove"))</label>
                 </fieldset>
                 """
         }
         let totals = analysis.totals
+        let buttons = buttons ?? "<button type=\"submit\">\(words("page.form.save"))</button>"
         return """
             <form method="post" action="\(action)" class="meal-form">\(csrfField(visitor))\(hidden)
             <input type="hidden" name="items" value="\(analysis.items.count)">
-            <label class="wide">Title <input name="title" maxlength="\(Self.maxName)" value="\(analysis.title)" required></label>
+            <label class="wide">\(words("page.meal.form.title")) <input name="title" maxlength="\(Self.maxName)" value="\(analysis.title)" required></label>
             \(rows)
-            <fieldset class="item new"><legend>Add an item</legend>
-            <label class="wide">Name <input name="new_name" maxlength="\(Self.maxName)"></label>
-            <label>g <input name="new_grams" type="number" min="0" max="\(Self.maxGrams)"></label>\
-            <label>kcal <input name="new_kcal" type="number" min="0" max="\(Self.maxKcal)"></label>\
-            <label>P <input name="new_protein" type="number" min="0" max="\(Self.maxMacro)"></label>\
-            <label>C <input name="new_carbs" type="number" min="0" max="\(Self.maxMacro)"></label>\
-            <label>F <input name="new_fats" type="number" min="0" max="\(Self.maxMacro)"></label>
+            <fieldset class="item new"><legend>\(words("page.meal.form.add_item"))</legend>
+            <label class="wide">\(name) <input name="new_name" maxlength="\(Self.maxName)"></label>
+            <label>\(grams) <input name="new_grams" type="number" min="0" max="\(Self.maxGrams)"></label>\
+            <label>\(kcal) <input name="new_kcal" type="number" min="0" max="\(Self.maxKcal)"></label>\
+            <label>\(protein) <input name="new_protein" type="number" min="0" max="\(Self.maxMacro)"></label>\
+            <label>\(carbs) <input name="new_carbs" type="number" min="0" max="\(Self.maxMacro)"></label>\
+            <label>\(fats) <input name="new_fats" type="number" min="0" max="\(Self.maxMacro)"></label>
             </fieldset>
-            <fieldset class="totals-form"><legend>Totals</legend>
+            <fieldset class="totals-form"><legend>\(words("page.meal.form.totals"))</legend>
             <label class="wide"><input type="checkbox" name="own_totals" value="1"\(totalsByHand ? " checked" : "")> \
-            set the totals by hand (otherwise they are the sum of the items)</label>
-            \(number("total_kcal", totals.calories, "kcal", max: Self.maxKcal * Self.maxItems))\
-            \(number("total_protein", totals.protein, "P", max: Self.maxMacro * Self.maxItems))\
-            \(number("total_carbs", totals.carbs, "C", max: Self.maxMacro * Self.maxItems))\
-            \(number("total_fats", totals.fats, "F", max: Self.maxMacro * Self.maxItems))
+            \(words("page.meal.form.own_totals"))</label>
+            \(number("total_kcal", totals.calories, kcal, max: Self.maxKcal * Self.maxItems))\
+            \(number("total_protein", totals.protein, protein, max: Self.maxMacro * Self.maxItems))\
+            \(number("total_carbs", totals.carbs, carbs, max: Self.maxMacro * Self.maxItems))\
+            \(number("total_fats", totals.fats, fats, max: Self.maxMacro * Self.maxItems))
             </fieldset>
             <div class="buttons">\(buttons)</div>
             </form>
@@ -161,77 +176,97 @@ extension WebApp {
     /// Reads the meal form into an analysis, every field checked; an item's tags and ingredients stay
     /// with it while its name does. Returns the analysis and whether the totals were set by hand.
     func readMealForm(_ form: Form, from original: MealAnalysis) throws(FormProblem) -> (MealAnalysis, Bool) {
-        let title = try form.text("title", label: "The title", maxLength: Self.maxName)
-        let count = try form.int("items", label: "The item count", in: 0...Self.maxItems)
+        let words = form.words
+        let title = try form.text("title", label: words("page.meal.field.title"), maxLength: Self.maxName)
+        let count = try form.int("items", label: words("page.meal.field.item_count"), in: 0...Self.maxItems)
         guard count == original.items.count else {
-            throw FormProblem("the form does not match the meal any more (it has \(original.items.count) items now)")
+            throw FormProblem(words("page.meal.problem.mismatch", count: original.items.count))
         }
         var items: [MealItem] = []
         for index in 0..<count {
             let p = "item\(index)_"
             if form[p + "remove"] != nil { continue }
-            let label = "Item \(index + 1)"
-            let name = try form.text(p + "name", label: "\(label)'s name", maxLength: Self.maxName)
+            let n = ["n": words.integer(index + 1)]
+            let name = try form.text(p + "name", label: words("page.meal.field.item.name", n), maxLength: Self.maxName)
             var item = original.items[index]
             if name != item.name {
                 item.contains = []
                 item.ingredients = []
             }
             item.name = name
-            item.grams = try form.int(p + "grams", label: "\(label)'s grams", in: 0...Self.maxGrams)
-            item.macros = try readMacros(form, prefix: p, label: "\(label)'s", limit: 1)
+            item.grams = try form.int(p + "grams", label: words("page.meal.field.item.grams", n), in: 0...Self.maxGrams)
+            item.macros = try readMacros(
+                form, prefix: p, limit: 1,
+                labels: (
+                    words("page.meal.field.item.kcal", n), words("page.meal.field.item.protein", n),
+                    words("page.meal.field.item.carbs", n), words("page.meal.field.item.fats", n)
+                ))
             items.append(item)
         }
-        let newName = try form.text("new_name", label: "The new item's name", maxLength: Self.maxName, allowEmpty: true)
+        let newName = try form.text(
+            "new_name", label: words("page.meal.field.new.name"), maxLength: Self.maxName, allowEmpty: true)
         if !newName.isEmpty {
-            guard items.count < Self.maxItems else { throw FormProblem("a meal has at most \(Self.maxItems) items") }
+            guard items.count < Self.maxItems else {
+                throw FormProblem(words("page.meal.problem.too_many_items", count: Self.maxItems))
+            }
             items.append(
                 MealItem(
                     name: newName,
-                    grams: try form.int("new_grams", label: "The new item's grams", in: 0...Self.maxGrams),
-                    macros: try readMacros(form, prefix: "new_", label: "The new item's", limit: 1)))
+                    grams: try form.int("new_grams", label: words("page.meal.field.new.grams"), in: 0...Self.maxGrams),
+                    macros: try readMacros(
+                        form, prefix: "new_", limit: 1,
+                        labels: (
+                            words("page.meal.field.new.kcal"), words("page.meal.field.new.protein"),
+                            words("page.meal.field.new.carbs"), words("page.meal.field.new.fats")
+                        ))))
         }
         let byHand = form["own_totals"] != nil
         let totals =
             byHand
-            ? try readMacros(form, prefix: "total_", label: "The total", limit: Self.maxItems)
+            ? try readMacros(
+                form, prefix: "total_", limit: Self.maxItems,
+                labels: (
+                    words("page.meal.field.total.kcal"), words("page.meal.field.total.protein"),
+                    words("page.meal.field.total.carbs"), words("page.meal.field.total.fats")
+                ))
             : items.reduce(Macros.zero) { $0 + $1.macros }
         return (MealAnalysis(title: title, totals: totals, items: items, funFact: original.funFact), byHand)
     }
 
-    private func readMacros(_ form: Form, prefix: String, label: String, limit: Int) throws(FormProblem) -> Macros {
+    /// The four macro fields after `prefix`, each named in a problem by its label.
+    private func readMacros(
+        _ form: Form, prefix: String, limit: Int, labels: (kcal: String, protein: String, carbs: String, fats: String)
+    ) throws(FormProblem) -> Macros {
         Macros(
-            calories: try form.int(prefix + "kcal", label: "\(label) kcal", in: 0...Self.maxKcal * limit),
-            protein: try form.int(prefix + "protein", label: "\(label) protein", in: 0...Self.maxMacro * limit),
-            carbs: try form.int(prefix + "carbs", label: "\(label) carbs", in: 0...Self.maxMacro * limit),
-            fats: try form.int(prefix + "fats", label: "\(label) fats", in: 0...Self.maxMacro * limit))
+            calories: try form.int(prefix + "kcal", label: labels.kcal, in: 0...Self.maxKcal * limit),
+            protein: try form.int(prefix + "protein", label: labels.protein, in: 0...Self.maxMacro * limit),
+            carbs: try form.int(prefix + "carbs", label: labels.carbs, in: 0...Self.maxMacro * limit),
+            fats: try form.int(prefix + "fats", label: labels.fats, in: 0...Self.maxMacro * limit))
     }
 
     /// Saves an edit if nobody changed the meal since the form was loaded; the station hears of it.
     func editMeal(_ id: PhotoID, _ visitor: Visitor) throws -> WebReply {
+        let words = self.words
         let stored = try storedMeal(id)
         let form = visitor.form
         let edited: MealAnalysis
         let byHand: Bool
         let version: Int
         do {
-            version = try form.int("version", label: "The version", in: 1...Int.max)
+            version = try form.int("version", label: words("page.meal.field.version"), in: 1...Int.max)
             (edited, byHand) = try readMealForm(form, from: stored.meal.analysis)
         } catch {
-            return try mealPage(id, visitor, message: "Not saved: \(error.message).", status: 400)
+            return try mealPage(
+                id, visitor, message: words("page.form.not_saved", ["problem": error.message]), status: 400)
         }
         let result = try store.writingAndWaiting { store throws(StoreError) in
             try store.editMeal(id, edited, totalsSetByOwner: byHand, version: version)
         }
         switch result {
         case .failure(.missing):
-            throw WebProblem.notFound("This meal was deleted (in another tab or phone). Nothing was saved.")
+            throw WebProblem.notFound(words("page.meal.deleted_elsewhere"), words)
         case .failure(.changed):
-            return try mealPage(
-                id, visitor,
-                message:
-                    "Not saved: the meal was changed elsewhere (another tab or phone) since you opened it. Here it is as it is now; make your change again.",
-                status: 409)
+            return try mealPage(id, visitor, message: words("page.meal.changed_elsewhere"), status: 409)
         case .success:
             logger.info("owner's page: meal \(id) edited", metadata: ["kcal": "\(edited.totals.calories)"])
             try mealsChanged(on: stored.meal.day)
@@ -240,14 +275,16 @@ extension WebApp {
     }
 
     func deletePage(_ id: PhotoID, _ visitor: Visitor) throws -> WebReply {
+        let words = self.words
         let meal = try storedMeal(id).meal
         return page(
-            "Delete “\(meal.analysis.title)”?",
+            words("page.meal.delete.title", ["title": meal.analysis.title]),
             """
-            <p>\(dateAndTime(meal.photo.takenAt)) · \(macrosLine(meal.analysis.totals))</p>
-            <p>The meal, its photo and its sticker are deleted from the station. This cannot be undone.</p>
+            <p>\(dateAndTime(meal.photo.takenAt, words)) · \(macrosLine(meal.analysis.totals, words))</p>
+            <p>\(words("page.meal.delete.text"))</p>
             <form method="post" action="/meal/\(id.rawValue)/delete">\(csrfField(visitor))
-            <button type="submit" class="danger">Delete</button> <a href="/meal/\(id.rawValue)">Keep it</a></form>
+            <button type="submit" class="danger">\(words("page.meal.delete.button"))</button> \
+            <a href="/meal/\(id.rawValue)">\(words("page.meal.delete.keep"))</a></form>
             """)
     }
 
@@ -255,7 +292,8 @@ extension WebApp {
         let day = try store.storedMeal(id)?.meal.day
         let deleted = try store.writingAndWaiting { store throws(StoreError) in try store.deleteMeal(id) }
         guard deleted, let day else {
-            throw WebProblem.notFound("This meal was already deleted (in another tab or phone).")
+            let words = self.words
+            throw WebProblem.notFound(words("page.meal.already_deleted"), words)
         }
         logger.info("owner's page: meal \(id) deleted")
         try mealsChanged(on: day)

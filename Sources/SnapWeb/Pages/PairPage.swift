@@ -1,28 +1,30 @@
 import Foundation
 import SnapCore
 import SnapStore
+import SnapText
 
 extension WebApp {
     func pairPage(message: String?, status: Int) -> WebReply {
-        page(
-            "Pair this browser", paired: false, status: status,
+        let words = self.words
+        return page(
+            words("page.pair.title"), paired: false, status: status,
             """
             \(notice(message, problem: status >= 400 && message != nil))
-            <p>Only a browser paired at the station gets in. At the station, keep the shutter button down for
-            5 seconds on the ready screen (or the mode button, where one is wired): the station shows a QR
-            code that opens this page, and a code of eight digits, valid for five minutes and once.</p>
+            <p>\(words("page.pair.text"))</p>
             <form method="post" action="/pair" class="pair">
-            <label>Code <input name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="12" required autofocus></label>
-            <label>Name this browser <input name="name" maxlength="40" placeholder="\(Self.browserName(nil))"></label>
-            <button type="submit">Pair</button>
+            <label>\(words("page.pair.code")) <input name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="12" required autofocus></label>
+            <label>\(words("page.pair.name")) <input name="name" maxlength="40" placeholder="\(Self.browserName(nil, words))"></label>
+            <button type="submit">\(words("page.pair.button"))</button>
             </form>
             """)
     }
 
     /// Checks the code; a right one pairs the browser: a new session, stored hashed, its cookie set.
     func pair(_ request: WebRequest) throws -> WebReply {
-        guard request.body.count <= 4096, let form = try? Form(parsing: String(decoding: request.body, as: UTF8.self))
-        else { throw WebProblem(400, "The form is broken", "Type the code the station shows.") }
+        let words = self.words
+        guard request.body.count <= 4096,
+            let form = try? Form(parsing: String(decoding: request.body, as: UTF8.self), words: words)
+        else { throw WebProblem(400, words("page.problem.broken_form.title"), words("page.pair.type_code")) }
         let time = now()
         switch desk.redeem(form["code"] ?? "", client: request.client, now: time) {
         case .wrong(let renewed):
@@ -34,18 +36,15 @@ extension WebApp {
                 link.send(.pairingOpened(renewed))
             }
             // The same words whether a code is open or not: nobody learns when one is.
-            return pairPage(
-                message:
-                    "That is not the code the station shows. A code lasts 5 minutes and works once: if the station no longer shows one, open a new one there.",
-                status: 401)
+            return pairPage(message: words("page.pair.wrong"), status: 401)
         case .wait(let seconds):
-            var reply = pairPage(
-                message: "Too many wrong codes: try again in \(seconds) seconds.", status: 429)
+            var reply = pairPage(message: words("page.pair.wait", count: seconds), status: 429)
             reply.headers.append(("Retry-After", "\(seconds)"))
             return reply
         case .paired:
-            let typed = (try? form.text("name", label: "The name", maxLength: 40, allowEmpty: true)) ?? ""
-            let name = typed.isEmpty ? Self.browserName(request.header("user-agent")) : typed
+            let typed =
+                (try? form.text("name", label: words("page.pair.field.name"), maxLength: 40, allowEmpty: true)) ?? ""
+            let name = typed.isEmpty ? Self.browserName(request.header("user-agent"), words) : typed
             let token = Secrets.token()
             let session = WebSession(
                 tokenHash: Secrets.sha256(token), csrf: Secrets.token(), name: name, created: time, lastSeen: time)
@@ -88,19 +87,20 @@ extension WebApp {
         "\(Self.sessionCookie)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict\(secure ? "; Secure" : "")"
     }
 
-    /// "Firefox on Android", from a User-Agent, for the list of paired browsers.
-    static func browserName(_ agent: String?) -> String {
+    /// "Firefox on Android", from a User-Agent, for the list of paired browsers (kept as it is named at
+    /// pairing, in the page's language then).
+    static func browserName(_ agent: String?, _ words: Words) -> String {
         let agent = agent ?? ""
         let browser =
             ["Firefox", "Edg", "OPR", "Chrome", "Safari"].first { agent.contains($0 + "/") }.map {
                 ["Edg": "Edge", "OPR": "Opera"][$0] ?? $0
-            } ?? "A browser"
+            } ?? words("page.pair.a_browser")
         let system =
             [
                 ("Android", "Android"), ("iPhone", "iPhone"), ("iPad", "iPad"), ("Windows", "Windows"),
-                ("Mac OS", "a Mac"),
+                ("Mac OS", words("page.pair.a_mac")),
                 ("Linux", "Linux"),
             ].first { agent.contains($0.0) }?.1
-        return system.map { "\(browser) on \($0)" } ?? browser
+        return system.map { words("page.pair.browser_on", ["browser": browser, "system": $0]) } ?? browser
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import SnapCore
 import SnapStore
+import SnapText
 
 extension WebApp {
     /// `/photo/ID.jpg`, `/photo/ID.thumb.jpg`, `/photo/ID.sticker.png`: the station's own photos, by the
@@ -8,12 +9,17 @@ extension WebApp {
     func photoFile(_ name: String, _ visitor: Visitor) throws -> WebReply {
         let kinds = [(".thumb.jpg", "thumb"), (".sticker.png", "sticker"), (".jpg", "photo")]
         guard let (suffix, kind) = kinds.first(where: { name.hasSuffix($0.0) }) else {
-            throw WebProblem.notFound("There is no such photo.")
+            let words = self.words
+            throw WebProblem.notFound(words("page.problem.no_photo"), words)
         }
         let id = PhotoID(String(name.dropLast(suffix.count)))
         guard let files = try store.photoFiles(id) else {
+            let words = self.words
             throw WebProblem.notFound(
-                "The photo \(id) is not kept on the station (deleted after \(config.storage.retentionHours) h?).")
+                words(
+                    "page.problem.photo_not_kept",
+                    ["id": id.rawValue, "hours": words.integer(config.storage.retentionHours)]),
+                words)
         }
         let path = kind == "thumb" ? files.thumbnail : kind == "sticker" ? files.sticker : files.photo
         return try file(path, type: kind == "sticker" ? "image/png" : "image/jpeg", name: name, visitor)
@@ -22,14 +28,16 @@ extension WebApp {
     /// `/received/ID.jpg`: a photo another member shared.
     func receivedFile(_ name: String, _ visitor: Visitor) throws -> WebReply {
         guard name.hasSuffix(".jpg"), let photo = try store.receivedPhoto(PhotoID(String(name.dropLast(4)))) else {
-            throw WebProblem.notFound("There is no such photo.")
+            let words = self.words
+            throw WebProblem.notFound(words("page.problem.no_photo"), words)
         }
         return try file(photo.path, type: "image/jpeg", name: "\(photo.member)-\(name)", visitor)
     }
 
     private func file(_ path: String?, type: String, name: String, _ visitor: Visitor) throws -> WebReply {
         guard let path, let bytes = FileManager.default.contents(atPath: path) else {
-            throw WebProblem.notFound("The file is gone from the station.")
+            let words = self.words
+            throw WebProblem.notFound(words("page.problem.file_gone"), words)
         }
         var headers: [(name: String, value: String)] = [
             ("Content-Type", type), ("Cache-Control", "private, max-age=3600"),

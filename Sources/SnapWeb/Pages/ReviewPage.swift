@@ -1,28 +1,30 @@
 import Foundation
 import SnapCore
 import SnapStore
+import SnapText
 
 extension WebApp {
     /// The meal result the station shows now, to save edited or discard from here.
     func reviewPage(_ visitor: Visitor) throws -> WebReply {
+        let words = self.words
         guard case .mealResult(let result)? = link.status().screen else {
+            let today: HTML = "<a href=\"/\">\(words("page.nav.today"))</a>"
             return page(
-                "Nothing to review",
-                """
-                <p>The station shows no meal result now. A result shows here while it is on the station's screen;
-                saved meals are edited from <a href="/">Today</a>.</p>
-                """)
+                words("page.review.nothing.title"),
+                "<p>\(HTML(filling: words("page.review.nothing.text"), ["today": today]))</p>")
         }
         let id = result.photo.id.rawValue
-        return page(
-            "Review “\(result.analysis.title)”",
+        let buttons: HTML = """
+            <button type="submit" name="decision" value="save">\(words("page.form.save"))</button> \
+            <button type="submit" name="decision" value="discard" class="danger">\(words("page.review.discard"))</button>
             """
-            <p>The station saves this result by itself in \(result.autoSaveIn) s unless you save or discard it here
-            (saved meals can still be edited).</p>
-            <div class="pictures"><img class="photo" src="/photo/\(id).jpg" alt="The photo"></div>
-            \(mealForm(action: "/review", analysis: result.analysis, totalsByHand: false, visitor,
-                hidden: "<input type=\"hidden\" name=\"photo\" value=\"\(id)\">",
-                buttons: "<button type=\"submit\" name=\"decision\" value=\"save\">Save</button> <button type=\"submit\" name=\"decision\" value=\"discard\" class=\"danger\">Discard</button>"))
+        return page(
+            words("page.review.title", ["title": result.analysis.title]),
+            """
+            <p>\(words("page.review.auto_save", ["seconds": words.integer(result.autoSaveIn)]))</p>
+            <div class="pictures"><img class="photo" src="/photo/\(id).jpg" alt="\(words("page.review.photo_alt"))"></div>
+            \(mealForm(action: "/review", analysis: result.analysis, totalsByHand: false, visitor, words,
+                hidden: "<input type=\"hidden\" name=\"photo\" value=\"\(id)\">", buttons: buttons))
             """)
     }
 
@@ -30,6 +32,7 @@ extension WebApp {
     /// moment ago): the page sends its decision, waits for the store to settle, and then makes the
     /// stored meal what the owner sent, so nothing typed is lost either way.
     func submitReview(_ visitor: Visitor) throws -> WebReply {
+        let words = self.words
         let form = visitor.form
         let id = PhotoID(form["photo"] ?? "")
         let discard = form["decision"] == "discard"
@@ -39,7 +42,7 @@ extension WebApp {
             }
         let original = try shown ?? store.storedMeal(id)?.meal.analysis
         guard let original else {
-            throw WebProblem.notFound("This result is gone: the station discarded it. Nothing was saved.")
+            throw WebProblem.notFound(words("page.review.gone"), words)
         }
         if discard {
             if shown != nil { link.send(.reviewSubmitted(id, nil)) }
@@ -57,23 +60,28 @@ extension WebApp {
             (edited, byHand) = try readMealForm(form, from: original)
         } catch {
             return page(
-                "Not saved", status: 400,
+                words("page.review.not_saved"), status: 400,
                 """
-                <p class="problem" role="alert">Not saved: \(error.message).</p>
-                <p><a href="/review">Back to the result</a></p>
+                <p class="problem" role="alert">\(words("page.form.not_saved", ["problem": error.message]))</p>
+                <p><a href="/review">\(words("page.review.back"))</a></p>
                 """)
         }
         if shown != nil { link.send(.reviewSubmitted(id, edited)) }
         guard try waitForMeal(id, present: true) != nil, let stored = try store.storedMeal(id) else {
-            throw WebProblem(
-                503, "Not saved yet", "The station did not save the meal within 3 seconds; look at Today in a moment.")
+            throw WebProblem(503, words("page.review.not_saved_yet.title"), words("page.review.not_saved_yet.message"))
         }
         if stored.meal.analysis != edited || stored.totalsSetByOwner != byHand {
             let result = try store.writingAndWaiting { store throws(StoreError) in
                 try store.editMeal(id, edited, totalsSetByOwner: byHand, version: stored.version)
             }
             if case .failure(let failure) = result {
-                throw WebProblem(409, "Not saved", "The meal changed while it was saved (\(failure)); edit it again.")
+                let what =
+                    switch failure {
+                    case .missing: words("page.review.failure.missing")
+                    case .changed: words("page.review.failure.changed")
+                    }
+                throw WebProblem(
+                    409, words("page.review.not_saved"), words("page.review.save_failed", ["failure": what]))
             }
             try mealsChanged(on: stored.meal.day)
         }

@@ -1,20 +1,26 @@
 import Foundation
 import SnapCore
 import SnapStore
+import SnapText
 
 extension WebApp {
     /// The shopping list: every line editable and tickable in one form, lines added by hand or from the
     /// ingredients of chosen meals, ticked lines cleared, and the list as plain text.
     func shoppingPage(_ visitor: Visitor, message: String?, status: Int = 200) throws -> WebReply {
+        let words = self.words
+        let (gotIt, amount, unit, name) = (
+            words("page.shopping.got_it"), words("page.shopping.amount"), words("page.shopping.unit"),
+            words("page.shopping.name")
+        )
         let list = try store.shoppingList()
         let rows = list.map { item -> HTML in
             let p = "line\(item.id)_"
             return """
                 <li class="line\(item.ticked ? " ticked" : "")"><input type="hidden" name="line" value="\(item.id)">\
-                <label class="tick"><input type="checkbox" name="\(p)ticked" value="1"\(item.ticked ? " checked" : "") aria-label="got it"></label>\
-                <input name="\(p)amount" class="amount" inputmode="decimal" value="\(Form.format(item.amount))" aria-label="amount">\
-                <input name="\(p)unit" class="unit" maxlength="12" value="\(item.unit)" aria-label="unit">\
-                <input name="\(p)name" class="name" maxlength="\(Self.maxName)" value="\(item.name)" aria-label="name"></li>
+                <label class="tick"><input type="checkbox" name="\(p)ticked" value="1"\(item.ticked ? " checked" : "") aria-label="\(gotIt)"></label>\
+                <input name="\(p)amount" class="amount" inputmode="decimal" value="\(Form.format(item.amount))" aria-label="\(amount)">\
+                <input name="\(p)unit" class="unit" maxlength="12" value="\(item.unit)" aria-label="\(unit)">\
+                <input name="\(p)name" class="name" maxlength="\(Self.maxName)" value="\(item.name)" aria-label="\(name)"></li>
                 """
         }
         let recent = try (0..<7).flatMap { offset in try store.meals(on: today().adding(days: -offset)).reversed() }
@@ -22,33 +28,33 @@ extension WebApp {
             let count = Self.shoppingLines(of: meal.analysis).count
             return """
                 <li><label><input type="checkbox" name="meal" value="\(meal.photo.id.rawValue)"> \(meal.analysis.title) \
-                <small>\(meal.day.description) · \(count) ingredient\(count == 1 ? "" : "s")</small></label></li>
+                <small>\(words("page.shopping.choice", count: count, ["day": words.day(meal.day)]))</small></label></li>
                 """
         }
-        let saved = visitor.form["saved"].map { _ in "Saved." }
+        let saved = visitor.form["saved"].map { _ in words("page.saved") }
         return page(
-            "Shopping list", status: status,
+            words("page.shopping.title"), status: status,
             """
             \(notice(message, problem: true))\(notice(saved))
             <form method="post" action="/shopping" class="shopping">\(csrfField(visitor))
-            \(list.isEmpty ? "<p class=\"empty\">The list is empty.</p>" as HTML : "")
+            \(list.isEmpty ? "<p class=\"empty\">\(words("page.shopping.empty"))</p>" as HTML : "")
             <ul class="lines">\(rows)</ul>
-            <fieldset class="add"><legend>Add a line</legend>
-            <input name="new_amount" class="amount" inputmode="decimal" placeholder="1" aria-label="amount">\
-            <input name="new_unit" class="unit" maxlength="12" placeholder="piece" aria-label="unit">\
-            <input name="new_name" class="name" maxlength="\(Self.maxName)" placeholder="bread" aria-label="name">
+            <fieldset class="add"><legend>\(words("page.shopping.add_line"))</legend>
+            <input name="new_amount" class="amount" inputmode="decimal" placeholder="1" aria-label="\(amount)">\
+            <input name="new_unit" class="unit" maxlength="12" placeholder="\(words("page.shopping.piece"))" aria-label="\(unit)">\
+            <input name="new_name" class="name" maxlength="\(Self.maxName)" placeholder="\(words("page.shopping.name_example"))" aria-label="\(name)">
             </fieldset>
-            <div class="buttons"><button type="submit">Save the list</button></div>
+            <div class="buttons"><button type="submit">\(words("page.shopping.save"))</button></div>
             </form>
             <div class="actions">
-            <form method="post" action="/shopping/clear">\(csrfField(visitor))<button type="submit">Clear ticked lines</button></form>
-            <a href="/shopping.txt" download="shopping-list.txt">The list as text</a>
+            <form method="post" action="/shopping/clear">\(csrfField(visitor))<button type="submit">\(words("page.shopping.clear"))</button></form>
+            <a href="/shopping.txt" download="shopping-list.txt">\(words("page.shopping.as_text"))</a>
             </div>
-            <h2>From meals</h2>
-            \(recent.isEmpty ? "<p class=\"empty\">No meals in the last 7 days.</p>" as HTML : "")
+            <h2>\(words("page.shopping.from_meals"))</h2>
+            \(recent.isEmpty ? "<p class=\"empty\">\(words("page.shopping.no_recent"))</p>" as HTML : "")
             <form method="post" action="/shopping/add" class="from-meals">\(csrfField(visitor))
             <ul class="choices">\(choices)</ul>
-            \(recent.isEmpty ? "" : "<button type=\"submit\">Add their ingredients</button>" as HTML)
+            \(recent.isEmpty ? "" : "<button type=\"submit\">\(words("page.shopping.add_ingredients"))</button>" as HTML)
             </form>
             """)
     }
@@ -63,32 +69,41 @@ extension WebApp {
     }
 
     func saveShopping(_ visitor: Visitor) throws -> WebReply {
+        let words = self.words
         let form = visitor.form
         var lines: [(id: Int64, name: String, amount: Double, unit: String, ticked: Bool)] = []
         var added: Ingredient?
         do throws(FormProblem) {
             for raw in form.all("line") {
-                guard let id = Int64(raw) else { throw FormProblem("a line of the list is broken") }
+                guard let id = Int64(raw) else { throw FormProblem(words("page.shopping.problem.broken_line")) }
                 let p = "line\(id)_"
-                let name = try form.text(p + "name", label: "A line's name", maxLength: Self.maxName)
+                let name = try form.text(
+                    p + "name", label: words("page.shopping.field.line_name"), maxLength: Self.maxName)
+                let of = ["name": name]
                 lines.append(
                     (
-                        id, name, try form.number(p + "amount", label: "The amount of \(name)", in: 0...100_000),
-                        try form.text(p + "unit", label: "The unit of \(name)", maxLength: 12, allowEmpty: true),
+                        id, name,
+                        try form.number(p + "amount", label: words("page.shopping.field.amount", of), in: 0...100_000),
+                        try form.text(
+                            p + "unit", label: words("page.shopping.field.unit", of), maxLength: 12, allowEmpty: true),
                         form[p + "ticked"] != nil
                     ))
             }
             let name = try form.text(
-                "new_name", label: "The new line's name", maxLength: Self.maxName, allowEmpty: true)
+                "new_name", label: words("page.shopping.field.new_name"), maxLength: Self.maxName, allowEmpty: true)
             if !name.isEmpty {
+                let of = ["name": name]
                 let amount =
                     (form["new_amount"] ?? "").isEmpty
-                    ? 1 : try form.number("new_amount", label: "The amount of \(name)", in: 0...100_000)
-                let unit = try form.text("new_unit", label: "The unit of \(name)", maxLength: 12, allowEmpty: true)
-                added = Ingredient(name: name, amount: amount, unit: unit.isEmpty ? "piece" : unit)
+                    ? 1
+                    : try form.number("new_amount", label: words("page.shopping.field.amount", of), in: 0...100_000)
+                let unit = try form.text(
+                    "new_unit", label: words("page.shopping.field.unit", of), maxLength: 12, allowEmpty: true)
+                added = Ingredient(name: name, amount: amount, unit: unit.isEmpty ? words("page.shopping.piece") : unit)
             }
         } catch {
-            return try shoppingPage(visitor, message: "Not saved: \(error.message).", status: 400)
+            return try shoppingPage(
+                visitor, message: words("page.form.not_saved", ["problem": error.message]), status: 400)
         }
         try store.writingAndWaiting { [lines, added] store throws(StoreError) in
             for line in lines {
@@ -102,15 +117,15 @@ extension WebApp {
 
     /// Adds the ingredients of the chosen meals, merged by name and unit with what is on the list.
     func addToShopping(_ visitor: Visitor) throws -> WebReply {
+        let words = self.words
         let ids = visitor.form.all("meal").prefix(100).map(PhotoID.init)
         guard !ids.isEmpty else {
-            return try shoppingPage(visitor, message: "Choose at least one meal.", status: 400)
+            return try shoppingPage(visitor, message: words("page.shopping.choose_meal"), status: 400)
         }
         var ingredients: [Ingredient] = []
         for id in ids {
             guard let meal = try store.storedMeal(id) else {
-                return try shoppingPage(
-                    visitor, message: "A meal you chose is gone (deleted?). Nothing was added.", status: 404)
+                return try shoppingPage(visitor, message: words("page.shopping.meal_gone"), status: 404)
             }
             ingredients += Self.shoppingLines(of: meal.meal.analysis)
         }
@@ -125,10 +140,11 @@ extension WebApp {
         return .redirect("/shopping?saved=1")
     }
 
-    /// The list as plain text, one line each, unticked first.
+    /// The list as plain text, one line each, unticked first, its amounts as the page's language writes them.
     func shoppingText() throws -> WebReply {
+        let words = self.words
         let lines = try store.shoppingList().map { item in
-            "\(item.ticked ? "[x]" : "[ ]") \(Form.format(item.amount)) \(item.unit) \(item.name)"
+            "\(item.ticked ? "[x]" : "[ ]") \(words.number(item.amount)) \(item.unit) \(item.name)"
         }
         return WebReply(
             headers: [

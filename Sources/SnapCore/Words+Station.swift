@@ -1,0 +1,78 @@
+import SnapText
+
+/// The station's words shared by the display and the page, in the station's language (SnapText's
+/// catalogs): macros, devices, dietary preferences and why an analysis failed.
+extension Words {
+    /// "HH:MM:SS", hours not wrapped at 24: the same in every language.
+    public static func clock(_ duration: Duration) -> String {
+        let total = max(0, Int(duration.components.seconds))
+        return "\(two(total / 3600)):\(two(total / 60 % 60)):\(two(total % 60))"
+    }
+
+    /// "4:05": minutes and seconds, as the pairing code's time left reads.
+    public static func clock(minutes: Int, seconds: Int) -> String { "\(minutes):\(two(seconds))" }
+
+    private static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+
+    /// "P 24 g · C 80 g · F 22 g", with the language's letters for protein, carbs and fats.
+    public func macros(_ macros: Macros) -> String {
+        self(
+            "macros.line",
+            ["protein": integer(macros.protein), "carbs": integer(macros.carbs), "fats": integer(macros.fats)])
+    }
+
+    /// "650 kcal".
+    public func kcal(_ calories: Int) -> String { self("unit.kcal", ["n": integer(calories)]) }
+
+    public func modeTitle(_ mode: StationMode, group: String?) -> String {
+        switch mode {
+        case .meal: self("mode.meal")
+        case .group: self("mode.group", ["group": group ?? ""])
+        }
+    }
+
+    /// A device as the person calls it.
+    public func device(_ kind: DeviceKind) -> String {
+        switch kind {
+        case .camera: self("device.camera")
+        case .buttons: self("device.buttons")
+        case .flash: self("device.flash")
+        case .display: self("device.display")
+        }
+    }
+
+    /// A dietary preference as the person calls it ("gluten-free", "glutenfrei").
+    public func dietary(_ preference: DietaryPreference) -> String {
+        switch preference {
+        case .glutenFree: self("dietary.gluten_free")
+        case .lactoseFree: self("dietary.lactose_free")
+        case .vegan: self("dietary.vegan")
+        case .vegetarian: self("dietary.vegetarian")
+        }
+    }
+
+    /// Why the AI's analysis failed, in a short sentence for the screen and the page; never a key or a URL.
+    public func aiFailure(_ failure: AIFailure) -> String {
+        switch failure {
+        case .notConfigured: self("ai.not_configured")
+        case .unauthorized: self("ai.unauthorized")
+        case .rateLimited(let after):
+            after.map { self("ai.busy.seconds", ["seconds": integer(Int($0.seconds.rounded(.up)))]) }
+                ?? self("ai.busy")
+        case .noCredit: self("ai.no_credit")
+        case .modelUnavailable(let model): self("ai.model_unavailable", ["model": model])
+        case .regionNotSupported: self("ai.region")
+        case .cannotSeeImages: self("ai.cannot_see")
+        case .photoUnreadable: self("ai.photo_unreadable")
+        case .requestRefused(let reason): self("ai.request_refused", ["reason": reason])
+        case .serverError(let status): self("ai.server_error", ["status": String(status)])
+        case .timedOut: self("ai.timed_out")
+        case .offline: self("ai.offline")
+        case .connectionLost: self("ai.connection_lost")
+        case .untrusted: self("ai.untrusted")
+        case .refused: self("ai.refused")
+        case .malformedAnswer: self("ai.malformed")
+        case .badPhoto: self("ai.bad_photo")
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import SnapCore
+import SnapText
+
+/// The page's names for the station's values, its days and its numbers, in the page's language
+/// (Sources/SnapText/Catalogs/en-page.json); the names the display shares are SnapCore's
+/// (`Words+Station.swift`: `dietary(_:)`, `device(_:)`, `kcal(_:)`). Each body calls its `Words` `words`,
+/// as the pages do, so `CatalogTests`' key scan (`words("…")`) reads these keys too.
+extension Words {
+    /// "Monday 3 March": a day as the page heads it.
+    func day(_ day: LocalDay) -> String {
+        self.day(year: day.year, month: day.month, day: day.day, weekday: Self.weekday(of: day))
+    }
+
+    /// 1 Monday to 7 Sunday (ISO 8601), by arithmetic on the days since 1970-01-01, a Thursday
+    /// (Howard Hinnant's `days_from_civil`): a Calendar per row costs more than the rest of History.
+    static func weekday(of day: LocalDay) -> Int {
+        let year = day.month <= 2 ? day.year - 1 : day.year
+        let era = (year >= 0 ? year : year - 399) / 400
+        let yearOfEra = year - era * 400
+        let dayOfYear = (153 * ((day.month + 9) % 12) + 2) / 5 + day.day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return ((days % 7) + 7 + 3) % 7 + 1
+    }
+
+    /// A number as the page shows it: whole without decimals, else with two ("0.35", "0,35").
+    func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? integer(Int(value)) : decimal(value, digits: 2)
+    }
+
+    /// "gluten", as an item "contains" it.
+    func food(_ tag: FoodTag) -> String {
+        let words = self
+        switch tag {
+        case .gluten: return words("page.food.gluten")
+        case .lactose: return words("page.food.lactose")
+        case .dairy: return words("page.food.dairy")
+        case .egg: return words("page.food.egg")
+        case .meat: return words("page.food.meat")
+        case .fish: return words("page.food.fish")
+        case .shellfish: return words("page.food.shellfish")
+        case .honey: return words("page.food.honey")
+        }
+    }
+
+    /// "sepia".
+    func photoFilter(_ filter: PhotoFilter) -> String {
+        let words = self
+        switch filter {
+        case .sepia: return words("page.filter.sepia")
+        case .mono: return words("page.filter.mono")
+        case .vivid: return words("page.filter.vivid")
+        case .vignette: return words("page.filter.vignette")
+        case .sharpen: return words("page.filter.sharpen")
+        }
+    }
+
+    /// "meal", as the page's mode list and status name it.
+    func mode(_ mode: StationMode) -> String {
+        let words = self
+        switch mode {
+        case .meal: return words("page.mode.meal")
+        case .group: return words("page.mode.group")
+        }
+    }
+
+    /// A group server's failure in the person's words; a refusal is the server's own words.
+    func groupFailure(_ failure: UploadFailure) -> String {
+        let words = self
+        switch failure {
+        case .rejected(let reason): return reason
+        case .offline: return words("page.group.failure.offline")
+        case .signInFailed(let reason): return words("page.group.failure.sign_in", ["reason": reason])
+        case .untrusted(let reason): return words("page.group.failure.untrusted", ["reason": reason])
+        case .alreadySentToday, .destinationFull: return words("page.group.failure.refused")
+        }
+    }
+}
