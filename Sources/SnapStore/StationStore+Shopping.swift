@@ -25,20 +25,24 @@ extension StationStore {
         }
     }
 
-    /// Adds ingredients, merged by name (whatever its case) and unit with what the list holds, unticked.
+    /// Adds ingredients, merged by name (whatever its case, in any language: "Äpfel" and "äpfel") and unit
+    /// with what the list holds, unticked. The names are compared in Swift, as SQLite's NOCASE folds only
+    /// ASCII letters.
     public func addToShopping(_ ingredients: [Ingredient]) throws(StoreError) {
         do {
             try database.write { db in
                 for ingredient in ingredients {
                     let name = ingredient.name.trimmingCharacters(in: .whitespaces)
                     guard !name.isEmpty, ingredient.amount >= 0 else { continue }
-                    try db.execute(
-                        sql: """
-                            UPDATE shopping_items SET amount = amount + ?, ticked = 0
-                            WHERE name = ? COLLATE NOCASE AND unit = ? AND ticked = 0
-                            """,
-                        arguments: [ingredient.amount, name, ingredient.unit])
-                    if db.changesCount == 0 {
+                    let folded = name.lowercased()
+                    let lines = try Row.fetchAll(
+                        db, sql: "SELECT id, name FROM shopping_items WHERE unit = ? AND ticked = 0 ORDER BY id",
+                        arguments: [ingredient.unit])
+                    if let line = lines.first(where: { ($0["name"] as String).lowercased() == folded }) {
+                        try db.execute(
+                            sql: "UPDATE shopping_items SET amount = amount + ? WHERE id = ?",
+                            arguments: [ingredient.amount, line["id"] as Int64])
+                    } else {
                         try db.execute(
                             sql: "INSERT INTO shopping_items (name, amount, unit) VALUES (?, ?, ?)",
                             arguments: [name, ingredient.amount, ingredient.unit])

@@ -49,7 +49,7 @@ extension WebApp {
             rule.offers(.language)
             ? """
             <fieldset><legend>\(words("page.settings.language_legend"))</legend>
-            <label>\(words("page.settings.language")) <select name="language"\(lock(.language).disabled)>\(languages)</select>\(lock(.language).note)</label>
+            <label>\(words("page.settings.language")) <select id="language" name="language"\(lock(.language).disabled)>\(languages)</select>\(lock(.language).note)</label>
             <small>\(words("page.settings.language_hint"))</small>
             </fieldset>
             """ : ""
