@@ -248,6 +248,11 @@ extension StationConfig {
         storage.retentionHours = r.int("storage.retention_hours", default: d.storage.retentionHours, in: 1...8760)
         storage.minFreeMB = r.int("storage.min_free_mb", default: d.storage.minFreeMB, in: 0...100_000)
 
+        goals = Macros(
+            calories: r.int("goals.kcal", default: d.goals.calories, in: SettingsInForce.kcalGoalRange),
+            protein: r.int("goals.protein", default: d.goals.protein, in: SettingsInForce.gramsGoalRange),
+            carbs: r.int("goals.carbs", default: d.goals.carbs, in: SettingsInForce.gramsGoalRange),
+            fats: r.int("goals.fats", default: d.goals.fats, in: SettingsInForce.gramsGoalRange))
         jar.enabled = r.bool("jar.enabled", default: d.jar.enabled)
         jar.days = r.choice("jar.days", default: d.jar.days)
         jar.stickerCapMB = r.int("jar.sticker_cap_mb", default: d.jar.stickerCapMB, in: 1...100_000)

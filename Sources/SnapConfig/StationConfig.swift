@@ -14,6 +14,8 @@ public struct StationConfig: Sendable, Hashable {
     public var storage = Storage()
     public var web = Web()
     public var jar = Jar()
+    /// The daily goals (`[goals]`: kcal, protein, carbs, fats; 0 = none); the owner can change them on the page.
+    public var goals = Macros.zero
 
     public init() {}
 

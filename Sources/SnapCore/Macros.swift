@@ -27,4 +27,12 @@ public struct Macros: Sendable, Hashable, Codable {
         guard overflow else { return sum }
         return b > 0 ? .max : .min
     }
+
+    /// How far `value` is toward `goal`: 1 at the goal, above 1 past it; nil without a goal (0).
+    public static func progress(_ value: Int, of goal: Int) -> Double? {
+        goal > 0 ? Double(max(0, value)) / Double(goal) : nil
+    }
+
+    /// Whether any of the four has a goal.
+    public var hasAny: Bool { calories > 0 || protein > 0 || carbs > 0 || fats > 0 }
 }

@@ -30,12 +30,15 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
     public var groups: [String]?
     /// The language of the display, the page and the AI's answers.
     public var language: Language?
+    /// The daily goals: kcal, protein, carbs and fats, each 0 for none.
+    public var goals: Macros?
 
     public init(
         dietaryPreferences: Set<DietaryPreference>? = nil, filter: PhotoFilter? = nil, intensity: Double? = nil,
         flash: Bool? = nil, countdownSeconds: Int? = nil, mode: StationMode? = nil, camera: Int? = nil,
-        groups: [String]? = nil, language: Language? = nil
+        groups: [String]? = nil, language: Language? = nil, goals: Macros? = nil
     ) {
+        self.goals = goals
         self.language = language
         self.camera = camera
         self.groups = groups
@@ -58,6 +61,8 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
         case camera = "camera.backend"
         case groups = "group.name"
         case language = "station.language"
+        /// The whole `[goals]` table: the four goals are set together.
+        case goals
     }
 
     public static let keys = Key.allCases.map(\.rawValue)
@@ -76,6 +81,7 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
             case .camera: kept.camera = nil
             case .groups: kept.groups = nil
             case .language: kept.language = nil
+            case .goals: kept.goals = nil
             }
         }
         return kept
@@ -111,6 +117,9 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
         if let camera { parts.append("camera \(camera + 1)") }
         if let groups { parts.append(groups.isEmpty ? "no group" : "groups \(groups.joined(separator: ", "))") }
         if let language { parts.append("language \(language.rawValue)") }
+        if let goals {
+            parts.append("goals \(goals.calories) kcal P \(goals.protein) C \(goals.carbs) F \(goals.fats)")
+        }
         return parts.isEmpty ? "the config's" : parts.joined(separator: ", ")
     }
 }
@@ -132,17 +141,24 @@ public struct SettingsInForce: Sendable, Hashable {
     public var groups: [String]
     /// The language of the display, the page and the AI's answers.
     public var language: Language
+    /// The daily goals (kcal, protein, carbs, fats), each 0 for none.
+    public var goals: Macros
 
     /// The countdown's seconds the config and the page accept.
     public static let countdownRange = 0...10
     /// The filter's intensity the config and the page accept.
     public static let intensityRange = 0.0...1.0
+    /// The daily kcal goal the config and the page accept (0: none).
+    public static let kcalGoalRange = 0...20_000
+    /// A daily protein, carbs or fats goal in grams the config and the page accept (0: none).
+    public static let gramsGoalRange = 0...2_000
 
     public init(
         dietaryPreferences: Set<DietaryPreference> = [], filter: PhotoFilter = .sepia, intensity: Double = 0,
         flash: Bool = true, countdownSeconds: Int = 3, mode: StationMode = .group, camera: Int = 0,
-        groups: [String] = ["Friends"], language: Language = .en
+        groups: [String] = ["Friends"], language: Language = .en, goals: Macros = .zero
     ) {
+        self.goals = goals
         self.language = language
         self.groups = groups
         self.dietaryPreferences = dietaryPreferences
@@ -200,6 +216,7 @@ public struct SettingsRule: Sendable, Hashable {
         if let camera = owner.camera { value.camera = camera }
         if let groups = owner.groups { value.groups = groups }
         if let language = owner.language { value.language = language }
+        if let goals = owner.goals { value.goals = goals }
         value.flash = value.flash && flashWired
         value.camera = min(max(0, value.camera), max(0, cameras.count - 1))
         if !value.modes.contains(value.mode) { value.mode = .meal }
@@ -216,7 +233,7 @@ public struct SettingsRule: Sendable, Hashable {
         switch key {
         case .camera: return cameras.count > 1
         case .flash: return flashWired
-        case .dietary, .filter, .intensity, .countdown, .mode, .groups, .language: return true
+        case .dietary, .filter, .intensity, .countdown, .mode, .groups, .language, .goals: return true
         }
     }
 }

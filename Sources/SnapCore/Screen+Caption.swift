@@ -11,6 +11,10 @@ extension Screen {
                 "\(screen.totals.calories) kcal P \(screen.totals.protein) C \(screen.totals.carbs) F \(screen.totals.fats)"
             )
             parts.append("\(screen.mealThumbnails.count) meal(s)")
+            if screen.mode == .meal && screen.goals.hasAny {
+                let goals = screen.goals
+                parts.append("goals \(goals.calories) kcal P \(goals.protein) C \(goals.carbs) F \(goals.fats)")
+            }
             if screen.mode == .meal { parts.append("\(screen.analysesLeft) analyses left") }
             if let jar = screen.jar {
                 parts.append("jar \(jar.stickers.count)")
@@ -45,7 +49,10 @@ extension Screen {
                 (index == screen.selected ? "> " : "") + entry.caption
             }
             return "menu · " + entries.joined(separator: " · ")
-        case .capturing, .processing, .retake, .locked, .problem: return name
+        case .locked(let lock):
+            guard let day = lock.day else { return name }
+            return "\(name) · today \(day.totals.calories) kcal of \(day.goals.calories)"
+        case .capturing, .processing, .retake, .problem: return name
         }
     }
 }

@@ -68,12 +68,15 @@ public struct ReadyScreen: Sendable, Hashable {
     public var camera = 0
     /// The owner turned the flash LED off (shown as a small icon).
     public var flashOff = false
+    /// The day's goals (kcal, protein, carbs, fats; 0 = none): meal mode shows today's totals against them.
+    public var goals = Macros.zero
 
     public init(
         mode: StationMode, groupName: String?, totals: Macros, mealThumbnails: [String],
         groupPhotoAvailable: Bool, analysesLeft: Int, missingDevices: [DeviceKind], jar: JarContents? = nil,
-        cameras: [String] = [], camera: Int = 0, flashOff: Bool = false
+        cameras: [String] = [], camera: Int = 0, flashOff: Bool = false, goals: Macros = .zero
     ) {
+        self.goals = goals
         self.cameras = cameras
         self.camera = camera
         self.flashOff = flashOff
@@ -173,11 +176,24 @@ public struct LockScreen: Sendable, Hashable {
     public var remaining: Duration?
     /// The group's slideshow behind the lock, when its members shared photos.
     public var slide: Slide?
-    public init(reason: Reason, limit: Int, remaining: Duration?, slide: Slide? = nil) {
+    /// Meal mode's lock: the day's result, today's totals against the goals (nil on the group's lock).
+    public var day: DayResult?
+    public init(reason: Reason, limit: Int, remaining: Duration?, slide: Slide? = nil, day: DayResult? = nil) {
+        self.day = day
         self.reason = reason
         self.limit = limit
         self.remaining = remaining
         self.slide = slide
+    }
+}
+
+/// A day's totals against its goals (each 0 for none).
+public struct DayResult: Sendable, Hashable {
+    public var totals: Macros
+    public var goals: Macros
+    public init(totals: Macros, goals: Macros) {
+        self.totals = totals
+        self.goals = goals
     }
 }
 

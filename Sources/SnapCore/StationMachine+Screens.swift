@@ -15,7 +15,7 @@ extension StationMachine {
                     missingDevices: DeviceKind.allCases.filter { missingDevices[$0] != nil },
                     jar: jarContents(now: now),
                     cameras: settings.owner.cameras.count > 1 ? settings.owner.cameras : [], camera: inForce.camera,
-                    flashOff: !inForce.flash))
+                    flashOff: !inForce.flash, goals: inForce.goals))
         case .countdown(let left):
             return .countdown(CountdownScreen(secondsLeft: left, mode: mode))
         case .capturing:
@@ -37,8 +37,13 @@ extension StationMachine {
             return .sent(group: activeGroup ?? "")
         case .locked(let reason):
             let slide = if case .group = reason { currentSlide(now: now) } else { Slide?.none }
-            return .locked(
-                LockScreen(reason: reason, limit: settings.aiDailyLimit, remaining: lockRemaining(now), slide: slide))
+            var lock = LockScreen(
+                reason: reason, limit: settings.aiDailyLimit, remaining: lockRemaining(now), slide: slide)
+            if reason == .aiLimit {
+                lock.day = DayResult(
+                    totals: todaysMeals(now).reduce(.zero) { $0 + $1.analysis.totals }, goals: inForce.goals)
+            }
+            return .locked(lock)
         case .problem(let kind, let photo):
             return .problem(ProblemScreen(kind: kind, photo: photo))
         case .pairing(let pairing, let note, _):

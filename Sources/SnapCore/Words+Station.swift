@@ -24,6 +24,37 @@ extension Words {
     /// "650 kcal".
     public func kcal(_ calories: Int) -> String { self("unit.kcal", ["n": integer(calories)]) }
 
+    /// "1070 / 2000 kcal" against a goal, "1070 kcal" without one (0).
+    public func kcal(_ calories: Int, goal: Int) -> String {
+        goal > 0 ? self("goal.kcal", ["done": integer(calories), "goal": integer(goal)]) : kcal(calories)
+    }
+
+    /// "P 54/120 g · C 115 g · F 37/60 g": each macro against its goal where it has one.
+    public func macros(_ macros: Macros, goals: Macros) -> String {
+        guard goals.protein > 0 || goals.carbs > 0 || goals.fats > 0 else { return self.macros(macros) }
+        let parts: [(String, Int, Int)] = [
+            ("macro.letter.protein", macros.protein, goals.protein), ("macro.letter.carbs", macros.carbs, goals.carbs),
+            ("macro.letter.fats", macros.fats, goals.fats),
+        ]
+        return parts.map { key, done, goal in
+            goal > 0
+                ? self("macro.against", ["letter": self(key), "done": integer(done), "goal": integer(goal)])
+                : self("macro.amount", ["letter": self(key), "n": integer(done)])
+        }.joined(separator: " · ")
+    }
+
+    /// The goals set, for a summary: "2000 kcal · P 120 g"; the ones at 0 are left out.
+    public func goals(_ goals: Macros) -> String {
+        var parts = goals.calories > 0 ? [kcal(goals.calories)] : []
+        for (key, goal) in [
+            ("macro.letter.protein", goals.protein), ("macro.letter.carbs", goals.carbs),
+            ("macro.letter.fats", goals.fats),
+        ] where goal > 0 {
+            parts.append(self("macro.amount", ["letter": self(key), "n": integer(goal)]))
+        }
+        return parts.joined(separator: " · ")
+    }
+
     public func modeTitle(_ mode: StationMode, group: String?) -> String {
         switch mode {
         case .meal: self("mode.meal")

@@ -22,6 +22,9 @@ public enum ScreenGallery {
             ])
     }
 
+    /// Daily goals as a person tracking macros sets them.
+    public static let sampleGoals = Macros(calories: 2000, protein: 120, carbs: 250, fats: 70)
+
     /// Every screen, named as its PNG file is. `photo` is a processed photo whose files exist; `sticker`, a
     /// sticker PNG for the result sheet that shows one; the sample data (the meal, the group, its member)
     /// in `words`' language, as a station speaking it would show.
@@ -34,7 +37,7 @@ public enum ScreenGallery {
             mode: .meal, groupName: family,
             totals: sampleAnalysis.totals + Macros(calories: 420, protein: 30, carbs: 35, fats: 15),
             mealThumbnails: [photo.thumbnailPath, photo.thumbnailPath], groupPhotoAvailable: true, analysesLeft: 8,
-            missingDevices: [])
+            missingDevices: [], goals: sampleGoals)
         var groupReady = ready
         groupReady.mode = .group
         var degraded = groupReady
@@ -84,7 +87,10 @@ public enum ScreenGallery {
             ),
             (
                 "13-ai-limit",
-                .locked(LockScreen(reason: .aiLimit, limit: 10, remaining: .seconds(5 * 3600 + 12 * 60 + 4)))
+                .locked(
+                    LockScreen(
+                        reason: .aiLimit, limit: 10, remaining: .seconds(5 * 3600 + 12 * 60 + 4),
+                        day: DayResult(totals: ready.totals, goals: sampleGoals)))
             ),
             ("14-lock-clock-unset", .locked(LockScreen(reason: .group(family), limit: 10, remaining: nil))),
             (

@@ -41,8 +41,16 @@ extension ScreenRenderer {
             canvas.fill(panel, Color.black.opacity(0.55))
             let (line, strip) = panel.inset(m / 2).top(layout.bar(layout.small))
             let totals = words(
-                "ready.today", ["kcal": words.kcal(ready.totals.calories), "macros": words.macros(ready.totals)])
+                "ready.today",
+                [
+                    "kcal": words.kcal(ready.totals.calories, goal: ready.goals.calories),
+                    "macros": words.macros(ready.totals, goals: ready.goals),
+                ])
             canvas.text(totals, in: line, font: layout.small, verticallyCentered: true, shrinkToFit: true)
+            // The day against the kcal goal: a bar along the panel's top edge.
+            progress(
+                ready.totals.calories, goal: ready.goals.calories,
+                in: Rect(x: panel.x, y: panel.y, width: panel.width, height: max(3, m / 4)), canvas)
             drawThumbnails(ready.mealThumbnails, in: strip, canvas, layout)
         }
         let action = words(ready.mode == .meal ? "ready.hint.meal" : "ready.hint.group")

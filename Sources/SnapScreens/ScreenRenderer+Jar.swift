@@ -223,13 +223,19 @@ extension ScreenRenderer {
                 words(jar.days == 1 ? "jar.today" : "jar.week", count: jar.stickers.count),
                 in: Rect(x: inner.x, y: y, width: inner.width, height: layout.bar(layout.body) * 2),
                 font: layout.bodyBold, maxLines: 2) + m / 3
-        y += canvas.text(
-            words("jar.today_kcal", ["kcal": words.kcal(ready.totals.calories)]),
-            in: Rect(x: inner.x, y: y, width: inner.width, height: layout.bar(layout.body)),
-            font: layout.body, color: .accent, verticallyCentered: true, shrinkToFit: true)
+        let kcalRow = Rect(x: inner.x, y: y, width: inner.width, height: layout.bar(layout.body))
+        canvas.text(
+            words("jar.today_kcal", ["kcal": words.kcal(ready.totals.calories, goal: ready.goals.calories)]),
+            in: kcalRow, font: layout.body, color: .accent, verticallyCentered: true, shrinkToFit: true)
+        y = kcalRow.maxY
+        if ready.goals.calories > 0 {
+            let bar = Rect(x: inner.x, y: y, width: inner.width, height: max(4, layout.small.size * 0.45))
+            progress(ready.totals.calories, goal: ready.goals.calories, in: bar, canvas)
+            y += bar.height + m / 4
+        }
         y +=
             canvas.text(
-                words.macros(ready.totals),
+                words.macros(ready.totals, goals: ready.goals),
                 in: Rect(x: inner.x, y: y, width: inner.width, height: layout.bar(layout.small)),
                 font: layout.small, verticallyCentered: true, shrinkToFit: true) + m / 2
         let help =

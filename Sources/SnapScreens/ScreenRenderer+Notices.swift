@@ -19,6 +19,24 @@ extension ScreenRenderer {
             canvas.text(
                 words.lockTitle(lock), in: column, font: layout.title, alignment: .center, maxLines: 3,
                 shrinkToFit: true) + m)
+        if let day = lock.day {
+            // Meal mode's day, as it ended: the kcal against the goal with its bar, the macros under it.
+            column.take(
+                canvas.text(
+                    words("lock.day", ["kcal": words.kcal(day.totals.calories, goal: day.goals.calories)]),
+                    in: column, font: layout.body, alignment: .center, shrinkToFit: true) + m / 4)
+            if day.goals.calories > 0 {
+                let width = min(column.width, layout.short)
+                let bar = Rect(
+                    x: column.midX - width / 2, y: column.y, width: width, height: max(4, layout.small.size * 0.45))
+                progress(day.totals.calories, goal: day.goals.calories, in: bar, canvas)
+                column.take(bar.height + m / 4)
+            }
+            column.take(
+                canvas.text(
+                    words.macros(day.totals, goals: day.goals), in: column, font: layout.small, color: .muted,
+                    alignment: .center, shrinkToFit: true) + m / 2)
+        }
         if let remaining = lock.remaining {
             column.take(
                 canvas.text(

@@ -102,6 +102,16 @@ public struct ScreenRenderer: Sendable {
         return box
     }
 
+    /// A bar of how far `value` is toward `goal`, read across a room: the part done in the accent colour,
+    /// past the goal in the warning colour. Nothing without a goal.
+    func progress(_ value: Int, goal: Int, in rect: Rect, _ canvas: Canvas) {
+        guard let fraction = Macros.progress(value, of: goal), rect.width > 0, rect.height > 0 else { return }
+        canvas.fill(rect, Color.white.opacity(0.2), radius: rect.height / 2)
+        let done = Rect(
+            x: rect.x, y: rect.y, width: max(rect.height, rect.width * min(1, fraction)), height: rect.height)
+        canvas.fill(done, fraction > 1 ? Color.warn : Color.accent, radius: rect.height / 2)
+    }
+
     /// An open ring with a gap, drawn as the "working" spinner.
     func spinner(centerX: Double, centerY: Double, radius: Double, _ canvas: Canvas) {
         canvas.arc(

@@ -36,6 +36,8 @@ extension WebApp {
         .totals { display: flex; flex-wrap: wrap; gap: .3rem 1rem; align-items: baseline; font-size: 1.2rem;
           background: var(--panel); padding: .7rem .9rem; border-radius: .6rem; }
         .kcal { font-weight: 700; } .pcf { color: var(--muted); }
+        .goals li { display: grid; grid-template-columns: 7rem 1fr auto; gap: .6rem; align-items: center; padding: .2rem 0; }
+        .goals meter { width: 100%; height: 1rem; } .goals li.over span:last-child { color: var(--warn); }
         ul { padding: 0; list-style: none; }
         .meals li a, .days li a { display: flex; gap: .8rem; align-items: center; padding: .5rem 0;
           border-bottom: 1px solid var(--line); color: var(--ink); text-decoration: none; }

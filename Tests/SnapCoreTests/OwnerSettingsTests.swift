@@ -8,7 +8,8 @@ struct OwnerSettingsTests {
         camera: 0)
     let owner = RuntimeSettings(
         dietaryPreferences: [.glutenFree], filter: .mono, intensity: 0, flash: false, countdownSeconds: 7,
-        mode: .meal, camera: 1, groups: ["Climbers"], language: .it)
+        mode: .meal, camera: 1, groups: ["Climbers"], language: .it,
+        goals: Macros(calories: 1800, protein: 100, carbs: 0, fats: 0))
 
     @Test("should put every value the owner set over the config's")
     func ownerWins() {
@@ -18,7 +19,8 @@ struct OwnerSettingsTests {
             rule.inForce(owner)
                 == SettingsInForce(
                     dietaryPreferences: [.glutenFree], filter: .mono, intensity: 0, flash: false, countdownSeconds: 7,
-                    mode: .meal, camera: 1, groups: ["Climbers"], language: .it))
+                    mode: .meal, camera: 1, groups: ["Climbers"], language: .it,
+                    goals: Macros(calories: 1800, protein: 100, carbs: 0, fats: 0)))
     }
 
     @Test("should give the config's value back for every locked key, and keep none of them")

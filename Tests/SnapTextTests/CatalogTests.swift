@@ -31,7 +31,7 @@ struct CatalogTests {
     /// Keys whose English text is right in every language.
     static let sameInEvery: Set<String> = [
         "unit.kcal", "result.item", "sample.item.pasta", "page.macro.grams", "page.macro.kcal", "page.settings.seconds",
-        "page.meal.grams",
+        "page.meal.grams", "goal.kcal", "macro.amount", "macro.against", "page.today.grams_goal",
     ]
     /// Keys whose English text is also right in one language.
     static let sameIn: [Language: Set<String>] = [
@@ -39,17 +39,22 @@ struct CatalogTests {
             "date.month.4", "date.month.8", "date.month.9", "date.month.11", "dietary.vegan", "sample.item.cheese",
             "page.macro.fats", "page.nav.status", "page.status.title", "page.status.version", "page.status.backend",
             "page.meal.form.name", "page.settings.filter", "page.settings.countdown", "page.pair.code",
-            "page.group.received_from", "page.status.storage_line",
+            "page.group.received_from", "page.status.storage_line", "macro.letter.fats",
         ],
-        .es: ["menu.flash", "page.food.gluten", "page.filter.sepia", "page.macro.protein", "page.status.uptime"],
+        .es: [
+            "macro.letter.protein", "menu.flash", "page.food.gluten", "page.filter.sepia", "page.macro.protein",
+            "page.status.uptime",
+        ],
         .fr: [
-            "menu.flash", "sample.item.cheese", "sample.jar.9", "page.status.mode", "page.settings.summary.mode",
+            "macro.letter.protein", "menu.flash", "sample.item.cheese", "sample.jar.9", "page.status.mode",
+            "page.settings.summary.mode",
             "page.food.lactose", "page.status.version", "page.food.gluten", "page.filter.vignette",
             "page.settings.mode",
             "page.macro.protein", "page.pair.code",
         ],
         .it: [
-            "menu.flash", "sample.jar.9", "date.day", "number.percent", "page.macro.protein",
+            "macro.letter.protein", "macro.letter.carbs", "menu.flash", "sample.jar.9", "date.day", "number.percent",
+            "page.macro.protein",
             "page.status.storage_line",
             "page.macro.carbs", "page.status.backend", "page.group.received_from",
         ],

@@ -385,6 +385,43 @@ struct WebPagesTests {
         #expect(try station.store.runtimeSettings().language == .de)
     }
 
+    @Test("should keep the owner's daily goals and show Today against them, over the goal in its own colour")
+    func goals() throws {
+        let station = try WebTestStation()
+        let browser = try station.pair()
+        let meal = try station.meal("m1")
+        #expect(!station.get("/", cookie: browser.cookie).text.contains("<meter"), "no goals, no meters")
+        let reply = station.post(
+            "/settings",
+            [
+                ("csrf", browser.csrf), ("goal_kcal", "2000"), ("goal_protein", "\(meal.analysis.totals.protein - 1)"),
+                ("goal_carbs", "0"), ("goal_fats", "70"),
+            ],
+            cookie: browser.cookie)
+        #expect(reply.status == 303)
+        let goals = Macros(calories: 2000, protein: meal.analysis.totals.protein - 1, carbs: 0, fats: 70)
+        #expect(try station.store.runtimeSettings().goals == goals)
+        if case .settingsChanged(let told)? = station.link.events.last {
+            #expect(told.goals == goals)
+        } else {
+            Issue.record("the station was not told: \(station.link.events)")
+        }
+        let today = station.get("/", cookie: browser.cookie).text
+        #expect(
+            today.contains("<meter min=\"0\" max=\"2000\" high=\"2000\" value=\"\(meal.analysis.totals.calories)\">"))
+        #expect(today.contains("\(meal.analysis.totals.calories) / 2000 kcal"))
+        #expect(today.components(separatedBy: "<meter").count == 4, "kcal, protein and fats; carbs has no goal")
+        #expect(today.contains("<li class=\"over\"><span>Protein</span>"), "past the protein goal")
+        let bad = station.post(
+            "/settings",
+            [
+                ("csrf", browser.csrf), ("goal_kcal", "-5"), ("goal_protein", "0"), ("goal_carbs", "0"),
+                ("goal_fats", "0"),
+            ], cookie: browser.cookie)
+        #expect(bad.status == 400 && bad.text.contains("Energy"))
+        #expect(try station.store.runtimeSettings().goals == goals)
+    }
+
     @Test("should not offer the flash where no LED is wired, nor store it as turned off by the form's silence")
     func noFlashLED() throws {
         let station = try WebTestStation(ledWired: false)

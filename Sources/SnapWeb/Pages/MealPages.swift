@@ -23,6 +23,22 @@ extension WebApp {
                 """
         }
         let title = isToday ? words("page.today.title") : words.day(day)
+        let goals = rule.inForce((try? store.runtimeSettings()) ?? RuntimeSettings()).goals
+        let progress = Self.goalFields.compactMap { field -> HTML? in
+            let (done, goal) = (totals[keyPath: field.value], goals[keyPath: field.value])
+            guard goal > 0 else { return nil }
+            let amount =
+                field.name == "goal_kcal"
+                ? words.kcal(done, goal: goal)
+                : words("page.today.grams_goal", ["done": words.integer(done), "goal": words.integer(goal)])
+            return """
+                <li\(done > goal ? " class=\"over\"" as HTML : "")><span>\(words(field.label))</span>\
+                <meter min="0" max="\(goal)" high="\(goal)" value="\(done)">\(amount)</meter><span>\(amount)</span></li>
+                """
+        }
+        let goalsSection: HTML =
+            progress.isEmpty
+            ? "" : "<ul class=\"goals\" aria-label=\"\(words("page.today.goals"))\">\(progress)</ul>"
         let saved = visitor.form["saved"].map { $0 == "deleted" ? words("page.today.deleted") : words("page.saved") }
         let empty = isToday ? words("page.today.empty") : words("page.today.empty_day")
         return page(
@@ -31,6 +47,7 @@ extension WebApp {
             \(notice(saved))
             <section class="totals" aria-label="\(words("page.today.totals"))">\(macrosLine(totals, words))
             <small>\(words("page.today.meals", count: meals.count))</small></section>
+            \(goalsSection)
             \(meals.isEmpty ? "<p class=\"empty\">\(empty)</p>" as HTML : "")
             <ul class="meals">\(rows)</ul>
             """)

@@ -53,6 +53,18 @@ extension WebApp {
             <small>\(words("page.settings.language_hint"))</small>
             </fieldset>
             """ : ""
+        let goalFields = Self.goalFields.map { field -> HTML in
+            let range = field.name == "goal_kcal" ? SettingsInForce.kcalGoalRange : SettingsInForce.gramsGoalRange
+            return """
+                <label>\(words(field.label)) <input name="\(field.name)" id="\(field.name)" type="number" min="0" \
+                max="\(range.upperBound)" value="\(now.goals[keyPath: field.value])"\(lock(.goals).disabled)> \
+                \(field.name == "goal_kcal" ? "kcal" : "g")</label>
+                """
+        }
+        let goalsField: HTML = """
+            <fieldset><legend>\(words("page.settings.goals"))\(lock(.goals).note)</legend>\(goalFields)
+            <small>\(words("page.settings.goals_hint"))</small></fieldset>
+            """
         let saved = visitor.form["saved"].map { _ in words("page.settings.saved") }
         let kept = words(
             "page.settings.kept",
@@ -85,11 +97,21 @@ extension WebApp {
             <label>\(words("page.settings.mode")) <select name="mode"\(lock(.mode).disabled)>\(modes)</select>\(lock(.mode).note)</label>
             \(cameraField)
             </fieldset>
+            \(goalsField)
             \(languageField)
             <div class="buttons"><button type="submit">\(words("page.form.save"))</button>
             <button type="submit" name="reset" value="1" class="secondary">\(words("page.settings.reset"))</button></div>
             </form>
             """)
+    }
+
+    /// The goals' fields: the form's name, the label's key and the value it sets.
+    static var goalFields: [(name: String, label: String, value: WritableKeyPath<Macros, Int>)] {
+        [
+            ("goal_kcal", "page.settings.goal_kcal", \.calories),
+            ("goal_protein", "page.settings.goal_protein", \.protein),
+            ("goal_carbs", "page.settings.goal_carbs", \.carbs), ("goal_fats", "page.settings.goal_fats", \.fats),
+        ]
     }
 
     /// What the owner changed, for the page: as `RuntimeSettings.summary` writes it for the log, in the
@@ -124,6 +146,9 @@ extension WebApp {
         }
         if let language = owner.language {
             parts.append(words("page.settings.summary.language", ["language": language.name]))
+        }
+        if let goals = owner.goals {
+            parts.append(words("page.settings.summary.goals", ["goals": words.goals(goals)]))
         }
         return parts.joined(separator: ", ")
     }
@@ -183,6 +208,15 @@ extension WebApp {
                     }
                     if wanted != base.mode { chosen.mode = wanted }
                     mode = wanted
+                }
+                if rule.offers(.goals), form["goal_kcal"] != nil {
+                    var goals = Macros.zero
+                    for field in Self.goalFields {
+                        let range =
+                            field.name == "goal_kcal" ? SettingsInForce.kcalGoalRange : SettingsInForce.gramsGoalRange
+                        goals[keyPath: field.value] = try form.int(field.name, label: words(field.label), in: range)
+                    }
+                    if goals != base.goals { chosen.goals = goals }
                 }
                 if rule.offers(.language), let raw = form["language"] {
                     guard let language = Language(rawValue: raw) else {

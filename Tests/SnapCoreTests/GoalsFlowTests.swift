@@ -1,0 +1,54 @@
+import Foundation
+import SnapCore
+import SnapTestSupport
+import Testing
+
+@Suite("StationMachine: the day's goals")
+struct GoalsFlowTests {
+    let config = Macros(calories: 2000, protein: 120, carbs: 0, fats: 70)
+
+    private func script(locked: Set<RuntimeSettings.Key> = [], limit: Int = 10) -> StationScript {
+        var settings = Fixture.settings(mode: .meal, limit: limit)
+        settings.owner.defaults.goals = config
+        settings.owner.locked = locked
+        return StationScript(settings: settings, startingAt: "2026-03-10 20:00:00")
+    }
+
+    @Test("should show today's totals against the config's goals, and the owner's once the page changes them")
+    func readyCarriesGoals() throws {
+        var script = script()
+        #expect(try #require(script.screen?.ready).goals == config)
+        let photo = Fixture.capture(&script)
+        script.send(.analysed(photo.id, Fixture.analysis))
+        script.press()
+        let ready = try #require(script.screen?.ready)
+        #expect(ready.totals == Fixture.analysis.totals && ready.goals == config)
+        #expect(Screen.ready(ready).caption.contains("goals 2000 kcal P 120 C 0 F 70"))
+        let owner = Macros(calories: 1600, protein: 100, carbs: 180, fats: 50)
+        let told = script.send(.settingsChanged(RuntimeSettings(goals: owner)))
+        #expect(try #require(script.screen?.ready).goals == owner)
+        #expect(told.contains { if case .applySettings(let inForce) = $0 { inForce.goals == owner } else { false } })
+    }
+
+    @Test("should keep the config's goals when the config locks them")
+    func lockedGoals() throws {
+        var script = script(locked: [.goals])
+        script.send(.settingsChanged(RuntimeSettings(goals: Macros(calories: 1, protein: 1, carbs: 1, fats: 1))))
+        #expect(try #require(script.screen?.ready).goals == config)
+    }
+
+    @Test("should show the day's result on meal mode's lock: today's totals against the goals")
+    func lockShowsTheDay() throws {
+        var script = script(limit: 2)
+        for id in ["a", "b"] {
+            let photo = Fixture.capture(&script, id: id)
+            script.send(.analysed(photo.id, Fixture.analysis))
+            script.press()
+        }
+        let lock = try #require(script.screen?.lock)
+        #expect(lock.reason == .aiLimit)
+        #expect(lock.day == DayResult(totals: Fixture.analysis.totals + Fixture.analysis.totals, goals: config))
+        #expect(Macros.progress(lock.day!.totals.calories, of: config.calories) != nil)
+        #expect(Macros.progress(10, of: 0) == nil, "no goal, no progress")
+    }
+}
