@@ -146,6 +146,7 @@ public final class WebApp: Sendable {
             }
             return try dayPage(day, visitor)
         case (false, 1, "history"): return try historyPage(visitor)
+        case (false, 2, "export"): return try export(parts[1], visitor)
         case (false, 2, "meal"): return try mealPage(PhotoID(parts[1]), visitor, message: nil)
         case (true, 2, "meal"): return try editMeal(PhotoID(parts[1]), visitor)
         case (false, 3, "meal") where parts[2] == "delete": return try deletePage(PhotoID(parts[1]), visitor)

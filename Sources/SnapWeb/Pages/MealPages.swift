@@ -62,11 +62,20 @@ extension WebApp {
             <span>\(words("page.history.day", count: entry.meals, ["kcal": words.kcal(entry.calories)]))</span></a></li>
             """
         }
+        let today = today()
         return page(
             words("page.history.title"),
             """
             \(days.isEmpty ? "<p class=\"empty\">\(words("page.history.empty"))</p>" as HTML : "")
             <ul class="days">\(rows)</ul>
+            <section class="export"><h2>\(words("page.export.title"))</h2><p>\(words("page.export.text"))</p>
+            <form method="get" action="/export/meals.csv">
+            <label>\(words("page.export.from")) <input type="date" name="from" value="\(today.adding(days: -29).description)"></label>
+            <label>\(words("page.export.to")) <input type="date" name="to" value="\(today.description)"></label>
+            <div class="buttons"><button type="submit">\(words("page.export.meals_csv"))</button>
+            <button type="submit" formaction="/export/items.csv" class="secondary">\(words("page.export.items_csv"))</button>
+            <button type="submit" formaction="/export/meals.json" class="secondary">\(words("page.export.json"))</button></div>
+            </form></section>
             """)
     }
 

@@ -1,0 +1,124 @@
+import Foundation
+import SnapCore
+import SnapStore
+import SnapText
+
+/// The meal log as files a spreadsheet or a script reads: the meals and their items as CSV, and both as
+/// JSON, over a range of days (`?from=YYYY-MM-DD&to=YYYY-MM-DD`, the last 30 days without one; at most
+/// a year).
+///
+/// The CSV is what LibreOffice and Excel open without asking: UTF-8 with a byte-order mark (Excel reads
+/// UTF-8 only with it), one header row, ISO dates and 24-hour times, numbers without grouping, CRLF line
+/// ends and fields quoted as RFC 4180 says (a comma, a quote, a line break; quotes doubled). The column
+/// names are the data's, in English and the same in every language, so a script that reads them keeps
+/// working when the owner changes the station's language.
+extension WebApp {
+    /// The longest range one export covers.
+    static let exportDays = 366
+
+    func export(_ file: String, _ visitor: Visitor) throws -> WebReply {
+        let words = self.words
+        let today = today()
+        let to = try exportDay(visitor.form["to"], default: today, words)
+        let from = try exportDay(visitor.form["from"], default: to.adding(days: -29), words)
+        guard from <= to, from.adding(days: Self.exportDays - 1) >= to else {
+            throw WebProblem(
+                400, words("page.export.problem.title"),
+                words("page.export.problem.range", ["days": words.integer(Self.exportDays)]))
+        }
+        var meals: [Meal] = []
+        var day = from
+        while day <= to {
+            meals += try store.meals(on: day).sorted { $0.photo.takenAt < $1.photo.takenAt }
+            day = day.adding(days: 1)
+        }
+        let name = "snapstation-\(from)-\(to)"
+        switch file {
+        case "meals.csv": return download(CSV.text(mealRows(meals)), "\(name)-meals.csv", type: "text/csv")
+        case "items.csv": return download(CSV.text(itemRows(meals)), "\(name)-items.csv", type: "text/csv")
+        case "meals.json":
+            return download(try json(meals, from: from, to: to), "\(name).json", type: "application/json")
+        default: throw WebProblem.notFound(words("page.problem.no_page", ["path": "/export/\(file)"]), words)
+        }
+    }
+
+    private func exportDay(_ raw: String?, default value: LocalDay, _ words: Words) throws -> LocalDay {
+        guard let raw, !raw.isEmpty else { return value }
+        guard let day = LocalDay(raw) else {
+            throw WebProblem(400, words("page.export.problem.title"), words("page.problem.not_a_day", ["day": raw]))
+        }
+        return day
+    }
+
+    private func mealRows(_ meals: [Meal]) -> [[String]] {
+        [["date", "time", "title", "kcal", "protein_g", "carbs_g", "fats_g", "items", "id"]]
+            + meals.map { meal in
+                let totals = meal.analysis.totals
+                return [
+                    meal.day.description, clock(meal.photo.takenAt), meal.analysis.title, String(totals.calories),
+                    String(totals.protein), String(totals.carbs), String(totals.fats),
+                    String(meal.analysis.items.count), meal.photo.id.rawValue,
+                ]
+            }
+    }
+
+    private func itemRows(_ meals: [Meal]) -> [[String]] {
+        [["date", "time", "meal", "item", "grams", "kcal", "protein_g", "carbs_g", "fats_g", "contains", "meal_id"]]
+            + meals.flatMap { meal in
+                meal.analysis.items.map { item in
+                    [
+                        meal.day.description, clock(meal.photo.takenAt), meal.analysis.title, item.name,
+                        String(item.grams), String(item.macros.calories), String(item.macros.protein),
+                        String(item.macros.carbs), String(item.macros.fats),
+                        item.contains.map(\.rawValue).sorted().joined(separator: " "), meal.photo.id.rawValue,
+                    ]
+                }
+            }
+    }
+
+    private func json(_ meals: [Meal], from: LocalDay, to: LocalDay) throws -> String {
+        func macros(_ value: Macros) -> [String: Int] {
+            ["kcal": value.calories, "protein_g": value.protein, "carbs_g": value.carbs, "fats_g": value.fats]
+        }
+        let document: [String: Any] = [
+            "from": from.description, "to": to.description,
+            "meals": meals.map { meal -> [String: Any] in
+                [
+                    "id": meal.photo.id.rawValue, "date": meal.day.description, "time": clock(meal.photo.takenAt),
+                    "title": meal.analysis.title, "totals": macros(meal.analysis.totals),
+                    "items": meal.analysis.items.map { item -> [String: Any] in
+                        [
+                            "name": item.name, "grams": item.grams, "macros": macros(item.macros),
+                            "contains": item.contains.map(\.rawValue).sorted(),
+                        ]
+                    },
+                ]
+            },
+        ]
+        let data = try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .prettyPrinted])
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    private func download(_ text: String, _ filename: String, type: String) -> WebReply {
+        WebReply(
+            headers: [
+                ("Content-Type", "\(type); charset=utf-8"),
+                ("Content-Disposition", "attachment; filename=\"\(filename)\""), ("Cache-Control", "no-store"),
+            ],
+            body: Array(text.utf8))
+    }
+}
+
+/// Comma-separated values as RFC 4180 writes them, for spreadsheets.
+enum CSV {
+    /// The rows with a UTF-8 byte-order mark before them (Excel reads UTF-8 only with it) and CRLF after each.
+    static func text(_ rows: [[String]]) -> String {
+        "\u{FEFF}" + rows.map { $0.map(field).joined(separator: ",") + "\r\n" }.joined()
+    }
+
+    /// One field: quoted, with its quotes doubled, when it holds a comma, a quote or a line break.
+    static func field(_ value: String) -> String {
+        guard value.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return value }
+        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import SnapCore
+import SnapStore
+import SnapTestSupport
+import Testing
+
+/// The meal log as CSV and JSON, read back by Python's csv and json modules (what a script or a
+/// spreadsheet's importer does) and compared with the store.
+@Suite("The owner's page: the meal log exported")
+struct ExportTests {
+    let folder = TemporaryDirectory("export")
+    /// Titles and names a spreadsheet trips on: commas, quotes, line breaks, emoji, a leading quote.
+    static let titles = ["Pasta, with \"pesto\"", "Soup\nand bread", "Curry 🍛, mild", "\"Quoted\" start", "Plain"]
+
+    private func station() throws -> (WebTestStation, WebTestStation.Browser, [Meal]) {
+        let station = try WebTestStation()
+        let browser = try station.pair()
+        var meals: [Meal] = []
+        for (index, title) in Self.titles.enumerated() {
+            let items = [
+                MealItem(
+                    name: "Item, \"\(index)\"", grams: 100 + index,
+                    macros: Macros(calories: 200 + index, protein: index, carbs: 30, fats: 5),
+                    contains: [.gluten, .egg]),
+                MealItem(
+                    name: "Crème fraîche\r\nfat", grams: 20, macros: Macros(calories: 60, protein: 1, carbs: 1, fats: 6)
+                ),
+            ]
+            meals.append(
+                try station.meal("e\(index)", title: title, items: items, day: station.today.adding(days: -index)))
+        }
+        return (station, browser, meals)
+    }
+
+    /// Python's reading of `text`: the csv module's rows after the BOM, as JSON.
+    private func python(_ script: String, _ text: [UInt8]) throws -> Any {
+        let input = folder.path + "/in-\(UUID().uuidString)"
+        try Data(text).write(to: URL(fileURLWithPath: input))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script, input]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return try JSONSerialization.jsonObject(with: data)
+    }
+
+    static let readCSV = """
+        import csv, json, sys
+        with open(sys.argv[1], encoding="utf-8-sig", newline="") as f:
+            print(json.dumps(list(csv.reader(f, strict=True))))
+        """
+
+    @Test("should write the meals and their items as CSV that Python's csv module reads back as the store has them")
+    func csv() throws {
+        let (station, browser, meals) = try station()
+        let from = station.today.adding(days: -10)
+        let reply = station.get("/export/meals.csv?from=\(from)&to=\(station.today)", cookie: browser.cookie)
+        #expect(reply.status == 200 && reply.header("Content-Type") == "text/csv; charset=utf-8")
+        #expect(reply.header("Content-Disposition")?.contains("attachment; filename=\"snapstation-") == true)
+        #expect(Array(reply.body.prefix(3)) == [0xEF, 0xBB, 0xBF], "a byte-order mark for Excel")
+        #expect(reply.text.contains("\r\n"), "RFC 4180's line ends")
+        let rows = try #require(try python(Self.readCSV, reply.body) as? [[String]])
+        #expect(rows.first == ["date", "time", "title", "kcal", "protein_g", "carbs_g", "fats_g", "items", "id"])
+        let expected = meals.sorted { $0.day < $1.day }.map { meal in
+            [
+                meal.day.description, "12:00", meal.analysis.title, String(meal.analysis.totals.calories),
+                String(meal.analysis.totals.protein), String(meal.analysis.totals.carbs),
+                String(meal.analysis.totals.fats), "2", meal.photo.id.rawValue,
+            ]
+        }
+        #expect(Array(rows.dropFirst()) == expected)
+
+        let items = station.get("/export/items.csv?from=\(from)&to=\(station.today)", cookie: browser.cookie)
+        let itemRows = try #require(try python(Self.readCSV, items.body) as? [[String]])
+        #expect(itemRows.count == 1 + 2 * meals.count)
+        let first = try #require(itemRows.first { $0.count > 3 && $0[3] == "Item, \"4\"" })
+        #expect(
+            first == [
+                meals[4].day.description, "12:00", "Plain", "Item, \"4\"", "104", "204", "4", "30", "5", "egg gluten",
+                "e4",
+            ])
+        #expect(itemRows.contains { $0.count > 3 && $0[3] == "Crème fraîche\r\nfat" }, "a CR LF inside a field stays")
+    }
+
+    @Test("should write the same meals as JSON, keep to the range asked, and refuse a range it cannot cover")
+    func json() throws {
+        let (station, browser, meals) = try station()
+        let reply = station.get(
+            "/export/meals.json?from=\(station.today.adding(days: -2))&to=\(station.today)", cookie: browser.cookie)
+        #expect(reply.status == 200 && reply.header("Content-Type") == "application/json; charset=utf-8")
+        let document = try #require(
+            try python(
+                "import json, sys; print(json.dumps(json.load(open(sys.argv[1], encoding='utf-8'))))", reply.body)
+                as? [String: Any])
+        let exported = try #require(document["meals"] as? [[String: Any]])
+        #expect(exported.map { $0["title"] as? String } == meals.prefix(3).reversed().map(\.analysis.title))
+        let items = try #require(exported.last?["items"] as? [[String: Any]])
+        #expect(items.first?["contains"] as? [String] == ["egg", "gluten"])
+        #expect((exported.last?["totals"] as? [String: Int])?["kcal"] == meals[0].analysis.totals.calories)
+        #expect(
+            station.get(
+                "/export/meals.csv?from=\(station.today)&to=\(station.today.adding(days: -1))", cookie: browser.cookie
+            ).status == 400)
+        #expect(station.get("/export/meals.csv?from=2020-01-01&to=2026-01-01", cookie: browser.cookie).status == 400)
+        #expect(station.get("/export/meals.csv?from=yesterday", cookie: browser.cookie).status == 400)
+        #expect(station.get("/export/meals.xlsx", cookie: browser.cookie).status == 404)
+        #expect(station.get("/export/meals.csv").status != 200, "a browser without a session gets nothing")
+        #expect(station.get("/history", cookie: browser.cookie).text.contains("formaction=\"/export/items.csv\""))
+    }
+}
