@@ -128,6 +128,33 @@ extension StationStore {
     }
 }
 
+extension StationStore {
+    /// Each day from `from` to `to` (both included) that has meals: how many, and their totals.
+    public func dayTotals(from: LocalDay, to: LocalDay) throws(StoreError) -> [LocalDay: (meals: Int, totals: Macros)] {
+        do {
+            return try database.read { db in
+                var days: [LocalDay: (meals: Int, totals: Macros)] = [:]
+                for row in try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT day, COUNT(*) AS n, SUM(calories) AS kcal, SUM(protein) AS p, SUM(carbs) AS c,
+                        SUM(fats) AS f FROM meals WHERE day BETWEEN ? AND ? GROUP BY day
+                        """,
+                    arguments: [from.description, to.description])
+                {
+                    guard let day = LocalDay(row["day"] as String) else { continue }
+                    days[day] = (
+                        row["n"], Macros(calories: row["kcal"], protein: row["p"], carbs: row["c"], fats: row["f"])
+                    )
+                }
+                return days
+            }
+        } catch {
+            throw StoreError("read the days' totals", error)
+        }
+    }
+}
+
 /// A meal as a list shows it: no items (their JSON is not decoded).
 public struct MealSummary: Sendable, Hashable {
     public var id: PhotoID

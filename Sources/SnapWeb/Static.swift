@@ -37,6 +37,13 @@ extension WebApp {
           background: var(--panel); padding: .7rem .9rem; border-radius: .6rem; }
         .kcal { font-weight: 700; } .pcf { color: var(--muted); }
         .goals li { display: grid; grid-template-columns: 7rem 1fr auto; gap: .6rem; align-items: center; padding: .2rem 0; }
+        .charts figure { margin: 1rem 0; } .chart { width: 100%; height: auto; display: block; }
+        .chart .p, .legend .p { fill: #4f9d69; background: #4f9d69; } .chart .c, .legend .c { fill: #e0a43a; background: #e0a43a; }
+        .chart .f, .legend .f { fill: #c8553d; background: #c8553d; } .chart .kcal { fill: var(--muted); }
+        .chart .grid { stroke: var(--muted); stroke-width: .5; opacity: .4; } .chart .axis { font-size: 13px; fill: var(--muted); }
+        .chart line.goal { stroke: var(--ink); stroke-width: 1.5; stroke-dasharray: 6 4; }
+        .chart text.goal { font-size: 13px; fill: var(--ink); }
+        .legend span { display: inline-block; width: .8rem; height: .8rem; border-radius: .2rem; margin: 0 .3rem 0 .6rem; }
         .goals meter { width: 100%; height: 1rem; } .goals li.over span:last-child { color: var(--warn); }
         ul { padding: 0; list-style: none; }
         .meals li a, .days li a { display: flex; gap: .8rem; align-items: center; padding: .5rem 0;

@@ -23,7 +23,9 @@ Tests/Group/postgres.sh: skipped, saying so, when SNAPSTATION_PG_SOCKET is not s
     the group at the station, the group left from the page and the station back in meal mode.
 """
 import argparse
+import csv
 import importlib.util
+import io
 import json
 import os
 import re
@@ -466,6 +468,29 @@ def run(args):
         Select(driver.find_element(By.ID, "language")).select_by_value("en")
         follow(driver, driver.find_element(By.CSS_SELECTOR, "form.settings button[type=submit]"))
         check(driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en", "back in English")
+
+        print("goals, the charts and the export")
+        driver.get(base + "/settings")
+        for name, value in (("goal_kcal", "2000"), ("goal_protein", "120")):
+            field = driver.find_element(By.ID, name)
+            field.clear()
+            field.send_keys(value)
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "form.settings button[type=submit]"))
+        check(shows(driver, "Saved. The station uses it"), "the goals are saved")
+        wait_for("the station's next frame to show the day against the goal",
+                 lambda: " / 2000 kcal" in station.words(), timeout=10)
+        print("  ok: the display shows the day against 2000 kcal")
+        driver.get(base + "/")
+        check(len(driver.find_elements(By.CSS_SELECTOR, ".goals meter")) == 2, "Today shows a meter per goal set")
+        driver.get(base + "/history")
+        bars = driver.find_elements(By.CSS_SELECTOR, "svg.chart g.day")
+        check(len(bars) == 2 and bars[0].get_attribute("data-kcal") == "1280", f"the charts show today's 1280 kcal: {len(bars)}")
+        if args.screenshots:
+            driver.save_screenshot(os.path.join(args.screenshots, "page-history-phone.png"))
+        status, text = fetch_status(driver, "/export/meals.csv", None)
+        rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff"))))
+        check(status == 200 and rows[0][:3] == ["date", "time", "title"] and len(rows) == 3,
+              f"the export has a header and the two meals: {rows}")
 
         if args.screenshots:
             station.wait_caption("the ready screen", r"^ready", timeout=15)
