@@ -37,6 +37,39 @@ public struct MealItem: Sendable, Hashable, Codable {
     /// What the item is made of, when it is a dish of several; empty for a plain food (and for items
     /// analysed before ingredients were asked for).
     public var ingredients: [Ingredient]
+    /// The portion the item's numbers were estimated for (the AI's, or the owner's own numbers), kept
+    /// once the owner changes its grams: a new weight scales from it, so edits do not pile up rounding.
+    /// nil while the item is as estimated (its own grams and macros are the estimate).
+    public var estimate: Portion?
+
+    /// A weight and the macros it has.
+    public struct Portion: Sendable, Hashable, Codable {
+        public var grams: Int
+        public var macros: Macros
+        public init(grams: Int, macros: Macros) {
+            self.grams = grams
+            self.macros = macros
+        }
+
+        /// The macros of `grams` of the same food, by its per-gram values, rounded to whole numbers.
+        public func scaled(to grams: Int) -> Macros {
+            guard self.grams > 0 else { return macros }
+            func scale(_ value: Int) -> Int { Int((Double(value) * Double(grams) / Double(self.grams)).rounded()) }
+            return Macros(
+                calories: scale(macros.calories), protein: scale(macros.protein), carbs: scale(macros.carbs),
+                fats: scale(macros.fats))
+        }
+    }
+
+    /// This item at `grams`: its macros scaled from the estimate's per-gram values, the estimate kept.
+    public func portion(_ grams: Int) -> MealItem {
+        var item = self
+        let basis = estimate ?? Portion(grams: self.grams, macros: macros)
+        item.estimate = basis
+        item.grams = grams
+        item.macros = basis.scaled(to: grams)
+        return item
+    }
 
     public init(
         name: String, grams: Int, macros: Macros, contains: Set<FoodTag> = [], ingredients: [Ingredient] = []
@@ -48,7 +81,7 @@ public struct MealItem: Sendable, Hashable, Codable {
         self.ingredients = ingredients
     }
 
-    private enum CodingKeys: String, CodingKey { case name, grams, macros, contains, ingredients }
+    private enum CodingKeys: String, CodingKey { case name, grams, macros, contains, ingredients, estimate }
 
     /// Reads items stored before `ingredients` existed as having none.
     public init(from decoder: any Decoder) throws {
@@ -58,6 +91,7 @@ public struct MealItem: Sendable, Hashable, Codable {
         macros = try container.decode(Macros.self, forKey: .macros)
         contains = try container.decode(Set<FoodTag>.self, forKey: .contains)
         ingredients = try container.decodeIfPresent([Ingredient].self, forKey: .ingredients) ?? []
+        estimate = try container.decodeIfPresent(Portion.self, forKey: .estimate)
     }
 }
 

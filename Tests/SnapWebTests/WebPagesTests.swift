@@ -107,6 +107,31 @@ struct WebPagesTests {
         #expect(station.get("/", cookie: browser.cookie).text.contains("426 kcal"))
     }
 
+    @Test("should scale an item's numbers with its grams from the estimate's per-gram values, and keep typed ones")
+    func portions() throws {
+        let station = try WebTestStation()
+        let meal = try station.meal("m1")  // Spaghetti: 200 g, 320 kcal, P 11, C 64, F 2
+        let browser = try station.pair()
+        func save(_ analysis: MealAnalysis, version: Int, _ changes: [String: String]) throws -> MealAnalysis {
+            let reply = station.post(
+                "/meal/m1", mealForm(analysis, version: version, csrf: browser.csrf, changes), cookie: browser.cookie)
+            #expect(reply.status == 303)
+            return try #require(try station.store.storedMeal(PhotoID("m1"))).meal.analysis
+        }
+        let smaller = try save(meal.analysis, version: 1, ["item0_grams": "150"])
+        #expect(smaller.items[0].macros == Macros(calories: 240, protein: 8, carbs: 48, fats: 2))
+        #expect(smaller.totals == smaller.items.reduce(.zero) { $0 + $1.macros }, "the totals follow")
+        // Back and forth: from the estimate each time, so no rounding piles up (11 × 0.75 = 8.25 → 8).
+        let odd = try save(smaller, version: 2, ["item0_grams": "33"])
+        let back = try save(odd, version: 3, ["item0_grams": "200"])
+        #expect(back.items[0].macros == meal.analysis.items[0].macros)
+        // Numbers typed by the owner are the item's from then on, and a new weight scales from them.
+        let typed = try save(back, version: 4, ["item0_kcal": "400", "item0_protein": "20"])
+        #expect(typed.items[0].macros == Macros(calories: 400, protein: 20, carbs: 64, fats: 2))
+        let doubled = try save(typed, version: 5, ["item0_grams": "400"])
+        #expect(doubled.items[0].macros == Macros(calories: 800, protein: 40, carbs: 128, fats: 4))
+    }
+
     @Test("should take totals typed by hand, and remove an item")
     func totalsByHand() throws {
         let station = try WebTestStation()

@@ -235,13 +235,22 @@ extension WebApp {
                 item.ingredients = []
             }
             item.name = name
-            item.grams = try form.int(p + "grams", label: words("page.meal.field.item.grams", n), in: 0...Self.maxGrams)
-            item.macros = try readMacros(
+            let grams = try form.int(p + "grams", label: words("page.meal.field.item.grams", n), in: 0...Self.maxGrams)
+            let typed = try readMacros(
                 form, prefix: p, limit: 1,
                 labels: (
                     words("page.meal.field.item.kcal", n), words("page.meal.field.item.protein", n),
                     words("page.meal.field.item.carbs", n), words("page.meal.field.item.fats", n)
                 ))
+            if typed != item.macros {
+                // The owner's own numbers: they are the item's per-gram values from now on.
+                item.macros = typed
+                item.grams = grams
+                item.estimate = nil
+            } else if grams != item.grams {
+                // Only the weight changed: the numbers follow it, from the estimate's per-gram values.
+                item = item.portion(grams)
+            }
             items.append(item)
         }
         let newName = try form.text(
