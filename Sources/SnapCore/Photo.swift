@@ -63,3 +63,15 @@ public struct MealReview: Sendable, Hashable, Codable {
         self.analysis = analysis
     }
 }
+
+extension PhotoID {
+    /// `YYYYMMDD-HHMMSS-xxxx` in local time: sortable, readable in a file list, and unique in practice.
+    public static func new(at date: Date, in timeZone: TimeZone) -> PhotoID {
+        let parts = Calendar.gregorian(in: timeZone).dateComponents(
+            [.year, .month, .day, .hour, .minute, .second], from: date)
+        let stamp = String(
+            format: "%04d%02d%02d-%02d%02d%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0,
+            parts.minute ?? 0, parts.second ?? 0)
+        return PhotoID("\(stamp)-\(String(UInt16.random(in: 0...UInt16.max), radix: 16))")
+    }
+}

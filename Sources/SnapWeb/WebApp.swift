@@ -151,6 +151,7 @@ public final class WebApp: Sendable {
         case (true, 2, "meal"): return try editMeal(PhotoID(parts[1]), visitor)
         case (false, 3, "meal") where parts[2] == "delete": return try deletePage(PhotoID(parts[1]), visitor)
         case (true, 3, "meal") where parts[2] == "delete": return try deleteMeal(PhotoID(parts[1]), visitor)
+        case (true, 3, "meal") where parts[2] == "again": return try eatAgain(PhotoID(parts[1]), visitor)
         case (false, 1, "review"): return try reviewPage(visitor)
         case (true, 1, "review"): return try submitReview(visitor)
         case (false, 1, "shopping"): return try shoppingPage(visitor, message: nil)

@@ -132,6 +132,36 @@ struct WebPagesTests {
         #expect(doubled.items[0].macros == Macros(calories: 800, protein: 40, carbs: 128, fats: 4))
     }
 
+    @Test("should log a meal from history again today: its numbers, its own copy of the files, no AI use")
+    func eatAgain() throws {
+        let station = try WebTestStation()
+        let browser = try station.pair()
+        let old = try station.meal("old", title: "Lentil soup", day: station.today.adding(days: -3))
+        #expect(station.get("/meal/old", cookie: browser.cookie).text.contains("action=\"/meal/old/again\""))
+        let reply = station.post("/meal/old/again", [("csrf", browser.csrf)], cookie: browser.cookie)
+        #expect(reply.status == 303 && reply.header("Location") == "/?saved=again")
+        let today = try station.store.meals(on: station.today)
+        let again = try #require(today.first)
+        #expect(today.count == 1 && again.analysis == old.analysis && again.photo.id != old.photo.id)
+        #expect(again.photo.photoPath != old.photo.photoPath)
+        for path in [again.photo.photoPath, again.photo.thumbnailPath, again.photo.stickerPath ?? ""] {
+            #expect(FileManager.default.fileExists(atPath: path), "\(path) is the new meal's own copy")
+        }
+        #expect(try station.store.aiUses(on: station.today) == 0, "no analysis was used")
+        guard case .mealsChanged(let day, let meals)? = station.link.events.last else {
+            Issue.record("the station was not told: \(station.link.events)")
+            return
+        }
+        #expect(day == station.today && meals.map(\.photo.id) == [again.photo.id])
+        // Deleting the new one leaves the old one whole.
+        #expect(
+            station.post("/meal/\(again.photo.id.rawValue)/delete", [("csrf", browser.csrf)], cookie: browser.cookie)
+                .status == 303)
+        #expect(FileManager.default.fileExists(atPath: old.photo.photoPath))
+        #expect(station.get("/?saved=again", cookie: browser.cookie).text.contains("Logged again for today."))
+        #expect(station.post("/meal/gone/again", [("csrf", browser.csrf)], cookie: browser.cookie).status == 404)
+    }
+
     @Test("should take totals typed by hand, and remove an item")
     func totalsByHand() throws {
         let station = try WebTestStation()

@@ -492,6 +492,13 @@ def run(args):
         check(status == 200 and rows[0][:3] == ["date", "time", "title"] and len(rows) == 3,
               f"the export has a header and the two meals: {rows}")
 
+        print("eating a meal again")
+        driver.get(base + "/")
+        follow(driver, driver.find_elements(By.CSS_SELECTOR, ".meals li a")[-1])
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "form[action$='/again'] button"))
+        check(shows(driver, "Logged again for today."), "logged again, from the page")
+        station.wait_caption("the third sticker in the jar, with no analysis used", r"^ready .* 3 meal.* 7 analyses left .*jar 3")
+
         if args.screenshots:
             station.wait_caption("the ready screen", r"^ready", timeout=15)
             driver.get(base + "/")

@@ -124,7 +124,7 @@ extension StationService {
             _ = await demand.untilStreaming(timeout: .seconds(5))
             let still = try await parts.camera.captureStill()
             reference.markStale()
-            let id = Self.newPhotoID(at: clock.now().wall, in: settings.timeZone)
+            let id = PhotoID.new(at: clock.now().wall, in: settings.timeZone)
             captures.put(still, for: id)
             logger.info(
                 "captured \(id)",
@@ -270,15 +270,6 @@ extension StationService {
         return try outcome.get()
     }
 
-    /// `YYYYMMDD-HHMMSS-xxxx` in local time: sortable, readable in a file list, and unique in practice.
-    static func newPhotoID(at date: Date, in timeZone: TimeZone) -> PhotoID {
-        let parts = Calendar.gregorian(in: timeZone).dateComponents(
-            [.year, .month, .day, .hour, .minute, .second], from: date)
-        let stamp = String(
-            format: "%04d%02d%02d-%02d%02d%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0,
-            parts.minute ?? 0, parts.second ?? 0)
-        return PhotoID("\(stamp)-\(String(UInt16.random(in: 0...UInt16.max), radix: 16))")
-    }
 }
 
 extension LogLevel {

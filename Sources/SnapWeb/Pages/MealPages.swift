@@ -1,5 +1,6 @@
 import Foundation
 import SnapCore
+import SnapFiles
 import SnapStore
 import SnapText
 
@@ -39,7 +40,13 @@ extension WebApp {
         let goalsSection: HTML =
             progress.isEmpty
             ? "" : "<ul class=\"goals\" aria-label=\"\(words("page.today.goals"))\">\(progress)</ul>"
-        let saved = visitor.form["saved"].map { $0 == "deleted" ? words("page.today.deleted") : words("page.saved") }
+        let saved = visitor.form["saved"].map { saved in
+            switch saved {
+            case "deleted": words("page.today.deleted")
+            case "again": words("page.today.again")
+            default: words("page.saved")
+            }
+        }
         let empty = isToday ? words("page.today.empty") : words("page.today.empty_day")
         return page(
             title,
@@ -149,6 +156,8 @@ extension WebApp {
             <div class="actions">
             <form method="post" action="/shopping/add">\(csrfField(visitor))<input type="hidden" name="meal" value="\(id.rawValue)">\
             <button type="submit">\(words("page.meal.add_to_shopping"))</button></form>
+            <form method="post" action="/meal/\(id.rawValue)/again">\(csrfField(visitor))\
+            <button type="submit" class="secondary" title="\(words("page.meal.again_hint"))">\(words("page.meal.again"))</button></form>
             <a class="danger" href="/meal/\(id.rawValue)/delete">\(words("page.meal.delete_link"))</a>
             </div>
             """)
@@ -348,6 +357,34 @@ extension WebApp {
         logger.info("owner's page: meal \(id) deleted")
         try mealsChanged(on: day)
         return .redirect(day == today() ? "/?saved=deleted" : "/day/\(day.description)?saved=deleted")
+    }
+
+    /// Logs a meal from history again today: its title and numbers, with no new photo and no analysis
+    /// used. Its photo's files are copied where they are still kept (each meal owns its files, so deleting
+    /// one leaves the other whole); the station hears of today's meals and drops its sticker into the jar.
+    func eatAgain(_ id: PhotoID, _ visitor: Visitor) throws -> WebReply {
+        let original = try storedMeal(id).meal
+        let (moment, day) = (now(), today())
+        let again = PhotoID.new(at: moment, in: timeZone)
+        let paths = store.paths(for: again, day: day)
+        var photo = ProcessedPhoto(id: again, photoPath: "", thumbnailPath: "", takenAt: moment)
+        let jpeg = FileBytes.readIfPresent(original.photo.photoPath)
+        let thumbnail = FileBytes.readIfPresent(original.photo.thumbnailPath)
+        let sticker = original.photo.stickerPath.flatMap(FileBytes.readIfPresent)
+        if jpeg != nil && thumbnail != nil {
+            (photo.photoPath, photo.thumbnailPath) = (paths.photo, paths.thumbnail)
+            if sticker != nil { photo.stickerPath = paths.sticker }
+        }
+        let meal = Meal(photo: photo, day: day, analysis: original.analysis)
+        try store.writingAndWaiting { store throws(StoreError) in
+            if let jpeg, let thumbnail {
+                try store.storePhoto(meal.photo, jpeg: jpeg, thumbnail: thumbnail, sticker: sticker)
+            }
+            try store.saveMeal(meal)
+        }
+        logger.info("owner's page: meal \(id) logged again today as \(again)")
+        try mealsChanged(on: day)
+        return .redirect("/?saved=again")
     }
 
     /// Tells the station the day's meals as the store now holds them; the station keeps those of the days
