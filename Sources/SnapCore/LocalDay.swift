@@ -41,6 +41,18 @@ public struct LocalDay: Sendable, Hashable, Comparable, Codable, CustomStringCon
         return LocalDay(containing: utc.date(byAdding: .day, value: days, to: noon) ?? noon, in: utc.timeZone)
     }
 
+    /// 1 Monday to 7 Sunday (ISO 8601), by arithmetic on the days since 1970-01-01, a Thursday (Howard
+    /// Hinnant's `days_from_civil`): no Calendar, which costs more than a whole row of History.
+    public var weekday: Int {
+        let shifted = month <= 2 ? year - 1 : year
+        let era = (shifted >= 0 ? shifted : shifted - 399) / 400
+        let yearOfEra = shifted - era * 400
+        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return ((days % 7) + 7 + 3) % 7 + 1
+    }
+
     public static func < (lhs: LocalDay, rhs: LocalDay) -> Bool {
         (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
     }

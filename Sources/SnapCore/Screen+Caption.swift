@@ -49,6 +49,9 @@ extension Screen {
                 (index == screen.selected ? "> " : "") + entry.caption
             }
             return "menu · " + entries.joined(separator: " · ")
+        case .week(let week):
+            let days = week.days.map { $0.totals.map { "\($0.calories)" } ?? "-" }.joined(separator: " ")
+            return "week · \(days) kcal" + (week.goals.calories > 0 ? " · goal \(week.goals.calories)" : "")
         case .locked(let lock):
             guard let day = lock.day else { return name }
             return "\(name) · today \(day.totals.calories) kcal of \(day.goals.calories)"

@@ -16,6 +16,8 @@ public enum Screen: Sendable, Hashable {
     case idle(IdleScreen)
     case pairing(PairingScreen)
     case menu(MenuScreen)
+    /// The last seven days against the goals.
+    case week(WeekScreen)
 
     /// Whether the live camera preview runs under this screen's overlay.
     public var showsLivePreview: Bool {
@@ -23,7 +25,7 @@ public enum Screen: Sendable, Hashable {
         case .ready(let ready): ready.jar == nil
         case .countdown: true
         case .capturing, .processing, .retake, .mealResult, .groupReview, .uploading, .sent, .locked, .problem, .idle,
-            .pairing, .menu:
+            .pairing, .menu, .week:
             false
         }
     }
@@ -45,6 +47,7 @@ public enum Screen: Sendable, Hashable {
         case .idle: "idle"
         case .pairing: "pairing"
         case .menu: "menu"
+        case .week: "week"
         }
     }
 }
@@ -184,6 +187,32 @@ public struct LockScreen: Sendable, Hashable {
         self.limit = limit
         self.remaining = remaining
         self.slide = slide
+    }
+}
+
+/// The last seven days against the goals, on the mode button's round.
+public struct WeekScreen: Sendable, Hashable {
+    public struct Day: Sendable, Hashable {
+        public var day: LocalDay
+        /// The day's totals; nil for a day with no meal logged.
+        public var totals: Macros?
+        public init(day: LocalDay, totals: Macros?) {
+            self.day = day
+            self.totals = totals
+        }
+    }
+    /// Oldest first, today last.
+    public var days: [Day]
+    public var goals: Macros
+    public init(days: [Day], goals: Macros) {
+        self.days = days
+        self.goals = goals
+    }
+
+    /// The average kcal of the days with meals; nil without one.
+    public var average: Int? {
+        let logged = days.compactMap(\.totals)
+        return logged.isEmpty ? nil : logged.reduce(0) { $0 + $1.calories } / logged.count
     }
 }
 

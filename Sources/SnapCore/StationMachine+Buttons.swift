@@ -12,6 +12,7 @@ extension StationMachine {
             }
         }
         if case .menu(let entry) = phase { return menuGesture(gesture, entry: entry, now: now) }
+        if case .week = phase { return weekGesture(gesture, now: now) }
         if let actions = jarGesture(gesture, now: now) { return actions }
         if gesture == .mode {
             switch phase {
@@ -56,7 +57,7 @@ extension StationMachine {
             return transition(to: .analysing(photo), now: now, also: [.analyse(photo, day: today(now))])
         case .problem(.aiFailed(.notConfigured), _) where !press:
             return toggleMode(now: now)
-        case .problem(.cameraMissing, _), .pairing, .menu:
+        case .problem(.cameraMissing, _), .pairing, .menu, .week:
             return []
         case .problem:
             return enterResting(now: now)
@@ -96,6 +97,8 @@ extension StationMachine {
             return enterResting(now: now)
         case (.menu, .menu):
             return enterResting(now: now, also: [.log(.info, "settings menu closed (nobody touched it)")])
+        case (.week, .week):
+            return enterResting(now: now)
         case (.readyChange, .ready):
             if let deadline = jarDetailDeadline, now.uptime >= deadline {
                 return transition(to: .ready(), now: now)

@@ -84,7 +84,7 @@ extension StationMachine {
     /// The resting phase for the current mode: ready, or a lock screen, or the camera error.
     mutating func enterResting(now: Instant, also extra: [Action] = []) -> [Action] {
         let day = today(now)
-        let first = jarFirstDay(now)
+        let first = keptFirstDay(now)
         meals.removeAll { $0.day < first }
         if let review = reviews.first {
             // An answer nobody has seen yet comes first: saved or discarded, never saved unseen.
@@ -114,7 +114,7 @@ extension StationMachine {
     mutating func toggleMode(now: Instant, throughMenu: Bool = false) -> [Action] {
         let groups = inForce.groups
         let last = groups.isEmpty || (mode == .group && groupIndex + 1 >= groups.count)
-        if throughMenu && last && !menuEntries.isEmpty { return openMenu(now: now) }
+        if throughMenu && last { return transition(to: .week, now: now) }
         guard !groups.isEmpty else {
             return enterResting(now: now, also: [.log(.notice, "mode stays meal: no group is configured")])
         }

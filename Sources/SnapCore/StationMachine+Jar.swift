@@ -16,6 +16,14 @@ extension StationMachine {
         today(now).adding(days: -(max(1, settings.jarDays) - 1))
     }
 
+    /// The days of meals the machine keeps: the jar's, and at least the week its screen shows.
+    func keptFirstDay(_ now: Instant) -> LocalDay {
+        min(jarFirstDay(now), today(now).adding(days: -(Self.weekDays - 1)))
+    }
+
+    /// The days the week's screen shows, today last.
+    public static let weekDays = 7
+
     /// The jar's stickers, oldest first.
     func jarContents(now: Instant) -> JarContents? {
         guard showsJar else { return nil }

@@ -23,6 +23,22 @@ extension StationMachine {
         }
     }
 
+    /// The week's screen: the mode button goes on to the menu (or, with none, to the first mode); a press
+    /// or a hold goes back to rest.
+    mutating func weekGesture(_ gesture: ButtonGesture, now: Instant) -> [Action] {
+        switch gesture {
+        case .mode where !menuEntries.isEmpty:
+            return openMenu(now: now)
+        case .mode:
+            let was = mode
+            mode = .meal
+            groupIndex = 0
+            return enterResting(now: now, also: was == .meal ? [] : [.log(.info, "mode switched to meal")])
+        case .press, .hold, .pairHold:
+            return enterResting(now: now)
+        }
+    }
+
     mutating func openMenu(now: Instant) -> [Action] {
         transition(to: .menu(entry: 0), now: now, also: [.log(.info, "settings menu opened")])
     }

@@ -75,7 +75,7 @@ extension StationMachine {
             return [.resumeAnalyses, .log(.info, "the AI is asked again about \(id) (the owner's page)")]
         case (.mealsChanged(let day, let changed), _):
             // Today's meals count on the ready screen; the jar may hold the week's.
-            guard day >= jarFirstDay(now), day <= today(now) else { return [] }
+            guard day >= keptFirstDay(now), day <= today(now) else { return [] }
             meals = (meals.filter { $0.day != day } + changed.filter { $0.day == day }).sorted {
                 $0.photo.takenAt < $1.photo.takenAt
             }

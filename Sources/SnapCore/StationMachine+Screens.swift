@@ -51,6 +51,14 @@ extension StationMachine {
             return .pairing(PairingScreen(pairing: pairing, remaining: remaining, note: note))
         case .menu(let entry):
             return .menu(MenuScreen(entries: menuEntries.map(menuEntry), selected: entry))
+        case .week:
+            let today = today(now)
+            let days = (0..<Self.weekDays).map { today.adding(days: $0 - (Self.weekDays - 1)) }.map { day in
+                let logged = meals.filter { $0.day == day }
+                return WeekScreen.Day(
+                    day: day, totals: logged.isEmpty ? nil : logged.reduce(.zero) { $0 + $1.analysis.totals })
+            }
+            return .week(WeekScreen(days: days, goals: inForce.goals))
         case .idle:
             let time = Calendar.gregorian(in: settings.timeZone).dateComponents([.hour, .minute], from: now.wall)
             let clock = String(format: "%02d:%02d", time.hour ?? 0, time.minute ?? 0)

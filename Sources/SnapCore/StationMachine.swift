@@ -29,6 +29,8 @@ public struct StationMachine: Sendable {
         case pairing(Pairing?, note: PairingScreen.Note, closesAt: Duration? = nil)
         /// The settings menu, `entry` chosen.
         case menu(entry: Int)
+        /// The last seven days against the goals, on the mode button's round before the menu.
+        case week
     }
 
     /// The config's settings, with the rule that puts the owner's over them (`inForce`).
@@ -95,7 +97,7 @@ public struct StationMachine: Sendable {
         case .ready: return !showsJar
         case .countdown, .capturing: return true
         case .processing, .retake, .analysing, .mealResult, .groupReview, .uploading, .sent, .locked, .problem, .idle,
-            .pairing, .menu:
+            .pairing, .menu, .week:
             return false
         }
     }
@@ -186,6 +188,7 @@ public struct StationMachine: Sendable {
             )
         case .pairing: (.pairing, .seconds(1))
         case .menu: (.menu, Self.menuTimeout)
+        case .week: (.week, Self.menuTimeout)
         // Each of these ends with an event (the still, the pipeline, the answer, the upload, a press).
         case .capturing, .processing, .retake, .analysing, .uploading, .problem: nil
         }
@@ -199,7 +202,7 @@ extension StationMachine.Phase {
         case .countdown(let secondsLeft): secondsLeft <= 1
         case .capturing: true
         case .ready, .processing, .retake, .analysing, .mealResult, .groupReview, .uploading, .sent, .locked, .problem,
-            .idle, .pairing, .menu:
+            .idle, .pairing, .menu, .week:
             false
         }
     }

@@ -21,4 +21,6 @@ public enum TimerID: String, Sendable, Hashable, CaseIterable {
     case pairing
     /// Closes the settings menu nobody touches.
     case menu
+    /// Closes the week's screen nobody touches.
+    case week
 }

@@ -25,6 +25,17 @@ public enum ScreenGallery {
     /// Daily goals as a person tracking macros sets them.
     public static let sampleGoals = Macros(calories: 2000, protein: 120, carbs: 250, fats: 70)
 
+    /// A week as a person tracking meals logs it: a day skipped, a day over the goal.
+    public static func sampleWeek(ending today: LocalDay) -> WeekScreen {
+        let kcal: [Int?] = [1850, 2240, nil, 1920, 1710, 2060, 1070]
+        return WeekScreen(
+            days: kcal.enumerated().map { index, calories in
+                WeekScreen.Day(
+                    day: today.adding(days: index - 6),
+                    totals: calories.map { Macros(calories: $0, protein: $0 / 20, carbs: $0 / 9, fats: $0 / 30) })
+            }, goals: sampleGoals)
+    }
+
     /// Every screen, named as its PNG file is. `photo` is a processed photo whose files exist; `sticker`, a
     /// sticker PNG for the result sheet that shows one; the sample data (the meal, the group, its member)
     /// in `words`' language, as a station speaking it would show.
@@ -147,6 +158,7 @@ public enum ScreenGallery {
             ("27c-pairing-self-signed", .pairing(PairingScreen(pairing: selfSigned, remaining: .seconds(4 * 60 + 37)))),
             ("28-ready-two-cameras", .ready(twoCameras)),
             ("29-menu", .menu(menu)),
+            ("29b-week", .week(sampleWeek(ending: LocalDay(containing: photo.takenAt, in: .current)))),
         ] + jarScreens(ready: ready, photo: photo, sticker: sticker, words: words)
     }
 

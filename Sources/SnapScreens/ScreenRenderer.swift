@@ -45,6 +45,7 @@ public struct ScreenRenderer: Sendable {
         case .idle(let idle): drawIdle(idle, canvas, layout)
         case .pairing(let pairing): drawPairing(pairing, canvas, layout)
         case .menu(let menu): drawMenu(menu, canvas, layout)
+        case .week(let week): drawWeek(week, canvas, layout)
         }
     }
 

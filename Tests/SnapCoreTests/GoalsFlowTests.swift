@@ -51,4 +51,38 @@ struct GoalsFlowTests {
         #expect(Macros.progress(lock.day!.totals.calories, of: config.calories) != nil)
         #expect(Macros.progress(10, of: 0) == nil, "no goal, no progress")
     }
+
+    @Test("should show the last seven days against the goal on the mode button's round, kept across a restart")
+    func week() throws {
+        var settings = Fixture.settings(mode: .meal)
+        settings.owner.defaults.goals = config
+        settings.groups = []
+        settings.owner.cameras = ["Simulated"]
+        settings.owner.locked = [.flash]
+        // Meals of three days ago and of today, as the store hands them at a start.
+        let earlier = Meal(photo: Samples.photo("old"), day: Fixture.day.adding(days: -3), analysis: Fixture.analysis)
+        let today = Meal(photo: Samples.photo("new"), day: Fixture.day, analysis: Fixture.analysis)
+        var script = StationScript(
+            settings: settings, snapshot: StationSnapshot(latestDay: Fixture.day, meals: [earlier, today]),
+            startingAt: "2026-03-10 12:00:00")
+        #expect(script.screen?.ready?.totals == Fixture.analysis.totals, "today's totals are today's only")
+        script.press(.mode)
+        guard case .week(let week)? = script.screen else {
+            Issue.record("expected the week, got \(String(describing: script.screen))")
+            return
+        }
+        #expect(week.days.map(\.day) == (0..<7).map { Fixture.day.adding(days: $0 - 6) })
+        #expect(
+            week.days.map { $0.totals?.calories }
+                == [nil, nil, nil, 650, nil, nil, 650].map { $0.map { _ in Fixture.analysis.totals.calories } })
+        #expect(week.goals == config && week.average == Fixture.analysis.totals.calories)
+        #expect(Screen.week(week).caption.hasSuffix("kcal · goal 2000"))
+        // Nothing else to choose: the mode button goes on to meal; untouched, it closes after 20 s.
+        script.press(.mode)
+        #expect(script.screen?.ready != nil)
+        script.press(.mode)
+        #expect(script.screen?.name == "week")
+        script.advance(seconds: 21)
+        #expect(script.screen?.ready != nil)
+    }
 }

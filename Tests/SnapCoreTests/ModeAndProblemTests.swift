@@ -16,7 +16,9 @@ struct ModeAndProblemTests {
         #expect(script.screen?.ready?.mode == .meal)
         script.press(.mode)
         #expect(script.screen?.ready?.mode == .group)
-        script.press(.mode)  // after the last group: the settings menu (MenuFlowTests), then meal again
+        script.press(.mode)  // after the last group: the week, the settings menu (MenuFlowTests), then meal
+        #expect(script.screen?.name == "week")
+        script.press(.mode)
         #expect(script.screen?.name == "menu")
         script.press(.mode)
         #expect(script.screen?.ready?.mode == .meal)

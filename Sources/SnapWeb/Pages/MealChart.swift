@@ -42,7 +42,7 @@ struct MealChart {
         for (index, day) in days.enumerated() {
             let x = plot.left + slot * Double(index)
             if index % every == 0 || index == days.count - 1 {
-                let text = every == 1 ? words.shortWeekday(Words.weekday(of: day)) : String(day.day)
+                let text = every == 1 ? words.shortWeekday(day.weekday) : String(day.day)
                 parts.append(
                     "<text class=\"axis\" x=\"\(Self.round(x + slot / 2))\" y=\"\(Self.round(Self.height - 14))\" text-anchor=\"middle\">\(text)</text>"
                 )

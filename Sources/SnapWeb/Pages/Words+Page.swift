@@ -8,19 +8,7 @@ import SnapText
 extension Words {
     /// "Monday 3 March": a day as the page heads it.
     func day(_ day: LocalDay) -> String {
-        self.day(year: day.year, month: day.month, day: day.day, weekday: Self.weekday(of: day))
-    }
-
-    /// 1 Monday to 7 Sunday (ISO 8601), by arithmetic on the days since 1970-01-01, a Thursday
-    /// (Howard Hinnant's `days_from_civil`): a Calendar per row costs more than the rest of History.
-    static func weekday(of day: LocalDay) -> Int {
-        let year = day.month <= 2 ? day.year - 1 : day.year
-        let era = (year >= 0 ? year : year - 399) / 400
-        let yearOfEra = year - era * 400
-        let dayOfYear = (153 * ((day.month + 9) % 12) + 2) / 5 + day.day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = era * 146_097 + dayOfEra - 719_468
-        return ((days % 7) + 7 + 3) % 7 + 1
+        self.day(year: day.year, month: day.month, day: day.day, weekday: day.weekday)
     }
 
     /// A number as the page shows it: whole without decimals, else with two ("0.35", "0,35").
