@@ -83,7 +83,8 @@ public final class StationService: Service {
     public func run() async throws {
         let today = LocalDay(containing: clock.now().wall, in: settings.timeZone)
         let groups = settings.owner.inForce(ownerSettings).groups
-        let snapshot = try parts.store.snapshot(groups: groups, day: today, mealDays: max(StationMachine.weekDays, settings.jarDays))
+        let snapshot = try parts.store.snapshot(
+            groups: groups, day: today, mealDays: max(StationMachine.weekDays, settings.jarDays))
         var machine = StationMachine(settings: settings, snapshot: snapshot)
         logger.info(
             "station ready",
