@@ -32,20 +32,8 @@ struct ExportTests {
         return (station, browser, meals)
     }
 
-    /// Python's reading of `text`: the csv module's rows after the BOM, as JSON.
     private func python(_ script: String, _ text: [UInt8]) throws -> Any {
-        let input = folder.path + "/in-\(UUID().uuidString)"
-        try Data(text).write(to: URL(fileURLWithPath: input))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", script, input]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return try JSONSerialization.jsonObject(with: data)
+        try PythonReader.json(script, reading: text, in: folder.path)
     }
 
     static let readCSV = """
