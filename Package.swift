@@ -152,7 +152,7 @@ let package = Package(
         .testTarget(name: "SnapJarTests", dependencies: ["SnapJar", "SnapScreens", "SnapCore", "SnapTestSupport"]),
         .testTarget(
             name: "SnapDevicesTests", dependencies: ["SnapDevices", "SnapFiles", "SnapScreens", "SnapTestSupport"]),
-        .testTarget(name: "SnapServicesTests", dependencies: ["SnapServices", "SnapTestSupport"]),
+        .testTarget(name: "SnapServicesTests", dependencies: ["SnapServices", "SnapText", "SnapTestSupport"]),
         .testTarget(
             name: "SnapWebTests",
             dependencies: [

@@ -28,6 +28,9 @@ public enum Event: Sendable, Hashable {
     case settingsChanged(RuntimeSettings)
     /// The owner edited or deleted meals on the page: `day`'s meals as the store now holds them.
     case mealsChanged(day: LocalDay, [Meal])
+    /// The AI service answered a request the page made (a correction; a refusal counts too), which the
+    /// store counted against `day`'s limit: the station counts it as well.
+    case answeredForThePage(day: LocalDay)
     /// The owner asked the AI again, on the page, for a meal whose analysis failed for good (the store
     /// holds its job as pending again).
     case analysisRetryAsked(PhotoID)

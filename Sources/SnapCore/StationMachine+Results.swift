@@ -73,6 +73,12 @@ extension StationMachine {
             return apply(changed, now: now)
         case (.analysisRetryAsked(let id), _):
             return [.resumeAnalyses, .log(.info, "the AI is asked again about \(id) (the owner's page)")]
+        case (.answeredForThePage(let day), _):
+            aiUses[day, default: 0] += 1
+            record(day)
+            // At rest, the station rests again: the last of today's analyses spent on the page locks meal mode.
+            if case .ready = phase { return enterResting(now: now) }
+            return []
         case (.mealsChanged(let day, let changed), _):
             // Today's meals count on the ready screen; the jar may hold the week's.
             guard day >= keptFirstDay(now), day <= today(now) else { return [] }

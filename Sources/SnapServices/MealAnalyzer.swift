@@ -7,6 +7,12 @@ public protocol MealAnalyzer: Sendable {
     /// language to answer in (the owner can change both at run time); throws the failure the station shows.
     func analyse(jpeg: [UInt8], dietary: [DietaryPreference], language: Language) async throws(AIFailure)
         -> MealAnalysis
+
+    /// Asks again about the same photo with the first answer and what the person says was wrong with it
+    /// ("two eggs, not three; no oil"): the new estimate, or the failure the page shows.
+    func correct(
+        jpeg: [UInt8], first: MealAnalysis, sentence: String, dietary: [DietaryPreference], language: Language
+    ) async throws(AIFailure) -> MealAnalysis
 }
 
 extension MealAnalyzer {
@@ -22,6 +28,12 @@ public struct UnconfiguredAnalyzer: MealAnalyzer {
     public func analyse(jpeg: [UInt8], dietary: [DietaryPreference], language: Language) async throws(AIFailure)
         -> MealAnalysis
     {
+        throw .notConfigured
+    }
+
+    public func correct(
+        jpeg: [UInt8], first: MealAnalysis, sentence: String, dietary: [DietaryPreference], language: Language
+    ) async throws(AIFailure) -> MealAnalysis {
         throw .notConfigured
     }
 }

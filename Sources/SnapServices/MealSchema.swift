@@ -37,6 +37,39 @@ enum MealSchema {
         ])
     }
 
+    /// `analysis` written as the schema describes an answer, in its order: the first answer a correction
+    /// sends back to the model.
+    static func answer(_ analysis: MealAnalysis) -> OrderedJSON {
+        .object([
+            ("title", .string(analysis.title)),
+            (
+                "items",
+                .array(
+                    analysis.items.map { item in
+                        .object([
+                            ("name", .string(item.name)), ("grams", .integer(item.grams)),
+                            ("calories", .integer(item.macros.calories)), ("protein", .integer(item.macros.protein)),
+                            ("carbs", .integer(item.macros.carbs)), ("fats", .integer(item.macros.fats)),
+                            ("contains", .array(item.contains.map(\.rawValue).sorted().map { .string($0) })),
+                            (
+                                "ingredients",
+                                .array(
+                                    item.ingredients.map { ingredient in
+                                        .object([
+                                            ("name", .string(ingredient.name)), ("amount", .number(ingredient.amount)),
+                                            ("unit", .string(ingredient.unit)),
+                                        ])
+                                    })
+                            ),
+                        ])
+                    })
+            ),
+            ("calories", .integer(analysis.totals.calories)), ("protein", .integer(analysis.totals.protein)),
+            ("carbs", .integer(analysis.totals.carbs)), ("fats", .integer(analysis.totals.fats)),
+            ("fun_fact", .string(analysis.funFact ?? "")),
+        ])
+    }
+
     /// The answer as the schema describes it.
     struct Answer: Decodable {
         struct Item: Decodable {

@@ -80,6 +80,21 @@ public struct OpenAIAnalyzer: MealAnalyzer {
     public func analyse(jpeg: [UInt8], dietary: [DietaryPreference], language: Language) async throws(AIFailure)
         -> MealAnalysis
     {
+        try await ask(jpeg: jpeg, dietary: dietary, language: language, correction: nil)
+    }
+
+    /// The same request with the first answer as the model's turn, and the person's sentence after it: the
+    /// model answers again in the same schema, as a chat would go on.
+    public func correct(
+        jpeg: [UInt8], first: MealAnalysis, sentence: String, dietary: [DietaryPreference], language: Language
+    ) async throws(AIFailure) -> MealAnalysis {
+        try await ask(jpeg: jpeg, dietary: dietary, language: language, correction: (first, sentence))
+    }
+
+    private func ask(
+        jpeg: [UInt8], dietary: [DietaryPreference], language: Language,
+        correction: (first: MealAnalysis, sentence: String)?
+    ) async throws(AIFailure) -> MealAnalysis {
         let image: [UInt8]
         do {
             image = try AIImage.jpeg(from: jpeg, detail: settings.detail)
@@ -90,7 +105,8 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         if !settings.key.isEmpty { headers.append((name: "Authorization", value: "Bearer \(settings.key)")) }
         let request = HTTPRequest(
             method: "POST", url: settings.baseURL.trimmingSuffix("/") + "/chat/completions", headers: headers,
-            body: requestBody(image: image, dietary: dietary, language: language), maxBodyBytes: Self.maxAnswerBytes)
+            body: requestBody(image: image, dietary: dietary, language: language, correction: correction),
+            maxBodyBytes: Self.maxAnswerBytes)
         var attempt = 1
         while true {
             let started = ContinuousClock.now
@@ -275,7 +291,8 @@ public struct OpenAIAnalyzer: MealAnalyzer {
     /// The chat-completions request body for `image`, at the configured detail or at `detail`, for a
     /// person who eats `dietary` (the configured preferences when nil), answered in `language`.
     public func requestBody(
-        image: [UInt8], detail: AIImage.Detail? = nil, dietary: [DietaryPreference]? = nil, language: Language = .en
+        image: [UInt8], detail: AIImage.Detail? = nil, dietary: [DietaryPreference]? = nil, language: Language = .en,
+        correction: (first: MealAnalysis, sentence: String)? = nil
     ) -> [UInt8] {
         let dietary = dietary ?? settings.dietary
         let tags = FoodTag.allCases.map(\.rawValue).joined(separator: ", ")
@@ -299,24 +316,23 @@ public struct OpenAIAnalyzer: MealAnalyzer {
             ("url", .string("data:image/jpeg;base64," + Data(image).base64EncodedString())),
             ("detail", .string((detail ?? settings.detail).rawValue)),
         ])
+        let question: [OrderedJSON] = [
+            .object([("role", "system"), ("content", .string(instructions))]),
+            .object([
+                ("role", "user"),
+                (
+                    "content",
+                    [
+                        .object([("type", "text"), ("text", "What is in this meal?")]),
+                        .object([("type", "image_url"), ("image_url", picture)]),
+                    ]
+                ),
+            ]),
+        ]
+        let messages = question + (correction.map(Self.correctionTurns) ?? [])
         var payload: [(String, OrderedJSON)] = [
             ("model", .string(settings.model)),
-            (
-                "messages",
-                [
-                    .object([("role", "system"), ("content", .string(instructions))]),
-                    .object([
-                        ("role", "user"),
-                        (
-                            "content",
-                            [
-                                .object([("type", "text"), ("text", "What is in this meal?")]),
-                                .object([("type", "image_url"), ("image_url", picture)]),
-                            ]
-                        ),
-                    ]),
-                ]
-            ),
+            ("messages", .array(messages)),
             (
                 "response_format",
                 .object([
@@ -330,6 +346,24 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         ]
         if isOpenAI { payload.append(("max_completion_tokens", .integer(Self.openAIAnswerTokens))) }
         return OrderedJSON.object(payload).bytes
+    }
+
+    /// A correction's turns after the question: the first answer as the model gave it, and the person's
+    /// sentence, quoted so that it reads as what they said and not as new instructions.
+    static func correctionTurns(_ correction: (first: MealAnalysis, sentence: String)) -> [OrderedJSON] {
+        [
+            .object([("role", "assistant"), ("content", .string(MealSchema.answer(correction.first).text))]),
+            .object([
+                ("role", "user"),
+                (
+                    "content",
+                    .string(
+                        "The person who ate it says this estimate is wrong: \"\(correction.sentence)\". Estimate the meal "
+                            + "again from the photo with their correction, in the same form; keep what they did not correct."
+                    )
+                ),
+            ]),
+        ]
     }
 
     /// The chat completion's message: a refusal, or content that must be the schema's JSON, validated.

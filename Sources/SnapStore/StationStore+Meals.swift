@@ -69,6 +69,69 @@ extension StationStore {
         }
     }
 
+    /// Replaces a meal's estimate with the AI's answer to the owner's correction, if nobody changed the meal
+    /// since `version`: the estimate it replaces goes to the meal's history with the sentence, the totals
+    /// are the answer's again, and the answer counts as one of `day`'s AI uses, all in one transaction.
+    public func correctMeal(
+        _ id: PhotoID, from first: MealAnalysis, to corrected: MealAnalysis, sentence: String, version: Int,
+        usedOn day: LocalDay, at now: Date
+    ) throws(StoreError) -> Result<Int, MealEditFailure> {
+        do {
+            return try database.write { db in
+                guard
+                    let current = try Int.fetchOne(
+                        db, sql: "SELECT version FROM meals WHERE id = ?", arguments: [id.rawValue])
+                else { return .failure(.missing) }
+                guard current == version else { return .failure(.changed) }
+                try db.execute(
+                    sql:
+                        "INSERT INTO meal_estimates (meal_id, replaced_at, sentence, analysis_json) VALUES (?, ?, ?, ?)",
+                    arguments: [
+                        id.rawValue, now.timeIntervalSince1970, sentence,
+                        String(decoding: try JSONEncoder().encode(first), as: UTF8.self),
+                    ])
+                let items = String(decoding: try JSONEncoder().encode(corrected.items), as: UTF8.self)
+                try db.execute(
+                    sql: """
+                        UPDATE meals SET title = ?, calories = ?, protein = ?, carbs = ?, fats = ?, items_json = ?,
+                        fun_fact = ?, totals_set_by_owner = 0, version = version + 1 WHERE id = ?
+                        """,
+                    arguments: [
+                        corrected.title, corrected.totals.calories, corrected.totals.protein, corrected.totals.carbs,
+                        corrected.totals.fats, items, corrected.funFact, id.rawValue,
+                    ])
+                try countUse(day, db)
+                return .success(version + 1)
+            }
+        } catch {
+            throw StoreError("correct meal \(id)", error)
+        }
+    }
+
+    /// The estimates corrections replaced, oldest first: when, what the owner said, and the estimate.
+    public func replacedEstimates(_ id: PhotoID) throws(StoreError) -> [(
+        replacedAt: Date, sentence: String, analysis: MealAnalysis
+    )] {
+        do {
+            return try database.read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT replaced_at, sentence, analysis_json FROM meal_estimates WHERE meal_id = ?
+                        ORDER BY replaced_at, rowid
+                        """, arguments: [id.rawValue]
+                ).map { row in
+                    (
+                        Date(timeIntervalSince1970: row["replaced_at"]), row["sentence"],
+                        try JSONDecoder().decode(MealAnalysis.self, from: Data((row["analysis_json"] as String).utf8))
+                    )
+                }
+            }
+        } catch {
+            throw StoreError("read the meal's replaced estimates", error)
+        }
+    }
+
     /// Deletes the meal, then its photo's files and row (files first, as everywhere). True if it was there.
     @discardableResult
     public func deleteMeal(_ id: PhotoID) throws(StoreError) -> Bool {
@@ -83,6 +146,7 @@ extension StationStore {
                 )
             }
             let deleted = try database.write { db -> Bool in
+                try db.execute(sql: "DELETE FROM meal_estimates WHERE meal_id = ?", arguments: [id.rawValue])
                 try db.execute(sql: "DELETE FROM meals WHERE id = ?", arguments: [id.rawValue])
                 return db.changesCount > 0
             }

@@ -131,6 +131,18 @@ extension StationStore {
                     UPDATE meals SET sticker_path = (SELECT sticker_path FROM photos WHERE photos.id = meals.id);
                     """)
         }
+        migrator.registerMigration("v8: a meal's estimates the owner's corrections replaced") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE meal_estimates (
+                        meal_id TEXT NOT NULL,
+                        replaced_at REAL NOT NULL,
+                        sentence TEXT NOT NULL,
+                        analysis_json TEXT NOT NULL
+                    );
+                    CREATE INDEX meal_estimates_by_meal ON meal_estimates (meal_id);
+                    """)
+        }
         return migrator
     }
 }

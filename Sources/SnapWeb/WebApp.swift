@@ -32,12 +32,15 @@ public final class WebApp: Sendable {
     let directory: (any GroupDirectory)?
     /// The names and addresses a request's Host may be.
     let names: StationNames
+    /// Where a meal's correction goes (the station's analyser); nil without an AI service.
+    let corrector: (any MealCorrector)?
 
     public init(
         config: StationConfig, store: StationStore, link: any StationLink, desk: PairingDesk, logger: Logger,
         secure: Bool = false, directory: (any GroupDirectory)? = nil, names: StationNames? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }
+        corrector: (any MealCorrector)? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.corrector = corrector
         self.config = config
         self.names = names ?? StationNames(config: config)
         self.directory = directory
@@ -152,6 +155,7 @@ public final class WebApp: Sendable {
         case (false, 3, "meal") where parts[2] == "delete": return try deletePage(PhotoID(parts[1]), visitor)
         case (true, 3, "meal") where parts[2] == "delete": return try deleteMeal(PhotoID(parts[1]), visitor)
         case (true, 3, "meal") where parts[2] == "again": return try eatAgain(PhotoID(parts[1]), visitor)
+        case (true, 3, "meal") where parts[2] == "correct": return try correctMeal(PhotoID(parts[1]), visitor)
         case (false, 1, "review"): return try reviewPage(visitor)
         case (true, 1, "review"): return try submitReview(visitor)
         case (false, 1, "shopping"): return try shoppingPage(visitor, message: nil)

@@ -96,6 +96,36 @@ def asked_language(request):
     return None
 
 
+def correction_of(request):
+    """A correction's turns, as a chat goes on: the model's first answer (its JSON) and, after it, what the
+    person said (the quoted sentence); None for a first question."""
+    messages = [m for m in request.get("messages") or [] if isinstance(m, dict)]
+    for index, message in enumerate(messages):
+        if message.get("role") != "assistant" or not isinstance(message.get("content"), str):
+            continue
+        after = messages[index + 1] if index + 1 < len(messages) else {}
+        said = after.get("content") if isinstance(after.get("content"), str) else ""
+        try:
+            first = json.loads(message["content"])
+        except ValueError:
+            return None
+        quoted = said.split('"')
+        return first, quoted[1] if len(quoted) > 2 else said
+    return None
+
+
+def corrected(first, sentence):
+    """What the stand-in's model answers to a correction, by a rule a test can predict (a real model reads
+    the sentence; this one only reads "no X"): the first answer without the items the sentence says there
+    were none of, its totals the sums of what is left."""
+    said = sentence.lower()
+    meal = dict(first)
+    meal["items"] = [item for item in first.get("items", []) if f"no {item.get('name', '').lower()}" not in said]
+    for key in ("calories", "protein", "carbs", "fats"):
+        meal[key] = sum(item.get(key, 0) for item in meal["items"])
+    return meal
+
+
 class OpenAIStandIn:
     def __init__(self, key=KEY, models=MODELS):
         self.key = key
@@ -174,6 +204,9 @@ class OpenAIStandIn:
         queued fault asks for."""
         schema = strict_schema(request)
         asked = meal_in(asked_language(request))
+        correction = correction_of(request)
+        if correction:
+            asked = corrected(*correction)
         meal = conform(asked, schema) if schema else asked
         content, finish, refusal = json.dumps(meal), "stop", None
         if fault == "refusal":
@@ -235,6 +268,9 @@ def describe(request, record):
             elif isinstance(part, dict) and isinstance(part.get("image_url"), dict):
                 images.append(part["image_url"])
     record["prompt"] = " ".join(texts)
+    correction = correction_of(request)
+    if correction:
+        record["first_answer"], record["correction"] = correction
     if images:
         record["detail"] = images[0].get("detail")
         jpeg = decode_data_url(images[0].get("url"))

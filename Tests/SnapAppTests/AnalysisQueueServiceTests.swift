@@ -20,6 +20,11 @@ private final class FailingAnalyzer: MealAnalyzer {
         calls.withLock { $0 += 1 }
         throw failure
     }
+    func correct(
+        jpeg: [UInt8], first: MealAnalysis, sentence: String, dietary: [DietaryPreference], language: Language
+    ) async throws(AIFailure) -> MealAnalysis {
+        throw failure
+    }
 }
 
 @Suite("The delayed-analysis queue: what may heal waits, what will not ends with its reason")

@@ -115,6 +115,17 @@ struct MealFlowTests {
         #expect(script.screen?.ready?.mode == .group)
     }
 
+    @Test("should count an answer the page asked for (a correction) against today's analyses")
+    func pageAnswersCount() throws {
+        var script = StationScript(settings: Fixture.settings(mode: .meal, limit: 2), startingAt: "2026-03-10 12:00:00")
+        script.send(.answeredForThePage(day: Fixture.day))
+        #expect(try #require(script.screen?.ready).analysesLeft == 1)
+        script.send(.answeredForThePage(day: Fixture.day))
+        #expect(script.screen?.lock?.reason == .aiLimit, "the last one spent on the page locks meal mode")
+        script.press()
+        #expect(script.screen?.lock?.reason == .aiLimit, "and a press starts no countdown")
+    }
+
     @Test("should lock meal mode when today's analyses are used up, until midnight")
     func aiLimit() throws {
         var script = StationScript(settings: Fixture.settings(mode: .meal, limit: 2), startingAt: "2026-03-10 22:00:00")

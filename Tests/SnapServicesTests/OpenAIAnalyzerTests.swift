@@ -3,6 +3,7 @@ import SnapCore
 import SnapImaging
 import SnapServices
 import SnapTestSupport
+import SnapText
 import Testing
 
 @Suite("OpenAIAnalyzer against a local OpenAI-compatible server", .serialized)
@@ -32,6 +33,27 @@ struct OpenAIAnalyzerTests {
             return nil
         } catch {
             return error
+        }
+    }
+
+    @Test("should ask again with the first answer as the model's turn and the person's sentence after it")
+    func correction() async throws {
+        let analyzer = analyzer()
+        let first = try await analyzer.analyse(jpeg: photo)
+        let corrected = try await analyzer.correct(
+            jpeg: photo, first: first, sentence: "no parmesan, it was plain", dietary: [.vegan], language: .en)
+        let request = try #require(try await fake.requests().last)
+        #expect(request["correction"] as? String == "no parmesan, it was plain")
+        let sent = try #require(request["first_answer"] as? [String: Any])
+        #expect(sent["title"] as? String == first.title && sent["calories"] as? Int == first.totals.calories)
+        #expect((sent["items"] as? [[String: Any]])?.map { $0["name"] as? String } == first.items.map(\.name))
+        #expect(request["bad_request"] == nil, "the stand-in takes the turns as OpenAI does")
+        // The stand-in's model drops what the sentence says there was none of.
+        #expect(corrected.items.map(\.name) == ["Spaghetti", "Tomato sauce"])
+        #expect(corrected.totals.calories == first.totals.calories - 120)
+        try await fake.queue("openai", ["refusal"])
+        await #expect(throws: AIFailure.refused("I can't help with identifying that.")) {
+            try await analyzer.correct(jpeg: photo, first: first, sentence: "no pasta", dietary: [], language: .de)
         }
     }
 

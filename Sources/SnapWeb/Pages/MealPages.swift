@@ -138,7 +138,9 @@ extension WebApp {
                 <td>\(words.integer(item.macros.fats))</td></tr>
                 """
         }
-        let saved = visitor.form["saved"] != nil ? words("page.meal.saved") : nil
+        let saved = visitor.form["saved"].map {
+            $0 == "corrected" ? words("page.meal.correct.done") : words("page.meal.saved")
+        }
         return page(
             meal.analysis.title, status: status,
             """
@@ -150,6 +152,7 @@ extension WebApp {
             <table class="items"><thead><tr><th>\(words("page.meal.item"))</th><th>\(words("page.meal.weight"))</th>\
             <th>\(words("page.macro.kcal"))</th><th>\(words("page.macro.protein"))</th><th>\(words("page.macro.carbs"))</th>\
             <th>\(words("page.macro.fats"))</th></tr></thead><tbody>\(items)</tbody></table>
+            \(correctionSection(id, stored, visitor, words))
             <details class="edit"><summary>\(words("page.meal.edit"))</summary>
             \(mealForm(action: "/meal/\(id.rawValue)", analysis: meal.analysis, totalsByHand: stored.totalsSetByOwner, visitor, words, hidden: "<input type=\"hidden\" name=\"version\" value=\"\(stored.version)\">"))
             </details>
@@ -357,6 +360,108 @@ extension WebApp {
         logger.info("owner's page: meal \(id) deleted")
         try mealsChanged(on: day)
         return .redirect(day == today() ? "/?saved=deleted" : "/day/\(day.description)?saved=deleted")
+    }
+
+    /// How long the page waits for a correction's answer: the service's own timeout, with its retries.
+    var correctionWait: TimeInterval { TimeInterval(config.ai.timeoutSeconds) * 2 + 5 }
+
+    /// "Correct it in a sentence": the form (what the button spends, said on it), and the estimates
+    /// corrections replaced, kept in the meal's history.
+    func correctionSection(_ id: PhotoID, _ stored: StoredMeal, _ visitor: Visitor, _ words: Words) -> HTML {
+        let replaced = ((try? store.replacedEstimates(id)) ?? []).map { entry -> HTML in
+            """
+            <li>\(dateAndTime(entry.replacedAt, words)): “\(entry.sentence)” · \(entry.analysis.title), \
+            \(words.kcal(entry.analysis.totals.calories))</li>
+            """
+        }
+        let history: HTML =
+            replaced.isEmpty
+            ? "" : "<p><small>\(words("page.meal.correct.earlier"))</small></p><ul class=\"estimates\">\(replaced)</ul>"
+        guard corrector != nil else { return history }
+        let left = max(0, config.ai.dailyLimit - ((try? store.aiUses(on: today())) ?? 0))
+        return """
+            <form method="post" action="/meal/\(id.rawValue)/correct" class="correct">\(csrfField(visitor))\
+            <input type="hidden" name="version" value="\(stored.version)">
+            <label>\(words("page.meal.correct.label")) <textarea name="sentence" rows="2" maxlength="\(Self.maxSentence)" \
+            placeholder="\(words("page.meal.correct.example"))">\(visitor.form["sentence"] ?? "")</textarea></label>
+            <button type="submit"\(left == 0 ? " disabled" : "")>\(words("page.meal.correct.button", ["left": words.integer(left)]))</button>
+            </form>\(history)
+            """
+    }
+
+    /// The longest correction the page takes.
+    static let maxSentence = 300
+
+    /// Asks the AI again about a saved meal with the owner's sentence: the answer replaces the estimate
+    /// (the first kept in the meal's history) and counts as one of today's analyses; a refusal counts
+    /// too and changes nothing, and any failure leaves the estimate as it was, with the sentence kept in
+    /// the form.
+    func correctMeal(_ id: PhotoID, _ visitor: Visitor) throws -> WebReply {
+        let words = self.words
+        let stored = try storedMeal(id)
+        let form = visitor.form
+        let sentence: String
+        let version: Int
+        do {
+            version = try form.int("version", label: words("page.meal.field.version"), in: 1...Int.max)
+            sentence = try form.text(
+                "sentence", label: words("page.meal.correct.field"), maxLength: Self.maxSentence)
+        } catch {
+            return try mealPage(
+                id, visitor, message: words("page.form.not_saved", ["problem": error.message]), status: 400)
+        }
+        let day = today()
+        guard let corrector else {
+            return try mealPage(id, visitor, message: words("ai.not_configured"), status: 409)
+        }
+        guard try store.aiUses(on: day) < config.ai.dailyLimit else {
+            return try mealPage(id, visitor, message: words("page.meal.correct.used_up"), status: 409)
+        }
+        guard let photo = FileBytes.readIfPresent(stored.meal.photo.photoPath) else {
+            return try mealPage(
+                id, visitor, message: words("page.meal.correct.no_photo", count: config.storage.retentionHours),
+                status: 409)
+        }
+        let first = stored.meal.analysis
+        let outcome =
+            waiting(atMost: correctionWait) { () async -> Result<MealAnalysis, AIFailure> in
+                do throws(AIFailure) {
+                    return .success(try await corrector.correct(photo: photo, first: first, sentence: sentence))
+                } catch {
+                    return .failure(error)
+                }
+            } ?? .failure(.timedOut)
+        switch outcome {
+        case .failure(let failure):
+            if failure.cameFromAnAnswer {
+                try store.writingAndWaiting { store throws(StoreError) in try store.recordAIUse(on: day) }
+                link.send(.answeredForThePage(day: day))
+            }
+            logger.notice("owner's page: the correction of \(id) failed: \(failure.message)")
+            return try mealPage(
+                id, visitor, message: words("page.meal.correct.failed", ["reason": words.aiFailure(failure)]),
+                status: 502)
+        case .success(let corrected):
+            let moment = now()
+            let result = try store.writingAndWaiting { store throws(StoreError) in
+                try store.correctMeal(
+                    id, from: first, to: corrected, sentence: sentence, version: version, usedOn: day, at: moment)
+            }
+            switch result {
+            case .failure(let failure):
+                // The service answered all the same: its answer counts, and the meal stays as the other edit left it.
+                try store.writingAndWaiting { store throws(StoreError) in try store.recordAIUse(on: day) }
+                link.send(.answeredForThePage(day: day))
+                if failure == .missing { throw WebProblem.notFound(words("page.meal.deleted_elsewhere"), words) }
+                return try mealPage(id, visitor, message: words("page.meal.changed_elsewhere"), status: 409)
+            case .success:
+                link.send(.answeredForThePage(day: day))
+                logger.info(
+                    "owner's page: meal \(id) corrected", metadata: ["kcal": "\(corrected.totals.calories)"])
+                try mealsChanged(on: stored.meal.day)
+                return .redirect("/meal/\(id.rawValue)?saved=corrected")
+            }
+        }
     }
 
     /// Logs a meal from history again today: its title and numbers, with no new photo and no analysis

@@ -1,0 +1,87 @@
+import Foundation
+import Logging
+import SnapCore
+import SnapServices
+import SnapStore
+import SnapTestSupport
+import SnapText
+import Testing
+
+@testable import SnapWeb
+
+/// The station's corrector as SnapApp wires it, over the analyser, against the OpenAI stand-in.
+private struct Corrector: MealCorrector {
+    let analyzer: OpenAIAnalyzer
+    func correct(photo: [UInt8], first: MealAnalysis, sentence: String) async throws(AIFailure) -> MealAnalysis {
+        try await analyzer.correct(jpeg: photo, first: first, sentence: sentence, dietary: [], language: .en)
+    }
+}
+
+/// A saved meal corrected in a sentence on its page: the AI asked again with the photo, the first answer
+/// and the sentence (the stand-in's model drops what the sentence says there was none of).
+@Suite("The owner's page: a meal corrected in a sentence", .serialized)
+struct CorrectionTests {
+    let fake: FakeServices
+
+    init() async throws { fake = try await FakeServices() }
+
+    private func station() throws -> WebTestStation {
+        let analyzer = OpenAIAnalyzer(
+            settings: OpenAIAnalyzer.Settings(baseURL: fake.baseURL + "/v1", key: "test-key", attempts: 1),
+            client: HTTPClient(connectTimeout: .seconds(2), totalTimeout: .seconds(10)),
+            logger: Logger(label: "correction-test"))
+        return try WebTestStation(corrector: Corrector(analyzer: analyzer))
+    }
+
+    @Test("should replace the estimate with the answer, keep the first in the meal's history and spend one use")
+    func corrects() async throws {
+        let station = try station()
+        let browser = try station.pair()
+        let meal = try station.meal("m1")  // Spaghetti 320 kcal, Tomato sauce 210 kcal
+        let page = station.get("/meal/m1", cookie: browser.cookie).text
+        #expect(page.contains("action=\"/meal/m1/correct\"") && page.contains("uses 1 of the 10 analyses left today"))
+        let reply = station.post(
+            "/meal/m1/correct", [("csrf", browser.csrf), ("version", "1"), ("sentence", "No tomato sauce at all")],
+            cookie: browser.cookie)
+        #expect(reply.status == 303 && reply.header("Location") == "/meal/m1?saved=corrected", "\(reply.text)")
+        let request = try #require(try await fake.requests().last)
+        #expect(request["correction"] as? String == "No tomato sauce at all")
+        #expect((request["first_answer"] as? [String: Any])?["calories"] as? Int == meal.analysis.totals.calories)
+        let stored = try #require(try station.store.storedMeal(PhotoID("m1")))
+        #expect(stored.meal.analysis.items.map(\.name) == ["Spaghetti"] && stored.meal.analysis.totals.calories == 320)
+        #expect(stored.version == 2 && !stored.totalsSetByOwner)
+        let history = try station.store.replacedEstimates(PhotoID("m1"))
+        #expect(history.map(\.sentence) == ["No tomato sauce at all"] && history.first?.analysis == meal.analysis)
+        #expect(try station.store.aiUses(on: station.today) == 1)
+        #expect(station.link.events.contains(.answeredForThePage(day: station.today)))
+        #expect(station.link.events.contains { if case .mealsChanged = $0 { true } else { false } })
+        let after = station.get("/meal/m1?saved=corrected", cookie: browser.cookie).text
+        #expect(after.contains("Corrected: the AI") && after.contains("“No tomato sauce at all”"))
+    }
+
+    @Test("should leave the first estimate as it was on a refusal, which still counts, and keep the sentence")
+    func refusalKeepsTheFirst() async throws {
+        let station = try station()
+        let browser = try station.pair()
+        let meal = try station.meal("m1")
+        try await fake.queue("openai", ["refusal"])
+        let reply = station.post(
+            "/meal/m1/correct", [("csrf", browser.csrf), ("version", "1"), ("sentence", "half the pasta")],
+            cookie: browser.cookie)
+        #expect(reply.status == 502 && reply.text.contains("Not corrected: The AI declined this photo"))
+        #expect(reply.text.contains(">half the pasta</textarea>"), "what was typed is kept")
+        let stored = try #require(try station.store.storedMeal(PhotoID("m1")))
+        #expect(stored.meal.analysis == meal.analysis && stored.version == 1)
+        #expect(try station.store.replacedEstimates(PhotoID("m1")).isEmpty)
+        #expect(try station.store.aiUses(on: station.today) == 1, "the service answered: it counts")
+        // A failure that is not an answer (the service down) spends nothing.
+        try await fake.queue("openai", ["500"])
+        let down = station.post(
+            "/meal/m1/correct", [("csrf", browser.csrf), ("version", "1"), ("sentence", "half the pasta")],
+            cookie: browser.cookie)
+        #expect(try down.status == 502 && station.store.aiUses(on: station.today) == 1)
+        let empty = station.post(
+            "/meal/m1/correct", [("csrf", browser.csrf), ("version", "1"), ("sentence", "  ")], cookie: browser.cookie)
+        #expect(empty.status == 400)
+    }
+}
