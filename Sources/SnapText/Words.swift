@@ -44,22 +44,25 @@ public struct Words: Sendable, Hashable {
         Catalog.of(language).entries[key] ?? Catalog.of(.en).entries[key]
     }
 
+    /// `text` with each `{name}` replaced by its value (one without a value stays as it is). Searched in
+    /// UTF-8 for the braces, which are ASCII: a page of 500 meals fills thousands of texts, and walking
+    /// them by Character took a fifth of its time.
     private static func fill(_ text: String, _ values: [String: String]) -> String {
-        guard text.contains("{") else { return text }
+        let bytes = text.utf8
+        guard bytes.contains(UInt8(ascii: "{")) else { return text }
         var result = ""
-        var rest = text[...]
-        while let open = rest.firstIndex(of: "{") {
-            result += rest[..<open]
-            let after = rest[rest.index(after: open)...]
-            guard let close = after.firstIndex(of: "}") else {
-                rest = rest[open...]
-                break
-            }
-            let name = String(after[..<close])
-            result += values[name] ?? "{\(name)}"
-            rest = after[after.index(after: close)...]
+        result.reserveCapacity(bytes.count + 16)
+        var copied = bytes.startIndex
+        while let open = bytes[copied...].firstIndex(of: UInt8(ascii: "{")),
+            let close = bytes[open...].firstIndex(of: UInt8(ascii: "}"))
+        {
+            result += text[copied..<open]
+            let name = String(text[bytes.index(after: open)..<close])
+            result += values[name] ?? String(text[open...close])
+            copied = bytes.index(after: close)
         }
-        return result + rest
+        result += text[copied...]
+        return result
     }
 
     // MARK: Numbers

@@ -8,7 +8,11 @@ sqlite3 and html.escape over the same database file), asked for by the same clie
 station's resident memory (VmRSS, and its private part from smaps_rollup) is read idle with the page off
 (web.enabled = false), idle with it on, and after the requests.
 
-    python3 Tests/Benchmarks/page.py [--meals 500] [--requests 300] [--binary .build/release/snapstation]
+    python3 Tests/Benchmarks/page.py [--meals 500] [--requests 300] [--history-days 365]
+                                     [--binary .build/release/snapstation]
+
+History is timed the same way over a year of meals (three a day before today): the list of days and the
+two SVG charts of the last 7 and 30 days, against the peer rendering the same list and the same bars.
 
 Needs the release build (built here if missing).
 """
@@ -80,15 +84,37 @@ def seed(state, meals):
     database.close()
 
 
+def seed_history(state, days):
+    """Three meals a day for each of the `days` days before today: a year of the meal log."""
+    database = sqlite3.connect(os.path.join(state, "snapstation.sqlite"))
+    now = time.time()
+    for back in range(1, days + 1):
+        day = time.strftime("%Y-%m-%d", time.gmtime(now - back * 86400))
+        for meal in range(3):
+            photo_id = f"year-{back:03d}-{meal}"
+            taken = now - back * 86400 + meal * 3600
+            database.execute(
+                "INSERT INTO meals (id, day, taken_at, title, calories, protein, carbs, fats, items_json, photo_path,"
+                " thumbnail_path, fun_fact) VALUES (?, ?, ?, ?, ?, 30, 60, 20, '[]', '', '', NULL)",
+                (photo_id, day, taken, f"Meal {meal} of day {back}", 500 + (back * 37 + meal * 101) % 400))
+    database.commit()
+    database.close()
+
+
 class PeerHandler(http.server.BaseHTTPRequestHandler):
     """The same Today page from Python's standard library, from the same database file."""
     protocol_version = "HTTP/1.1"
     database_path = ""
+    # The headers and the body go out in two writes: with Nagle's algorithm on, a small second write waits
+    # for the client's delayed ACK (40 ms), which would time the kernel, not the page.
+    disable_nagle_algorithm = True
 
     def log_message(self, *args):
         pass
 
     def do_GET(self):
+        if self.path == "/history":
+            return self.history()
         database = sqlite3.connect(self.database_path)
         day = time.strftime("%Y-%m-%d", time.gmtime())
         rows = database.execute(
@@ -107,6 +133,49 @@ class PeerHandler(http.server.BaseHTTPRequestHandler):
                 + (f"<img src=\"/photo/{html.escape(row[0])}.thumb.jpg\">" if thumb else "")
                 + f"<b>{html.escape(row[1])}</b><small>{clock}</small>"
                 f"<span>{row[3]} kcal P {row[4]} C {row[5]} F {row[6]}</span></a></li>")
+        parts.append("</ul></main></body></html>")
+        body = "".join(parts).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+    def history(self):
+        """History as the station draws it: the days with meals (the last 120), and two charts of the last
+        7 and 30 days' kcal split into protein, carbs and fats, as SVG rectangles."""
+        database = sqlite3.connect(self.database_path)
+        days = database.execute("SELECT day, COUNT(*), SUM(calories) FROM meals GROUP BY day ORDER BY day DESC"
+                                " LIMIT 120").fetchall()
+        first = time.strftime("%Y-%m-%d", time.gmtime(time.time() - 29 * 86400))
+        totals = {row[0]: row[1:] for row in database.execute(
+            "SELECT day, SUM(calories), SUM(protein), SUM(carbs), SUM(fats) FROM meals WHERE day >= ?"
+            " GROUP BY day", (first,))}
+        database.close()
+        parts = ["<!doctype html><html><head><title>History</title></head><body><main><h1>History</h1>"]
+        for span in (7, 30):
+            parts.append(f'<svg class="chart" viewBox="0 0 700 220">')
+            highest = max([row[0] for row in totals.values()] + [100]) * 1.05
+            for index in range(span):
+                day = time.strftime("%Y-%m-%d", time.gmtime(time.time() - (span - 1 - index) * 86400))
+                if day not in totals:
+                    continue
+                kcal, protein, carbs, fats = totals[day]
+                energy = [protein * 4, carbs * 4, fats * 9]
+                base, x = 0.0, 44 + 648 / span * index
+                parts.append(f'<g data-day="{day}" data-kcal="{kcal}"><title>{html.escape(day)}: {kcal} kcal</title>')
+                for share, name in zip(energy, "pcf"):
+                    top = base + kcal * share / sum(energy)
+                    parts.append(f'<rect class="{name}" x="{x:.1f}" y="{186 - 174 * top / highest:.1f}" '
+                                 f'width="{648 / span * 0.7:.1f}" height="{174 * (top - base) / highest:.1f}"/>')
+                    base = top
+                parts.append("</g>")
+            parts.append("</svg>")
+        parts.append('<ul class="days">')
+        for day, count, kcal in days:
+            parts.append(f'<li><a href="/day/{day}"><b>{html.escape(day)}</b><span>{count} meals · {kcal} kcal'
+                         "</span></a></li>")
         parts.append("</ul></main></body></html>")
         body = "".join(parts).encode()
         self.send_response(200)
@@ -143,6 +212,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--meals", type=int, default=500)
     parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--history-days", type=int, default=365)
     parser.add_argument("--binary", default=BINARY)
     args = parser.parse_args()
     release_binary(args.binary)
@@ -156,6 +226,7 @@ def main():
         off = station.memory()
         station.stop()
         seed(state, args.meals)
+        seed_history(state, args.history_days)
 
         station = Station(args.binary, write_config(folder, web=True), state, arguments=SIMULATED)
         port = int(station.match(r"listening=127\.0\.0\.1:(\d+)"))
@@ -174,6 +245,8 @@ def main():
         headers = {"Cookie": cookie}
         timed_gets(port, "/", 10, headers)  # warm-up
         station_times, station_bytes = timed_gets(port, "/", args.requests, headers)
+        timed_gets(port, "/history", 10, headers)
+        history_times, history_bytes = timed_gets(port, "/history", args.requests, headers)
         on_busy = station.memory()
         station.stop()
 
@@ -182,6 +255,8 @@ def main():
         threading.Thread(target=peer.serve_forever, daemon=True).start()
         timed_gets(peer.server_address[1], "/", 10, {})
         peer_times, peer_bytes = timed_gets(peer.server_address[1], "/", args.requests, {})
+        timed_gets(peer.server_address[1], "/history", 10, {})
+        peer_history, peer_history_bytes = timed_gets(peer.server_address[1], "/history", args.requests, {})
         peer.shutdown()
 
         station_median, peer_median = statistics.median(station_times), statistics.median(peer_times)
@@ -192,6 +267,14 @@ def main():
         print(f"  python peer   median {peer_median:6.2f} ms  p99 {percentile(peer_times, 0.99):6.2f} ms  "
               f"{peer_bytes / 1024:.0f} KB")
         print(f"  ratio (snapstation / peer, medians): {station_median / peer_median:.2f}")
+        history_median, peer_history_median = statistics.median(history_times), statistics.median(peer_history)
+        print(f"History with a year of meals ({args.history_days} days, 3 a day; the days list and the 7- and "
+              f"30-day charts), {args.requests} requests:")
+        print(f"  snapstation   median {history_median:6.2f} ms  p99 {percentile(history_times, 0.99):6.2f} ms  "
+              f"{history_bytes / 1024:.0f} KB")
+        print(f"  python peer   median {peer_history_median:6.2f} ms  p99 {percentile(peer_history, 0.99):6.2f} ms  "
+              f"{peer_history_bytes / 1024:.0f} KB")
+        print(f"  ratio (snapstation / peer, medians): {history_median / peer_history_median:.2f}")
         print("resident memory of the station (VmRSS, private part):")
         print(f"  page off, idle         {off[0] / 1024:6.1f} MB  ({off[1] / 1024:.1f} MB private)")
         print(f"  page on, idle          {on_idle[0] / 1024:6.1f} MB  ({on_idle[1] / 1024:.1f} MB private)")
