@@ -60,13 +60,15 @@ struct CatalogTests {
         ],
     ]
 
-    /// Every `words("key"…)` in the sources names a key English has: a typo shows as the key itself on the
-    /// screen, and this finds it first.
+    /// Every `words("key"…)` and `self("key"…)` (in a `Words` extension) in the sources names a key English
+    /// has, and so does every `"page.…"` literal of the page's sources (a label passed on to `words`): a
+    /// typo shows as the key itself on the screen, and this finds it first.
     @Test("should know every key the sources use")
     func keysUsed() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources").path
-        let pattern = try Regex(#"words\(\s*(?:[a-z.]+ \? )?"([a-z0-9_.]+)"(?:\s*:\s*"([a-z0-9_.]+)")?"#)
+        let pattern = try Regex(#"(?:words|self)\(\s*(?:[a-z.]+ \? )?"([a-z0-9_.]+)"(?:\s*:\s*"([a-z0-9_.]+)")?"#)
+        let literal = try Regex(#""(page\.[a-z0-9_.]+)""#)
         var used: Set<String> = []
         let files = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String } ?? []
         for file in files where file.hasSuffix(".swift") {
@@ -74,6 +76,12 @@ struct CatalogTests {
             for match in text.matches(of: pattern) {
                 for index in 1..<match.output.count {
                     if let key = match.output[index].substring { used.insert(String(key)) }
+                }
+            }
+            if file.hasPrefix("SnapWeb/") {
+                // The page's script, page.js, is a file, not a key.
+                for match in text.matches(of: literal) where match.output[1].substring != "page.js" {
+                    if let key = match.output[1].substring { used.insert(String(key)) }
                 }
             }
         }

@@ -10,7 +10,7 @@ import Testing
 struct ExportTests {
     let folder = TemporaryDirectory("export")
     /// Titles and names a spreadsheet trips on: commas, quotes, line breaks, emoji, a leading quote.
-    static let titles = ["Pasta, with \"pesto\"", "Soup\nand bread", "Curry 🍛, mild", "\"Quoted\" start", "Plain"]
+    static let titles = ["Pasta, with \"pesto\"", "Soup\nand bread", "Curry 🍛, mild", "\"Quoted\" start", "=1+1"]
 
     private func station() throws -> (WebTestStation, WebTestStation.Browser, [Meal]) {
         let station = try WebTestStation()
@@ -55,7 +55,9 @@ struct ExportTests {
         #expect(rows.first == ["date", "time", "title", "kcal", "protein_g", "carbs_g", "fats_g", "items", "id"])
         let expected = meals.sorted { $0.day < $1.day }.map { meal in
             [
-                meal.day.description, "12:00", meal.analysis.title, String(meal.analysis.totals.calories),
+                // A title a spreadsheet would run as a formula comes with a ' before it.
+                meal.day.description, "12:00", meal.analysis.title == "=1+1" ? "'=1+1" : meal.analysis.title,
+                String(meal.analysis.totals.calories),
                 String(meal.analysis.totals.protein), String(meal.analysis.totals.carbs),
                 String(meal.analysis.totals.fats), "2", meal.photo.id.rawValue,
             ]
@@ -68,10 +70,24 @@ struct ExportTests {
         let first = try #require(itemRows.first { $0.count > 3 && $0[3] == "Item, \"4\"" })
         #expect(
             first == [
-                meals[4].day.description, "12:00", "Plain", "Item, \"4\"", "104", "204", "4", "30", "5", "egg gluten",
+                meals[4].day.description, "12:00", "'=1+1", "Item, \"4\"", "104", "204", "4", "30", "5", "egg gluten",
                 "e4",
             ])
         #expect(itemRows.contains { $0.count > 3 && $0[3] == "Crème fraîche\r\nfat" }, "a CR LF inside a field stays")
+    }
+
+    @Test("should separate the fields with a semicolon where the language writes a decimal comma, for its Excel")
+    func semicolons() throws {
+        let (station, browser, meals) = try station()
+        #expect(
+            station.post("/settings", [("csrf", browser.csrf), ("language", "de")], cookie: browser.cookie).status
+                == 303)
+        let reply = station.get("/export/meals.csv?from=\(station.today.adding(days: -10))", cookie: browser.cookie)
+        let script = Self.readCSV.replacingOccurrences(of: "strict=True", with: "strict=True, delimiter=\";\"")
+        let rows = try #require(try python(script, reply.body) as? [[String]])
+        #expect(rows.first?.count == 9 && rows.count == 1 + meals.count)
+        #expect(rows.dropFirst().map { $0[2] }.contains("Curry 🍛, mild"), "a comma in a field reads back")
+        #expect(reply.text.contains(";Curry 🍛, mild;"), "and needs no quotes with semicolons")
     }
 
     @Test("should write the same meals as JSON, keep to the range asked, and refuse a range it cannot cover")

@@ -160,6 +160,16 @@ struct WebPagesTests {
         #expect(FileManager.default.fileExists(atPath: old.photo.photoPath))
         #expect(station.get("/?saved=again", cookie: browser.cookie).text.contains("Logged again for today."))
         #expect(station.post("/meal/gone/again", [("csrf", browser.csrf)], cookie: browser.cookie).status == 404)
+        // A meal from last week: retention took its photo, not its sticker, which still drops into the jar.
+        let week = try station.meal("week", title: "Porridge", day: station.today.adding(days: -6))
+        try FileManager.default.removeItem(atPath: week.photo.photoPath)
+        try FileManager.default.removeItem(atPath: week.photo.thumbnailPath)
+        #expect(station.post("/meal/week/again", [("csrf", browser.csrf)], cookie: browser.cookie).status == 303)
+        let porridge = try #require(
+            try station.store.meals(on: station.today).first { $0.analysis.title == "Porridge" })
+        #expect(porridge.photo.photoPath.isEmpty)
+        let sticker = try #require(porridge.photo.stickerPath)
+        #expect(FileManager.default.fileExists(atPath: sticker) && sticker != week.photo.stickerPath)
     }
 
     @Test("should take totals typed by hand, and remove an item")
@@ -432,9 +442,11 @@ struct WebPagesTests {
         #expect(settings.contains("<h1>\(german("page.settings.title"))</h1>"), "\(settings)")
         #expect(settings.contains(german("page.nav.today")) && !settings.contains(">Today</a>"))
         #expect(settings.contains("0,5"), "the intensity with a decimal comma")
+        let day = station.today.adding(days: -2)
+        try station.meal("past", day: day)
         let history = station.get("/history", cookie: browser.cookie).text
-        let days = (1...7).map { german.weekday($0) }
-        #expect(days.contains { history.contains($0) } || history.contains(german("page.history.empty")), "\(history)")
+        #expect(history.contains(german.day(year: day.year, month: day.month, day: day.day, weekday: day.weekday)))
+        #expect(!history.contains(Words(.en).weekday(day.weekday)), "no English weekday: \(history)")
         let bad = station.post("/settings", [("csrf", browser.csrf), ("language", "tlh")], cookie: browser.cookie)
         #expect(bad.status == 400)
         #expect(try station.store.runtimeSettings().language == .de)

@@ -7,11 +7,14 @@ import SnapText
 /// JSON, over a range of days (`?from=YYYY-MM-DD&to=YYYY-MM-DD`, the last 30 days without one; at most
 /// a year).
 ///
-/// The CSV is what LibreOffice and Excel open without asking: UTF-8 with a byte-order mark (Excel reads
-/// UTF-8 only with it), one header row, ISO dates and 24-hour times, numbers without grouping, CRLF line
-/// ends and fields quoted as RFC 4180 says (a comma, a quote, a line break; quotes doubled). The column
-/// names are the data's, in English and the same in every language, so a script that reads them keeps
-/// working when the owner changes the station's language.
+/// The CSV is what LibreOffice and Excel open: UTF-8 with a byte-order mark (Excel reads UTF-8 only with
+/// it), one header row, ISO dates and 24-hour times, whole numbers without grouping, CRLF line ends and
+/// fields quoted as RFC 4180 says (the separator, a quote, a line break; quotes doubled). The separator is
+/// the one the language's spreadsheets use (`csv.separator`: a comma in English, a semicolon where a
+/// comma is the decimal mark), or Excel opens every row in one column. A text cell that would start a
+/// formula (`=`, `+`, `-`, `@`, a tab) gets a `'` before it, as OWASP advises: the meal's title comes from
+/// the AI or the owner, and a spreadsheet must not run it. The column names are the data's, in English
+/// and the same in every language, so a script that reads them keeps working.
 extension WebApp {
     /// The longest range one export covers.
     static let exportDays = 366
@@ -34,8 +37,10 @@ extension WebApp {
         }
         let name = "snapstation-\(from)-\(to)"
         switch file {
-        case "meals.csv": return download(CSV.text(mealRows(meals)), "\(name)-meals.csv", type: "text/csv")
-        case "items.csv": return download(CSV.text(itemRows(meals)), "\(name)-items.csv", type: "text/csv")
+        case "meals.csv":
+            return download(CSV.text(mealRows(meals), words), "\(name)-meals.csv", type: "text/csv")
+        case "items.csv":
+            return download(CSV.text(itemRows(meals), words), "\(name)-items.csv", type: "text/csv")
         case "meals.json":
             return download(try json(meals, from: from, to: to), "\(name).json", type: "application/json")
         default: throw WebProblem.notFound(words("page.problem.no_page", ["path": "/export/\(file)"]), words)
@@ -55,7 +60,8 @@ extension WebApp {
             + meals.map { meal in
                 let totals = meal.analysis.totals
                 return [
-                    meal.day.description, clock(meal.photo.takenAt), meal.analysis.title, String(totals.calories),
+                    meal.day.description, clock(meal.photo.takenAt), CSV.text(meal.analysis.title),
+                    String(totals.calories),
                     String(totals.protein), String(totals.carbs), String(totals.fats),
                     String(meal.analysis.items.count), meal.photo.id.rawValue,
                 ]
@@ -67,7 +73,8 @@ extension WebApp {
             + meals.flatMap { meal in
                 meal.analysis.items.map { item in
                     [
-                        meal.day.description, clock(meal.photo.takenAt), meal.analysis.title, item.name,
+                        meal.day.description, clock(meal.photo.takenAt), CSV.text(meal.analysis.title),
+                        CSV.text(item.name),
                         String(item.grams), String(item.macros.calories), String(item.macros.protein),
                         String(item.macros.carbs), String(item.macros.fats),
                         item.contains.map(\.rawValue).sorted().joined(separator: " "), meal.photo.id.rawValue,
@@ -111,14 +118,23 @@ extension WebApp {
 
 /// Comma-separated values as RFC 4180 writes them, for spreadsheets.
 enum CSV {
-    /// The rows with a UTF-8 byte-order mark before them (Excel reads UTF-8 only with it) and CRLF after each.
-    static func text(_ rows: [[String]]) -> String {
-        "\u{FEFF}" + rows.map { $0.map(field).joined(separator: ",") + "\r\n" }.joined()
+    /// The rows with a UTF-8 byte-order mark before them (Excel reads UTF-8 only with it), the fields
+    /// apart by the language's separator and CRLF after each row.
+    static func text(_ rows: [[String]], _ words: Words) -> String {
+        let separator = words("csv.separator")
+        return "\u{FEFF}" + rows.map { $0.map { field($0, separator) }.joined(separator: separator) + "\r\n" }.joined()
     }
 
-    /// One field: quoted, with its quotes doubled, when it holds a comma, a quote or a line break.
-    static func field(_ value: String) -> String {
-        guard value.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return value }
+    /// One field: quoted, with its quotes doubled, when it holds the separator, a quote or a line break.
+    static func field(_ value: String, _ separator: String) -> String {
+        guard value.contains(where: { $0 == "\"" || $0.isNewline }) || value.contains(separator) else { return value }
         return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// A text from the AI or the owner as a cell: with a `'` before a leading `=`, `+`, `-`, `@` or tab,
+    /// which a spreadsheet would take for a formula.
+    static func text(_ value: String) -> String {
+        guard let first = value.first, "=+-@\t\r".contains(first) else { return value }
+        return "'" + value
     }
 }

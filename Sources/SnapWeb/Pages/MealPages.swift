@@ -362,16 +362,17 @@ extension WebApp {
         return .redirect(day == today() ? "/?saved=deleted" : "/day/\(day.description)?saved=deleted")
     }
 
-    /// How long the page waits for a correction's answer: the service's own timeout, with its retries.
-    var correctionWait: TimeInterval { TimeInterval(config.ai.timeoutSeconds) * 2 + 5 }
+    /// How long the page waits for a correction's answer: as long as the person at the station waits for
+    /// an analysis (`ai.wait_seconds`). The page's requests are answered on one thread, so a longer wait
+    /// would hold every other phone's page; past it the request is dropped and the estimate stays.
+    var correctionWait: TimeInterval { TimeInterval(max(1, config.ai.waitSeconds)) }
 
     /// "Correct it in a sentence": the form (what the button spends, said on it), and the estimates
     /// corrections replaced, kept in the meal's history.
     func correctionSection(_ id: PhotoID, _ stored: StoredMeal, _ visitor: Visitor, _ words: Words) -> HTML {
         let replaced = ((try? store.replacedEstimates(id)) ?? []).map { entry -> HTML in
             """
-            <li>\(dateAndTime(entry.replacedAt, words)): “\(entry.sentence)” · \(entry.analysis.title), \
-            \(words.kcal(entry.analysis.totals.calories))</li>
+            <li>\(words("page.meal.correct.entry", ["when": dateAndTime(entry.replacedAt, words), "sentence": entry.sentence, "title": entry.analysis.title, "kcal": words.kcal(entry.analysis.totals.calories)]))</li>
             """
         }
         let history: HTML =
@@ -384,7 +385,7 @@ extension WebApp {
             <input type="hidden" name="version" value="\(stored.version)">
             <label>\(words("page.meal.correct.label")) <textarea name="sentence" rows="2" maxlength="\(Self.maxSentence)" \
             placeholder="\(words("page.meal.correct.example"))">\(visitor.form["sentence"] ?? "")</textarea></label>
-            <button type="submit"\(left == 0 ? " disabled" : "")>\(words("page.meal.correct.button", ["left": words.integer(left)]))</button>
+            <button type="submit"\(left == 0 ? " disabled" : "")>\(words("page.meal.correct.button", count: left))</button>
             </form>\(history)
             """
     }
@@ -411,6 +412,10 @@ extension WebApp {
                 id, visitor, message: words("page.form.not_saved", ["problem": error.message]), status: 400)
         }
         let day = today()
+        // A page loaded before another edit asks about an estimate that is gone: nothing is spent on it.
+        guard version == stored.version else {
+            return try mealPage(id, visitor, message: words("page.meal.changed_elsewhere"), status: 409)
+        }
         guard let corrector else {
             return try mealPage(id, visitor, message: words("ai.not_configured"), status: 409)
         }
@@ -475,12 +480,17 @@ extension WebApp {
         var photo = ProcessedPhoto(id: again, photoPath: "", thumbnailPath: "", takenAt: moment)
         let jpeg = FileBytes.readIfPresent(original.photo.photoPath)
         let thumbnail = FileBytes.readIfPresent(original.photo.thumbnailPath)
-        let sticker = original.photo.stickerPath.flatMap(FileBytes.readIfPresent)
-        if jpeg != nil && thumbnail != nil {
-            (photo.photoPath, photo.thumbnailPath) = (paths.photo, paths.thumbnail)
-            if sticker != nil { photo.stickerPath = paths.sticker }
-        }
+        // The meal's own sticker: retention keeps it after the photo's files are gone (48 hours by default),
+        // so a meal from last week still drops its sticker into the jar.
+        let sticker = FileBytes.readIfPresent(try storedMeal(id).stickerPath ?? "")
+        if jpeg != nil && thumbnail != nil { (photo.photoPath, photo.thumbnailPath) = (paths.photo, paths.thumbnail) }
+        if sticker != nil { photo.stickerPath = paths.sticker }
         let meal = Meal(photo: photo, day: day, analysis: original.analysis)
+        if jpeg == nil || thumbnail == nil, let sticker {
+            // Files first, then the row, as everywhere in the store.
+            try AtomicFile.createFolder((paths.sticker as NSString).deletingLastPathComponent)
+            try AtomicFile.write(sticker, to: paths.sticker)
+        }
         try store.writingAndWaiting { store throws(StoreError) in
             if let jpeg, let thumbnail {
                 try store.storePhoto(meal.photo, jpeg: jpeg, thumbnail: thumbnail, sticker: sticker)
