@@ -4,6 +4,7 @@ import SnapConfig
 import SnapCore
 import SnapStore
 import SnapText
+import Synchronization
 
 /// The owner's page: every route, the pairing gate in front of them, and the checks on every form.
 ///
@@ -34,6 +35,8 @@ public final class WebApp: Sendable {
     let names: StationNames
     /// Where a meal's correction goes (the station's analyser); nil without an AI service.
     let corrector: (any MealCorrector)?
+    /// The corrections asked and not yet shown on their meal's page.
+    let corrections = Mutex<[PhotoID: Correction]>([:])
 
     public init(
         config: StationConfig, store: StationStore, link: any StationLink, desk: PairingDesk, logger: Logger,

@@ -6,7 +6,10 @@ import SnapText
 extension WebApp {
     /// A whole page: the header with the station's name and the sections, a banner while the station
     /// shows a meal result that can be reviewed here, and the content.
-    func page(_ title: String, paired: Bool = true, status: Int = 200, _ content: HTML) -> WebReply {
+    /// `refresh` reloads the page after that many seconds (while the AI is asked about a correction).
+    func page(_ title: String, paired: Bool = true, status: Int = 200, refresh: Int? = nil, _ content: HTML)
+        -> WebReply
+    {
         let words = self.words
         var banner: HTML = ""
         if paired, case .mealResult(let result)? = link.status().screen {
@@ -26,7 +29,8 @@ extension WebApp {
             """
             <!doctype html>
             <html lang="\(words.language.rawValue)"><head><meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="viewport" content="width=device-width, initial-scale=1">\
+            \(refresh.map { HTML("<meta http-equiv=\"refresh\" content=\"\($0)\">") } ?? "")
             <title>\(title) · \(config.station.name)</title>
             <link rel="stylesheet" href="/static/style.css"><script src="/static/page.js" defer></script>
             </head><body>
