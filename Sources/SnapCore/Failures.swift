@@ -73,6 +73,19 @@ public enum AIFailure: Sendable, Hashable, Error {
         }
     }
 
+    /// The failure whose English `message` this is, for a reason the analysis queue stored in the log's
+    /// words: the status page names it in the page's language. nil for a sentence that carries its own
+    /// words (a model, an HTTP status, the service's refusal), which the page shows as it is.
+    public init?(message: String) {
+        let constant: [AIFailure] = [
+            .notConfigured, .unauthorized, .rateLimited(retryAfter: nil), .noCredit, .regionNotSupported,
+            .cannotSeeImages, .photoUnreadable, .timedOut, .offline, .connectionLost, .untrusted(""), .refused(""),
+            .malformedAnswer(""), .badPhoto(""),
+        ]
+        guard let failure = constant.first(where: { $0.message == message }) else { return nil }
+        self = failure
+    }
+
     /// A short sentence for the screen; never contains a key or a URL.
     public var message: String {
         switch self {

@@ -37,6 +37,9 @@ public final class WebApp: Sendable {
     let corrector: (any MealCorrector)?
     /// The corrections asked and not yet shown on their meal's page.
     let corrections = Mutex<[PhotoID: Correction]>([:])
+    /// The words of the last page answered: what a reply made off the page's thread speaks (a request too
+    /// large to read, refused on the event loop, where a store read is not welcome).
+    let lastWords = Mutex(Words())
 
     public init(
         config: StationConfig, store: StationStore, link: any StationLink, desk: PairingDesk, logger: Logger,
@@ -69,6 +72,8 @@ public final class WebApp: Sendable {
     }
 
     public func respond(_ request: WebRequest) -> WebReply {
+        let spoken = words
+        lastWords.withLock { $0 = spoken }
         var reply: WebReply
         do {
             reply = try route(request)

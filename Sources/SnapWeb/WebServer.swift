@@ -9,6 +9,7 @@ import NIOSSL
 import ServiceLifecycle
 import SnapConfig
 import SnapFiles
+import SnapText
 import Synchronization
 
 /// The owner's page on the network: Hummingbird's HTTP/1 server (and TLS when the config names a
@@ -122,14 +123,14 @@ struct PageResponder: HTTPResponder {
 
     func respond(to request: Request, context: Context) async throws -> Response {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Form.maxBytes {
-            return Self.tooLarge
+            return Self.tooLarge(app.lastWords.withLock { $0 })
         }
         var request = request
         let body: ByteBuffer
         do {
             body = try await request.collectBody(upTo: Form.maxBytes)
         } catch {
-            return Self.tooLarge
+            return Self.tooLarge(app.lastWords.withLock { $0 })
         }
         var headers: [String: String] = [:]
         for field in request.headers { headers[field.name.canonicalName] = field.value }
@@ -157,7 +158,8 @@ struct PageResponder: HTTPResponder {
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
     }
 
-    static var tooLarge: Response {
+    /// 413, in the page's language (of its last page).
+    static func tooLarge(_ words: Words) -> Response {
         Response(
             status: .contentTooLarge,
             headers: HTTPFields(
@@ -166,7 +168,9 @@ struct PageResponder: HTTPResponder {
                         HTTPField.Name(header.name).map { HTTPField(name: $0, value: header.value) }
                     }),
             body: ResponseBody(
-                byteBuffer: ByteBuffer(string: "The request is larger than \(Form.maxBytes / 1024) KB.\n")))
+                byteBuffer: ByteBuffer(
+                    string: words("page.problem.too_large.message", ["kb": words.integer(Form.maxBytes / 1024)]) + "\n")
+            ))
     }
 }
 

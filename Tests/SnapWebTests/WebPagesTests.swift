@@ -564,6 +564,29 @@ struct WebPagesTests {
         #expect(again.status == 404, "no longer a failed analysis")
     }
 
+    @Test("should name the stored reason and the station's screen on the status page in the page's language")
+    func statusInGerman() throws {
+        let station = try WebTestStation()
+        let browser = try station.pair()
+        let paths = station.store.paths(for: PhotoID("m8"), day: station.today)
+        let photo = ProcessedPhoto(
+            id: PhotoID("m8"), photoPath: paths.photo, thumbnailPath: paths.thumbnail, takenAt: station.now)
+        try station.store.storePhoto(photo, jpeg: TestImages.jpeg(), thumbnail: TestImages.jpeg())
+        try station.store.beginAnalysis(photo, day: station.today, now: station.now)
+        // The queue keeps the log's English sentence; the page says it in its own words.
+        try station.store.failAnalysis(photo.id, error: AIFailure.unauthorized.message, nextAttempt: nil)
+        #expect(
+            station.post("/settings", [("csrf", browser.csrf), ("language", "de")], cookie: browser.cookie).status
+                == 303)
+        station.link.show(.week(WeekScreen(days: [], goals: .zero)))
+        let status = station.get("/status", cookie: browser.cookie).text
+        let german = Words(.de)
+        #expect(status.contains(german.aiFailure(.unauthorized)) && !status.contains(AIFailure.unauthorized.message))
+        #expect(status.contains(german("page.screen.week")), "the screen by what it shows, not its name")
+        #expect(AIFailure(message: AIFailure.modelUnavailable("gpt-9").message) == nil, "its own words stay")
+        #expect(AIFailure(message: AIFailure.refused("nope").message) == .refused(""))
+    }
+
     @Test("should show the group's photos with their delivery and expiry, and the station's status")
     func groupAndStatus() throws {
         let station = try WebTestStation()

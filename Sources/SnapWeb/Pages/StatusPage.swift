@@ -17,11 +17,17 @@ extension WebApp {
             """
         }
         let queues = try store.queueStatus()
-        let errors = queues.lastErrors.map { error -> HTML in "<li>\(error)</li>" }
+        // "analysis ID: the reason": the reason in the page's words where it is one of the station's own.
+        let errors = queues.lastErrors.map { error -> HTML in
+            guard let colon = error.range(of: ": "),
+                let failure = AIFailure(message: String(error[colon.upperBound...]))
+            else { return "<li>\(error)</li>" }
+            return "<li>\(String(error[..<colon.upperBound]))\(words.aiFailure(failure))</li>"
+        }
         let failed = try store.failedAnalyses(since: now().addingTimeInterval(-7 * 86_400)).map { job, reason -> HTML in
             """
             <li><img src="/photo/\(job.photo.id.rawValue).thumb.jpg" alt="" width="48"> \
-            \(words("page.status.failed_line", ["time": dateAndTime(job.photo.takenAt, words), "reason": reason]))\
+            \(words("page.status.failed_line", ["time": dateAndTime(job.photo.takenAt, words), "reason": AIFailure(message: reason).map(words.aiFailure) ?? reason]))\
             <form method="post" action="/status/analyse" class="inline">\(csrfField(visitor))\
             <input type="hidden" name="meal" value="\(job.photo.id.rawValue)"><button type="submit">\(words("page.status.ask_again"))</button></form></li>
             """
@@ -67,7 +73,7 @@ extension WebApp {
             words("page.status.title"),
             """
             <table class="status"><tbody>
-            <tr><th>\(words("page.status.screen"))</th><td colspan="2">\(status.screen?.name ?? words("page.status.starting"))</td></tr>
+            <tr><th>\(words("page.status.screen"))</th><td colspan="2">\(status.screen.map { words.screen($0.name) } ?? words("page.status.starting"))</td></tr>
             <tr><th>\(words("page.status.mode"))</th><td colspan="2">\(mode)</td></tr>
             <tr><th>\(words("page.status.version"))</th><td colspan="2">\(StationVersion.current)</td></tr>
             <tr><th>\(words("page.status.up_for"))</th><td colspan="2">\(upFor)</td></tr>

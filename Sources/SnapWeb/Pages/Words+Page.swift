@@ -11,6 +11,25 @@ extension Words {
         self.day(year: day.year, month: day.month, day: day.day, weekday: day.weekday)
     }
 
+    /// What the station's screen shows, as the status page names it (`Screen.name`).
+    func screen(_ name: String) -> String {
+        let words = self
+        switch name {
+        case "ready": return words("page.screen.ready")
+        case "countdown": return words("page.screen.countdown")
+        case "capturing", "processing", "retake": return words("page.screen.photo")
+        case "analysing": return words("page.screen.analysing")
+        case "meal-result": return words("page.screen.meal_result")
+        case "group-review", "uploading", "sent": return words("page.screen.sharing")
+        case "ai-limit", "group-lock": return words("page.screen.locked")
+        case "idle": return words("page.screen.idle")
+        case "pairing": return words("page.screen.pairing")
+        case "menu": return words("page.screen.menu")
+        case "week": return words("page.screen.week")
+        default: return name.hasPrefix("error-") ? words("page.screen.problem", ["name": name]) : name
+        }
+    }
+
     /// A number as the page shows it: whole without decimals, else with two ("0.35", "0,35").
     func number(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? integer(Int(value)) : decimal(value, digits: 2)
