@@ -47,11 +47,7 @@ extension StationStore {
     {
         do {
             return try database.write { db in
-                guard
-                    let current = try Int.fetchOne(
-                        db, sql: "SELECT version FROM meals WHERE id = ?", arguments: [id.rawValue])
-                else { return .failure(.missing) }
-                guard current == version else { return .failure(.changed) }
+                if let failure = try Self.edit(id, at: version, db) { return .failure(failure) }
                 let items = String(decoding: try JSONEncoder().encode(analysis.items), as: UTF8.self)
                 try db.execute(
                     sql: """
@@ -78,11 +74,7 @@ extension StationStore {
     ) throws(StoreError) -> Result<Int, MealEditFailure> {
         do {
             return try database.write { db in
-                guard
-                    let current = try Int.fetchOne(
-                        db, sql: "SELECT version FROM meals WHERE id = ?", arguments: [id.rawValue])
-                else { return .failure(.missing) }
-                guard current == version else { return .failure(.changed) }
+                if let failure = try Self.edit(id, at: version, db) { return .failure(failure) }
                 try db.execute(
                     sql:
                         "INSERT INTO meal_estimates (meal_id, replaced_at, sentence, analysis_json) VALUES (?, ?, ?, ?)",
@@ -216,6 +208,16 @@ extension StationStore {
         } catch {
             throw StoreError("read the days' totals", error)
         }
+    }
+}
+
+extension StationStore {
+    /// Why `id` cannot be edited from `version`: gone, or changed since; nil when it can.
+    fileprivate static func edit(_ id: PhotoID, at version: Int, _ db: Database) throws -> MealEditFailure? {
+        guard
+            let current = try Int.fetchOne(db, sql: "SELECT version FROM meals WHERE id = ?", arguments: [id.rawValue])
+        else { return .missing }
+        return current == version ? nil : .changed
     }
 }
 

@@ -134,13 +134,16 @@ class PeerHandler(http.server.BaseHTTPRequestHandler):
                 + f"<b>{html.escape(row[1])}</b><small>{clock}</small>"
                 f"<span>{row[3]} kcal P {row[4]} C {row[5]} F {row[6]}</span></a></li>")
         parts.append("</ul></main></body></html>")
+        self.send_html(parts)
+
+
+    def send_html(self, parts):
         body = "".join(parts).encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
-
 
     def history(self):
         """History as the station draws it: the days with meals (the last 120), and two charts of the last
@@ -177,12 +180,7 @@ class PeerHandler(http.server.BaseHTTPRequestHandler):
             parts.append(f'<li><a href="/day/{day}"><b>{html.escape(day)}</b><span>{count} meals · {kcal} kcal'
                          "</span></a></li>")
         parts.append("</ul></main></body></html>")
-        body = "".join(parts).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        self.send_html(parts)
 
 
 def timed_gets(port, path, count, headers):
