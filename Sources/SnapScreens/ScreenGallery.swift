@@ -159,6 +159,16 @@ public enum ScreenGallery {
             ("28-ready-two-cameras", .ready(twoCameras)),
             ("29-menu", .menu(menu)),
             ("29b-week", .week(sampleWeek(ending: LocalDay(containing: photo.takenAt, in: .current)))),
+            (
+                "29c-week-empty",
+                .week(
+                    WeekScreen(
+                        days: (0..<7).map {
+                            WeekScreen.Day(
+                                day: LocalDay(containing: photo.takenAt, in: .current).adding(days: $0 - 6), totals: nil
+                            )
+                        }, goals: .zero))
+            ),
         ] + jarScreens(ready: ready, photo: photo, sticker: sticker, words: words)
     }
 

@@ -50,6 +50,12 @@ extension ScreenRenderer {
                 font: layout.small, color: index == week.days.count - 1 ? .white : .muted, alignment: .center,
                 verticallyCentered: true, shrinkToFit: true)
         }
+        if week.average == nil {
+            // A station that logged nothing this week says so, rather than showing seven empty slots.
+            canvas.text(
+                words("week.empty"), in: plot, font: layout.body, color: .muted, alignment: .center, maxLines: 2,
+                verticallyCentered: true, shrinkToFit: true)
+        }
         if week.goals.calories > 0 {
             let y = plot.maxY - plot.height * Double(week.goals.calories) / highest
             canvas.line([(plot.x, y), (plot.maxX, y)], Color.white.opacity(0.8), lineWidth: max(1.5, m / 8))
