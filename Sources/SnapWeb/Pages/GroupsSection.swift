@@ -114,7 +114,7 @@ extension WebApp {
             member = try visitor.form.text("member", label: words("page.group.field.member"), maxLength: 60)
             guard StationConfig.isGroupName(group) else {
                 throw FormProblem(
-                    words("page.group.problem.name", ["name": group, "allowed": StationConfig.groupNameCharacters]))
+                    words("page.group.problem.name", ["name": group, "allowed": words("page.group.allowed")]))
             }
         } catch {
             return try groupPage(
