@@ -37,9 +37,10 @@ public final class WebApp: Sendable {
     let corrector: (any MealCorrector)?
     /// The corrections asked and not yet shown on their meal's page.
     let corrections = Mutex<[PhotoID: Correction]>([:])
-    /// The words of the last page answered: what a reply made off the page's thread speaks (a request too
-    /// large to read, refused on the event loop, where a store read is not welcome).
-    let lastWords = Mutex(Words())
+    /// The words of the request being answered, read from the owner's settings once as it comes in; a
+    /// reply made off the page's thread (a request too large to read, a correction's answer) speaks the
+    /// last request's.
+    private let spoken = Mutex(Words())
 
     public init(
         config: StationConfig, store: StationStore, link: any StationLink, desk: PairingDesk, logger: Logger,
@@ -60,8 +61,9 @@ public final class WebApp: Sendable {
         self.rule = config.settingsRule
     }
 
-    /// The page's words, in the station's language as the owner's settings hold it now.
-    var words: Words { Words(rule.inForce((try? store.runtimeSettings()) ?? RuntimeSettings()).language) }
+    /// The page's words, in the station's language as the owner's settings held it when the request came
+    /// in: one read of the settings a request, however many texts its page writes.
+    var words: Words { spoken.withLock { $0 } }
 
     /// The browser this request came from, once its session is known.
     struct Visitor {
@@ -72,8 +74,8 @@ public final class WebApp: Sendable {
     }
 
     public func respond(_ request: WebRequest) -> WebReply {
-        let spoken = words
-        lastWords.withLock { $0 = spoken }
+        let language = rule.inForce((try? store.runtimeSettings()) ?? RuntimeSettings()).language
+        spoken.withLock { $0 = Words(language) }
         var reply: WebReply
         do {
             reply = try route(request)

@@ -123,14 +123,14 @@ struct PageResponder: HTTPResponder {
 
     func respond(to request: Request, context: Context) async throws -> Response {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Form.maxBytes {
-            return Self.tooLarge(app.lastWords.withLock { $0 })
+            return Self.tooLarge(app.words)
         }
         var request = request
         let body: ByteBuffer
         do {
             body = try await request.collectBody(upTo: Form.maxBytes)
         } catch {
-            return Self.tooLarge(app.lastWords.withLock { $0 })
+            return Self.tooLarge(app.words)
         }
         var headers: [String: String] = [:]
         for field in request.headers { headers[field.name.canonicalName] = field.value }
@@ -158,7 +158,7 @@ struct PageResponder: HTTPResponder {
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
     }
 
-    /// 413, in the page's language (of its last page).
+    /// 413, in the page's language (of its last request).
     static func tooLarge(_ words: Words) -> Response {
         Response(
             status: .contentTooLarge,

@@ -314,14 +314,6 @@ extension WebApp {
 
     /// `work`'s value, or nil when it took longer than `directoryWait`.
     private func waiting<Value: Sendable>(_ work: @escaping @Sendable () async -> Value) -> Value? {
-        waiting(atMost: Self.directoryWait, work)
-    }
-
-    /// `work`'s value, or nil when it took longer than `seconds`: the page's thread waits for it (never call
-    /// this from a task), and a late answer is dropped.
-    func waiting<Value: Sendable>(atMost seconds: TimeInterval, _ work: @escaping @Sendable () async -> Value)
-        -> Value?
-    {
         let done = DispatchSemaphore(value: 0)
         let outcome = Mutex<Value?>(nil)
         let task = Task {
@@ -329,7 +321,7 @@ extension WebApp {
             outcome.withLock { $0 = value }
             done.signal()
         }
-        guard done.wait(timeout: .now() + seconds) == .success else {
+        guard done.wait(timeout: .now() + Self.directoryWait) == .success else {
             task.cancel()
             return nil
         }
