@@ -3,7 +3,9 @@
 .build-bench/supabase-client by this script) as a station would use it: sign up, sign in, refresh with
 rotation, Storage upload/download/remove in the `snapstation` bucket, an insert and a select on
 `group_photos` (docs/supabase/schema.sql), groups made, joined, listed and left with `rpc()` (create_group,
-join_group, group_invite, group_members, leave_group), expired access tokens, sign-out.
+join_group, group_invite, group_members, leave_group), expired access tokens, sign-out; and on the
+stand-in, a second client made with the project's publishable key (sb_publishable_…, where the others use
+the legacy anon JWT) that signs up, joins, signs in, selects and uploads as another member would.
 
     python3 Tests/Group/check_supabase_client.py
 
@@ -88,10 +90,11 @@ class Target:
         self.group, self.reuse_interval = "Client Check", 10
         print(f"against the stand-in at {self.url} (Tests/Group/standin --jwt-expiry {STANDIN_JWT_EXPIRY})")
 
-    def client(self, headers=None):
-        """A client as an app makes one; no background refresh, so the checks decide when it refreshes."""
+    def client(self, headers=None, key=None):
+        """A client as an app makes one, with the project's key or `key`; no background refresh, so the
+        checks decide when it refreshes."""
         options = ClientOptions(auto_refresh_token=False, persist_session=False, headers=headers or {})
-        return create_client(self.url, self.key, options)
+        return create_client(self.url, key or self.key, options)
 
     def close(self):
         if self.process:
@@ -181,6 +184,35 @@ def run(target):
         assert [item["name"] for item in removed] == [name], removed
         error = refused(lambda: bucket.download(name))
         assert str(error.status) in ("400", "404") and error.message == "Object not found", repr(error)
+
+    if target.real:
+        print("note: the publishable-key member is tried on the stand-in only (a real project's key: set "
+              "SUPABASE_ANON_KEY to its sb_publishable_… key to run every check above with it)")
+    else:
+        with check("publishable key: a client with sb_publishable_… signs up, joins, signs in, selects, uploads"):
+            member = target.client(key=target.publishable)
+            assert target.publishable.startswith("sb_publishable_") and target.publishable != target.key
+            # Alone the key is the anon role (the gateway's Bearer <anon JWT>): accepted, then refused by the rule.
+            error = refused(lambda: member.rpc("create_group", {"group_name": "Anon", "member_name": "A"}).execute())
+            assert error.code == "42501", repr(error)
+            email = f"publishable-{uuid.uuid4().hex[:10]}@example.org"
+            assert member.auth.sign_up({"email": email, "password": target.password}).session
+            client.auth.refresh_session()
+            code = client.rpc("group_invite", {"group_name": target.group}).execute().data
+            joined = member.rpc("join_group", {"invite_code": code, "member_name": "Publishable"}).execute().data
+            assert joined == target.group, joined
+            session = member.auth.sign_in_with_password({"email": email, "password": target.password}).session
+            claims = decode_jwt(session.access_token)["payload"]
+            assert claims["role"] == "authenticated" and claims["email"] == email, claims
+            rows = member.table("group_photos").select("photo_id,member_name").eq("group_name", target.group) \
+                .eq("day", today).execute().data
+            assert [(r["photo_id"], r["member_name"]) for r in rows] == [(photo_id, "Python")], rows
+            theirs = f"{target.group}/{today}/py-{uuid.uuid4().hex[:12]}.jpg"
+            bucket = member.storage.from_("snapstation")
+            assert bucket.upload(theirs, jpeg, {"content-type": "image/jpeg"}).path == theirs
+            assert [item["name"] for item in bucket.remove([theirs])] == [theirs]
+            # The group's members stay as the checks below expect them.
+            assert member.rpc("leave_group", {"group_name": target.group}).execute().data == []
 
     with check("rpc: create_group answers an invite code; group_invite a new one; a wrong code refused (PT403)"):
         client.auth.refresh_session()
