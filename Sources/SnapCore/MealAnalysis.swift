@@ -119,6 +119,13 @@ public enum DietaryPreference: String, Sendable, Hashable, Codable, CaseIterable
 
     /// The preferences among `preferences` that `item` clashes with, in a stable order.
     public static func clashes(of item: MealItem, with preferences: Set<DietaryPreference>) -> [DietaryPreference] {
-        allCases.filter { preferences.contains($0) && !$0.forbiddenTags.isDisjoint(with: item.contains) }
+        clashes(of: item.contains, with: preferences)
+    }
+
+    /// The preferences that food with these tags clashes with (a planned meal's categories, an item's).
+    public static func clashes(of tags: Set<FoodTag>, with preferences: Set<DietaryPreference>)
+        -> [DietaryPreference]
+    {
+        allCases.filter { preferences.contains($0) && !$0.forbiddenTags.isDisjoint(with: tags) }
     }
 }

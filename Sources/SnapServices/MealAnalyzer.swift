@@ -13,6 +13,11 @@ public protocol MealAnalyzer: Sendable {
     func correct(
         jpeg: [UInt8], first: MealAnalysis, sentence: String, dietary: [DietaryPreference], language: Language
     ) async throws(AIFailure) -> MealAnalysis
+
+    /// What a meal the household plans to cook needs (no photo: the meal's name, portions and how often),
+    /// for the shopping list: the plan, or the failure the page shows.
+    func plan(_ request: PlanRequest, dietary: [DietaryPreference], language: Language) async throws(AIFailure)
+        -> MealPlan
 }
 
 extension MealAnalyzer {
@@ -34,6 +39,12 @@ public struct UnconfiguredAnalyzer: MealAnalyzer {
     public func correct(
         jpeg: [UInt8], first: MealAnalysis, sentence: String, dietary: [DietaryPreference], language: Language
     ) async throws(AIFailure) -> MealAnalysis {
+        throw .notConfigured
+    }
+
+    public func plan(_ request: PlanRequest, dietary: [DietaryPreference], language: Language) async throws(AIFailure)
+        -> MealPlan
+    {
         throw .notConfigured
     }
 }

@@ -101,27 +101,45 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         } catch {
             throw .badPhoto("\(error)")
         }
+        return try await send(
+            requestBody(image: image, dietary: dietary, language: language, correction: correction),
+            about: ["detail": "\(settings.detail.rawValue)", "image_bytes": "\(image.count)"], decode: Self.decode)
+    }
+
+    /// What a planned meal needs, asked in text alone (no photo): the same service, its own schema.
+    public func plan(_ request: PlanRequest, dietary: [DietaryPreference], language: Language)
+        async throws(AIFailure) -> MealPlan
+    {
+        let units = request.units
+        return try await send(
+            planBody(request, dietary: dietary, language: language), about: ["plan": "\(request.units.rawValue)"]
+        ) { body throws(AIFailure) in try Self.decodePlan(body, units: units) }
+    }
+
+    /// One request to chat completions with its retries (`about` goes into its log line), its answer read
+    /// by `decode`.
+    private func send<Answer>(
+        _ body: [UInt8], about: Logger.Metadata, decode: ([UInt8]) throws(AIFailure) -> Answer
+    ) async throws(AIFailure) -> Answer {
         var headers = [(name: "Content-Type", value: "application/json")]
         if !settings.key.isEmpty { headers.append((name: "Authorization", value: "Bearer \(settings.key)")) }
         let request = HTTPRequest(
             method: "POST", url: settings.baseURL.trimmingSuffix("/") + "/chat/completions", headers: headers,
-            body: requestBody(image: image, dietary: dietary, language: language, correction: correction),
-            maxBodyBytes: Self.maxAnswerBytes)
+            body: body, maxBodyBytes: Self.maxAnswerBytes)
         var attempt = 1
         while true {
             let started = ContinuousClock.now
-            let outcome = await exchange(request)
-            logger.info(
-                "AI request",
-                metadata: [
-                    "attempt": "\(attempt)", "model": "\(settings.model)", "detail": "\(settings.detail.rawValue)",
-                    "image_bytes": "\(image.count)", "body_bytes": "\(request.body?.count ?? 0)",
-                    "ms": "\(Int((ContinuousClock.now - started).seconds * 1000))",
-                    "result": "\(outcome.logText)",
-                ])
+            let outcome = await exchange(request, decode: decode)
+            var metadata = about
+            metadata["attempt"] = "\(attempt)"
+            metadata["model"] = "\(settings.model)"
+            metadata["body_bytes"] = "\(body.count)"
+            metadata["ms"] = "\(Int((ContinuousClock.now - started).seconds * 1000))"
+            metadata["result"] = "\(outcome.logText)"
+            logger.info("AI request", metadata: metadata)
             switch outcome {
-            case .answer(let analysis):
-                return analysis
+            case .answer(let answer):
+                return answer
             case .failure(let failure):
                 throw failure
             case .retry(let failure, let wait):
@@ -135,8 +153,8 @@ public struct OpenAIAnalyzer: MealAnalyzer {
     }
 
     /// One request's meaning for the retry loop.
-    private enum Outcome {
-        case answer(MealAnalysis)
+    private enum Outcome<Answer> {
+        case answer(Answer)
         case failure(AIFailure)
         /// Worth another try, after `wait` if the service said how long.
         case retry(AIFailure, wait: Duration?)
@@ -150,7 +168,9 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         }
     }
 
-    private func exchange(_ request: HTTPRequest) async -> Outcome {
+    private func exchange<Answer>(_ request: HTTPRequest, decode: ([UInt8]) throws(AIFailure) -> Answer) async
+        -> Outcome<Answer>
+    {
         let response: HTTPResponse
         do {
             response = try await client.send(request)
@@ -166,7 +186,7 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         }
         if response.status == 200 {
             do {
-                return .answer(try Self.decode(response.body))
+                return .answer(try decode(response.body))
             } catch {
                 return .failure(error)
             }
@@ -288,87 +308,36 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         return InternetDate.http(value).map { .seconds(max(0, $0.timeIntervalSinceNow.rounded(.up))) }
     }
 
-    /// The chat-completions request body for `image`, at the configured detail or at `detail`, for a
-    /// person who eats `dietary` (the configured preferences when nil), answered in `language`.
-    public func requestBody(
-        image: [UInt8], detail: AIImage.Detail? = nil, dietary: [DietaryPreference]? = nil, language: Language = .en,
-        correction: (first: MealAnalysis, sentence: String)? = nil
-    ) -> [UInt8] {
-        let dietary = dietary ?? settings.dietary
-        let tags = FoodTag.allCases.map(\.rawValue).joined(separator: ", ")
-        var instructions = """
-            You estimate the nutrition of a meal from one photo. Name the meal in a short title. List each \
-            item you can see with its weight in grams and its kcal, protein, carbs and fats in grams, rounded \
-            to whole numbers; the meal's totals are the sums of the items. For each item, list in "contains" \
-            which of these it contains: \(tags). For an item that is a dish made of several ingredients (a \
-            sauce, a salad), list them in "ingredients" with the amount each needs in g, ml or pieces, as a \
-            shopping list would; leave it empty for a plain food. Add one short, friendly "fun_fact" about the \
-            meal, at most 120 characters. Write the title, the item names, the ingredients' names and units \
-            and the fun fact in \(language.englishName), as a person in a \(language.englishName)-speaking \
-            kitchen says them; the JSON keys and the "contains" values stay as given.
-            """
-        if !dietary.isEmpty {
-            instructions +=
-                " The person eats " + dietary.map(\.rawValue).joined(separator: " and ")
-                + ": be exact about \"contains\", it is used to warn them."
-        }
-        let picture: OrderedJSON = .object([
-            ("url", .string("data:image/jpeg;base64," + Data(image).base64EncodedString())),
-            ("detail", .string((detail ?? settings.detail).rawValue)),
-        ])
-        let question: [OrderedJSON] = [
-            .object([("role", "system"), ("content", .string(instructions))]),
-            .object([
-                ("role", "user"),
-                (
-                    "content",
-                    [
-                        .object([("type", "text"), ("text", "What is in this meal?")]),
-                        .object([("type", "image_url"), ("image_url", picture)]),
-                    ]
-                ),
-            ]),
-        ]
-        let messages = question + (correction.map(Self.correctionTurns) ?? [])
-        var payload: [(String, OrderedJSON)] = [
-            ("model", .string(settings.model)),
-            ("messages", .array(messages)),
-            (
-                "response_format",
-                .object([
-                    ("type", "json_schema"),
-                    (
-                        "json_schema",
-                        .object([("name", "meal_macros"), ("strict", true), ("schema", MealSchema.schema)])
-                    ),
-                ])
-            ),
-        ]
-        if isOpenAI { payload.append(("max_completion_tokens", .integer(Self.openAIAnswerTokens))) }
-        return OrderedJSON.object(payload).bytes
-    }
-
-    /// A correction's turns after the question: the first answer as the model gave it, and the person's
-    /// sentence, quoted so that it reads as what they said and not as new instructions.
-    static func correctionTurns(_ correction: (first: MealAnalysis, sentence: String)) -> [OrderedJSON] {
-        [
-            .object([("role", "assistant"), ("content", .string(MealSchema.answer(correction.first).text))]),
-            .object([
-                ("role", "user"),
-                (
-                    "content",
-                    .string(
-                        "The person who ate it says this estimate is wrong: \"\(correction.sentence)\". Estimate the meal "
-                            + "again from the photo with their correction, in the same form; keep what they did not correct."
-                    )
-                ),
-            ]),
-        ]
-    }
-
     /// The chat completion's message: a refusal, or content that must be the schema's JSON, validated.
     /// (Also what the fuzzer feeds: any bytes in, a meal or `AIFailure` out.)
     public static func decode(_ body: [UInt8]) throws(AIFailure) -> MealAnalysis {
+        let answer: MealSchema.Answer
+        do {
+            answer = try JSONDecoder().decode(MealSchema.Answer.self, from: Data(try content(of: body).utf8))
+        } catch let failure as AIFailure {
+            throw failure
+        } catch {
+            throw .malformedAnswer("not the JSON the schema asks for")
+        }
+        return try MealSchema.validated(answer)
+    }
+
+    /// A planned meal's answer, as `decode` reads a meal's: the plan in `units`, validated.
+    public static func decodePlan(_ body: [UInt8], units: PlanRequest.Units) throws(AIFailure) -> MealPlan {
+        let answer: PlanSchema.Answer
+        do {
+            answer = try JSONDecoder().decode(PlanSchema.Answer.self, from: Data(try content(of: body).utf8))
+        } catch let failure as AIFailure {
+            throw failure
+        } catch {
+            throw .malformedAnswer("not the JSON the schema asks for")
+        }
+        return try PlanSchema.validated(answer, units: units)
+    }
+
+    /// The text a chat completion answered, or why there is none to read: a refusal, an answer cut off, one
+    /// the content filter withheld, or no content at all.
+    static func content(of body: [UInt8]) throws(AIFailure) -> String {
         struct Completion: Decodable {
             struct Choice: Decodable {
                 struct Message: Decodable {
@@ -394,13 +363,7 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         guard let content = choice.message.content, !content.isEmpty else {
             throw .refused("an answer with no content")
         }
-        let answer: MealSchema.Answer
-        do {
-            answer = try JSONDecoder().decode(MealSchema.Answer.self, from: Data(content.utf8))
-        } catch {
-            throw .malformedAnswer("not the JSON the schema asks for")
-        }
-        return try MealSchema.validated(answer)
+        return content
     }
 }
 

@@ -143,6 +143,38 @@ extension StationStore {
                     CREATE INDEX meal_estimates_by_meal ON meal_estimates (meal_id);
                     """)
         }
+        migrator.registerMigration("v9: meals planned into the shopping list") { db in
+            // A planned meal's lines are its own; what each added to a merged line of the list is kept in
+            // shopping_shares, so deleting the meal takes back exactly its part.
+            try db.execute(
+                sql: """
+                    CREATE TABLE planned_meals (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        title TEXT NOT NULL,
+                        asked_name TEXT NOT NULL,
+                        portions INTEGER NOT NULL,
+                        units TEXT NOT NULL,
+                        times_a_week INTEGER NOT NULL,
+                        contains_json TEXT NOT NULL,
+                        created REAL NOT NULL,
+                        confirmed INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE TABLE planned_lines (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        plan_id INTEGER NOT NULL REFERENCES planned_meals(id) ON DELETE CASCADE,
+                        name TEXT NOT NULL,
+                        amount REAL NOT NULL,
+                        unit TEXT NOT NULL
+                    );
+                    CREATE INDEX planned_lines_by_plan ON planned_lines (plan_id);
+                    CREATE TABLE shopping_shares (
+                        item_id INTEGER NOT NULL REFERENCES shopping_items(id) ON DELETE CASCADE,
+                        plan_id INTEGER NOT NULL REFERENCES planned_meals(id) ON DELETE CASCADE,
+                        amount REAL NOT NULL
+                    );
+                    CREATE INDEX shopping_shares_by_plan ON shopping_shares (plan_id);
+                    """)
+        }
         return migrator
     }
 }

@@ -31,27 +31,32 @@ extension StationStore {
     public func addToShopping(_ ingredients: [Ingredient]) throws(StoreError) {
         do {
             try database.write { db in
-                for ingredient in ingredients {
-                    let name = ingredient.name.trimmingCharacters(in: .whitespaces)
-                    guard !name.isEmpty, ingredient.amount >= 0 else { continue }
-                    let folded = name.lowercased()
-                    let lines = try Row.fetchAll(
-                        db, sql: "SELECT id, name FROM shopping_items WHERE unit = ? AND ticked = 0 ORDER BY id",
-                        arguments: [ingredient.unit])
-                    if let line = lines.first(where: { ($0["name"] as String).lowercased() == folded }) {
-                        try db.execute(
-                            sql: "UPDATE shopping_items SET amount = amount + ? WHERE id = ?",
-                            arguments: [ingredient.amount, line["id"] as Int64])
-                    } else {
-                        try db.execute(
-                            sql: "INSERT INTO shopping_items (name, amount, unit) VALUES (?, ?, ?)",
-                            arguments: [name, ingredient.amount, ingredient.unit])
-                    }
-                }
+                for ingredient in ingredients { _ = try Self.merge(ingredient, db) }
             }
         } catch {
             throw StoreError("add to the shopping list", error)
         }
+    }
+
+    /// Adds one ingredient to the list, merged with an unticked line of the same name and unit; the line's
+    /// id, or nil for an ingredient with no name or a negative amount.
+    static func merge(_ ingredient: Ingredient, _ db: Database) throws -> Int64? {
+        let name = ingredient.name.trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, ingredient.amount >= 0 else { return nil }
+        let folded = name.lowercased()
+        let lines = try Row.fetchAll(
+            db, sql: "SELECT id, name FROM shopping_items WHERE unit = ? AND ticked = 0 ORDER BY id",
+            arguments: [ingredient.unit])
+        if let line = lines.first(where: { ($0["name"] as String).lowercased() == folded }) {
+            let id: Int64 = line["id"]
+            try db.execute(
+                sql: "UPDATE shopping_items SET amount = amount + ? WHERE id = ?", arguments: [ingredient.amount, id])
+            return id
+        }
+        try db.execute(
+            sql: "INSERT INTO shopping_items (name, amount, unit) VALUES (?, ?, ?)",
+            arguments: [name, ingredient.amount, ingredient.unit])
+        return db.lastInsertedRowID
     }
 
     /// Changes one line; false when it is gone.

@@ -37,6 +37,11 @@ public final class WebApp: Sendable {
     let corrector: (any MealCorrector)?
     /// The corrections asked and not yet shown on their meal's page.
     let corrections = Mutex<[PhotoID: Correction]>([:])
+    /// Where the shopping list's planned meals are asked about (the station's analyser); nil without an AI
+    /// service.
+    let planner: (any MealPlanner)?
+    /// The planned meal being asked about, or how the last one ended until the page showed it.
+    let planning = Mutex<Planning?>(nil)
     /// The words of the request being answered, read from the owner's settings once as it comes in; a
     /// reply made off the page's thread (a request too large to read, a correction's answer) speaks the
     /// last request's.
@@ -45,9 +50,11 @@ public final class WebApp: Sendable {
     public init(
         config: StationConfig, store: StationStore, link: any StationLink, desk: PairingDesk, logger: Logger,
         secure: Bool = false, directory: (any GroupDirectory)? = nil, names: StationNames? = nil,
-        corrector: (any MealCorrector)? = nil, now: @escaping @Sendable () -> Date = { Date() }
+        corrector: (any MealCorrector)? = nil, planner: (any MealPlanner)? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.corrector = corrector
+        self.planner = planner
         self.config = config
         self.names = names ?? StationNames(config: config)
         self.directory = directory
@@ -173,6 +180,13 @@ public final class WebApp: Sendable {
         case (true, 2, "shopping") where parts[1] == "add": return try addToShopping(visitor)
         case (true, 2, "shopping") where parts[1] == "clear": return try clearShopping(visitor)
         case (false, 1, "shopping.txt"): return try shoppingText()
+        case (true, 2, "shopping") where parts[1] == "plan": return try askForPlan(visitor)
+        case (false, 2, "shopping") where parts[1] == "plan": return try planningPage(visitor)
+        case (false, 2, "plan"): return try planPage(parts[1], visitor)
+        case (true, 3, "plan") where parts[2] == "confirm": return try confirmPlan(parts[1], visitor)
+        case (true, 3, "plan") where parts[2] == "discard": return try discardPlan(parts[1], visitor)
+        case (false, 3, "plan") where parts[2] == "delete": return try deletePlanPage(parts[1], visitor)
+        case (true, 3, "plan") where parts[2] == "delete": return try deletePlan(parts[1], visitor)
         case (false, 1, "settings"): return try settingsPage(visitor, message: nil)
         case (true, 1, "settings"): return try saveSettings(visitor)
         case (false, 2, "settings") where parts[1] == "preview.jpg": return try settingsPreview(visitor)

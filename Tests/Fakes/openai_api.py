@@ -126,6 +126,44 @@ def corrected(first, sentence):
     return meal
 
 
+# A planned meal (the station's "meal_plan" schema): each ingredient's amount for ONE portion, as the
+# station asks, in the units the request's schema allows. A gluten-free household gets gluten-free pasta.
+PLAN_METRIC = [("Spaghetti", 100, "g"), ("Minced beef", 125, "g"), ("Tomato passata", 150, "ml"),
+               ("Onion", 0.5, "piece"), ("Olive oil", 0.5, "tbsp")]
+PLAN_US = [("Spaghetti", 3.5, "oz"), ("Ground beef", 4.5, "oz"), ("Tomato sauce", 0.625, "cup"),
+           ("Onion", 0.5, "piece"), ("Olive oil", 0.5, "tbsp")]
+PLAN_NAMES = {"German": ["Spaghetti", "Rinderhackfleisch", "Passierte Tomaten", "Zwiebel", "Olivenöl"]}
+
+
+def plan_for(request):
+    """The stand-in's answer to a planned meal, by rules a test can predict: the quoted name as the title, the
+    units of the request's schema (US if it allows "oz"), gluten-free spaghetti where the instructions say
+    the household eats gluten-free, and the names in German where asked."""
+    texts = [m.get("content") for m in request.get("messages") or [] if isinstance(m, dict)]
+    texts = [t for t in texts if isinstance(t, str)]
+    said = " ".join(texts)
+    quoted = said.split('The meal: "', 1)[1].split('"', 1)[0] if 'The meal: "' in said else "A meal"
+    schema = strict_schema(request) or {}
+    unit_enum = (((schema.get("properties") or {}).get("ingredients") or {}).get("items") or {})
+    unit_enum = ((unit_enum.get("properties") or {}).get("unit") or {}).get("enum") or []
+    lines = PLAN_US if "oz" in unit_enum else PLAN_METRIC
+    gluten_free = "eats gluten-free" in said or "gluten-free and" in said or "and gluten-free" in said
+    names = [name for name, _, _ in lines]
+    for language, translated in PLAN_NAMES.items():
+        if f"ingredients' names in {language}" in said:
+            names = list(translated)
+    if gluten_free:
+        names[0] = "Glutenfreie Spaghetti" if names == PLAN_NAMES["German"] else "Gluten-free spaghetti"
+    return {"title": quoted[:1].upper() + quoted[1:],
+            "contains": ["meat"] if gluten_free else ["gluten", "meat"],
+            "ingredients": [{"name": name, "amount_per_portion": amount, "unit": unit}
+                            for name, (_, amount, unit) in zip(names, lines)]}
+
+
+def is_plan(request):
+    return ((request.get("response_format") or {}).get("json_schema") or {}).get("name") == "meal_plan"
+
+
 class OpenAIStandIn:
     def __init__(self, key=KEY, models=MODELS):
         self.key = key
@@ -207,6 +245,8 @@ class OpenAIStandIn:
         correction = correction_of(request)
         if correction:
             asked = corrected(*correction)
+        if is_plan(request):
+            asked = plan_for(request)
         meal = conform(asked, schema) if schema else asked
         content, finish, refusal = json.dumps(meal), "stop", None
         if fault == "refusal":

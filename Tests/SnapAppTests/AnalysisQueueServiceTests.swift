@@ -25,6 +25,11 @@ private final class FailingAnalyzer: MealAnalyzer {
     ) async throws(AIFailure) -> MealAnalysis {
         throw failure
     }
+    func plan(_ request: PlanRequest, dietary: [DietaryPreference], language: Language) async throws(AIFailure)
+        -> MealPlan
+    {
+        throw failure
+    }
 }
 
 @Suite("The delayed-analysis queue: what may heal waits, what will not ends with its reason")

@@ -50,7 +50,7 @@ struct CatalogTests {
             "page.settings.summary.mode",
             "page.food.lactose", "page.status.version", "page.food.gluten", "page.filter.vignette",
             "page.settings.mode",
-            "page.macro.protein", "page.pair.code",
+            "page.macro.protein", "page.pair.code", "page.plan.portions", "page.plan.portion_count",
         ],
         .it: [
             "macro.letter.protein", "macro.letter.carbs", "menu.flash", "sample.jar.9", "date.day", "number.percent",

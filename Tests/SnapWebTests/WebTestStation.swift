@@ -49,7 +49,8 @@ final class WebTestStation: Sendable {
     init(
         locked: [String] = [], secure: Bool = false, groups: [String] = ["Friends"],
         otherCameras: [StationConfig.Camera.Other] = [], ledWired: Bool = true,
-        directory: (any GroupDirectory)? = nil, name: String = "SnapStation", corrector: (any MealCorrector)? = nil
+        directory: (any GroupDirectory)? = nil, name: String = "SnapStation", corrector: (any MealCorrector)? = nil,
+        planner: (any MealPlanner)? = nil
     ) throws {
         var config = StationConfig()
         if !ledWired { config.gpio.ledLine = nil }
@@ -64,7 +65,7 @@ final class WebTestStation: Sendable {
         let clock = clock
         app = WebApp(
             config: config, store: store, link: link, desk: desk, logger: Logger(label: "web-test"), secure: secure,
-            directory: directory, corrector: corrector, now: { clock.now })
+            directory: directory, corrector: corrector, planner: planner, now: { clock.now })
     }
 
     var now: Date { clock.now }

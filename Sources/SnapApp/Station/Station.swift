@@ -116,7 +116,8 @@ public enum Station {
             let app = WebApp(
                 config: config, store: store, link: board, desk: desk, logger: logger,
                 secure: config.web.servesHTTPS, directory: parts.backend as? any GroupDirectory, names: names,
-                corrector: aiConfigured ? StationCorrector(analyzer: parts.analyzer, live: live) : nil)
+                corrector: aiConfigured ? StationCorrector(analyzer: parts.analyzer, live: live) : nil,
+                planner: aiConfigured ? StationPlanner(analyzer: parts.analyzer, live: live) : nil)
             do {
                 let selfSigned = try pageCertificate(config, logger: logger)
                 let server = WebServer(app: app, web: config.web, desk: desk, logger: logger, selfSigned: selfSigned)

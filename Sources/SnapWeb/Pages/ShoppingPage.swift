@@ -4,9 +4,12 @@ import SnapStore
 import SnapText
 
 extension WebApp {
-    /// The shopping list: every line editable and tickable in one form, lines added by hand or from the
-    /// ingredients of chosen meals, ticked lines cleared, and the list as plain text.
-    func shoppingPage(_ visitor: Visitor, message: String?, status: Int = 200) throws -> WebReply {
+    /// The shopping list: every line editable and tickable in one form, lines added by hand, from the
+    /// ingredients of chosen meals or from meals planned with the AI (`plansSection`), ticked lines
+    /// cleared, and the list as plain text. `typed` fills the planning form again after a failure.
+    func shoppingPage(_ visitor: Visitor, message: String?, status: Int = 200, typed: PlanRequest? = nil) throws
+        -> WebReply
+    {
         let words = self.words
         let (gotIt, amount, unit, name) = (
             words("page.shopping.got_it"), words("page.shopping.amount"), words("page.shopping.unit"),
@@ -50,6 +53,7 @@ extension WebApp {
             <form method="post" action="/shopping/clear">\(csrfField(visitor))<button type="submit">\(words("page.shopping.clear"))</button></form>
             <a href="/shopping.txt" download="shopping-list.txt">\(words("page.shopping.as_text"))</a>
             </div>
+            \(try plansSection(visitor, typed: typed))
             <h2>\(words("page.shopping.from_meals"))</h2>
             \(recent.isEmpty ? "<p class=\"empty\">\(words("page.shopping.no_recent"))</p>" as HTML : "")
             <form method="post" action="/shopping/add" class="from-meals">\(csrfField(visitor))
@@ -99,7 +103,7 @@ extension WebApp {
                     : try form.number("new_amount", label: words("page.shopping.field.amount", of), in: 0...100_000)
                 let unit = try form.text(
                     "new_unit", label: words("page.shopping.field.unit", of), maxLength: 12, allowEmpty: true)
-                added = Ingredient(name: name, amount: amount, unit: unit.isEmpty ? words("page.shopping.piece") : unit)
+                added = Ingredient(name: name, amount: amount, unit: unit.isEmpty ? words.unit(.piece) : unit)
             }
         } catch {
             return try shoppingPage(
@@ -127,7 +131,11 @@ extension WebApp {
             guard let meal = try store.storedMeal(id) else {
                 return try shoppingPage(visitor, message: words("page.shopping.meal_gone"), status: 404)
             }
-            ingredients += Self.shoppingLines(of: meal.meal.analysis)
+            // The AI's "piece" as the list writes it in the page's language, so it merges with a line typed there.
+            ingredients += Self.shoppingLines(of: meal.meal.analysis).map {
+                Ingredient(
+                    name: $0.name, amount: $0.amount, unit: PlanUnit(rawValue: $0.unit).map(words.unit) ?? $0.unit)
+            }
         }
         try store.writingAndWaiting { [ingredients] store throws(StoreError) in try store.addToShopping(ingredients) }
         logger.info(

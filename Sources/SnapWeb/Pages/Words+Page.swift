@@ -50,6 +50,20 @@ extension Words {
         }
     }
 
+    /// A unit as the shopping list writes it: the symbols as they are ("g", "oz", "fl oz"), a piece, the
+    /// spoons and the cup in the page's language, so that a line typed on the page and one the AI added
+    /// merge.
+    func unit(_ unit: PlanUnit) -> String {
+        let words = self
+        switch unit {
+        case .g, .ml, .oz, .lb, .flOz: return unit.rawValue
+        case .piece: return words("page.shopping.piece")
+        case .tbsp: return words("page.unit.tbsp")
+        case .tsp: return words("page.unit.tsp")
+        case .cup: return words("page.unit.cup")
+        }
+    }
+
     /// "sepia".
     func photoFilter(_ filter: PhotoFilter) -> String {
         let words = self
