@@ -175,6 +175,7 @@ public final class WebApp: Sendable {
         case (true, 3, "meal") where parts[2] == "correct": return try correctMeal(PhotoID(parts[1]), visitor)
         case (false, 1, "review"): return try reviewPage(visitor)
         case (true, 1, "review"): return try submitReview(visitor)
+        case (true, 2, "review") where parts[1] == "correct": return try correctShown(visitor)
         case (false, 1, "shopping"): return try shoppingPage(visitor, message: nil)
         case (true, 1, "shopping"): return try saveShopping(visitor)
         case (true, 2, "shopping") where parts[1] == "add": return try addToShopping(visitor)

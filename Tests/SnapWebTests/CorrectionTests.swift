@@ -105,4 +105,52 @@ struct CorrectionTests {
             "/meal/m1/correct", [("csrf", browser.csrf), ("version", "1"), ("sentence", "  ")], cookie: browser.cookie)
         #expect(empty.status == 400)
     }
+
+    @Test("should correct the result on the station's screen: the station saves it first, then the AI is asked")
+    func correctsTheShownResult() async throws {
+        let station = try station()
+        let browser = try station.pair()
+        let template = try station.meal("m1")
+        let paths = station.store.paths(for: PhotoID("r1"), day: station.today)
+        let photo = ProcessedPhoto(
+            id: PhotoID("r1"), photoPath: paths.photo, thumbnailPath: paths.thumbnail, takenAt: station.now)
+        try station.store.storePhoto(photo, jpeg: TestImages.jpeg(), thumbnail: TestImages.jpeg())
+        station.link.show(
+            .mealResult(
+                MealResultScreen(photo: photo, analysis: template.analysis, clashes: [[], []], autoSaveIn: 12)))
+        // The station's loop: a submitted review is saved as sent.
+        let store = station.store
+        let day = station.today
+        station.link.onEvent.withLock {
+            $0 = { event in
+                if case .reviewSubmitted(_, let sent?) = event {
+                    try? store.saveMeal(Meal(photo: photo, day: day, analysis: sent))
+                }
+            }
+        }
+        let review = station.get("/review", cookie: browser.cookie).text
+        #expect(review.contains("action=\"/review/correct\"") && review.contains("The station saves the meal first"))
+        let reply = station.post(
+            "/review/correct", [("csrf", browser.csrf), ("photo", "r1"), ("sentence", "No tomato sauce at all")],
+            cookie: browser.cookie)
+        #expect(reply.status == 303 && reply.header("Location") == "/meal/r1", "\(reply.text)")
+        #expect(
+            station.link.events.contains { event in
+                if case .reviewSubmitted(PhotoID("r1"), template.analysis?) = event { true } else { false }
+            }, "the shown result is saved as it is")
+        #expect(
+            await eventually(within: 20) { (try? station.store.storedMeal(PhotoID("r1")))??.version == 2 },
+            "the answer is kept")
+        let stored = try #require(try station.store.storedMeal(PhotoID("r1")))
+        #expect(stored.meal.analysis.items.map(\.name) == ["Spaghetti"])
+        #expect(try station.store.replacedEstimates(PhotoID("r1")).first?.analysis == template.analysis)
+        #expect(try station.store.aiUses(on: station.today) == 1)
+        // An empty sentence is refused on the review page, with nothing saved or spent.
+        station.link.show(
+            .mealResult(
+                MealResultScreen(photo: photo, analysis: template.analysis, clashes: [[], []], autoSaveIn: 12)))
+        let empty = station.post(
+            "/review/correct", [("csrf", browser.csrf), ("photo", "r1"), ("sentence", " ")], cookie: browser.cookie)
+        #expect(empty.status == 400 && empty.text.contains("action=\"/review/correct\""))
+    }
 }

@@ -80,11 +80,21 @@ extension WebApp {
             return try mealPage(
                 id, visitor, message: words("page.form.not_saved", ["problem": error.message]), status: 400)
         }
-        let day = today()
         // A page loaded before another edit asks about an estimate that is gone: nothing is spent on it.
         guard version == stored.version else {
             return try mealPage(id, visitor, message: words("page.meal.changed_elsewhere"), status: 409)
         }
+        return try startCorrection(id, stored, sentence: sentence, visitor)
+    }
+
+    /// Asks the AI about the stored meal `id` with the owner's sentence, off the page's thread, unless
+    /// there is no AI, no analysis left today or no photo; then its page, which says it is asking.
+    func startCorrection(_ id: PhotoID, _ stored: StoredMeal, sentence: String, _ visitor: Visitor) throws
+        -> WebReply
+    {
+        let words = self.words
+        let version = stored.version
+        let day = today()
         guard let corrector else {
             return try mealPage(id, visitor, message: words("ai.not_configured"), status: 409)
         }

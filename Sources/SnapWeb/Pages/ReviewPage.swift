@@ -5,7 +5,7 @@ import SnapText
 
 extension WebApp {
     /// The meal result the station shows now, to save edited or discard from here.
-    func reviewPage(_ visitor: Visitor) throws -> WebReply {
+    func reviewPage(_ visitor: Visitor, message: String? = nil, status: Int = 200) throws -> WebReply {
         let words = self.words
         guard case .mealResult(let result)? = link.status().screen else {
             let today: HTML = "<a href=\"/\">\(words("page.nav.today"))</a>"
@@ -19,13 +19,54 @@ extension WebApp {
             <button type="submit" name="decision" value="discard" class="danger">\(words("page.review.discard"))</button>
             """
         return page(
-            words("page.review.title", ["title": result.analysis.title]),
+            words("page.review.title", ["title": result.analysis.title]), status: status,
             """
-            <p>\(words("page.review.auto_save", ["seconds": words.integer(result.autoSaveIn)]))</p>
+            \(notice(message, problem: true))<p>\(words("page.review.auto_save", ["seconds": words.integer(result.autoSaveIn)]))</p>
             <div class="pictures"><img class="photo" src="/photo/\(id).jpg" alt="\(words("page.review.photo_alt"))"></div>
             \(mealForm(action: "/review", analysis: result.analysis, totalsByHand: false, visitor, words,
                 hidden: "<input type=\"hidden\" name=\"photo\" value=\"\(id)\">", buttons: buttons))
+            \(try correctShownForm(id, visitor, words))
             """)
+    }
+
+    /// "Correct it in a sentence" for the result on the screen: what the button spends, and that the
+    /// station saves the result first.
+    private func correctShownForm(_ id: String, _ visitor: Visitor, _ words: Words) throws -> HTML {
+        guard corrector != nil else { return "" }
+        let left = max(0, config.ai.dailyLimit - (try store.aiUses(on: today())))
+        return """
+            <form method="post" action="/review/correct" class="correct">\(csrfField(visitor))\
+            <input type="hidden" name="photo" value="\(id)">
+            <label>\(words("page.meal.correct.label")) <textarea name="sentence" rows="2" maxlength="\(Self.maxSentence)" \
+            placeholder="\(words("page.meal.correct.example"))"></textarea></label>
+            <button type="submit"\(left == 0 ? " disabled" : "")>\(words("page.meal.correct.button", count: left))</button>
+            <p><small>\(words("page.review.correct_saves"))</small></p>
+            </form>
+            """
+    }
+
+    /// Corrects the result the station shows: the station saves it as it is first (so the answer has one
+    /// place to go, whatever the person at the station does meanwhile), and the saved meal is corrected as
+    /// any other, its page saying that the AI is asked.
+    func correctShown(_ visitor: Visitor) throws -> WebReply {
+        let words = self.words
+        let form = visitor.form
+        let id = PhotoID(form["photo"] ?? "")
+        let sentence: String
+        do {
+            sentence = try form.text("sentence", label: words("page.meal.correct.field"), maxLength: Self.maxSentence)
+        } catch {
+            return try reviewPage(
+                visitor, message: words("page.form.not_saved", ["problem": error.message]), status: 400)
+        }
+        if case .mealResult(let result)? = link.status().screen, result.photo.id == id {
+            link.send(.reviewSubmitted(id, result.analysis))
+        }
+        guard try waitForMeal(id, present: true) != nil, let stored = try store.storedMeal(id) else {
+            throw WebProblem(503, words("page.review.not_saved_yet.title"), words("page.review.not_saved_yet.message"))
+        }
+        logger.info("owner's page: result \(id) saved to be corrected")
+        return try startCorrection(id, stored, sentence: sentence, visitor)
     }
 
     /// Saves the result edited, or discards it. The station decides (it may have saved it by itself a
