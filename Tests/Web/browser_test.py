@@ -499,6 +499,42 @@ def run(args):
         check(shows(driver, "Logged again for today."), "logged again, from the page")
         station.wait_caption("the third sticker in the jar, with no analysis used", r"^ready .* 3 meal.* 7 analyses left .*jar 3")
 
+        print("correcting a meal in a sentence")
+        driver.get(base + "/")
+        follow(driver, driver.find_elements(By.CSS_SELECTOR, ".meals li a")[0])
+        driver.find_element(By.CSS_SELECTOR, "form.correct textarea").send_keys("There was no parmesan")
+        button = driver.find_element(By.CSS_SELECTOR, "form.correct button")
+        check("uses 1 of the 7 analyses left today" in button.text, f"the button says what it spends: {button.text}")
+        follow(driver, button)
+        check(shows(driver, "Corrected: the AI", timeout=30), "the page reloads itself until the AI answered")
+        items = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "table.items tr")]
+        check(not any("Parmesan" in row for row in items), f"the parmesan is gone: {items}")
+        station.wait_caption("the correction counted at the station", r"^ready .* 6 analyses left")
+
+        print("planning a meal into the shopping list")
+        driver.get(base + "/shopping")
+        driver.find_element(By.NAME, "plan_name").send_keys("spaghetti bolognese")
+        for name, value in (("plan_portions", "4"), ("plan_times", "2")):
+            field = driver.find_element(By.NAME, name)
+            field.clear()
+            field.send_keys(value)
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "form.plan-form button"))
+        check(shows(driver, "Review: Spaghetti bolognese", timeout=30), "the AI's plan comes up for review")
+        lines = driver.find_elements(By.CSS_SELECTOR, ".lines li")
+        amounts = [line.find_element(By.CSS_SELECTOR, "input.amount").get_attribute("value") for line in lines]
+        check(amounts[:3] == ["800", "1000", "1200"], f"a week's amounts, 8 portions of one: {amounts}")
+        lines[-1].find_element(By.CSS_SELECTOR, "input[type=checkbox]").click()
+        follow(driver, driver.find_element(By.XPATH, "//button[text()='Put on the shopping list']"))
+        check(shows(driver, "Saved."), "the plan is on the list")
+        names = [e.get_attribute("value") for e in driver.find_elements(By.CSS_SELECTOR, ".lines input.name")]
+        check("Minced beef" in names and "Olive oil" in names, f"the plan's lines, merged: {names}")
+        plan = driver.find_element(By.CSS_SELECTOR, ".plans li.plan")
+        check("Spaghetti bolognese" in plan.text and "1 more" in plan.text, f"the planned meal: {plan.text}")
+        if args.screenshots:
+            driver.execute_script("arguments[0].scrollIntoView()", driver.find_element(By.CSS_SELECTOR, ".plans"))
+            driver.save_screenshot(os.path.join(args.screenshots, "page-plan-phone.png"))
+        station.wait_caption("the plan counted at the station", r"^ready .* 5 analyses left")
+
         if args.screenshots:
             station.wait_caption("the ready screen", r"^ready", timeout=15)
             driver.get(base + "/")
