@@ -8,14 +8,18 @@ import Synchronization
 /// use. The brakes, chosen so that nobody on the network can keep the owner from pairing:
 /// - **Wrong codes are counted per client** (an IPv4 address, or an IPv6 /64, which one machine can fill
 ///   with addresses): `wrongPerMinute` a minute each. A client over its limit waits; the others do not.
-/// - **A code takes at most `wrongPerCode` wrong tries from everyone together**; then a new one replaces
-///   it for the rest of the window, and the station shows the new one (`Outcome.wrong(renewed:)`). The
-///   right code is never refused because of what other clients typed.
+/// - **A code takes `wrongPerCode` wrong tries from everyone together; past that only clients that have
+///   not typed a wrong code for it are heard**, one try each. The code stays as the station shows it: an
+///   earlier design replaced it instead, which let 100 flooding addresses make the code on the screen stale
+///   every few seconds, the very jam this prevents. The owner, who has typed nothing wrong, is always
+///   heard; an owner who mistyped once past the ceiling waits for the code's end or holds the button for
+///   a new one.
 /// - **The answer to a wrong code is the answer to no code**: nobody learns when a code is open.
 ///
-/// The length follows from the numbers (`guessChance`): an attacker with 20 addresses at the limit
-/// makes 500 guesses in a code's five minutes; against 10^8 codes that is 1 in 200,000 (six digits
-/// would be 1 in 2,000).
+/// The length follows from the numbers (`guessChance`): a code hears at most `wrongPerCode` wrong tries
+/// plus one a client, and at most 25 a client in its five minutes. 20 addresses make 70 guesses; against
+/// 10^8 codes that is 1 in 1.4 million, and a whole /24 of 254 addresses 1 in 330,000 (six digits would
+/// be 1 in 14,000 and 1 in 3,300).
 public final class PairingDesk: Sendable {
     public static let validity: TimeInterval = 300
     public static let digits = 8
@@ -25,10 +29,10 @@ public final class PairingDesk: Sendable {
     /// What a code someone typed did.
     public enum Outcome: Sendable, Equatable {
         case paired
-        /// Not the code, or no code open (the same to the one who typed it); `renewed` when this try used
-        /// up the code's wrong tries and a new code replaces it, for the station's screen.
-        case wrong(renewed: Pairing?)
-        /// This client typed too many wrong codes: it may try again after this many seconds.
+        /// Not the code, or no code open (the same to the one who typed it).
+        case wrong
+        /// This client typed too many wrong codes (a minute's, or one past the code's ceiling): it may try
+        /// again after this many seconds.
         case wait(Int)
     }
 
@@ -36,6 +40,8 @@ public final class PairingDesk: Sendable {
         var code: String?
         var expiresAt = Date.distantPast
         var wrongForCode = 0
+        /// The clients that typed a wrong code while this one was open.
+        var guessed: Set<String> = []
         /// Each client's wrong tries in the last minute.
         var wrongTimes: [String: [Date]] = [:]
         var url = ""
@@ -80,6 +86,7 @@ public final class PairingDesk: Sendable {
     private static func newCode(_ state: inout State) -> Pairing {
         state.code = Secrets.digits(digits)
         state.wrongForCode = 0
+        state.guessed = []
         return Pairing(
             url: state.url, code: state.code!, expiresAt: state.expiresAt, fingerprint: state.fingerprint,
             fallback: state.fallback)
@@ -99,6 +106,9 @@ public final class PairingDesk: Sendable {
                 return .wait(max(1, Int((60 - now.timeIntervalSince(first)).rounded(.up))))
             }
             let open = state.code != nil && now < state.expiresAt
+            if open, state.wrongForCode >= Self.wrongPerCode, state.guessed.contains(client) {
+                return .wait(max(1, Int(state.expiresAt.timeIntervalSince(now).rounded(.up))))
+            }
             if open, let code = state.code, Secrets.equal(typed, code) {
                 state.code = nil
                 return .paired
@@ -106,10 +116,11 @@ public final class PairingDesk: Sendable {
             state.wrongTimes[client, default: []].append(now)
             guard open else {
                 state.code = nil
-                return .wrong(renewed: nil)
+                return .wrong
             }
             state.wrongForCode += 1
-            return .wrong(renewed: state.wrongForCode >= Self.wrongPerCode ? Self.newCode(&state) : nil)
+            state.guessed.insert(client)
+            return .wrong
         }
     }
 
@@ -125,9 +136,11 @@ public final class PairingDesk: Sendable {
     }
 
     /// The chance that `addresses` clients, each at the limit, guess an open code within its window:
-    /// one minus the chance that every guess misses (each guess rules out one code at most).
+    /// one minus the chance that every guess misses (each guess rules out one code at most). The guesses
+    /// are each client's minute limit over the window, or the ceiling and one try a client past it,
+    /// whichever is fewer.
     public static func guessChance(addresses: Int) -> Double {
-        let guesses = Double(addresses * wrongPerMinute) * validity / 60
+        let guesses = min(Double(addresses * wrongPerMinute) * validity / 60, Double(wrongPerCode + addresses))
         let codes = pow(10, Double(digits))
         return 1 - pow(1 - 1 / codes, guesses)
     }

@@ -27,14 +27,8 @@ extension WebApp {
         else { throw WebProblem(400, words("page.problem.broken_form.title"), words("page.pair.type_code")) }
         let time = now()
         switch desk.redeem(form["code"] ?? "", client: request.client, now: time) {
-        case .wrong(let renewed):
+        case .wrong:
             logger.notice("owner's page: a wrong pairing code from \(request.client)")
-            if let renewed {
-                logger.notice(
-                    "owner's page: \(PairingDesk.wrongPerCode) wrong pairing codes; the station shows a new one")
-                logger.debug("pairing code \(renewed.code) for \(renewed.url)")
-                link.send(.pairingOpened(renewed))
-            }
             // The same words whether a code is open or not: nobody learns when one is.
             return pairPage(message: words("page.pair.wrong"), status: 401)
         case .wait(let seconds):
