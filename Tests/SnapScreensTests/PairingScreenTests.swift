@@ -48,4 +48,22 @@ struct PairingScreenTests {
         #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == url)
         #expect(!canvas.cutTexts.contains { $0.contains("482") })
     }
+
+    @Test(
+        "should show the .local address, the fallback address and the certificate's fingerprint, uncut, at every size",
+        arguments: [(800, 480), (480, 800), (480, 320), (1920, 1080)])
+    func namesAndFingerprint(width: Int, height: Int) {
+        let pairing = Pairing(
+            url: "https://kitchen-station.local:8080/pair", code: "48291307", expiresAt: Date() + 300,
+            fingerprint: "3F:A2:19:C4:5B:0E:77:D1:02:9B:6E:41:AA:C3:5D:10:E8:72:4F:90:1B:66:C2:0D:93:5A:7E:18:F4:2C:B0",
+            fallback: "https://192.168.1.20:8080/pair")
+        let canvas = Canvas(width: width, height: height)
+        ScreenRenderer(images: .none).draw(
+            .pairing(PairingScreen(pairing: pairing, remaining: .seconds(299))), preview: nil, on: canvas)
+        let drawn = canvas.drawnTexts.joined(separator: "\n")
+        #expect(drawn.contains("https://kitchen-station.local:8080/pair"), "the name: \(drawn)")
+        #expect(drawn.contains("https://192.168.1.20:8080/pair"), "the address for a phone without .local")
+        #expect(drawn.contains("3F:A2:19:C4:5B:0E:77:D1"), "the start of the fingerprint the browser's warning names")
+        #expect(canvas.cutTexts.isEmpty, "cut at \(width)×\(height): \(canvas.cutTexts)")
+    }
 }
