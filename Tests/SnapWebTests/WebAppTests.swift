@@ -283,4 +283,20 @@ struct WebGateTests {
         let again = try station.pair()
         #expect(again.csrf != browser.csrf, "a new pairing, a new CSRF token")
     }
+
+    @Test("should end a pairing after web.session_days however often it is used, its cookie saying so")
+    func configuredLifetime() throws {
+        let station = try WebTestStation(configure: { $0.web.sessionDays = 14 })
+        let pairing = station.desk.open(now: station.now)
+        let paired = station.post("/pair", [("code", pairing.code)])
+        let cookie = try #require(paired.header("Set-Cookie"))
+        #expect(cookie.contains("Max-Age=\(14 * 86_400)"), "\(cookie)")
+        let token = try #require(cookie.split(separator: ";").first.map(String.init))
+        for _ in 0..<2 {
+            station.advance(6 * 86_400)
+            #expect(station.get("/", cookie: token).status == 200)
+        }
+        station.advance(2 * 86_400 + 60)
+        #expect(station.get("/", cookie: token).status == 401, "over after 14 days, used every 6")
+    }
 }

@@ -50,7 +50,7 @@ final class WebTestStation: Sendable {
         locked: [String] = [], secure: Bool = false, groups: [String] = ["Friends"],
         otherCameras: [StationConfig.Camera.Other] = [], ledWired: Bool = true,
         directory: (any GroupDirectory)? = nil, name: String = "SnapStation", corrector: (any MealCorrector)? = nil,
-        planner: (any MealPlanner)? = nil
+        planner: (any MealPlanner)? = nil, configure: (inout StationConfig) -> Void = { _ in }
     ) throws {
         var config = StationConfig()
         if !ledWired { config.gpio.ledLine = nil }
@@ -60,6 +60,7 @@ final class WebTestStation: Sendable {
         config.web.locked = locked
         config.group.names = groups
         config.station.name = name
+        configure(&config)
         self.config = config
         store = try StationStore(directory: folder.path)
         let clock = clock
