@@ -97,8 +97,9 @@ public final class WebServer: Service {
             onServerRunning: { [self] channel in
                 let web = self.web
                 let bound = channel.localAddress?.port ?? web.port
-                self.port.withLock { $0 = bound }
+                // The address before the port: LocalNameService waits for the port, then reads the address.
                 self.desk.url = WebAddress.publicURL(web, port: bound)
+                self.port.withLock { $0 = bound }
                 self.logger.notice(
                     "owner's page at \(self.desk.url)",
                     metadata: ["listening": "\(web.address):\(bound)", "tls": "\(web.tls.rawValue)"])
