@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # /init of each slot's test system in Tests/Update/boot.sh: says which slot GRUB started (rauc.slot=
 # on the command line, and the version this slot's initrd carries), then does to grubenv what the
 # boot's action (the first line of /dev/vdb) asks, with grub-editenv, writing what RAUC's GRUB backend

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # /init of the update test's VM (Tests/Update/bundles.sh): RAUC's service on a private D-Bus, installing
 # the test's bundles into two virtio disks that stand for the slots, as the x86 VM's system.conf and
 # then the Pi's (the tryboot backend, over a fake bootconfig partition and device tree) configure it.
@@ -32,7 +33,8 @@ slot_version() {
 }
 
 dbus-daemon --config-file=/test/dbus.conf --fork --print-address=3 3>/run/bus-address
-export DBUS_SESSION_BUS_ADDRESS=$(cat /run/bus-address) DBUS_STARTER_BUS_TYPE=session
+DBUS_SESSION_BUS_ADDRESS=$(cat /run/bus-address)
+export DBUS_SESSION_BUS_ADDRESS DBUS_STARTER_BUS_TYPE=session
 service=""
 start_service() {  # CONF BOOTED_SLOT
     [ -n "$service" ] && { kill "$service"; wait "$service" 2>/dev/null; }

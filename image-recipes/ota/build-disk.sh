@@ -44,7 +44,6 @@ grub=/usr/lib/grub/i386-pc
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mib=$((1024 * 1024))
 sector=512
 
 # MARK: the partitions' contents
