@@ -21,8 +21,12 @@ extension SupabaseBackend: GroupDirectory {
 
     /// `leave_group` answers the object paths of the station's rows it deleted; the station deletes those
     /// objects and their stickers. What it shared without a row was deleted when the row was refused.
+    /// Leaving a group the station is no longer in (left from another station of the same user, or the
+    /// group gone with its last member) is done already: the function's PT404 (HTTP 404 through
+    /// PostgREST's mapSQLtoHTTP) ends it as left, so the page does not keep a group it cannot leave.
     public func leave(group: String) async throws(UploadFailure) {
-        let paths = try await call("leave_group", ["group_name": group], "leave the group", as: [String].self)
+        let paths = try await call(
+            "leave_group", ["group_name": group], "leave the group", as: [String].self, notAMember: [])
         let names = paths.flatMap { path in
             path.hasSuffix(".jpg") ? [path, String(path.dropLast(4)) + "-sticker.png"] : [path]
         }
@@ -50,16 +54,21 @@ extension SupabaseBackend: GroupDirectory {
         }
     }
 
-    /// Calls the function and reads its JSON answer as `Value`.
-    private func call<Value>(_ name: String, _ arguments: [String: String], _ what: String, as: Value.Type)
-        async throws(UploadFailure) -> Value
-    {
+    /// Calls the function and reads its JSON answer as `Value`; `notAMember`, where given, is the answer
+    /// when the function says the caller is not in the group (its PT404).
+    private func call<Value>(
+        _ name: String, _ arguments: [String: String], _ what: String, as: Value.Type, notAMember: Value? = nil
+    ) async throws(UploadFailure) -> Value {
         let body = (try? JSONSerialization.data(withJSONObject: arguments, options: [.sortedKeys])).map { [UInt8]($0) }
         let response = try await send(
             HTTPRequest(
                 method: "POST", url: "\(projectURL)/rest/v1/rpc/\(name)",
                 headers: [("Content-Type", "application/json")], body: body, maxBodyBytes: 1 << 20))
         let json = try? JSONSerialization.jsonObject(with: Data(response.body), options: [.fragmentsAllowed])
+        if let notAMember, response.status == 404, (json as? [String: Any])?["code"] as? String == "PT404" {
+            logger.info("supabase: \(name): not a member (\((json as? [String: Any])?["message"] ?? "")); done already")
+            return notAMember
+        }
         guard response.status == 200 else { throw Self.refusal(response, json: json as? [String: Any], what) }
         guard let value = json as? Value else {
             throw .rejected(

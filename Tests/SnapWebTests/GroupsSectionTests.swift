@@ -203,6 +203,30 @@ struct GroupsSectionTests {
         #expect(notMember.status == 404)
     }
 
+    @Test("should forget a group the station is no longer in on the server when the owner leaves it")
+    func leaveWhatIsGone() async throws {
+        let (kitchen, _, _) = try await station("Kitchen")
+        let (hall, _, hallBackend) = try await station("Hall")
+        let k = try kitchen.pair()
+        let h = try hall.pair()
+        let made = await answer {
+            kitchen.post(
+                "/group/create", [("csrf", k.csrf), ("group", "Family"), ("member", "Kitchen")], cookie: k.cookie)
+        }
+        let invite = try #require(code(in: made.text))
+        _ = await answer {
+            hall.post("/group/join", [("csrf", h.csrf), ("code", invite), ("member", "Hall")], cookie: h.cookie)
+        }
+        #expect(try hall.store.runtimeSettings().groups == ["Family"])
+        // Left on the server behind the page's back (another station of the same user): PT404 from now on.
+        try await hallBackend.leave(group: "Family")
+        let left = await answer {
+            hall.post("/group/leave", [("csrf", h.csrf), ("group", "Family")], cookie: h.cookie)
+        }
+        #expect(left.status == 303 && left.header("Location") == "/group?left=1", "\(left.text)")
+        #expect(try hall.store.runtimeSettings().groups == [], "the page no longer keeps a group it cannot leave")
+    }
+
     @Test("should keep the config's groups and offer nothing to change when group.name is locked")
     func locked() async throws {
         let (hall, _, _) = try await station("Hall", groups: ["Family"], locked: ["group.name"])
