@@ -99,6 +99,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
+            name: "SnapUpdates",
+            dependencies: ["SnapCore", "SnapFiles", .product(name: "Logging", package: "swift-log")]),
+        .target(
             name: "SnapWeb",
             dependencies: [
                 "SnapCore", "SnapText", "SnapConfig", "SnapStore", "SnapFiles", "SnapImaging", "CLibCrypto",
@@ -116,7 +119,7 @@ let package = Package(
             name: "SnapApp",
             dependencies: [
                 "SnapCore", "SnapText", "SnapConfig", "SnapStore", "SnapFiles", "SnapImaging", "SnapScreens", "SnapJar",
-                "SnapDevices", "SnapServices", "SnapWeb", "CMalloc", "CSnapCrash", "CSnapAvahi",
+                "SnapDevices", "SnapServices", "SnapWeb", "SnapUpdates", "CMalloc", "CSnapCrash", "CSnapAvahi",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
@@ -124,7 +127,7 @@ let package = Package(
             name: "snapstation",
             dependencies: [
                 "SnapApp", "SnapConfig", "SnapStore", "SnapFiles", "SnapScreens", "SnapJar", "SnapCore", "SnapImaging",
-                "SnapDevices", "SnapServices", "SnapText",
+                "SnapDevices", "SnapServices", "SnapText", "SnapUpdates",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -153,6 +156,7 @@ let package = Package(
         .testTarget(
             name: "SnapDevicesTests", dependencies: ["SnapDevices", "SnapFiles", "SnapScreens", "SnapTestSupport"]),
         .testTarget(name: "SnapServicesTests", dependencies: ["SnapServices", "SnapText", "SnapTestSupport"]),
+        .testTarget(name: "SnapUpdatesTests", dependencies: ["SnapUpdates", "SnapCore", "SnapTestSupport"]),
         .testTarget(
             name: "SnapWebTests",
             dependencies: [

@@ -259,6 +259,15 @@ extension StationConfig {
         jar.accelerometer = r.string("jar.accelerometer", default: d.jar.accelerometer)
         jar.accelerometerRotation = r.rotation("jar.accelerometer_rotation", default: d.jar.accelerometerRotation)
 
+        update.confirmSeconds = r.int("update.confirm_seconds", default: d.update.confirmSeconds, in: 5...86_400)
+        update.rauc = r.string("update.rauc", default: d.update.rauc)
+        update.maxBundleMB = r.int("update.max_bundle_mb", default: d.update.maxBundleMB, in: 1...65_536)
+        update.restartFile = r.string("update.restart_file", default: d.update.restartFile)
+        update.usbFolder = r.string("update.usb_folder", default: d.update.usbFolder)
+        for (key, path) in [("update.rauc", update.rauc), ("update.restart_file", update.restartFile)]
+        where !path.hasPrefix("/") {
+            r.report(key, "\"\(path)\" is not an absolute path", expected: "a path such as \"/usr/bin/rauc\"")
+        }
         web.enabled = r.bool("web.enabled", default: d.web.enabled)
         web.address = r.string("web.address", default: d.web.address)
         if !Self.isIPAddress(web.address) {

@@ -14,6 +14,7 @@ public struct StationConfig: Sendable, Hashable {
     public var storage = Storage()
     public var web = Web()
     public var jar = Jar()
+    public var update = Update()
     /// The daily goals (`[goals]`: kcal, protein, carbs, fats; 0 = none); the owner can change them on the page.
     public var goals = Macros.zero
 
@@ -209,6 +210,23 @@ public struct StationConfig: Sendable, Hashable {
         /// More host names the page answers to (a DNS name that points at the station). Its addresses,
         /// its `.local` names and `localhost` always work; any other Host is refused (DNS rebinding).
         public var names: [String] = []
+    }
+
+    /// Signed A/B updates (RAUC), where the image has two system slots (`image-recipes/ota/`).
+    public struct Update: Sendable, Hashable {
+        /// How long the station must run (READY, feeding the watchdog) on a newly installed slot before
+        /// it marks the slot good; until then a restart goes back to the old one. Five minutes: long
+        /// enough for a crash at start, the first capture's pipeline and the page to show themselves.
+        public var confirmSeconds = 300
+        /// RAUC's command-line client, which talks to the RAUC service over D-Bus.
+        public var rauc = "/usr/bin/rauc"
+        /// The largest bundle the page takes.
+        public var maxBundleMB = 1024
+        /// The file whose creation asks the system to restart into an installed update (a root
+        /// `snapstation-reboot.path` unit watches it: the station itself may not reboot).
+        public var restartFile = "/run/snapstation/reboot"
+        /// Where a USB stick is mounted: the page offers the bundles (`*.raucb`) found there.
+        public var usbFolder = "/media"
     }
 
     public struct Jar: Sendable, Hashable {

@@ -36,6 +36,8 @@ public enum Event: Sendable, Hashable {
     case analysisRetryAsked(PhotoID)
     /// The owner saved the result on the station's screen from the page, edited (or discarded it: nil).
     case reviewSubmitted(PhotoID, MealAnalysis?)
+    /// An update is being installed, waits for its restart, or did not start (nil: nothing to say).
+    case update(UpdateNote?)
     /// Sent through the event loop by the shell's watchdog: handling it proves the loop is not stuck.
     /// The machine does nothing with it.
     case heartbeat
@@ -78,6 +80,9 @@ public enum Action: Sendable, Hashable {
     /// Use the settings in force where the shell needs them (the photo filter, the AI's dietary
     /// preferences); the camera goes through `.useCamera`.
     case applySettings(SettingsInForce)
+    /// Restart the system into the update installed in the other slot: the station is idle now (ready,
+    /// resting or locked; never during a countdown, an upload, an analysis or a result).
+    case restartForUpdate(version: String)
     /// Switch to camera `index` of the station's cameras (the menu, the owner's page, a restart).
     case useCamera(Int)
     /// Store one setting changed at the station (the menu) with the owner's others.

@@ -28,6 +28,13 @@ extension Screen {
             if !screen.missingDevices.isEmpty {
                 parts.append("missing: " + screen.missingDevices.map(\.rawValue).joined(separator: ", "))
             }
+            switch screen.update {
+            case .installing(let version, let percent)?: parts.append("update: installing \(version) \(percent)%")
+            case .restarting(let version)?: parts.append("update: restarting into \(version)")
+            case .rolledBack(let tried, let running)?:
+                parts.append("update: \(tried) did not start, running \(running)")
+            case nil: break
+            }
             return parts.joined(separator: " · ")
         case .countdown(let screen): return "countdown · \(screen.secondsLeft)"
         case .mealResult(let screen):

@@ -73,6 +73,8 @@ public struct ReadyScreen: Sendable, Hashable {
     public var flashOff = false
     /// The day's goals (kcal, protein, carbs, fats; 0 = none): meal mode shows today's totals against them.
     public var goals = Macros.zero
+    /// An update being installed, waiting for its restart, or one that did not start.
+    public var update: UpdateNote?
 
     public init(
         mode: StationMode, groupName: String?, totals: Macros, mealThumbnails: [String],

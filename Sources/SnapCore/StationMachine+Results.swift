@@ -60,7 +60,7 @@ extension StationMachine {
             case .ready, .idle, .locked: return enterResting(now: now, also: [answered])
             default: return [answered]
             }
-        // The code, or a new one for the rest of the window (the old one took too many wrong tries).
+        // The code the page opened, for the screen.
         case (.pairingOpened(let pairing), .pairing(_, let note, let closesAt)):
             return transition(to: .pairing(pairing, note: note, closesAt: closesAt), now: now)
         case (.paired(let name), .pairing(let pairing, _, _)):
@@ -94,6 +94,10 @@ extension StationMachine {
                     now: now, also: [.discardMeal(id), .log(.info, "meal \(id) discarded from the owner's page")])
             }
             return saveMeal(photo, edited, day: day, now: now)
+        case (.update(let note), _):
+            update = note
+            if case .ready = phase { return transition(to: phase, now: now) }
+            return restartWhenCalm()
         case (.inboxChanged(let photos), _):
             inbox = photos.sorted { $0.takenAt < $1.takenAt }
             switch phase {

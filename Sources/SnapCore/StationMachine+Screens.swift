@@ -6,16 +6,17 @@ extension StationMachine {
         switch phase {
         case .ready:
             let meals = todaysMeals(now)
-            return .ready(
-                ReadyScreen(
-                    mode: mode, groupName: activeGroup,
-                    totals: meals.reduce(.zero) { $0 + $1.analysis.totals },
-                    mealThumbnails: meals.map(\.photo.thumbnailPath), groupPhotoAvailable: !groupPhotoTaken(now),
-                    analysesLeft: analysesLeft(now),
-                    missingDevices: DeviceKind.allCases.filter { missingDevices[$0] != nil },
-                    jar: jarContents(now: now),
-                    cameras: settings.owner.cameras.count > 1 ? settings.owner.cameras : [], camera: inForce.camera,
-                    flashOff: !inForce.flash, goals: inForce.goals))
+            var ready = ReadyScreen(
+                mode: mode, groupName: activeGroup,
+                totals: meals.reduce(.zero) { $0 + $1.analysis.totals },
+                mealThumbnails: meals.map(\.photo.thumbnailPath), groupPhotoAvailable: !groupPhotoTaken(now),
+                analysesLeft: analysesLeft(now),
+                missingDevices: DeviceKind.allCases.filter { missingDevices[$0] != nil },
+                jar: jarContents(now: now),
+                cameras: settings.owner.cameras.count > 1 ? settings.owner.cameras : [], camera: inForce.camera,
+                flashOff: !inForce.flash, goals: inForce.goals)
+            ready.update = update
+            return .ready(ready)
         case .countdown(let left):
             return .countdown(CountdownScreen(secondsLeft: left, mode: mode))
         case .capturing:

@@ -67,6 +67,10 @@ public struct StationMachine: Sendable {
     public var inForce: SettingsInForce { settings.owner.inForce(owner) }
     /// What the machine last asked of the camera (`Action.setCamera`).
     var cameraOn = false
+    /// The update's news for the ready screen (`Event.update`).
+    public internal(set) var update: UpdateNote?
+    /// The restart into an installed update was asked for (`Action.restartForUpdate`), once.
+    var restartAsked = false
 
     public init(settings: StationSettings, snapshot: StationSnapshot = StationSnapshot()) {
         self.settings = settings
@@ -154,7 +158,7 @@ public struct StationMachine: Sendable {
             actions.append(.startTimer(timer.id, deadline: deadline))
         }
         if case .capturing = next { actions.append(.capture) }
-        return actions
+        return actions + restartWhenCalm()
     }
 
     private func timer(for phase: Phase, now: Instant) -> (id: TimerID, after: Duration)? {

@@ -15,35 +15,78 @@ public enum AtomicFile {
     public static func write(_ bytes: some ContiguousBytes, to path: String, permissions: mode_t = 0o644)
         throws(FileError)
     {
-        let url = URL(fileURLWithPath: path)
-        let folder = url.deletingLastPathComponent().path
-        try createFolder(folder)
-        let temporary =
-            "\(folder)/\(temporaryPrefix)\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
-        let descriptor = try open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: permissions)
-        let failure: FileError? = bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let (written, error) = retryingInterrupts {
-                    Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+        let writer = try Writer(path: path, permissions: permissions)
+        try writer.append(bytes)
+        try writer.commit()
+    }
+
+    /// A file written in pieces (a bundle streamed from the owner's phone) and made visible whole: the
+    /// pieces go to a hidden temporary file beside `path`, which `commit()` fsyncs, renames over `path`
+    /// and makes durable; a writer dropped without `commit()` deletes it.
+    ///
+    /// One owner uses a writer, from one thread at a time (the owner's `SerialThread`): it is Sendable so
+    /// that the owner can hand it to that thread.
+    public final class Writer: @unchecked Sendable {
+        public let path: String
+        let temporary: String
+        private var descriptor: Int32
+        /// The bytes appended so far.
+        public private(set) var written = 0
+
+        /// Opens the temporary file for `path`, creating the folder if needed.
+        public init(path: String, permissions: mode_t = 0o644) throws(FileError) {
+            let url = URL(fileURLWithPath: path)
+            let folder = url.deletingLastPathComponent().path
+            try AtomicFile.createFolder(folder)
+            self.path = path
+            temporary =
+                "\(folder)/\(AtomicFile.temporaryPrefix)\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
+            descriptor = try AtomicFile.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: permissions)
+        }
+
+        deinit { discard() }
+
+        /// Writes `bytes` after what was written.
+        public func append(_ bytes: some ContiguousBytes) throws(FileError) {
+            let failure: FileError? = bytes.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let (done, error) = retryingInterrupts {
+                        Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                    }
+                    if done < 0 { return FileError(call: "write", path: temporary, errno: error) }
+                    offset += done
                 }
-                if written < 0 { return FileError(call: "write", path: temporary, errno: error) }
-                offset += written
+                return nil
             }
+            if let failure { throw failure }
+            written += bytes.withUnsafeBytes { $0.count }
+        }
+
+        /// Makes the file visible at `path`, whole and durable.
+        public func commit() throws(FileError) {
             let (synced, error) = retryingInterrupts { Int(fsync(descriptor)) }
-            return synced < 0 ? FileError(call: "fsync", path: temporary, errno: error) : nil
+            if synced < 0 {
+                discard()
+                throw FileError(call: "fsync", path: temporary, errno: error)
+            }
+            Glibc.close(descriptor)
+            descriptor = -1
+            if rename(temporary, path) != 0 {
+                let error = errno
+                unlink(temporary)
+                throw FileError(call: "rename", path: path, errno: error)
+            }
+            try AtomicFile.syncFolder(URL(fileURLWithPath: path).deletingLastPathComponent().path)
         }
-        Glibc.close(descriptor)
-        if let failure {
+
+        /// Drops what was written.
+        public func discard() {
+            guard descriptor >= 0 else { return }
+            Glibc.close(descriptor)
+            descriptor = -1
             unlink(temporary)
-            throw failure
         }
-        if rename(temporary, path) != 0 {
-            let error = errno
-            unlink(temporary)
-            throw FileError(call: "rename", path: path, errno: error)
-        }
-        try syncFolder(folder)
     }
 
     /// Creates `folder` and its parents, and fsyncs the parent of each folder it made.
@@ -83,7 +126,7 @@ public enum AtomicFile {
         try sync(descriptor, path: folder)
     }
 
-    private static func open(_ path: String, _ flags: Int32, mode: mode_t) throws(FileError) -> Int32 {
+    fileprivate static func open(_ path: String, _ flags: Int32, mode: mode_t) throws(FileError) -> Int32 {
         let (descriptor, error) = retryingInterrupts { Int(Glibc.open(path, flags, mode)) }
         if descriptor < 0 { throw FileError(call: "open", path: path, errno: error) }
         return Int32(descriptor)

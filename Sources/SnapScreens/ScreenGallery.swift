@@ -53,6 +53,12 @@ public enum ScreenGallery {
         groupReady.mode = .group
         var degraded = groupReady
         degraded.missingDevices = [.buttons, .flash]
+        var installing = groupReady
+        installing.update = .installing(version: "2.1.0", percent: 42)
+        var restarting = degraded
+        restarting.update = .restarting(version: "2.1.0")
+        var rolledBack = groupReady
+        rolledBack.update = .rolledBack(tried: "2.1.0", running: "2.0.3")
         var twoCameras = groupReady
         (twoCameras.cameras, twoCameras.camera, twoCameras.flashOff) = (["CSI camera", "USB camera"], 1, true)
         let menu = MenuScreen(
@@ -81,6 +87,9 @@ public enum ScreenGallery {
             ("01-ready-meal", .ready(ready)),
             ("02-ready-group", .ready(groupReady)),
             ("03-ready-missing-devices", .ready(degraded)),
+            ("03b-ready-update-installing", .ready(installing)),
+            ("03c-ready-update-restarting", .ready(restarting)),
+            ("03d-ready-update-rolled-back", .ready(rolledBack)),
             ("04-countdown", .countdown(CountdownScreen(secondsLeft: 3, mode: .group))),
             ("05-capturing", .capturing(mode: .group)),
             ("06-processing", .processing(ProcessingScreen(photo: photo.id, stage: .processing))),

@@ -27,10 +27,19 @@ extension ScreenRenderer {
         if canvas.touches(Rect(x: 0, y: iconsAt - m, width: canvas.bounds.width, height: iconSide + 2 * m)) {
             drawCameraIcons(ready, at: iconsAt, canvas, layout)
         }
+        var noticeAt = top.maxY + m / 2
         if let notice = words.deviceNotice(ready.missingDevices) {
+            noticeAt =
+                chip(
+                    notice, at: m, noticeAt, maxWidth: canvas.bounds.width - 2 * m, font: layout.small,
+                    fill: Color.warn.opacity(0.9), color: .ink, canvas
+                ).maxY + m / 2
+        }
+        if let update = ready.update {
+            let failed = if case .rolledBack = update { true } else { false }
             chip(
-                notice, at: m, top.maxY + m / 2, maxWidth: canvas.bounds.width - 2 * m, font: layout.small,
-                fill: Color.warn.opacity(0.9), color: .ink, canvas)
+                words.updateNote(update), at: m, noticeAt, maxWidth: canvas.bounds.width - 2 * m, font: layout.small,
+                fill: (failed ? Color.warn : Color.panel).opacity(0.9), color: failed ? .ink : .white, canvas)
         }
 
         let hintBar = layout.bar(layout.small)

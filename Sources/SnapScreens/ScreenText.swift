@@ -92,6 +92,17 @@ extension Words {
         }
     }
 
+    /// "Installing update 2.0: 42 %", "Update 2.0 installed: restarting when idle", "The update to 2.0
+    /// did not start: running 1.0 again".
+    public func updateNote(_ note: UpdateNote) -> String {
+        switch note {
+        case .installing(let version, let percent):
+            self("update.installing", ["version": version, "percent": self.percent(percent)])
+        case .restarting(let version): self("update.restarting", ["version": version])
+        case .rolledBack(let tried, let running): self("update.rolled_back", ["tried": tried, "running": running])
+        }
+    }
+
     public func deviceNotice(_ devices: [DeviceKind]) -> String? {
         guard !devices.isEmpty else { return nil }
         return self("devices.missing", ["devices": devices.map(device).joined(separator: ", ")])

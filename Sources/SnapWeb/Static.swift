@@ -128,6 +128,43 @@ extension WebApp {
           for (const box of document.querySelectorAll(".lines input[type=checkbox]")) {
             box.addEventListener("change", () => box.closest("li").classList.toggle("ticked", box.checked));
           }
+          // An update bundle goes as the request's body (streamed to the station's disk), with the form's
+          // CSRF token in a header; the bar follows the upload, and the update page follows it.
+          const send = document.getElementById("send-bundle");
+          const chosen = document.getElementById("bundle");
+          if (send && chosen) send.addEventListener("click", () => {
+            const file = chosen.files[0];
+            if (!file) return;
+            const form = send.closest("form");
+            const bar = document.getElementById("sending");
+            const problem = document.getElementById("send-problem");
+            const request = new XMLHttpRequest();
+            request.open("POST", "/update/upload");
+            request.setRequestHeader("X-CSRF-Token", form.dataset.csrf);
+            request.setRequestHeader("X-Bundle-Name", encodeURIComponent(file.name));
+            request.setRequestHeader("Content-Type", "application/octet-stream");
+            send.disabled = true;
+            bar.hidden = false;
+            problem.hidden = true;
+            request.upload.addEventListener("progress", (event) => {
+              if (event.lengthComputable) bar.value = Math.round(100 * event.loaded / event.total);
+            });
+            request.addEventListener("load", () => {
+              if (request.status === 200 && request.responseURL.includes("/update")) {
+                location.href = request.responseURL;
+                return;
+              }
+              problem.textContent = request.responseText;
+              problem.hidden = false;
+              send.disabled = false;
+            });
+            request.addEventListener("error", () => {
+              problem.textContent = form.dataset.lost;
+              problem.hidden = false;
+              send.disabled = false;
+            });
+            request.send(file);
+          });
         });
         """
 }

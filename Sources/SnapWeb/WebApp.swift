@@ -42,6 +42,10 @@ public final class WebApp: Sendable {
     let planner: (any MealPlanner)?
     /// The planned meal being asked about, or how the last one ended until the page showed it.
     let planning = Mutex<Planning?>(nil)
+    /// The station's two system slots (RAUC); nil where the page offers no updates (tests).
+    let updater: (any StationUpdater)?
+    /// The update being installed from the page, or how the last one ended.
+    let installation = Mutex<Installation?>(nil)
     /// The words of the request being answered, read from the owner's settings once as it comes in; a
     /// reply made off the page's thread (a request too large to read, a correction's answer) speaks the
     /// last request's.
@@ -51,8 +55,9 @@ public final class WebApp: Sendable {
         config: StationConfig, store: StationStore, link: any StationLink, desk: PairingDesk, logger: Logger,
         secure: Bool = false, directory: (any GroupDirectory)? = nil, names: StationNames? = nil,
         corrector: (any MealCorrector)? = nil, planner: (any MealPlanner)? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }
+        updater: (any StationUpdater)? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.updater = updater
         self.corrector = corrector
         self.planner = planner
         self.config = config
@@ -198,6 +203,8 @@ public final class WebApp: Sendable {
         case (false, 2, "group") where parts[1] == "leave": return try leavePage(visitor)
         case (true, 2, "group") where parts[1] == "leave": return try leaveGroup(visitor)
         case (false, 1, "status"): return try statusPage(visitor)
+        case (false, 1, "update"): return try updatePage(visitor)
+        case (true, 2, "update") where parts[1] == "install": return try installBundle(visitor)
         case (true, 2, "status") where parts[1] == "forget": return try forgetBrowser(visitor)
         case (true, 2, "status") where parts[1] == "analyse": return try analyseAgain(visitor)
         case (true, 1, "signout"): return try signOut(visitor)

@@ -25,6 +25,8 @@ public final class WebServer: Service {
     let logger: Logger
     let limits: ConnectionLimits
     let thread = SerialThread(name: "web")
+    /// Where an update bundle sent from the page is written as it arrives, off the page's thread.
+    let uploads = SerialThread(name: "web-uploads")
     private let port = Mutex<Int?>(nil)
 
     /// The station's own certificate, for `web.tls = "self-signed"`.
@@ -88,7 +90,7 @@ public final class WebServer: Service {
         } else {
             builder = http
         }
-        let responder = PageResponder(app: app, thread: thread)
+        let responder = PageResponder(app: app, thread: thread, writer: uploads)
         let application = Application(
             responder: responder, server: builder,
             configuration: ApplicationConfiguration(
@@ -121,8 +123,14 @@ struct PageResponder: HTTPResponder {
     typealias Context = PageContext
     let app: WebApp
     let thread: SerialThread
+    /// Where an update bundle's pieces are written as they arrive.
+    let writer: SerialThread
 
     func respond(to request: Request, context: Context) async throws -> Response {
+        // An update bundle streams to the data partition: it is never held in memory, nor in a Form.
+        if request.method == .post && request.uri.path == "/update/upload" {
+            return try await receiveBundle(request, context: context)
+        }
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Form.maxBytes {
             return Self.tooLarge(app.words)
         }
@@ -133,10 +141,7 @@ struct PageResponder: HTTPResponder {
         } catch {
             return Self.tooLarge(app.words)
         }
-        var headers: [String: String] = [:]
-        for field in request.headers { headers[field.name.canonicalName] = field.value }
-        // HTTP/1's Host header arrives as the request's authority.
-        if let authority = request.head.authority { headers["host"] = authority }
+        let headers = Self.headers(of: request)
         let method: WebRequest.Method =
             switch request.method {
             case .get: .get
@@ -149,6 +154,54 @@ struct PageResponder: HTTPResponder {
             query: request.uri.query ?? "", body: Array(buffer: body), headers: headers,
             client: context.remoteAddress?.ipAddress ?? "")
         let reply = try await thread.run { [app] in app.respond(page) }
+        return Self.response(reply)
+    }
+
+    /// The request's headers as the pages read them.
+    static func headers(of request: Request) -> [String: String] {
+        var headers: [String: String] = [:]
+        for field in request.headers { headers[field.name.canonicalName] = field.value }
+        // HTTP/1's Host header arrives as the request's authority.
+        if let authority = request.head.authority { headers["host"] = authority }
+        return headers
+    }
+
+    /// A bundle sent from the page's script: its head checked on the page's thread, its body written piece
+    /// by piece on the writer's thread as it arrives, and kept only whole (`AtomicFile.Writer`).
+    private func receiveBundle(_ request: Request, context: Context) async throws -> Response {
+        let head = WebRequest(
+            method: .post, path: request.uri.path, headers: Self.headers(of: request),
+            client: context.remoteAddress?.ipAddress ?? "")
+        let target = try await thread.run { [app] in app.bundleUpload(head) }
+        let path: String
+        switch target {
+        case .refused(let reply): return Self.response(reply)
+        case .file(let chosen): path = chosen
+        }
+        let limit = app.config.update.maxBundleMB << 20
+        var problem: WebApp.UploadProblem?
+        do {
+            let file = try await writer.run { () throws(FileError) in try AtomicFile.Writer(path: path) }
+            var received = 0
+            for try await chunk in request.body {
+                received += chunk.readableBytes
+                guard received <= limit else {
+                    problem = .tooLarge
+                    break
+                }
+                let bytes = Array(buffer: chunk)
+                try await writer.run { () throws(FileError) in try file.append(bytes) }
+            }
+            if problem == nil { try await writer.run { () throws(FileError) in try file.commit() } }
+        } catch {
+            problem = .failed("\(error)")
+        }
+        let reply = app.bundleReceived(path, problem: problem)
+        return Self.response(reply)
+    }
+
+    /// Hummingbird's response for a page's reply.
+    static func response(_ reply: WebReply) -> Response {
         var fields = HTTPFields()
         for header in reply.headers {
             if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }

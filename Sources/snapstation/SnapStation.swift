@@ -19,6 +19,7 @@ struct SnapStation: AsyncParsableCommand {
             StoreSoak.self,
             StoreCheck.self,
             CrashCheck.self,
+            Update.self,
         ],
         defaultSubcommand: Run.self)
 }

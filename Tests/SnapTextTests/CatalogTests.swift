@@ -39,7 +39,8 @@ struct CatalogTests {
             "date.month.4", "date.month.8", "date.month.9", "date.month.11", "dietary.vegan", "sample.item.cheese",
             "page.macro.fats", "page.nav.status", "page.status.title", "page.status.version", "page.status.backend",
             "page.meal.form.name", "page.settings.filter", "page.settings.countdown", "page.pair.code",
-            "page.group.received_from", "page.status.storage_line", "macro.letter.fats",
+            "page.group.received_from", "page.status.storage_line", "macro.letter.fats", "page.update.slot",
+            "page.update.slot_version",
         ],
         .es: [
             "macro.letter.protein", "menu.flash", "page.food.gluten", "page.filter.sepia", "page.macro.protein",
@@ -51,12 +52,13 @@ struct CatalogTests {
             "page.food.lactose", "page.status.version", "page.food.gluten", "page.filter.vignette",
             "page.settings.mode",
             "page.macro.protein", "page.pair.code", "page.plan.portions", "page.plan.portion_count",
+            "page.update.slot_version",
         ],
         .it: [
             "macro.letter.protein", "macro.letter.carbs", "menu.flash", "sample.jar.9", "date.day", "number.percent",
             "page.macro.protein",
             "page.status.storage_line",
-            "page.macro.carbs", "page.status.backend", "page.group.received_from",
+            "page.macro.carbs", "page.status.backend", "page.group.received_from", "page.update.slot",
         ],
     ]
 

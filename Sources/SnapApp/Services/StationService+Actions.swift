@@ -103,8 +103,24 @@ extension StationService {
         case .applySettings(let inForce):
             live.update(inForce)
             display.speak(Words(inForce.language))
+        case .restartForUpdate(let version):
+            askForRestart(into: version)
         case .log(let level, let message):
             logger.log(level: level.swiftLog, "\(message)")
+        }
+    }
+
+    /// Creates `update.restart_file`, which a root unit (`snapstation-reboot.path`) answers with a reboot:
+    /// the station runs unprivileged and may not reboot itself. Its frame with the update's note is the
+    /// last the display shows.
+    private func askForRestart(into version: String) {
+        let path = restartFile
+        do throws(FileError) {
+            try AtomicFile.createFolder((path as NSString).deletingLastPathComponent)
+            try AtomicFile.write(Array("\(version)\n".utf8), to: path)
+            logger.notice("update: restarting into \(version) (asked through \(path))")
+        } catch {
+            logger.error("update: cannot ask for the restart into \(version): \(error)")
         }
     }
 

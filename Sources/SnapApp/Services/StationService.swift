@@ -50,6 +50,8 @@ public final class StationService: Service {
     let desk: PairingDesk?
     /// The owner's settings stored before this start, applied as the loop starts.
     let ownerSettings: RuntimeSettings
+    /// Created to ask for the restart into an installed update (`update.restart_file`).
+    let restartFile: String
 
     public init(
         settings: StationSettings, parts: StationParts, minimumFreeBytes: UInt64, bus: EventBus, clock: StationClock,
@@ -58,8 +60,9 @@ public final class StationService: Service {
         ownerSettings: RuntimeSettings = RuntimeSettings(),
         board: StationBoard? = nil, desk: PairingDesk? = nil,
         notifier: SystemdNotifier = SystemdNotifier(environment: [:]), startup: StartupTimes = StartupTimes(),
-        logger: Logger
+        restartFile: String = "/run/snapstation/reboot", logger: Logger
     ) {
+        self.restartFile = restartFile
         self.live = live
         self.ownerSettings = ownerSettings
         self.board = board

@@ -10,6 +10,7 @@ import SnapScreens
 import SnapServices
 import SnapStore
 import SnapText
+import SnapUpdates
 import SnapWeb
 
 /// Builds the station from a config and runs it until SIGTERM or SIGINT.
@@ -95,7 +96,10 @@ public enum Station {
             bus: bus, clock: clock, display: display, uploads: uploads, analysisQueue: analysisQueue,
             captures: captures, reference: reference, demand: demand, live: live, ownerSettings: ownerSettings,
             board: board,
-            desk: desk, notifier: notifier, startup: startup, logger: logger)
+            desk: desk, notifier: notifier, startup: startup, restartFile: config.update.restartFile, logger: logger)
+        let updater = SlotUpdater(
+            rauc: config.update.rauc, folder: config.storage.dir + "/updates", imageVersion: StationVersion.current,
+            logger: logger)
         var services: [any Service] = [
             display, station, uploads,
             CameraService(camera: parts.camera, slot: slot, demand: demand, bus: bus, logger: logger),
@@ -110,6 +114,9 @@ public enum Station {
             InboxService(
                 store: store, backend: parts.backend, groups: { live.groups }, bus: bus, logger: logger,
                 interval: .seconds(config.group.inboxMinutes * 60)))
+        services.append(
+            UpdateService(
+                updater: updater, bus: bus, confirmAfter: .seconds(config.update.confirmSeconds), logger: logger))
         if let analysisQueue { services.append(analysisQueue) }
         if let board, let desk {
             let names = StationNames(config: config)
@@ -117,7 +124,7 @@ public enum Station {
                 config: config, store: store, link: board, desk: desk, logger: logger,
                 secure: config.web.servesHTTPS, directory: parts.backend as? any GroupDirectory, names: names,
                 corrector: aiConfigured ? StationCorrector(analyzer: parts.analyzer, live: live) : nil,
-                planner: aiConfigured ? StationPlanner(analyzer: parts.analyzer, live: live) : nil)
+                planner: aiConfigured ? StationPlanner(analyzer: parts.analyzer, live: live) : nil, updater: updater)
             do {
                 let selfSigned = try pageCertificate(config, logger: logger)
                 let server = WebServer(app: app, web: config.web, desk: desk, logger: logger, selfSigned: selfSigned)

@@ -1,0 +1,150 @@
+import Foundation
+
+/// RAUC's command-line client (`rauc`, Debian bookworm's 1.8), which asks the RAUC service over D-Bus.
+/// Each call starts the client and waits for it: a blocking call, made only on `SlotUpdater`'s thread or
+/// from the command line. What is read follows rauc 1.8's `src/main.c`: `status --detailed
+/// --output-format=json` (`r_status_formatter_json`), `info --output-format=json` (`info_formatter_json`),
+/// and `install`'s progress lines, "%3d%% MESSAGE" (`print_progress_callback`).
+public struct RAUC: Sendable {
+    /// A call the client failed: its words (stderr), or why it could not be started.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// `rauc status`: the booted slot's bootname, the primary slot's name, and each slot.
+    public struct Status: Sendable, Hashable {
+        public struct Slot: Sendable, Hashable {
+            public var name: String
+            public var bootname: String?
+            public var state: String
+            public var bootGood: Bool
+            /// `slot_status.bundle.version`: the version of the bundle last installed into the slot.
+            public var version: String?
+        }
+        public var compatible: String
+        public var booted: String?
+        /// RAUC's slot name (`boot_primary`), not its bootname; nil when no slot is bootable yet.
+        public var primary: String?
+        public var slots: [Slot]
+
+        /// The booted slot, by its bootname.
+        public var bootedSlot: Slot? { slots.first { $0.bootname != nil && $0.bootname == booted } }
+        public var primarySlot: Slot? { slots.first { $0.name == primary } }
+    }
+
+    /// `rauc info`: what a bundle says it is, once its signature checked out against the keyring.
+    public struct BundleInfo: Sendable, Hashable {
+        public var compatible: String
+        public var version: String
+    }
+
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    public func status() throws(Failure) -> Status {
+        let output = try run(["status", "--detailed", "--output-format=json"])
+        return try Self.status(json: output)
+    }
+
+    public func info(_ bundle: String) throws(Failure) -> BundleInfo {
+        let output = try run(["info", "--output-format=json", bundle])
+        guard let json = try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any],
+            let compatible = json["compatible"] as? String, let version = json["version"] as? String
+        else { throw Failure(message: "rauc info answered no bundle's compatible and version") }
+        return BundleInfo(compatible: compatible, version: version)
+    }
+
+    /// `rauc install BUNDLE`, its progress given as it comes.
+    public func install(_ bundle: String, progress: (Int, String) -> Void) throws(Failure) {
+        _ = try run(["install", bundle]) { line in
+            if let step = Self.progress(line) { progress(step.percent, step.message) }
+        }
+    }
+
+    /// `rauc status mark-good`: the booted slot, which the bootloader then keeps.
+    public func markGood() throws(Failure) {
+        _ = try run(["status", "mark-good"])
+    }
+
+    /// "%3d%% MESSAGE" as `print_progress_callback` writes it: " 20% Checking bundle".
+    static func progress(_ line: String) -> (percent: Int, message: String)? {
+        let trimmed = line.drop { $0 == " " }
+        guard let sign = trimmed.firstIndex(of: "%"), let percent = Int(trimmed[..<sign]), (0...100).contains(percent)
+        else { return nil }
+        return (percent, trimmed[trimmed.index(after: sign)...].trimmingCharacters(in: .whitespaces))
+    }
+
+    /// `r_status_formatter_json`: {"compatible", "variant", "booted", "boot_primary", "slots": [{NAME: {...,
+    /// "bootname", "state", "boot_status": "good"|"bad", "slot_status": {"bundle": {"version"}}}}]}.
+    static func status(json text: String) throws(Failure) -> Status {
+        guard let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+            let entries = json["slots"] as? [[String: Any]]
+        else { throw Failure(message: "rauc status answered no slots") }
+        let slots = entries.flatMap { entry in
+            entry.compactMap { name, value -> Status.Slot? in
+                guard let slot = value as? [String: Any] else { return nil }
+                let bundle = (slot["slot_status"] as? [String: Any])?["bundle"] as? [String: Any]
+                return Status.Slot(
+                    name: name, bootname: slot["bootname"] as? String, state: slot["state"] as? String ?? "",
+                    bootGood: slot["boot_status"] as? String == "good", version: bundle?["version"] as? String)
+            }
+        }
+        return Status(
+            compatible: json["compatible"] as? String ?? "", booted: json["booted"] as? String,
+            primary: json["boot_primary"] as? String, slots: slots.sorted { $0.name < $1.name })
+    }
+
+    /// Runs the client with `arguments`, giving each line of its output to `line` as it comes; its whole
+    /// output, or its error words when it exits non-zero.
+    private func run(_ arguments: [String], line: (String) -> Void = { _ in }) throws(Failure) -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw Failure(message: "\(path) could not be started: \(error.localizedDescription)")
+        }
+        // Errors are read on their own thread, so that a client writing much of them never blocks on a
+        // full pipe while its output is read here.
+        let said = ErrorWords()
+        let reader = Thread { said.bytes = errors.fileHandleForReading.readDataToEndOfFile() }
+        reader.start()
+        var all = Data()
+        var pending = Data()
+        while true {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            all.append(chunk)
+            pending.append(chunk)
+            while let newline = pending.firstIndex(of: 0x0A) {
+                line(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                pending = Data(pending[(newline + 1)...])
+            }
+        }
+        process.waitUntilExit()
+        said.done.wait()
+        guard process.terminationStatus == 0 else {
+            let words = String(decoding: said.bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let last = words.split(separator: "\n").last.map(String.init) ?? "exit status \(process.terminationStatus)"
+            throw Failure(message: last)
+        }
+        return String(decoding: all, as: UTF8.self)
+    }
+}
+
+/// What the client wrote to stderr, read by its own thread.
+private final class ErrorWords: @unchecked Sendable {
+    // Written once by the reader thread before `done` is signalled, read after waiting on it.
+    let done = DispatchSemaphore(value: 0)
+    var bytes = Data() {
+        didSet { done.signal() }
+    }
+}

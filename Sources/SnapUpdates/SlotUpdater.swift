@@ -1,0 +1,162 @@
+import Foundation
+import Logging
+import SnapCore
+import SnapFiles
+import Synchronization
+
+/// The station's two system slots through RAUC: their status, installing a bundle into the one not
+/// running, and marking the running one good once the station has shown it works.
+///
+/// Every call of the client blocks (it waits for the RAUC service), so each runs on this updater's own
+/// thread, one at a time. What the station decides beyond RAUC is kept in its state folder
+/// (`UpdateRecords`): which slot and version it confirmed, the update it installed, and how that ended.
+///
+/// GRUB's scheme (RAUC's grub backend, `bootchooser.c`) counts a slot good only while its TRY is 0, and
+/// `grub.cfg` sets TRY on every boot: so every boot waits for `confirm()`, and a power cut before it goes
+/// back to the other slot. A slot the station confirmed before (the same slot and version) is confirmed
+/// again at once on start; only a new slot waits out `update.confirm_seconds`.
+public final class SlotUpdater: StationUpdater {
+    let rauc: RAUC
+    let records: UpdateRecords
+    /// The version of the image's own system, for a slot no bundle was installed into.
+    let imageVersion: String
+    let logger: Logger
+    private let thread = SerialThread(name: "updates")
+    private let installing = Mutex(false)
+
+    /// An updater over the client at `rauc`, keeping its records in `folder` (the state folder's `updates`).
+    public init(rauc: String, folder: String, imageVersion: String, logger: Logger) {
+        self.rauc = RAUC(path: rauc)
+        self.records = UpdateRecords(folder: folder)
+        self.imageVersion = imageVersion
+        self.logger = logger
+    }
+
+    deinit { thread.shutDown() }
+
+    public func status() async -> UpdateStatus {
+        (try? await thread.run { [self] in readStatus() }) ?? UpdateStatus(managed: false, version: imageVersion)
+    }
+
+    public func install(bundle path: String, progress: @escaping @Sendable (String, Int, String) -> Void)
+        async throws(UpdateFailure) -> String
+    {
+        let claimed = installing.withLock { busy in
+            defer { busy = true }
+            return !busy
+        }
+        guard claimed else { throw .busy }
+        defer { installing.withLock { $0 = false } }
+        let outcome: Result<String, UpdateFailure>
+        do {
+            outcome = try await thread.run { [self] in installHere(path, progress) }
+        } catch {
+            outcome = .failure(.refused("the updater has stopped"))
+        }
+        return try outcome.get()
+    }
+
+    /// What a start finds: the slots, and the note for the screen when the update installed last did not
+    /// start (the station came back on the slot it was installed from).
+    public func startUp() async -> (status: UpdateStatus, note: UpdateNote?) {
+        (try? await thread.run { [self] in startUpHere() }) ?? (
+            UpdateStatus(managed: false, version: imageVersion), nil
+        )
+    }
+
+    /// Marks the booted slot good (the bootloader keeps it), and records it as confirmed; a first start of
+    /// an installed update ends it as "updated to VERSION".
+    public func confirm() async throws(UpdateFailure) {
+        let outcome: Result<Void, UpdateFailure>
+        do {
+            outcome = try await thread.run { [self] in confirmHere() }
+        } catch {
+            outcome = .failure(.refused("the updater has stopped"))
+        }
+        try outcome.get()
+    }
+
+    // MARK: on the updater's thread
+
+    func readStatus() -> UpdateStatus {
+        guard FileManager.default.isExecutableFile(atPath: rauc.path) else {
+            return UpdateStatus(managed: false, version: imageVersion, problem: "\(rauc.path) is not installed")
+        }
+        let slots: RAUC.Status
+        do {
+            slots = try rauc.status()
+        } catch {
+            return UpdateStatus(managed: false, version: imageVersion, problem: error.message)
+        }
+        let booted = slots.bootedSlot
+        let running = booted?.version ?? imageVersion
+        let primary = slots.primarySlot
+        // An update waits for its restart once the running slot is good and another is primary; while the
+        // running slot is being tried, the bootloader's primary is the old one, which is no update.
+        let pending: UpdateStatus.Pending? =
+            if booted?.bootGood == true, let primary, let name = primary.bootname, name != slots.booted {
+                UpdateStatus.Pending(slot: name, version: primary.version ?? "?")
+            } else {
+                nil
+            }
+        return UpdateStatus(
+            managed: true, version: running, booted: slots.booted, primary: primary?.bootname,
+            confirmed: records.confirmed == UpdateRecords.Mark(slot: slots.booted ?? "", version: running),
+            slots: slots.slots.map {
+                UpdateStatus.Slot(
+                    name: $0.name, bootname: $0.bootname ?? "", state: $0.state, bootGood: $0.bootGood,
+                    version: $0.version)
+            }, pending: pending, outcome: records.outcome)
+    }
+
+    private func installHere(_ path: String, _ progress: @escaping @Sendable (String, Int, String) -> Void) -> Result<
+        String, UpdateFailure
+    > {
+        let status = readStatus()
+        guard status.managed else { return .failure(.notManaged(status.problem ?? "no slots")) }
+        guard status.confirmed else { return .failure(.unconfirmed) }
+        let target = status.slots.first { $0.bootname != status.booted }?.bootname ?? "?"
+        do {
+            let bundle = try rauc.info(path)
+            logger.notice("update: installing \(bundle.version) into slot \(target)", metadata: ["bundle": "\(path)"])
+            try rauc.install(path) { percent, step in progress(bundle.version, percent, step) }
+            try? records.install(.init(slot: target, version: bundle.version, from: status.version, at: Date()))
+            logger.notice("update: installed \(bundle.version) into slot \(target)")
+            return .success(bundle.version)
+        } catch {
+            logger.error("update: \(path) not installed: \(error.message)")
+            return .failure(.refused(error.message))
+        }
+    }
+
+    private func startUpHere() -> (UpdateStatus, UpdateNote?) {
+        var status = readStatus()
+        guard status.managed, let installed = records.installed else { return (status, nil) }
+        // Installed into a slot that is neither running nor waiting for its restart: it did not start.
+        guard installed.slot != status.booted, status.pending?.slot != installed.slot, installed.from == status.version
+        else { return (status, nil) }
+        let text = "the update to \(installed.version) did not start — running \(status.version) again"
+        try? records.end(text)
+        status.outcome = text
+        logger.error("update: \(text)")
+        return (status, .rolledBack(tried: installed.version, running: status.version))
+    }
+
+    private func confirmHere() -> Result<Void, UpdateFailure> {
+        do {
+            try rauc.markGood()
+        } catch {
+            logger.error("update: the running slot could not be marked good: \(error.message)")
+            return .failure(.refused(error.message))
+        }
+        let status = readStatus()
+        let slot = status.booted ?? "?"
+        try? records.confirm(.init(slot: slot, version: status.version))
+        logger.notice("update: slot \(slot) (\(status.version)) marked good")
+        if let installed = records.installed, installed.slot == slot {
+            try? records.end("updated to \(installed.version) (from \(installed.from))")
+            logger.notice("update: updated to \(installed.version) (from \(installed.from))")
+        }
+        return .success(())
+    }
+}

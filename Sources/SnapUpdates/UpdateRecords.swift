@@ -1,0 +1,66 @@
+import Foundation
+import SnapFiles
+
+/// What the station keeps about updates in its state folder (on the data partition, so both slots read
+/// it): the slot it confirmed, the update it installed last, and how that ended. Each a small JSON file
+/// written atomically.
+struct UpdateRecords: Sendable {
+    /// A slot and the version it ran.
+    struct Mark: Codable, Sendable, Hashable {
+        var slot: String
+        var version: String
+    }
+
+    /// An update installed into `slot`, from a system running `from`.
+    struct Installed: Codable, Sendable, Hashable {
+        var slot: String
+        var version: String
+        var from: String
+        var at: Date
+    }
+
+    let folder: String
+
+    private var confirmedPath: String { folder + "/confirmed.json" }
+    private var installedPath: String { folder + "/installing.json" }
+    private var outcomePath: String { folder + "/outcome.txt" }
+
+    var confirmed: Mark? { read(confirmedPath) }
+    var installed: Installed? { read(installedPath) }
+    var outcome: String? {
+        (try? String(contentsOfFile: outcomePath, encoding: .utf8)).map {
+            $0.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
+    func confirm(_ mark: Mark) throws(FileError) { try write(mark, to: confirmedPath) }
+    func install(_ installed: Installed) throws(FileError) { try write(installed, to: installedPath) }
+    func end(_ outcome: String) throws(FileError) {
+        try AtomicFile.createFolder(folder)
+        try AtomicFile.write(Array((outcome + "\n").utf8), to: outcomePath)
+        try? FileManager.default.removeItem(atPath: installedPath)
+    }
+
+    private func read<Value: Decodable>(_ path: String) -> Value? {
+        guard let bytes = FileBytes.readIfPresent(path) else { return nil }
+        return try? Self.decoder.decode(Value.self, from: Data(bytes))
+    }
+
+    private func write(_ value: some Encodable, to path: String) throws(FileError) {
+        try AtomicFile.createFolder(folder)
+        let bytes = (try? Self.encoder.encode(value)) ?? Data()
+        try AtomicFile.write(bytes, to: path)
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+    private static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+}

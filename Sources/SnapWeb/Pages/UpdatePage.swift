@@ -1,0 +1,229 @@
+import Foundation
+import SnapCore
+import SnapFiles
+import SnapText
+import Synchronization
+
+/// The station's system update: the running version and slot, the other slot, the bundles at hand (sent
+/// from the phone, or on a USB stick), and installing one with its progress. The restart into it is the
+/// station's, at an idle moment (`Action.restartForUpdate`).
+extension WebApp {
+    /// Where bundles sent from the phone are kept: the state folder, on the data partition.
+    var bundleFolder: String { config.storage.dir + "/updates/bundles" }
+
+    /// The bundles the page offers: those sent from the phone, newest first, then those on a USB stick
+    /// (`*.raucb` up to three folders under `/media`).
+    func bundles() -> [String] {
+        let sent = Self.files(in: bundleFolder, depth: 1).sorted {
+            Self.modified($0) > Self.modified($1)
+        }
+        return sent + Self.files(in: config.update.usbFolder, depth: 3).sorted()
+    }
+
+    static func files(in folder: String, depth: Int) -> [String] {
+        guard depth > 0, let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+        return names.sorted().flatMap { name -> [String] in
+            let path = folder + "/" + name
+            var folderFlag: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &folderFlag) else { return [] }
+            if folderFlag.boolValue { return files(in: path, depth: depth - 1) }
+            return name.hasSuffix(".raucb") ? [path] : []
+        }
+    }
+
+    private static func modified(_ path: String) -> Date {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date) ?? .distantPast
+    }
+
+    func updatePage(_ visitor: Visitor) throws -> WebReply {
+        let words = self.words
+        guard let updater else {
+            return page(words("page.update.title"), "<p class=\"empty\">\(words("page.update.none"))</p>")
+        }
+        let status = waiting { await updater.status() } ?? UpdateStatus(managed: false, version: "?")
+        guard status.managed else {
+            return page(
+                words("page.update.title"),
+                """
+                <p>\(words("page.update.version", ["version": status.version]))</p>
+                <p class="empty">\(words("page.update.not_managed", ["reason": status.problem ?? ""]))</p>
+                """)
+        }
+        let installing = installation.withLock { $0 }
+        var notices: HTML = ""
+        switch installing {
+        case .installing(let name, let percent, let step)?:
+            notices = """
+                <p class="notice" role="status">\(words("page.update.installing", ["bundle": name, "percent": words.percent(percent), "step": step]))</p>
+                <progress max="100" value="\(String(percent))"></progress>
+                """
+        case .installed(let version)?:
+            notices = notice(words("page.update.installed", ["version": version]))
+        case .failed(let reason)?:
+            notices = notice(words("page.update.failed", ["reason": reason]), problem: true)
+        case nil: break
+        }
+        if let uploaded = visitor.form["uploaded"] {
+            notices = "\(notices)\(notice(words("page.update.uploaded", ["bundle": uploaded])))"
+        }
+        let slots = status.slots.map { slot -> HTML in
+            let state =
+                slot.bootname == status.booted
+                ? words(status.confirmed ? "page.update.slot.running" : "page.update.slot.trying")
+                : words(slot.bootGood ? "page.update.slot.good" : "page.update.slot.bad")
+            return """
+                <tr><td>\(slot.bootname)</td><td>\(slot.version ?? words("page.update.slot.image"))</td><td>\(state)</td></tr>
+                """
+        }
+        let busy = if case .installing? = installing { true } else { false }
+        let offered = bundles().map { path -> HTML in
+            let name = (path as NSString).lastPathComponent
+            let place = path.hasPrefix(bundleFolder) ? words("page.update.sent") : words("page.update.usb")
+            return """
+                <li><form method="post" action="/update/install" class="inline">\(csrfField(visitor))\
+                <input type="hidden" name="bundle" value="\(path)">\(name) <small>\(place)</small> \
+                <button type="submit"\(busy || status.pending != nil ? " disabled" : "")>\(words("page.update.install"))</button></form></li>
+                """
+        }
+        return page(
+            words("page.update.title"), refresh: busy ? 2 : nil,
+            """
+            \(notices)
+            <p>\(words("page.update.running", ["version": status.version, "slot": status.booted ?? "?"]))</p>
+            \(status.pending.map { HTML("<p class=\"notice\">\(words("page.update.pending", ["version": $0.version]))</p>") } ?? "")
+            \(status.outcome.map { HTML("<p><small>\(words("page.update.last", ["outcome": $0]))</small></p>") } ?? "")
+            <table class="slots"><thead><tr><th>\(words("page.update.slot"))</th><th>\(words("page.update.slot_version"))</th>\
+            <th>\(words("page.update.slot_state"))</th></tr></thead><tbody>\(slots)</tbody></table>
+            <h2>\(words("page.update.bundles"))</h2>
+            \(offered.isEmpty ? "<p class=\"empty\">\(words("page.update.no_bundles"))</p>" as HTML : "<ul class=\"bundles\">\(offered)</ul>")
+            <form class="upload" data-csrf="\(visitor.session.csrf)" data-lost="\(words("page.update.lost"))">
+            <label>\(words("page.update.choose")) <input type="file" id="bundle" accept=".raucb"></label>
+            <button type="button" id="send-bundle">\(words("page.update.send"))</button>
+            <progress id="sending" max="100" value="0" hidden></progress>
+            <p id="send-problem" class="problem" role="alert" hidden></p>
+            <noscript><p class="empty">\(words("page.update.noscript"))</p></noscript>
+            </form>
+            """)
+    }
+
+    /// Installs one of the bundles the page offers, off the page's thread; the page shows its progress and
+    /// the display its note, then the restart waits for an idle moment.
+    func installBundle(_ visitor: Visitor) throws -> WebReply {
+        let words = self.words
+        guard let updater else { throw WebProblem.notFound(words("page.update.none"), words) }
+        let path = visitor.form["bundle"] ?? ""
+        guard bundles().contains(path) else {
+            throw WebProblem(404, words("page.update.title"), words("page.update.gone"))
+        }
+        let name = (path as NSString).lastPathComponent
+        let started = installation.withLock { installation -> Bool in
+            if case .installing? = installation { return false }
+            installation = .installing(bundle: name, percent: 0, step: "")
+            return true
+        }
+        guard started else { return .redirect("/update") }
+        logger.notice("owner's page: installing the update \(name)")
+        Task.detached { [self] in
+            let shown = Mutex(-1)
+            do throws(UpdateFailure) {
+                let version = try await updater.install(bundle: path) { version, percent, step in
+                    self.installation.withLock { $0 = .installing(bundle: name, percent: percent, step: step) }
+                    // The display's note follows the percent, not every step of it.
+                    let changed = shown.withLock { last in
+                        defer { last = percent }
+                        return last != percent
+                    }
+                    if changed { self.link.send(.update(.installing(version: version, percent: percent))) }
+                }
+                installation.withLock { $0 = .installed(version: version) }
+                link.send(.update(.restarting(version: version)))
+            } catch {
+                logger.error("owner's page: the update \(name) was not installed: \(error)")
+                installation.withLock { $0 = .failed(reason: "\(error)") }
+                link.send(.update(nil))
+            }
+        }
+        return .redirect("/update")
+    }
+}
+
+/// An update installed from the page, until the next one.
+enum Installation: Sendable {
+    case installing(bundle: String, percent: Int, step: String)
+    case installed(version: String)
+    case failed(reason: String)
+}
+
+extension WebApp {
+    /// Whether the head of an upload may send a bundle, checked as any request of the page is: one of the
+    /// station's own names, a live session, the page's own origin, and the session's CSRF token (in
+    /// `X-CSRF-Token`: the page's script sends the file as the body, with no form around it). The file
+    /// it goes to, or the answer that refuses it before a byte of the body is read.
+    func bundleUpload(_ request: WebRequest) -> UploadTarget {
+        let language = rule.inForce((try? store.runtimeSettings()) ?? RuntimeSettings()).language
+        let words = Words(language)
+        func refused(_ status: Int, _ message: String) -> UploadTarget {
+            var reply = WebReply(
+                status: status, headers: [("Content-Type", "text/plain; charset=utf-8")],
+                body: Array((message + "\n").utf8))
+            reply.headers += Self.securityHeaders
+            return .refused(reply)
+        }
+        guard names.allows(host: request.header("host")) else {
+            return refused(421, words("page.problem.host.message"))
+        }
+        guard let session = (try? liveSession(of: request)) ?? nil else {
+            return refused(401, words("page.pair.first"))
+        }
+        if let origin = request.header("origin"), !Self.sameOrigin(origin, request) {
+            return refused(403, words("page.problem.other_site", ["origin": origin]))
+        }
+        guard let token = request.header("x-csrf-token"), Secrets.equal(token, session.csrf) else {
+            return refused(403, words("page.problem.out_of_date.message"))
+        }
+        guard updater != nil else { return refused(404, words("page.update.none")) }
+        let limit = config.update.maxBundleMB << 20
+        if let length = request.header("content-length").flatMap(Int.init), length > limit {
+            return refused(413, words("page.update.too_large", ["mb": words.integer(config.update.maxBundleMB)]))
+        }
+        let typed = (request.header("x-bundle-name") ?? "").removingPercentEncoding ?? ""
+        let name = String(typed.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "-" }.suffix(100))
+        guard name.hasSuffix(".raucb"), !name.hasPrefix(".") else {
+            return refused(415, words("page.update.not_a_bundle"))
+        }
+        logger.notice("owner's page: \(session.name) sends the update bundle \(name)")
+        return .file(bundleFolder + "/" + name)
+    }
+
+    /// Where a bundle sent goes, or the answer that refuses it.
+    enum UploadTarget: Sendable {
+        case file(String)
+        case refused(WebReply)
+    }
+
+    /// Why a bundle sent was not kept.
+    enum UploadProblem: Error {
+        case tooLarge
+        case failed(String)
+    }
+
+    /// The answer to an upload that ended: its name on the update page, or why it was not kept.
+    func bundleReceived(_ path: String, problem: UploadProblem?) -> WebReply {
+        let words = self.words
+        let name = (path as NSString).lastPathComponent
+        let failure: String
+        switch problem {
+        case nil:
+            logger.notice("owner's page: the update bundle \(name) is kept")
+            let query = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            return .redirect("/update?uploaded=" + query)
+        case .tooLarge?: failure = words("page.update.too_large", ["mb": words.integer(config.update.maxBundleMB)])
+        case .failed(let reason)?: failure = words("page.update.upload_failed", ["reason": reason])
+        }
+        logger.error("owner's page: the update bundle \(name) was not kept: \(failure)")
+        return WebReply(
+            status: problem.map { if case .tooLarge = $0 { 413 } else { 500 } } ?? 500,
+            headers: [("Content-Type", "text/plain; charset=utf-8")] + Self.securityHeaders,
+            body: Array((failure + "\n").utf8))
+    }
+}

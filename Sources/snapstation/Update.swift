@@ -1,0 +1,100 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SnapConfig
+import SnapCore
+import SnapUpdates
+
+extension SnapStation {
+    /// `snapstation update status|install`: the station's two system slots over SSH, as the page shows them.
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The station's system update: its slots, and installing a signed bundle (RAUC).",
+            subcommands: [Status.self, Install.self])
+
+        /// The updater the running station uses, over the config's `update.rauc` and state folder.
+        static func updater(_ config: StationConfig, quiet: Bool) -> SlotUpdater {
+            let logger =
+                quiet
+                ? Logger(label: "snapstation", factory: { _ in SwiftLogNoOpLogHandler() })
+                : Logger(label: "snapstation")
+            return SlotUpdater(
+                rauc: config.update.rauc, folder: config.storage.dir + "/updates",
+                imageVersion: StationVersion.current, logger: logger)
+        }
+
+        struct Status: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Print the running version and slot, the other slot, and an update waiting for its restart.")
+
+            @OptionGroup var options: ConfigOption
+            @Flag(help: "Print JSON (for scripts and the system test).") var json = false
+
+            func run() async throws {
+                let config = try options.load()
+                let status = await Update.updater(config, quiet: true).status()
+                if json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys]
+                    print(String(decoding: try encoder.encode(status), as: UTF8.self))
+                    return
+                }
+                guard status.managed else {
+                    print("running \(status.version); updates are not set up here (\(status.problem ?? "no slots"))")
+                    return
+                }
+                print(
+                    "running \(status.version) from slot \(status.booted ?? "?")"
+                        + (status.confirmed ? ", confirmed" : ", on trial (not marked good yet)"))
+                for slot in status.slots {
+                    print(
+                        "  slot \(slot.bootname) (\(slot.name)): \(slot.version ?? "the image's own"), \(slot.state), "
+                            + (slot.bootGood ? "good" : "not good"))
+                }
+                if let pending = status.pending {
+                    print(
+                        "\(pending.version) is installed in slot \(pending.slot): the station restarts into it when idle"
+                    )
+                }
+                if let outcome = status.outcome { print("last update: \(outcome)") }
+            }
+        }
+
+        struct Install: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Install a signed bundle (.raucb) into the slot not running.",
+                discussion: """
+                    The bundle is checked against the image's keyring first; an unsigned, wrongly signed or \
+                    tampered bundle is refused and nothing is written. The running station restarts into the \
+                    new slot at its next idle moment, and marks it good once it has run update.confirm_seconds \
+                    there; if it never does, the old slot comes back by itself. Exit 1 when it is not installed.
+                    """)
+
+            @Argument(help: "The bundle (.raucb).") var bundle: String
+            @OptionGroup var options: ConfigOption
+
+            func run() async throws {
+                let config = try options.load()
+                let path = URL(fileURLWithPath: bundle).standardizedFileURL.path
+                do {
+                    let version = try await Update.updater(config, quiet: true).install(bundle: path) {
+                        _, percent, step in print("\(String(percent).leftPadded(to: 3))% \(step)")
+                    }
+                    let status = await Update.updater(config, quiet: true).status()
+                    print(
+                        "installed \(version) into slot \(status.pending?.slot ?? "?"); "
+                            + "the station restarts into it at its next idle moment")
+                } catch {
+                    FileHandle.standardError.write(Data("snapstation: \(bundle) not installed: \(error)\n".utf8))
+                    throw ExitCode(1)
+                }
+            }
+        }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: " ", count: max(0, width - count)) + self
+    }
+}

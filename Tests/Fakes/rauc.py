@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""A stand-in for RAUC 1.8's command-line client on a two-slot GRUB system, for the station's tests: the
+real `rauc install` needs device-mapper and the RAUC service on D-Bus, which this build machine lacks
+(Tests/Update/ runs the real one in a VM). What it answers follows rauc v1.8:
+
+  - `status --detailed --output-format=json`: src/main.c, r_status_formatter_json ("compatible",
+    "variant", "booted" (the booted slot's bootname), "boot_primary" (a slot name), "slots": a list of
+    one-key objects {NAME: {"class", "device", "type", "bootname", "state", "parent", "mountpoint",
+    "boot_status": "good"|"bad", "slot_status": {"bundle": {"compatible", "version"}, ...}}}).
+  - boot_status and boot_primary as src/bootchooser.c's grub backend reads grubenv: a slot is good when
+    its _OK is 1 and its _TRY is 0 (grub_get_state); the primary is the first slot in ORDER that is good
+    so (grub_get_primary); `status mark-good` sets _OK=1 _TRY=0 of the booted slot (grub_set_state).
+  - `install BUNDLE`: progress lines "%3d%% MESSAGE" (print_progress_callback), the target marked bad
+    before it is written and made primary after (src/install.c: r_boot_set_state, r_boot_set_primary),
+    and on failure "Installing `BUNDLE` failed: REASON" on stderr with exit status 1.
+  - `info --output-format=json BUNDLE`: "compatible" and "version" (info_formatter_json), after the
+    signature checked out ("signature verification failed" otherwise).
+
+A bundle here is a JSON file: {"compatible", "version", "signed": true, "fails": optional reason}. The
+system is a JSON file named by FAKE_RAUC_SYSTEM; `fake-boot` plays image-recipes/ota/grub.cfg (the first
+slot in ORDER that is OK and untried is booted, and its TRY set).
+"""
+import json
+import os
+import sys
+
+SLOTS = {"rootfs.0": "A", "rootfs.1": "B"}
+
+
+def load():
+    with open(os.environ["FAKE_RAUC_SYSTEM"]) as file:
+        return json.load(file)
+
+
+def save(system):
+    with open(os.environ["FAKE_RAUC_SYSTEM"], "w") as file:
+        json.dump(system, file)
+
+
+def good(system, bootname):
+    env = system["grubenv"]
+    return bootname in env["ORDER"].split() and env[f"{bootname}_OK"] == 1 and env[f"{bootname}_TRY"] == 0
+
+
+def primary(system):
+    for bootname in system["grubenv"]["ORDER"].split():
+        if good(system, bootname):
+            return next(name for name, boot in SLOTS.items() if boot == bootname)
+    return None
+
+
+def status(system):
+    slots = []
+    for name, bootname in SLOTS.items():
+        slot = {"class": "rootfs", "device": f"/dev/disk/by-partlabel/rootfs-{bootname.lower()}", "type": "ext4",
+                "bootname": bootname, "state": "booted" if bootname == system["booted"] else "inactive",
+                "parent": None, "mountpoint": "/" if bootname == system["booted"] else None,
+                "boot_status": "good" if good(system, bootname) else "bad"}
+        version = system["versions"].get(bootname)
+        if version:
+            slot["slot_status"] = {"bundle": {"compatible": system["compatible"], "version": version},
+                                   "status": "ok"}
+        slots.append({name: slot})
+    return {"compatible": system["compatible"], "variant": "", "booted": system["booted"],
+            "boot_primary": primary(system), "slots": slots}
+
+
+def bundle(path):
+    with open(path) as file:
+        return json.load(file)
+
+
+def main(args):
+    system = load()
+    env = system["grubenv"]
+    if args[:1] == ["status"] and "mark-good" in args:
+        env[f"{system['booted']}_OK"], env[f"{system['booted']}_TRY"] = 1, 0
+        save(system)
+        print(f"rauc status: marked slot rootfs.{'AB'.index(system['booted'])} as good")
+        return 0
+    if args[:1] == ["status"]:
+        print(json.dumps(status(system)))
+        return 0
+    if args[:1] == ["info"]:
+        found = bundle(args[-1])
+        if not found.get("signed"):
+            print("rauc-Message: Failed to verify bundle: signature verification failed: Verify error:"
+                  "unable to get local issuer certificate", file=sys.stderr)
+            return 1
+        print(json.dumps({"compatible": found["compatible"], "version": found["version"], "hooks": [],
+                          "images": []}))
+        return 0
+    if args[:1] == ["install"]:
+        path = args[-1]
+        found = bundle(path)
+        print("  0% Installing")
+        print(" 20% Checking bundle")
+        if not found.get("signed") or found["compatible"] != system["compatible"]:
+            reason = ("signature verification failed" if not found.get("signed")
+                      else f"Compatible mismatch: Expected '{system['compatible']}' but bundle manifest has "
+                           f"'{found['compatible']}'")
+            print(f"Installing `{path}` failed: {reason}", file=sys.stderr)
+            return 1
+        target = "B" if system["booted"] == "A" else "A"
+        env[f"{target}_OK"] = 0
+        save(system)
+        print(f" 40% Copying image to rootfs.{'AB'.index(target)}")
+        if found.get("fails"):
+            print(f"Installing `{path}` failed: {found['fails']}", file=sys.stderr)
+            return 1
+        print(f" 80% Copying image to rootfs.{'AB'.index(target)} done.")
+        system["versions"][target] = found["version"]
+        env["ORDER"] = f"{target} {system['booted']}"
+        env[f"{target}_OK"], env[f"{target}_TRY"] = 1, 0
+        save(system)
+        print("100% Installing done.")
+        print(f"Installing `{path}` succeeded")
+        return 0
+    if args[:1] == ["fake-boot"]:
+        for bootname in env["ORDER"].split():
+            if env[f"{bootname}_OK"] == 1 and env[f"{bootname}_TRY"] == 0:
+                env[f"{bootname}_TRY"] = 1
+                system["booted"] = bootname
+                save(system)
+                print(bootname)
+                return 0
+        print("no slot left to try", file=sys.stderr)
+        return 1
+    print(f"rauc stand-in: unknown command {args}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

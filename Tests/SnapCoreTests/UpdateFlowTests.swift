@@ -1,0 +1,52 @@
+import Foundation
+import SnapCore
+import SnapTestSupport
+import Testing
+
+@Suite("StationMachine: an update's note and its restart at an idle moment")
+struct UpdateFlowTests {
+    private func restarts(_ actions: [Action]) -> [String] {
+        actions.compactMap { if case .restartForUpdate(let version) = $0 { version } else { nil } }
+    }
+
+    @Test("should show the install's progress on the ready screen and restart at once when idle")
+    func restartsWhenIdle() {
+        var script = StationScript(settings: Fixture.settings(), startingAt: "2026-03-10 09:00:00")
+        script.send(.update(.installing(version: "2.0.0", percent: 40)))
+        #expect(script.screen?.ready?.update == .installing(version: "2.0.0", percent: 40))
+        #expect(script.screen?.caption.contains("update: installing 2.0.0 40%") == true)
+        let installed = script.send(.update(.restarting(version: "2.0.0")))
+        #expect(restarts(installed) == ["2.0.0"], "the ready screen is idle: restart now")
+        #expect(script.screen?.ready?.update == .restarting(version: "2.0.0"))
+        // Asked once: the service saying it again changes nothing.
+        #expect(restarts(script.send(.update(.restarting(version: "2.0.0")))).isEmpty)
+    }
+
+    @Test("should not restart during a countdown, a review or an upload, and restart with the next calm screen")
+    func waitsForCalm() {
+        var script = StationScript(settings: Fixture.settings(), startingAt: "2026-03-10 09:00:00")
+        script.press()
+        #expect(script.screen?.countdownSeconds == 3)
+        #expect(restarts(script.send(.update(.restarting(version: "2.0.0")))).isEmpty, "not in a countdown")
+        var asked: [String] = []
+        asked += restarts(script.advance(seconds: 3))
+        asked += restarts(script.send(.captured(PhotoID("p1"))))
+        asked += restarts(script.send(.processed(Samples.photo("p1"))))
+        asked += restarts(script.advance(seconds: 3))
+        asked += restarts(script.send(.uploadProgress(PhotoID("p1"), 0.5)))
+        #expect(asked.isEmpty, "not while the photo is taken, reviewed and sent")
+        asked += restarts(script.send(.uploaded(PhotoID("p1"))))
+        #expect(asked.isEmpty, "not on the 'Sent' screen a person is looking at")
+        let lock = script.advance(seconds: 3)
+        #expect(script.screen?.lock != nil)
+        #expect(restarts(lock) == ["2.0.0"], "the lock screen is calm")
+    }
+
+    @Test("should say on the ready screen that an update did not start")
+    func rolledBack() {
+        var script = StationScript(settings: Fixture.settings(), startingAt: "2026-03-10 09:00:00")
+        let told = script.send(.update(.rolledBack(tried: "2.0.0", running: "1.0.0")))
+        #expect(restarts(told).isEmpty)
+        #expect(script.screen?.caption.contains("update: 2.0.0 did not start, running 1.0.0") == true)
+    }
+}

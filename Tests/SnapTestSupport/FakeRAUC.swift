@@ -1,0 +1,60 @@
+import Foundation
+
+/// A two-slot system under RAUC's stand-in (Tests/Fakes/rauc.py): a `rauc` executable for one test, its
+/// system (grubenv, the slots' versions, the booted slot) in a JSON file beside it, and bundles.
+public final class FakeRAUC: Sendable {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fakes/rauc.py").path
+
+    public let folder: String
+    /// The `rauc` to give the station (`update.rauc`).
+    public var path: String { folder + "/rauc" }
+    public var systemPath: String { folder + "/system.json" }
+
+    /// A fresh system booted from slot A, both slots good, A first; `compatible` as the image's.
+    public init(in folder: String, compatible: String = "snapstation-x86-vm") throws {
+        self.folder = folder
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let system: [String: Any] = [
+            "compatible": compatible, "booted": "A", "versions": [String: String](),
+            "grubenv": ["ORDER": "A B", "A_OK": 1, "A_TRY": 1, "B_OK": 0, "B_TRY": 0],
+        ]
+        try JSONSerialization.data(withJSONObject: system).write(to: URL(fileURLWithPath: systemPath))
+        let wrapper = "#!/bin/sh\nFAKE_RAUC_SYSTEM='\(systemPath)' exec /usr/bin/python3 '\(Self.script)' \"$@\"\n"
+        try wrapper.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+    }
+
+    /// Writes a bundle file: signed or not, for `compatible`, failing half way with `fails`.
+    public func bundle(
+        _ name: String, version: String, signed: Bool = true, compatible: String = "snapstation-x86-vm",
+        fails: String? = nil
+    ) throws -> String {
+        var bundle: [String: Any] = ["compatible": compatible, "version": version, "signed": signed]
+        if let fails { bundle["fails"] = fails }
+        let path = folder + "/" + name
+        try JSONSerialization.data(withJSONObject: bundle).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Restarts the system as GRUB would (image-recipes/ota/grub.cfg): the first slot in ORDER that is
+    /// OK and untried, its try spent; the slot booted.
+    @discardableResult
+    public func boot() throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["fake-boot"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        process.waitUntilExit()
+        return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The system's grubenv as the stand-in holds it.
+    public func grubenv() throws -> [String: Any] {
+        let system = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: systemPath)))
+        return (system as? [String: Any])?["grubenv"] as? [String: Any] ?? [:]
+    }
+}

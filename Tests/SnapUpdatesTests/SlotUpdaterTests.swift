@@ -1,0 +1,137 @@
+import Foundation
+import Logging
+import SnapCore
+import SnapTestSupport
+import Synchronization
+import Testing
+
+@testable import SnapUpdates
+
+/// The updater against RAUC's stand-in (Tests/Fakes/rauc.py, rauc 1.8's output and its GRUB backend's
+/// rules): what a start finds, confirming a slot, installing, the update waiting for its restart, and a
+/// rollback said as such.
+@Suite("SlotUpdater against RAUC's stand-in")
+struct SlotUpdaterTests {
+    let folder = TemporaryDirectory("updates")
+
+    private func system() throws -> (FakeRAUC, SlotUpdater) {
+        let rauc = try FakeRAUC(in: folder.path + "/system")
+        let updater = SlotUpdater(
+            rauc: rauc.path, folder: folder.path + "/state/updates", imageVersion: "1.0.0",
+            logger: Logger(label: "update-test"))
+        return (rauc, updater)
+    }
+
+    @Test("should read rauc 1.8's status: the booted slot, the primary, each slot's state and bundle version")
+    func readsStatus() throws {
+        let json = """
+            {"compatible":"snapstation-x86-vm","variant":"","booted":"B","boot_primary":"rootfs.1","slots":[
+            {"rootfs.1":{"class":"rootfs","device":"/dev/vda4","type":"ext4","bootname":"B","state":"booted",
+            "parent":null,"mountpoint":"/","boot_status":"good","slot_status":{"bundle":{"compatible":
+            "snapstation-x86-vm","version":"2.0.0"},"status":"ok"}}},
+            {"rootfs.0":{"class":"rootfs","device":"/dev/vda3","type":"ext4","bootname":"A","state":"inactive",
+            "parent":null,"mountpoint":null,"boot_status":"bad"}}]}
+            """
+        let status = try RAUC.status(json: json)
+        #expect(status.booted == "B" && status.primary == "rootfs.1" && status.compatible == "snapstation-x86-vm")
+        #expect(status.slots.map(\.name) == ["rootfs.0", "rootfs.1"])
+        #expect(status.bootedSlot?.version == "2.0.0" && status.bootedSlot?.bootGood == true)
+        #expect(status.slots.first?.version == nil && status.slots.first?.bootGood == false)
+        #expect(RAUC.progress(" 20% Checking bundle")! == (20, "Checking bundle"))
+        #expect(RAUC.progress("100% Installing done.")! == (100, "Installing done."))
+        #expect(RAUC.progress("Installing `/x.raucb` succeeded") == nil)
+    }
+
+    @Test("should confirm the running slot, install into the other, and say it waits for a restart")
+    func installs() async throws {
+        let (rauc, updater) = try system()
+        let first = await updater.startUp()
+        #expect(first.status.managed && first.status.booted == "A" && !first.status.confirmed && first.note == nil)
+        // The running slot is being tried (GRUB spent its try): no update may go in before it is confirmed.
+        let early = try rauc.bundle("v2.raucb", version: "2.0.0")
+        await #expect(throws: UpdateFailure.unconfirmed) { try await updater.install(bundle: early) { _, _, _ in } }
+        try await updater.confirm()
+        #expect(await updater.status().confirmed)
+        let steps = Mutex<[Int]>([])
+        let version = try await updater.install(bundle: early) { version, percent, _ in
+            #expect(version == "2.0.0")
+            steps.withLock { $0.append(percent) }
+        }
+        #expect(version == "2.0.0" && steps.withLock { $0 } == [0, 20, 40, 80, 100])
+        let waiting = await updater.status()
+        #expect(waiting.pending == UpdateStatus.Pending(slot: "B", version: "2.0.0"))
+        #expect(waiting.slots.map(\.version) == [nil, "2.0.0"])
+        #expect(try rauc.grubenv()["ORDER"] as? String == "B A")
+
+        // The restart: B is tried, runs unconfirmed (no update pending while it is tried), then is confirmed.
+        #expect(try rauc.boot() == "B")
+        let tried = await updater.startUp()
+        #expect(tried.status.version == "2.0.0" && !tried.status.confirmed && tried.status.pending == nil)
+        #expect(tried.note == nil)
+        try await updater.confirm()
+        let updated = await updater.status()
+        #expect(updated.confirmed && updated.outcome == "updated to 2.0.0 (from 1.0.0)")
+        // A later ordinary boot of B: GRUB spends its try, and the slot confirmed before is confirmed at once.
+        #expect(try rauc.boot() == "B")
+        #expect(await updater.startUp().status.confirmed)
+    }
+
+    @Test("should say that an update did not start when the station comes back on the old slot")
+    func rollsBack() async throws {
+        let (rauc, updater) = try system()
+        _ = await updater.startUp()
+        try await updater.confirm()
+        _ = try await updater.install(bundle: try rauc.bundle("v2.raucb", version: "2.0.0")) { _, _, _ in }
+        // B is tried and never confirmed; the next boot passes it over.
+        #expect(try rauc.boot() == "B")
+        #expect(try rauc.boot() == "A")
+        let back = await updater.startUp()
+        #expect(back.note == .rolledBack(tried: "2.0.0", running: "1.0.0"))
+        #expect(back.status.outcome == "the update to 2.0.0 did not start — running 1.0.0 again")
+        // Said once: the next start finds nothing new.
+        #expect(await updater.startUp().note == nil)
+        try await updater.confirm()
+        #expect(await updater.status().pending == nil, "B is no update waiting: it was tried")
+    }
+
+    @Test("should refuse an unsigned bundle and one for another system with RAUC's words, writing nothing")
+    func refuses() async throws {
+        let (rauc, updater) = try system()
+        _ = await updater.startUp()
+        try await updater.confirm()
+        let before = try rauc.grubenv()
+        let unsigned = try rauc.bundle("unsigned.raucb", version: "2.0.0", signed: false)
+        await #expect(
+            throws: UpdateFailure.refused(
+                "rauc-Message: Failed to verify bundle: signature verification failed: Verify error:unable to get local issuer certificate"
+            )
+        ) {
+            try await updater.install(bundle: unsigned) { _, _, _ in }
+        }
+        let foreign = try rauc.bundle("pi.raucb", version: "2.0.0", compatible: "snapstation-rpi")
+        do {
+            _ = try await updater.install(bundle: foreign) { _, _, _ in }
+            Issue.record("a bundle for a Pi was installed")
+        } catch {
+            #expect("\(error)".contains("Compatible mismatch"))
+        }
+        #expect(try rauc.grubenv()["ORDER"] as? String == before["ORDER"] as? String)
+        #expect(await updater.status().pending == nil && updater.records.installed == nil)
+        // Half written: the slot stays bad and is no update.
+        let broken = try rauc.bundle("broken.raucb", version: "2.0.0", fails: "bundle payload is corrupted")
+        await #expect(throws: UpdateFailure.refused("Installing `\(broken)` failed: bundle payload is corrupted")) {
+            try await updater.install(bundle: broken) { _, _, _ in }
+        }
+        #expect(try rauc.grubenv()["B_OK"] as? Int == 0 && updater.records.installed == nil)
+    }
+
+    @Test("should say updates are not set up where there is no RAUC")
+    func notManaged() async {
+        let updater = SlotUpdater(
+            rauc: folder.path + "/no-rauc", folder: folder.path + "/state/updates", imageVersion: "1.0.0",
+            logger: Logger(label: "update-test"))
+        let status = await updater.status()
+        #expect(!status.managed && status.version == "1.0.0" && status.problem?.contains("not installed") == true)
+        await #expect(throws: UpdateFailure.self) { try await updater.install(bundle: "/x.raucb") { _, _, _ in } }
+    }
+}
