@@ -34,6 +34,10 @@ public final class SlotUpdater: StationUpdater {
 
     deinit { thread.shutDown() }
 
+    /// When the last install was recorded (nil before any): cheap to read, so a service can look often
+    /// and ask RAUC only when it changed.
+    public var lastInstall: Date? { records.installedAt }
+
     public func status() async -> UpdateStatus {
         (try? await thread.run { [self] in readStatus() }) ?? UpdateStatus(managed: false, version: imageVersion)
     }

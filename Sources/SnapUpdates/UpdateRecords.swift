@@ -33,6 +33,11 @@ struct UpdateRecords: Sendable {
         }
     }
 
+    /// When the install record was written, from the file's time (nil without one).
+    var installedAt: Date? {
+        (try? FileManager.default.attributesOfItem(atPath: installedPath))?[.modificationDate] as? Date
+    }
+
     func confirm(_ mark: Mark) throws(FileError) { try write(mark, to: confirmedPath) }
     func install(_ installed: Installed) throws(FileError) { try write(installed, to: installedPath) }
     func end(_ outcome: String) throws(FileError) {

@@ -122,6 +122,12 @@ public final class DisplayService: Service {
         if needsDraw { thread.submit { self.drawDue() } }
     }
 
+    /// Runs `work` on the display thread once the screens shown so far are drawn (the thread takes its
+    /// work in order): what must follow the frame a person last sees, such as the restart into an update.
+    public func afterDrawing(_ work: @escaping @Sendable () -> Void) {
+        thread.submit(work)
+    }
+
     /// Speaks `words`' language from the next frame on; the screen showing is drawn again in it.
     public func speak(_ words: Words) {
         let changed = self.words.withLock { current in

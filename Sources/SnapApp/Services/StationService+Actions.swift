@@ -111,16 +111,18 @@ extension StationService {
     }
 
     /// Creates `update.restart_file`, which a root unit (`snapstation-reboot.path`) answers with a reboot:
-    /// the station runs unprivileged and may not reboot itself. Its frame with the update's note is the
-    /// last the display shows.
+    /// the station runs unprivileged and may not reboot itself. It is written once the display has drawn
+    /// the frame with the update's note, the last a person sees before the restart.
     private func askForRestart(into version: String) {
-        let path = restartFile
-        do throws(FileError) {
-            try AtomicFile.createFolder((path as NSString).deletingLastPathComponent)
-            try AtomicFile.write(Array("\(version)\n".utf8), to: path)
-            logger.notice("update: restarting into \(version) (asked through \(path))")
-        } catch {
-            logger.error("update: cannot ask for the restart into \(version): \(error)")
+        let (path, logger) = (restartFile, logger)
+        display.afterDrawing {
+            do throws(FileError) {
+                try AtomicFile.createFolder((path as NSString).deletingLastPathComponent)
+                try AtomicFile.write(Array("\(version)\n".utf8), to: path)
+                logger.notice("update: restarting into \(version) (asked through \(path))")
+            } catch {
+                logger.error("update: cannot ask for the restart into \(version): \(error)")
+            }
         }
     }
 

@@ -14,8 +14,10 @@ import SnapUpdates
 ///   `WatchdogSec`, and systemd kills and restarts a station whose loop stops answering, which starts
 ///   this wait again. A slot that never gets there is never marked, and the guard unit's reboot (or the
 ///   next power cut) takes the bootloader back to the other slot.
-/// - Then, every `pollEvery`, it looks for an update installed and waiting (another slot primary while
-///   the running one is good) and tells the machine, which asks for the restart at an idle moment.
+/// - Then it looks for an update installed and waiting (another slot primary while the running one is
+///   good) and tells the machine, which asks for the restart at an idle moment: every `pollEvery`, and
+///   within two seconds of an install (`snapstation update install` over SSH writes the updater's record,
+///   whose change is cheap to see; asking RAUC is not).
 public struct UpdateService: Service {
     let updater: SlotUpdater
     let bus: EventBus
@@ -51,13 +53,19 @@ public struct UpdateService: Service {
             }
             try? await updater.confirm()
             var announced: String?
+            var lastInstall = updater.lastInstall
+            var lastAsked = ContinuousClock.now - pollEvery
             while !Task.isCancelled {
-                if let pending = await updater.status().pending, pending.version != announced {
-                    logger.notice("update: \(pending.version) waits in slot \(pending.slot) for a restart")
-                    bus.send(.update(.restarting(version: pending.version)))
-                    announced = pending.version
+                let install = updater.lastInstall
+                if install != lastInstall || ContinuousClock.now - lastAsked >= pollEvery {
+                    (lastInstall, lastAsked) = (install, .now)
+                    if let pending = await updater.status().pending, pending.version != announced {
+                        logger.notice("update: \(pending.version) waits in slot \(pending.slot) for a restart")
+                        bus.send(.update(.restarting(version: pending.version)))
+                        announced = pending.version
+                    }
                 }
-                try? await Task.sleep(for: pollEvery)
+                try? await Task.sleep(for: .seconds(2))
             }
         }
         // A station whose updates are not set up stays until it stops: a service that returns ends the group.

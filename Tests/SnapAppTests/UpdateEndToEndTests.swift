@@ -1,0 +1,130 @@
+import Foundation
+import SnapTestSupport
+import Testing
+
+/// The real binary's updates against RAUC's stand-in (Tests/Fakes/rauc.py: rauc 1.8's client and its GRUB
+/// backend's rules; the real RAUC runs in Tests/Update's VM): a slot marked good only after running,
+/// `snapstation update install` over "SSH", the restart asked for at an idle moment, the new slot tried
+/// and confirmed, and an update that did not start said on the display.
+@Suite("Updates on the real binary, against RAUC's stand-in", .serialized)
+struct UpdateEndToEndTests {
+    let folder = TemporaryDirectory("update-e2e")
+    var state: String { folder.path + "/state" }
+    var restartFile: String { folder.path + "/run/reboot" }
+
+    private func config(_ rauc: FakeRAUC) throws -> String {
+        try StationFixture.writeConfig(
+            in: folder.path,
+            [
+                "storage": ["dir = \"\(state)\""],
+                "update": [
+                    "rauc = \"\(rauc.path)\"", "confirm_seconds = 5", "restart_file = \"\(restartFile)\"",
+                ],
+            ])
+    }
+
+    private func start(_ config: String, _ name: String) throws -> StationProcess {
+        try StationProcess(
+            ["run", "--config", config, "--simulate", "--state", state, "--no-stdin"],
+            logPath: folder.path + "/\(name).log")
+    }
+
+    private func caption() -> String {
+        (try? String(contentsOfFile: state + "/frames/latest.txt", encoding: .utf8)) ?? ""
+    }
+
+    private func statusJSON(_ config: String) async throws -> [String: Any] {
+        let (status, output) = try await StationProcess.run(
+            ["update", "status", "--json", "--config", config], logPath: folder.path + "/status.log")
+        try #require(status == 0, "\(output)")
+        return try #require(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+    }
+
+    @Test("should mark a slot good after running, install over SSH, restart at idle, and confirm the new slot")
+    func installsAndConfirms() async throws {
+        let rauc = try FakeRAUC(in: folder.path + "/system")
+        let config = try config(rauc)
+        let first = try start(config, "first")
+        let good = await StationProcess.waitFor(seconds: 30) {
+            first.output.contains("update: slot A (0.5.0) marked good")
+        }
+        #expect(good, "\(first.output)")
+        #expect(try await statusJSON(config)["confirmed"] as? Bool == true)
+
+        let bundle = try rauc.bundle("snapstation-2.0.0.raucb", version: "2.0.0")
+        let (installed, said) = try await StationProcess.run(
+            ["update", "install", bundle, "--config", config], logPath: folder.path + "/install.log")
+        #expect(installed == 0, "\(said)")
+        #expect(said.contains(" 20% Checking bundle") && said.contains("installed 2.0.0 into slot B"))
+        // The running station sees it within seconds and, on its idle ready screen, asks for the restart.
+        let asked = await StationProcess.waitFor(seconds: 20) { FileManager.default.fileExists(atPath: restartFile) }
+        #expect(asked, "\(first.output)")
+        #expect((try? String(contentsOfFile: restartFile, encoding: .utf8)) == "2.0.0\n")
+        #expect(caption().contains("update: restarting into 2.0.0"), "the last frame says so: \(caption())")
+        #expect(await first.stop() == 0)
+
+        // The reboot: GRUB tries B; the station runs 2.0.0 and marks it good only after running.
+        #expect(try rauc.boot() == "B")
+        try FileManager.default.removeItem(atPath: restartFile)
+        let second = try start(config, "second")
+        let running = await StationProcess.waitFor(seconds: 30) {
+            second.output.contains("updates: running 2.0.0 on slot B")
+        }
+        #expect(running, "\(second.output)")
+        #expect(try await statusJSON(config)["confirmed"] as? Bool == false, "on trial until it has run")
+        let confirmed = await StationProcess.waitFor(seconds: 30) {
+            second.output.contains("update: updated to 2.0.0 (from 0.5.0)")
+        }
+        #expect(confirmed, "\(second.output)")
+        #expect(await second.stop() == 0)
+        let status = try await statusJSON(config)
+        #expect(status["confirmed"] as? Bool == true && status["outcome"] as? String == "updated to 2.0.0 (from 0.5.0)")
+        #expect(!FileManager.default.fileExists(atPath: restartFile), "no restart asked for without an update")
+    }
+
+    @Test("should come back on the old slot when the new one never got marked good, and say so")
+    func rollsBack() async throws {
+        let rauc = try FakeRAUC(in: folder.path + "/system")
+        let config = try config(rauc)
+        let first = try start(config, "first")
+        _ = await StationProcess.waitFor(seconds: 30) { first.output.contains("(0.5.0) marked good") }
+        let bundle = try rauc.bundle("snapstation-2.0.0.raucb", version: "2.0.0")
+        let (installed, said) = try await StationProcess.run(
+            ["update", "install", bundle, "--config", config], logPath: folder.path + "/install.log")
+        #expect(installed == 0, "\(said)")
+        _ = await StationProcess.waitFor(seconds: 20) { FileManager.default.fileExists(atPath: restartFile) }
+        #expect(await first.stop() == 0)
+        // B is tried, and its station dies before it has run long enough (here: killed at once).
+        #expect(try rauc.boot() == "B")
+        let tried = try start(config, "tried")
+        _ = await StationProcess.waitFor(seconds: 30) { tried.output.contains("updates: running 2.0.0") }
+        #expect(await tried.stop(SIGKILL) != 0)
+        // The next boot passes B over: A again, which says what happened.
+        #expect(try rauc.boot() == "A")
+        let back = try start(config, "back")
+        let told = await StationProcess.waitFor(seconds: 30) {
+            self.caption().contains("update: 2.0.0 did not start, running 0.5.0")
+        }
+        #expect(told, "the display: \(caption())")
+        #expect(back.output.contains("the update to 2.0.0 did not start — running 0.5.0 again"), "the log")
+        _ = await StationProcess.waitFor(seconds: 30) { back.output.contains("(0.5.0) marked good") }
+        #expect(await back.stop() == 0)
+        let status = try await statusJSON(config)
+        #expect(status["outcome"] as? String == "the update to 2.0.0 did not start — running 0.5.0 again")
+        #expect(status["pending"] == nil, "B is no update waiting")
+    }
+
+    @Test("should refuse an unsigned bundle over SSH with RAUC's words and a failure exit, writing nothing")
+    func refusesUnsigned() async throws {
+        let rauc = try FakeRAUC(in: folder.path + "/system")
+        let config = try config(rauc)
+        let first = try start(config, "first")
+        _ = await StationProcess.waitFor(seconds: 30) { first.output.contains("(0.5.0) marked good") }
+        let bundle = try rauc.bundle("unsigned.raucb", version: "2.0.0", signed: false)
+        let (status, said) = try await StationProcess.run(
+            ["update", "install", bundle, "--config", config], logPath: folder.path + "/install.log")
+        #expect(await first.stop() == 0)
+        #expect(status == 1 && said.contains("not installed") && said.contains("signature verification failed"))
+        #expect(try rauc.grubenv()["ORDER"] as? String == "A B")
+    }
+}
