@@ -161,6 +161,7 @@ let package = Package(
             name: "SnapWebTests",
             dependencies: [
                 "SnapWeb", "SnapText", "SnapTestSupport", "SnapCore", "SnapStore", "SnapConfig", "SnapServices",
+                "SnapUpdates",
             ]),
         .testTarget(
             name: "SnapAppTests",

@@ -4,6 +4,7 @@ import Logging
 import SnapConfig
 import SnapServices
 import SnapTestSupport
+import SnapUpdates
 import Testing
 
 @testable import SnapWeb
@@ -252,6 +253,43 @@ struct WebServerTests {
         var byte: UInt8 = 0
         let got = recv(fd, &byte, 1, Int32(MSG_DONTWAIT))
         return got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+    }
+
+    @Test(
+        "should stream a bundle sent from the page to the data partition, and refuse one without its token or too large"
+    )
+    func bundleUpload() async throws {
+        let folder = TemporaryDirectory("upload")
+        let rauc = try FakeRAUC(in: folder.path + "/system")
+        let updater = SlotUpdater(
+            rauc: rauc.path, folder: folder.path + "/records", imageVersion: "1.0.0", logger: Logger(label: "test"))
+        let station = try WebTestStation(updater: updater, configure: { $0.update.maxBundleMB = 1 })
+        let browser = try station.pair()
+        try await serving(station) { base in
+            let client = HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(60))
+            // Larger than any form the page takes (64 KB): it streams, it is not collected.
+            let bytes = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            func send(_ body: [UInt8], token: String?, name: String = "snapstation-2.0.0.raucb") async throws
+                -> HTTPResponse
+            {
+                var headers = [
+                    ("Cookie", browser.cookie), ("Content-Type", "application/octet-stream"), ("X-Bundle-Name", name),
+                ]
+                if let token { headers.append(("X-CSRF-Token", token)) }
+                return try await client.send(
+                    HTTPRequest(method: "POST", url: base + "/update/upload", headers: headers, body: body))
+            }
+            let kept = try await send(bytes, token: browser.csrf)
+            #expect(kept.status == 303 && kept.header("location")?.hasPrefix("/update?uploaded=snapstation") == true)
+            let path = station.app.bundleFolder + "/snapstation-2.0.0.raucb"
+            #expect(FileManager.default.contents(atPath: path).map { [UInt8]($0) } == bytes, "whole, byte for byte")
+            #expect(try await send(bytes, token: nil).status == 403, "no CSRF token, no upload")
+            #expect(try await send(bytes, token: browser.csrf, name: "evil.sh").status == 415)
+            let large = try await send([UInt8](repeating: 7, count: (1 << 20) + 1), token: browser.csrf)
+            #expect(large.status == 413 && String(decoding: large.body, as: UTF8.self).contains("larger than 1 MB"))
+            let names = try FileManager.default.contentsOfDirectory(atPath: station.app.bundleFolder)
+            #expect(names == ["snapstation-2.0.0.raucb"], "nothing of the refused ones is left: \(names)")
+        }
     }
 
     @Test("should serve https with the configured certificate")

@@ -50,7 +50,8 @@ final class WebTestStation: Sendable {
         locked: [String] = [], secure: Bool = false, groups: [String] = ["Friends"],
         otherCameras: [StationConfig.Camera.Other] = [], ledWired: Bool = true,
         directory: (any GroupDirectory)? = nil, name: String = "SnapStation", corrector: (any MealCorrector)? = nil,
-        planner: (any MealPlanner)? = nil, configure: (inout StationConfig) -> Void = { _ in }
+        planner: (any MealPlanner)? = nil, updater: (any StationUpdater)? = nil,
+        configure: (inout StationConfig) -> Void = { _ in }
     ) throws {
         var config = StationConfig()
         if !ledWired { config.gpio.ledLine = nil }
@@ -66,7 +67,7 @@ final class WebTestStation: Sendable {
         let clock = clock
         app = WebApp(
             config: config, store: store, link: link, desk: desk, logger: Logger(label: "web-test"), secure: secure,
-            directory: directory, corrector: corrector, planner: planner, now: { clock.now })
+            directory: directory, corrector: corrector, planner: planner, updater: updater, now: { clock.now })
     }
 
     var now: Date { clock.now }

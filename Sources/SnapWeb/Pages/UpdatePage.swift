@@ -215,7 +215,8 @@ extension WebApp {
         switch problem {
         case nil:
             logger.notice("owner's page: the update bundle \(name) is kept")
-            let query = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let query =
+                name.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(["&", "=", "+"])) ?? ""
             return .redirect("/update?uploaded=" + query)
         case .tooLarge?: failure = words("page.update.too_large", ["mb": words.integer(config.update.maxBundleMB)])
         case .failed(let reason)?: failure = words("page.update.upload_failed", ["reason": reason])

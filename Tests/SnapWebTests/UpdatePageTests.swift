@@ -1,0 +1,82 @@
+import Foundation
+import Logging
+import SnapCore
+import SnapServices
+import SnapTestSupport
+import SnapUpdates
+import Testing
+
+@testable import SnapWeb
+
+/// The page's System update over the station's updater and RAUC's stand-in (Tests/Fakes/rauc.py): the
+/// slots, a bundle installed with its progress on the page and the display, and what is refused.
+@Suite("The owner's page: the system update", .serialized)
+struct UpdatePageTests {
+    let folder = TemporaryDirectory("update-page")
+
+    private func station() throws -> (WebTestStation, FakeRAUC, SlotUpdater) {
+        let rauc = try FakeRAUC(in: folder.path + "/system")
+        let updater = SlotUpdater(
+            rauc: rauc.path, folder: folder.path + "/records", imageVersion: "1.0.0", logger: Logger(label: "test"))
+        let usb = folder.path + "/media"
+        let station = try WebTestStation(updater: updater, configure: { $0.update.usbFolder = usb })
+        return (station, rauc, updater)
+    }
+
+    @Test("should show the slots, install a bundle from a USB stick with its progress, and tell the display")
+    func installs() async throws {
+        let (station, rauc, updater) = try station()
+        let browser = try station.pair()
+        let trial = station.get("/update", cookie: browser.cookie).text
+        #expect(trial.contains("Running 1.0.0 from slot A.") && trial.contains("running, on trial"))
+        #expect(trial.contains("No bundle here yet"))
+        _ = await updater.startUp()
+        try await updater.confirm()
+        try FileManager.default.createDirectory(atPath: folder.path + "/media/stick", withIntermediateDirectories: true)
+        let bundle = try rauc.bundle("v2.raucb", version: "2.0.0")
+        try FileManager.default.moveItem(atPath: bundle, toPath: folder.path + "/media/stick/v2.raucb")
+        let page = station.get("/update", cookie: browser.cookie).text
+        #expect(page.contains("running, confirmed") && page.contains("v2.raucb <small>on a USB stick</small>"))
+        let install = station.post(
+            "/update/install", [("csrf", browser.csrf), ("bundle", folder.path + "/media/stick/v2.raucb")],
+            cookie: browser.cookie)
+        #expect(install.status == 303 && install.header("Location") == "/update")
+        var shown = ""
+        #expect(
+            await eventually(within: 20) {
+                shown = station.get("/update", cookie: browser.cookie).text
+                return shown.contains("Installed 2.0.0")
+            })
+        #expect(shown.contains("2.0.0 is installed and waits for the station&#39;s next idle moment"))
+        #expect(station.link.events.contains(.update(.installing(version: "2.0.0", percent: 40))))
+        #expect(station.link.events.last == .update(.restarting(version: "2.0.0")))
+        #expect(await updater.status().pending == UpdateStatus.Pending(slot: "B", version: "2.0.0"))
+    }
+
+    @Test("should refuse a bundle it does not offer, and say why RAUC refused one")
+    func refuses() async throws {
+        let (station, rauc, updater) = try station()
+        let browser = try station.pair()
+        _ = await updater.startUp()
+        try await updater.confirm()
+        let elsewhere = try rauc.bundle("v2.raucb", version: "2.0.0")
+        let odd = station.post(
+            "/update/install", [("csrf", browser.csrf), ("bundle", elsewhere)], cookie: browser.cookie)
+        #expect(odd.status == 404, "only the bundles the page lists: \(odd.text.prefix(200))")
+        try FileManager.default.createDirectory(atPath: folder.path + "/media", withIntermediateDirectories: true)
+        let unsigned = try rauc.bundle("unsigned.raucb", version: "2.0.0", signed: false)
+        try FileManager.default.moveItem(atPath: unsigned, toPath: folder.path + "/media/unsigned.raucb")
+        _ = station.post(
+            "/update/install", [("csrf", browser.csrf), ("bundle", folder.path + "/media/unsigned.raucb")],
+            cookie: browser.cookie)
+        var shown = ""
+        #expect(
+            await eventually(within: 20) {
+                shown = station.get("/update", cookie: browser.cookie).text
+                return shown.contains("Not installed")
+            })
+        #expect(shown.contains("signature verification failed") && shown.contains("The station runs as before"))
+        #expect(station.link.events.last == .update(nil), "the display's note goes")
+        #expect(try rauc.grubenv()["ORDER"] as? String == "A B")
+    }
+}
