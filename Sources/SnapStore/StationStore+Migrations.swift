@@ -2,9 +2,21 @@ internal import GRDB
 
 extension StationStore {
     /// The schema, one migration per change; applied in order at open, never edited once shipped.
-    static var migrator: DatabaseMigrator {
+    static var migrator: DatabaseMigrator { migrator(upTo: nil) }
+
+    /// The migrations up to `last` (all of them when nil): an older binary's, for the test that opens a
+    /// newer store with it. Every migration only adds (tables, columns, rows), so the slot an update goes
+    /// back to opens the store the update's slot migrated: GRDB applies what it knows and leaves the
+    /// newer migrations alone.
+    static func migrator(upTo last: String?) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
+        var open = true
+        func register(_ identifier: String, _ migrate: @escaping @Sendable (Database) throws -> Void) {
+            guard open else { return }
+            migrator.registerMigration(identifier, migrate: migrate)
+            if identifier == last { open = false }
+        }
+        register("v1") { db in
             try db.execute(
                 sql: """
                     CREATE TABLE photos (
@@ -53,10 +65,10 @@ extension StationStore {
                     CREATE INDEX upload_jobs_due ON upload_jobs (state, next_attempt);
                     """)
         }
-        migrator.registerMigration("v2: stickers") { db in
+        register("v2: stickers") { db in
             try db.execute(sql: "ALTER TABLE photos ADD COLUMN sticker_path TEXT")
         }
-        migrator.registerMigration("v3: analysis jobs") { db in
+        register("v3: analysis jobs") { db in
             try db.execute(
                 sql: """
                     CREATE TABLE analysis_jobs (
@@ -73,7 +85,7 @@ extension StationStore {
                     CREATE INDEX analysis_jobs_due ON analysis_jobs (state, next_attempt);
                     """)
         }
-        migrator.registerMigration("v4: the group's photos received, own photos removed from the server") { db in
+        register("v4: the group's photos received, own photos removed from the server") { db in
             try db.execute(
                 sql: """
                     CREATE TABLE received_photos (
@@ -95,10 +107,10 @@ extension StationStore {
                     ALTER TABLE upload_jobs ADD COLUMN remote_removed INTEGER NOT NULL DEFAULT 0;
                     """)
         }
-        migrator.registerMigration("v5: durable analyses with their answers") { db in
+        register("v5: durable analyses with their answers") { db in
             try db.execute(sql: "ALTER TABLE analysis_jobs ADD COLUMN answer_json TEXT")
         }
-        migrator.registerMigration("v6: the owner's page: sessions, settings, meal edits, the shopping list") { db in
+        register("v6: the owner's page: sessions, settings, meal edits, the shopping list") { db in
             try db.execute(
                 sql: """
                     ALTER TABLE meals ADD COLUMN fun_fact TEXT;
@@ -124,14 +136,14 @@ extension StationStore {
                     );
                     """)
         }
-        migrator.registerMigration("v7: the jar: a meal keeps its sticker past the photo's retention") { db in
+        register("v7: the jar: a meal keeps its sticker past the photo's retention") { db in
             try db.execute(
                 sql: """
                     ALTER TABLE meals ADD COLUMN sticker_path TEXT;
                     UPDATE meals SET sticker_path = (SELECT sticker_path FROM photos WHERE photos.id = meals.id);
                     """)
         }
-        migrator.registerMigration("v8: a meal's estimates the owner's corrections replaced") { db in
+        register("v8: a meal's estimates the owner's corrections replaced") { db in
             try db.execute(
                 sql: """
                     CREATE TABLE meal_estimates (
@@ -143,7 +155,7 @@ extension StationStore {
                     CREATE INDEX meal_estimates_by_meal ON meal_estimates (meal_id);
                     """)
         }
-        migrator.registerMigration("v9: meals planned into the shopping list") { db in
+        register("v9: meals planned into the shopping list") { db in
             // A planned meal's lines are its own; what each added to a merged line of the list is kept in
             // shopping_shares, so deleting the meal takes back exactly its part.
             try db.execute(

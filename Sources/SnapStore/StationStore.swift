@@ -15,7 +15,12 @@ public final class StationStore: Sendable {
     let thread = SerialThread(name: "store")
 
     /// Opens (creating if needed) the store in `directory`, migrating it to the current schema.
-    public init(directory: String) throws(StoreError) {
+    public convenience init(directory: String) throws(StoreError) {
+        try self.init(directory: directory, migrator: Self.migrator)
+    }
+
+    /// Opens the store with `migrator`'s schema: an older binary's, in the test of a rollback.
+    init(directory: String, migrator: DatabaseMigrator) throws(StoreError) {
         self.directory = directory
         do {
             try AtomicFile.createFolder(directory + "/photos")
@@ -31,7 +36,7 @@ public final class StationStore: Sendable {
             configuration.maximumReaderCount = 2
             configuration.busyMode = .timeout(5)
             database = try DatabasePool(path: directory + "/snapstation.sqlite", configuration: configuration)
-            try Self.migrator.migrate(database)
+            try migrator.migrate(database)
         } catch {
             throw StoreError("open store in \(directory)", error)
         }
