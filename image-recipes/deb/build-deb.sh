@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Packs the station into a .deb for the machine it runs on (amd64 here, arm64 on a Pi or an arm64 runner):
 # the binary with the Swift runtime linked in, the systemd unit, sysusers, udev and tmpfiles files, the
-# example configs, and a postinst that creates the user and enables the unit. Both images install it.
+# A/B update's units (left disabled), the example configs, and a postinst that creates the user and
+# enables the unit. Both images install it.
 #
 #   image-recipes/deb/build-deb.sh [--binary PATH] [OUT_DIR]   -> OUT_DIR/snapstation_VERSION_ARCH.deb
 #
@@ -26,6 +27,12 @@ root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 install -D -m 0755 "$binary" "$root/usr/bin/snapstation"
 install -D -m 0644 "$repo/systemd/snapstation.service" "$root/usr/lib/systemd/system/snapstation.service"
+# The A/B update's units (an image that updates with RAUC enables them: image-recipes/ota/build-rootfs.sh;
+# a plain install leaves them disabled, and a station without RAUC never asks for a restart).
+for unit in snapstation-reboot.path snapstation-reboot.service snapstation-update-guard.service; do
+    install -D -m 0644 "$repo/systemd/$unit" "$root/usr/lib/systemd/system/$unit"
+done
+install -D -m 0755 "$repo/systemd/snapstation-update-guard" "$root/usr/lib/snapstation/update-guard"
 install -D -m 0644 "$repo/systemd/snapstation.sysusers" "$root/usr/lib/sysusers.d/snapstation.conf"
 install -D -m 0644 "$repo/systemd/70-snapstation.rules" "$root/usr/lib/udev/rules.d/70-snapstation.rules"
 install -D -m 0644 "$repo/systemd/snapstation.tmpfiles" "$root/usr/lib/tmpfiles.d/snapstation.conf"
