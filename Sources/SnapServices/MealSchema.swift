@@ -1,5 +1,24 @@
 import SnapCore
 
+extension OrderedJSON {
+    /// A strict schema's object: every property required, in its order, and no others (OpenAI's strict
+    /// structured outputs; the SDK's `_ensure_strict_json_schema` writes the same).
+    static func strictObject(_ properties: [(String, OrderedJSON)]) -> OrderedJSON {
+        .object([
+            ("type", "object"), ("properties", .object(properties)),
+            ("required", .array(properties.map { .string($0.0) })), ("additionalProperties", false),
+        ])
+    }
+
+    /// What a food contains, as the dietary flags read it: an array of `FoodTag`'s names.
+    static var foodTags: OrderedJSON {
+        .object([
+            ("type", "array"),
+            ("items", .object([("type", "string"), ("enum", .array(FoodTag.allCases.map { .string($0.rawValue) }))])),
+        ])
+    }
+}
+
 /// The JSON the AI must answer with, as a strict `json_schema` response format, and its validation.
 enum MealSchema {
     /// The schema sent in `response_format`. Strict mode needs every property listed as required and no
@@ -13,16 +32,8 @@ enum MealSchema {
     static var schema: OrderedJSON {
         let number: OrderedJSON = .object([("type", "integer")])
         let text: OrderedJSON = .object([("type", "string")])
-        func object(_ properties: [(String, OrderedJSON)]) -> OrderedJSON {
-            .object([
-                ("type", "object"), ("properties", .object(properties)),
-                ("required", .array(properties.map { .string($0.0) })), ("additionalProperties", false),
-            ])
-        }
-        let tags: OrderedJSON = .object([
-            ("type", "array"),
-            ("items", .object([("type", "string"), ("enum", .array(FoodTag.allCases.map { .string($0.rawValue) }))])),
-        ])
+        let object = OrderedJSON.strictObject
+        let tags = OrderedJSON.foodTags
         let ingredient = object([
             ("name", text), ("amount", .object([("type", "number")])),
             ("unit", .object([("type", "string"), ("enum", ["g", "ml", "piece"])])),

@@ -10,16 +10,8 @@ enum PlanSchema {
     /// station merges with another names the same unit.
     static func schema(_ units: PlanRequest.Units) -> OrderedJSON {
         let text: OrderedJSON = .object([("type", "string")])
-        func object(_ properties: [(String, OrderedJSON)]) -> OrderedJSON {
-            .object([
-                ("type", "object"), ("properties", .object(properties)),
-                ("required", .array(properties.map { .string($0.0) })), ("additionalProperties", false),
-            ])
-        }
-        let tags: OrderedJSON = .object([
-            ("type", "array"),
-            ("items", .object([("type", "string"), ("enum", .array(FoodTag.allCases.map { .string($0.rawValue) }))])),
-        ])
+        let object = OrderedJSON.strictObject
+        let tags = OrderedJSON.foodTags
         let ingredient = object([
             ("name", text), ("amount_per_portion", .object([("type", "number")])),
             ("unit", .object([("type", "string"), ("enum", .array(units.allowed.map { .string($0.rawValue) }))])),

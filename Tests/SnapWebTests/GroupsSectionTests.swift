@@ -31,14 +31,6 @@ struct GroupsSectionTests {
         return (station, user, backend)
     }
 
-    /// The page's answer from a thread of its own, as the page's server calls it: the section waits for
-    /// the group's server, which must not hold one of the test pool's two threads.
-    private func answer(_ request: @escaping @Sendable () -> WebReply) async -> WebReply {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: request()) }.start()
-        }
-    }
-
     private func code(in page: String) -> String? {
         page.firstMatch(of: /<p class="invite-code">([A-Z2-9-]+)<\/p>/).map { String($0.1) }
     }

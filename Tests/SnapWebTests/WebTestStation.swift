@@ -169,3 +169,11 @@ struct TestFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }
+
+/// The page's answer from a thread of its own, as the page's server calls it: a page that waits for a
+/// service (the group's server, the updater) must not hold one of the test pool's two threads.
+func answer(_ request: @escaping @Sendable () -> WebReply) async -> WebReply {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: request()) }.start()
+    }
+}

@@ -139,7 +139,7 @@ extension WebApp {
                 link.send(.update(.restarting(version: version)))
             } catch {
                 logger.error("owner's page: the update \(name) was not installed: \(error)")
-                installation.withLock { $0 = .failed(reason: "\(error)") }
+                installation.withLock { $0 = .failed(reason: self.words.updateFailure(error)) }
                 link.send(.update(nil))
             }
         }

@@ -85,6 +85,17 @@ extension Words {
         }
     }
 
+    /// Why an update was not installed, in the person's words; RAUC's refusal is RAUC's own.
+    func updateFailure(_ failure: UpdateFailure) -> String {
+        let words = self
+        switch failure {
+        case .notManaged(let why): return words("page.update.failure.not_managed", ["reason": why])
+        case .unconfirmed: return words("page.update.failure.unconfirmed")
+        case .busy: return words("page.update.failure.busy")
+        case .refused(let why): return why
+        }
+    }
+
     /// A group server's failure in the person's words; a refusal is the server's own words.
     func groupFailure(_ failure: UploadFailure) -> String {
         let words = self
