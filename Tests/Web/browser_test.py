@@ -531,7 +531,11 @@ def run(args):
         plan = driver.find_element(By.CSS_SELECTOR, ".plans li.plan")
         check("Spaghetti bolognese" in plan.text and "1 more" in plan.text, f"the planned meal: {plan.text}")
         if args.screenshots:
-            driver.execute_script("arguments[0].scrollIntoView()", driver.find_element(By.CSS_SELECTOR, ".plans"))
+            # The planned meals' heading just under the sticky header.
+            driver.execute_script("window.scrollTo(0, arguments[0].getBoundingClientRect().top + window.scrollY"
+                                  " - document.querySelector('header').offsetHeight - 8)",
+                                  driver.find_element(By.CSS_SELECTOR, ".plans").find_element(
+                                      By.XPATH, "preceding-sibling::h2[1]"))
             driver.save_screenshot(os.path.join(args.screenshots, "page-plan-phone.png"))
         station.wait_caption("the plan counted at the station", r"^ready .* 5 analyses left")
 
