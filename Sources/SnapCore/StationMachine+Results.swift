@@ -95,6 +95,8 @@ extension StationMachine {
             }
             return saveMeal(photo, edited, day: day, now: now)
         case (.update(let note), _):
+            // Another update (or none) may need its own restart: the one asked for was for the old note.
+            if note != update { restartAsked = false }
             update = note
             if case .ready = phase { return transition(to: phase, now: now) }
             return restartWhenCalm()

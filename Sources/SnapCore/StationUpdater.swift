@@ -51,15 +51,14 @@ public struct UpdateStatus: Sendable, Hashable, Codable {
     public var confirmed: Bool
     public var slots: [Slot]
     public var pending: Pending?
-    /// How the last update ended, in the log's words ("updated to 2.0", "the update to 2.0 did not start
-    /// — running 1.0 again"); nil before any.
-    public var outcome: String?
+    /// How the last update ended; nil before any.
+    public var outcome: UpdateOutcome?
     /// Why the slots could not be read, where `managed` is false for a reason worth saying.
     public var problem: String?
 
     public init(
         managed: Bool, version: String, booted: String? = nil, primary: String? = nil, confirmed: Bool = false,
-        slots: [Slot] = [], pending: Pending? = nil, outcome: String? = nil, problem: String? = nil
+        slots: [Slot] = [], pending: Pending? = nil, outcome: UpdateOutcome? = nil, problem: String? = nil
     ) {
         self.managed = managed
         self.version = version
@@ -70,6 +69,20 @@ public struct UpdateStatus: Sendable, Hashable, Codable {
         self.pending = pending
         self.outcome = outcome
         self.problem = problem
+    }
+}
+
+/// How the last update ended: the page and the display say it in the person's words, the log and
+/// `snapstation update status` in the installer's (`description`).
+public enum UpdateOutcome: Sendable, Hashable, Codable, CustomStringConvertible {
+    case updated(version: String, from: String)
+    case rolledBack(tried: String, running: String)
+
+    public var description: String {
+        switch self {
+        case .updated(let version, let from): "updated to \(version) (from \(from))"
+        case .rolledBack(let tried, let running): "the update to \(tried) did not start — running \(running) again"
+        }
     }
 }
 

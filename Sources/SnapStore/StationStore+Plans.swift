@@ -93,23 +93,25 @@ extension StationStore {
     }
 
     /// Deletes a planned meal, and takes back from the list what it added: each merged line loses the
-    /// meal's amount, and goes when nothing is left of it. False when it is gone already.
+    /// meal's amount (never more than the line holds: the owner may have lowered it since), and goes when
+    /// nothing is left of it. A ticked line is left as it is: it was bought. False when it is gone already.
     @discardableResult
     public func deletePlan(_ id: Int64) throws(StoreError) -> Bool {
         do {
             return try database.write { db in
                 try db.execute(
                     sql: """
-                        UPDATE shopping_items SET amount = amount -
-                            (SELECT SUM(amount) FROM shopping_shares WHERE item_id = shopping_items.id AND plan_id = ?)
-                        WHERE id IN (SELECT item_id FROM shopping_shares WHERE plan_id = ?)
+                        UPDATE shopping_items SET amount = MAX(0, amount -
+                            (SELECT SUM(amount) FROM shopping_shares WHERE item_id = shopping_items.id AND plan_id = ?))
+                        WHERE id IN (SELECT item_id FROM shopping_shares WHERE plan_id = ?) AND ticked = 0
                         """,
                     arguments: [id, id])
                 // A line the meal alone made, or one the owner lowered below the meal's part, goes.
                 try db.execute(
                     sql: """
                         DELETE FROM shopping_items
-                        WHERE id IN (SELECT item_id FROM shopping_shares WHERE plan_id = ?) AND amount < 0.000001
+                        WHERE id IN (SELECT item_id FROM shopping_shares WHERE plan_id = ? AND amount > 0)
+                            AND ticked = 0 AND amount < 0.000001
                         """,
                     arguments: [id])
                 try db.execute(sql: "DELETE FROM planned_meals WHERE id = ?", arguments: [id])

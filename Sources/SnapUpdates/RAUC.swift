@@ -68,6 +68,11 @@ public struct RAUC: Sendable {
         _ = try run(["status", "mark-good"])
     }
 
+    /// `rauc status mark-bad other`: the slot not booted, which the bootloader then passes over.
+    public func markBad(other: Bool) throws(Failure) {
+        _ = try run(["status", "mark-bad", other ? "other" : "booted"])
+    }
+
     /// "%3d%% MESSAGE" as `print_progress_callback` writes it: " 20% Checking bundle".
     static func progress(_ line: String) -> (percent: Int, message: String)? {
         let trimmed = line.drop { $0 == " " }

@@ -23,6 +23,8 @@ public final class SlotUpdater: StationUpdater {
     let logger: Logger
     private let thread = SerialThread(name: "updates")
     private let installing = Mutex(false)
+    /// The status read last: what `status()` answers while an install holds the thread for minutes.
+    private let lastStatus = Mutex<UpdateStatus?>(nil)
 
     /// An updater over the client at `rauc`, keeping its records in `folder` (the state folder's `updates`).
     public init(rauc: String, folder: String, imageVersion: String, logger: Logger) {
@@ -39,7 +41,8 @@ public final class SlotUpdater: StationUpdater {
     public var lastInstall: Date? { records.installedAt }
 
     public func status() async -> UpdateStatus {
-        (try? await thread.run { [self] in readStatus() }) ?? UpdateStatus(managed: false, version: imageVersion)
+        if installing.withLock({ $0 }), let last = lastStatus.withLock({ $0 }) { return last }
+        return (try? await thread.run { [self] in readStatus() }) ?? UpdateStatus(managed: false, version: imageVersion)
     }
 
     public func install(bundle path: String, progress: @escaping @Sendable (String, Int, String) -> Void)
@@ -83,6 +86,12 @@ public final class SlotUpdater: StationUpdater {
     // MARK: on the updater's thread
 
     func readStatus() -> UpdateStatus {
+        let status = readStatusFromRAUC()
+        lastStatus.withLock { $0 = status }
+        return status
+    }
+
+    private func readStatusFromRAUC() -> UpdateStatus {
         guard FileManager.default.isExecutableFile(atPath: rauc.path) else {
             return UpdateStatus(managed: false, version: imageVersion, problem: "\(rauc.path) is not installed")
         }
@@ -139,10 +148,16 @@ public final class SlotUpdater: StationUpdater {
         // Installed into a slot that is neither running nor waiting for its restart: it did not start.
         guard installed.slot != status.booted, status.pending?.slot != installed.slot, installed.from == status.version
         else { return (status, nil) }
-        let text = "the update to \(installed.version) did not start — running \(status.version) again"
-        try? records.end(text)
-        status.outcome = text
-        logger.error("update: \(text)")
+        let outcome = UpdateOutcome.rolledBack(tried: installed.version, running: status.version)
+        try? records.end(outcome)
+        status.outcome = outcome
+        logger.error("update: \(outcome)")
+        // Tried and never confirmed: bad for good, or GRUB's last resort (every slot tried) boots it again.
+        do {
+            try rauc.markBad(other: true)
+        } catch {
+            logger.error("update: slot \(installed.slot) could not be marked bad: \(error.message)")
+        }
         return (status, .rolledBack(tried: installed.version, running: status.version))
     }
 
@@ -158,8 +173,9 @@ public final class SlotUpdater: StationUpdater {
         try? records.confirm(.init(slot: slot, version: status.version))
         logger.notice("update: slot \(slot) (\(status.version)) marked good")
         if let installed = records.installed, installed.slot == slot {
-            try? records.end("updated to \(installed.version) (from \(installed.from))")
-            logger.notice("update: updated to \(installed.version) (from \(installed.from))")
+            let outcome = UpdateOutcome.updated(version: installed.version, from: installed.from)
+            try? records.end(outcome)
+            logger.notice("update: \(outcome)")
         }
         return .success(())
     }

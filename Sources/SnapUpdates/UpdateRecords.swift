@@ -1,4 +1,5 @@
 import Foundation
+import SnapCore
 import SnapFiles
 
 /// What the station keeps about updates in its state folder (on the data partition, so both slots read
@@ -23,15 +24,11 @@ struct UpdateRecords: Sendable {
 
     private var confirmedPath: String { folder + "/confirmed.json" }
     private var installedPath: String { folder + "/installing.json" }
-    private var outcomePath: String { folder + "/outcome.txt" }
+    private var outcomePath: String { folder + "/outcome.json" }
 
     var confirmed: Mark? { read(confirmedPath) }
     var installed: Installed? { read(installedPath) }
-    var outcome: String? {
-        (try? String(contentsOfFile: outcomePath, encoding: .utf8)).map {
-            $0.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-    }
+    var outcome: UpdateOutcome? { read(outcomePath) }
 
     /// When the install record was written, from the file's time (nil without one).
     var installedAt: Date? {
@@ -40,9 +37,8 @@ struct UpdateRecords: Sendable {
 
     func confirm(_ mark: Mark) throws(FileError) { try write(mark, to: confirmedPath) }
     func install(_ installed: Installed) throws(FileError) { try write(installed, to: installedPath) }
-    func end(_ outcome: String) throws(FileError) {
-        try AtomicFile.createFolder(folder)
-        try AtomicFile.write(Array((outcome + "\n").utf8), to: outcomePath)
+    func end(_ outcome: UpdateOutcome) throws(FileError) {
+        try write(outcome, to: outcomePath)
         try? FileManager.default.removeItem(atPath: installedPath)
     }
 

@@ -61,6 +61,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var deadline: Scheduled<Void>?
     /// A request's head came and its end has not.
     private var reading = false
+    /// The request streams an update bundle (`/update/upload`): each piece of its body restarts the body's
+    /// deadline, as a bundle of hundreds of MB takes minutes over Wi-Fi; a body that stops still ends.
+    private var streaming = false
     /// Answers owed: requests whose answer has not gone out yet.
     private var owed = 0
 
@@ -95,15 +98,17 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head:
+        case .head(let head):
             reading = true
             owed += 1
+            streaming = head.path == "/update/upload"
             arm(limits.body, context.channel)
         case .end:
             reading = false
             // While the answer is made there is no deadline (a page may wait on the group's server).
             if owed == 0 { arm(limits.head, context.channel) } else { disarm() }
-        case .body: break
+        case .body:
+            if streaming && owed > 0 { arm(limits.body, context.channel) }
         }
         context.fireChannelRead(data)
     }

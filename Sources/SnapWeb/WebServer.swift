@@ -180,8 +180,10 @@ struct PageResponder: HTTPResponder {
         }
         let limit = app.config.update.maxBundleMB << 20
         var problem: WebApp.UploadProblem?
+        var file: AtomicFile.Writer?
         do {
-            let file = try await writer.run { () throws(FileError) in try AtomicFile.Writer(path: path) }
+            let opened = try await writer.run { () throws(FileError) in try AtomicFile.Writer(path: path) }
+            file = opened
             var received = 0
             for try await chunk in request.body {
                 received += chunk.readableBytes
@@ -190,12 +192,14 @@ struct PageResponder: HTTPResponder {
                     break
                 }
                 let bytes = Array(buffer: chunk)
-                try await writer.run { () throws(FileError) in try file.append(bytes) }
+                try await writer.run { () throws(FileError) in try opened.append(bytes) }
             }
-            if problem == nil { try await writer.run { () throws(FileError) in try file.commit() } }
+            if problem == nil { try await writer.run { () throws(FileError) in try opened.commit() } }
         } catch {
             problem = .failed("\(error)")
         }
+        // What was not kept is unlinked on the writer's thread too (it may be a GB), not on the pool.
+        if problem != nil, let file { _ = try? await writer.run { file.discard() } }
         let reply = app.bundleReceived(path, problem: problem)
         return Self.response(reply)
     }

@@ -34,9 +34,12 @@ extension SnapStation {
                 let config = try options.load()
                 let status = await Update.updater(config, quiet: true).status()
                 if json {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.sortedKeys]
-                    print(String(decoding: try encoder.encode(status), as: UTF8.self))
+                    // The outcome as the log says it, for a script to read as text.
+                    var object =
+                        try JSONSerialization.jsonObject(with: JSONEncoder().encode(status)) as? [String: Any] ?? [:]
+                    object["outcome"] = status.outcome.map(String.init(describing:))
+                    let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+                    print(String(decoding: data, as: UTF8.self))
                     return
                 }
                 guard status.managed else {

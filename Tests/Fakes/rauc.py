@@ -9,7 +9,8 @@ real `rauc install` needs device-mapper and the RAUC service on D-Bus, which thi
     "boot_status": "good"|"bad", "slot_status": {"bundle": {"compatible", "version"}, ...}}}).
   - boot_status and boot_primary as src/bootchooser.c's grub backend reads grubenv: a slot is good when
     its _OK is 1 and its _TRY is 0 (grub_get_state); the primary is the first slot in ORDER that is good
-    so (grub_get_primary); `status mark-good` sets _OK=1 _TRY=0 of the booted slot (grub_set_state).
+    so (grub_get_primary); `status mark-good` sets _OK=1 _TRY=0 of the booted slot, `status mark-bad
+    other` _OK=0 _TRY=0 of the other (grub_set_state).
   - `install BUNDLE`: progress lines "%3d%% MESSAGE" (print_progress_callback), the target marked bad
     before it is written and made primary after (src/install.c: r_boot_set_state, r_boot_set_primary),
     and on failure "Installing `BUNDLE` failed: REASON" on stderr with exit status 1.
@@ -73,6 +74,12 @@ def bundle(path):
 def main(args):
     system = load()
     env = system["grubenv"]
+    if args[:1] == ["status"] and "mark-bad" in args:
+        slot = system["booted"] if args[-1] == "booted" else ("B" if system["booted"] == "A" else "A")
+        env[f"{slot}_OK"], env[f"{slot}_TRY"] = 0, 0
+        save(system)
+        print(f"rauc status: marked slot rootfs.{'AB'.index(slot)} as bad")
+        return 0
     if args[:1] == ["status"] and "mark-good" in args:
         env[f"{system['booted']}_OK"], env[f"{system['booted']}_TRY"] = 1, 0
         save(system)
@@ -117,14 +124,20 @@ def main(args):
         print(f"Installing `{path}` succeeded")
         return 0
     if args[:1] == ["fake-boot"]:
-        for bootname in env["ORDER"].split():
-            if env[f"{bootname}_OK"] == 1 and env[f"{bootname}_TRY"] == 0:
-                env[f"{bootname}_TRY"] = 1
-                system["booted"] = bootname
-                save(system)
-                print(bootname)
-                return 0
-        print("no slot left to try", file=sys.stderr)
+        # image-recipes/ota/grub.cfg: the first slot in ORDER that is OK and untried; when every OK slot
+        # was tried, the tries are given back and ORDER's first OK slot starts (its last resort).
+        for last_resort in (False, True):
+            for bootname in env["ORDER"].split():
+                if env[f"{bootname}_OK"] == 1 and (last_resort or env[f"{bootname}_TRY"] == 0):
+                    if last_resort:
+                        for other in env["ORDER"].split():
+                            env[f"{other}_TRY"] = 0
+                    env[f"{bootname}_TRY"] = 1
+                    system["booted"] = bootname
+                    save(system)
+                    print(bootname)
+                    return 0
+        print("no slot left to boot", file=sys.stderr)
         return 1
     print(f"rauc stand-in: unknown command {args}", file=sys.stderr)
     return 2

@@ -47,3 +47,35 @@ struct RollbackStoreTests {
         #expect(try again.meals(on: day).count == 2 && again.plannedMeals().map(\.title) == ["Chili"])
     }
 }
+
+@Suite("StationStore: a planned meal's lines on the shopping list")
+struct PlannedLinesStoreTests {
+    let folder = TemporaryDirectory("plans-store")
+
+    @Test("should take back only what a deleted plan added, never below zero, and leave a ticked line bought")
+    func deleteTakesBackItsPart() throws {
+        let store = try StationStore(directory: folder.path)
+        let day = LocalDay(year: 2026, month: 3, day: 10)
+        try store.addToShopping([Ingredient(name: "Onion", amount: 2, unit: "piece")])
+        let plan = try store.addPlanDraft(
+            PlanRequest(name: "soup", portions: 2, units: .metric, timesAWeek: 1), title: "Soup", contains: [],
+            lines: [
+                Ingredient(name: "onion", amount: 3, unit: "piece"), Ingredient(name: "Leek", amount: 1, unit: "piece"),
+                Ingredient(name: "Stock", amount: 500, unit: "ml"),
+            ], usedOn: day, at: Date())
+        #expect(try store.confirmPlan(plan, lines: try store.plannedMeal(plan)!.lines))
+        var lines = try store.shoppingList()
+        #expect(lines.first { $0.name == "Onion" }?.amount == 5)
+        // The owner ticks the leek (bought) and lowers the stock below what the plan put there.
+        let leek = try #require(lines.first { $0.name == "Leek" })
+        try store.updateShoppingItem(leek.id, name: "Leek", amount: 1, unit: "piece", ticked: true)
+        let stock = try #require(lines.first { $0.name == "Stock" })
+        try store.updateShoppingItem(stock.id, name: "Stock", amount: 200, unit: "ml", ticked: false)
+        #expect(try store.deletePlan(plan))
+        lines = try store.shoppingList()
+        #expect(lines.first { $0.name == "Onion" }?.amount == 2, "the typed part stays")
+        #expect(lines.first { $0.name == "Leek" }?.ticked == true, "a bought line stays as it is")
+        #expect(!lines.contains { $0.name == "Stock" }, "lowered below the plan's part: nothing of it is left")
+        #expect(lines.allSatisfy { $0.amount >= 0 })
+    }
+}

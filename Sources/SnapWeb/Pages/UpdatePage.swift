@@ -91,7 +91,7 @@ extension WebApp {
             \(notices)
             <p>\(words("page.update.running", ["version": status.version, "slot": status.booted ?? "?"]))</p>
             \(status.pending.map { HTML("<p class=\"notice\">\(words("page.update.pending", ["version": $0.version]))</p>") } ?? "")
-            \(status.outcome.map { HTML("<p><small>\(words("page.update.last", ["outcome": $0]))</small></p>") } ?? "")
+            \(status.outcome.map { HTML("<p><small>\(words("page.update.last", ["outcome": words.updateOutcome($0)]))</small></p>") } ?? "")
             <table class="slots"><thead><tr><th>\(words("page.update.slot"))</th><th>\(words("page.update.slot_version"))</th>\
             <th>\(words("page.update.slot_state"))</th></tr></thead><tbody>\(slots)</tbody></table>
             <h2>\(words("page.update.bundles"))</h2>
@@ -137,10 +137,14 @@ extension WebApp {
                 }
                 installation.withLock { $0 = .installed(version: version) }
                 link.send(.update(.restarting(version: version)))
+                // A bundle sent from the phone has done its work: the data partition keeps no copy.
+                if path.hasPrefix(bundleFolder + "/") { try? FileManager.default.removeItem(atPath: path) }
             } catch {
                 logger.error("owner's page: the update \(name) was not installed: \(error)")
                 installation.withLock { $0 = .failed(reason: self.words.updateFailure(error)) }
-                link.send(.update(nil))
+                // The display's note goes, unless an update installed before still waits for its restart.
+                let waiting = await updater.status().pending
+                link.send(.update(waiting.map { .restarting(version: $0.version) }))
             }
         }
         return .redirect("/update")

@@ -85,6 +85,17 @@ extension Words {
         }
     }
 
+    /// How the last update ended, in the person's words.
+    func updateOutcome(_ outcome: UpdateOutcome) -> String {
+        let words = self
+        switch outcome {
+        case .updated(let version, let from):
+            return words("page.update.outcome.updated", ["version": version, "from": from])
+        case .rolledBack(let tried, let running):
+            return words("page.update.outcome.rolled_back", ["tried": tried, "running": running])
+        }
+    }
+
     /// Why an update was not installed, in the person's words; RAUC's refusal is RAUC's own.
     func updateFailure(_ failure: UpdateFailure) -> String {
         let words = self
