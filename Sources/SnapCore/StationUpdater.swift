@@ -112,6 +112,9 @@ public enum UpdateFailure: Error, Sendable, Hashable, CustomStringConvertible {
 /// The one function an update client (the page, `snapstation update`, a fleet agent) calls is `install`.
 public protocol StationUpdater: Sendable {
     func status() async -> UpdateStatus
+    /// The status, read on the calling thread (it blocks for RAUC's answer): for a caller with a thread
+    /// of its own, such as the page's, which must not wait on the concurrency pool.
+    func currentStatus() -> UpdateStatus
     /// Installs the bundle at `path` into the slot not running, reporting progress (the bundle's version,
     /// percent, RAUC's step); the installed version. The restart into it is the station's, at an idle moment.
     func install(bundle path: String, progress: @escaping @Sendable (String, Int, String) -> Void)

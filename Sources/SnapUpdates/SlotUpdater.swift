@@ -40,6 +40,11 @@ public final class SlotUpdater: StationUpdater {
     /// and ask RAUC only when it changed.
     public var lastInstall: Date? { records.installedAt }
 
+    public func currentStatus() -> UpdateStatus {
+        if installing.withLock({ $0 }), let last = lastStatus.withLock({ $0 }) { return last }
+        return readStatus()
+    }
+
     public func status() async -> UpdateStatus {
         if installing.withLock({ $0 }), let last = lastStatus.withLock({ $0 }) { return last }
         return (try? await thread.run { [self] in readStatus() }) ?? UpdateStatus(managed: false, version: imageVersion)

@@ -312,8 +312,8 @@ extension WebApp {
         return try (outcome ?? .failure(.offline)).get()
     }
 
-    /// `work`'s value, or nil when it took longer than `directoryWait` (the group's server, the updater).
-    func waiting<Value: Sendable>(_ work: @escaping @Sendable () async -> Value) -> Value? {
+    /// `work`'s value, or nil when it took longer than `directoryWait`.
+    private func waiting<Value: Sendable>(_ work: @escaping @Sendable () async -> Value) -> Value? {
         let done = DispatchSemaphore(value: 0)
         let outcome = Mutex<Value?>(nil)
         let task = Task {

@@ -40,7 +40,8 @@ extension WebApp {
         guard let updater else {
             return page(words("page.update.title"), "<p class=\"empty\">\(words("page.update.none"))</p>")
         }
-        let status = waiting { await updater.status() } ?? UpdateStatus(managed: false, version: "?")
+        // On the page's own thread: the pool's two threads are the station's.
+        let status = updater.currentStatus()
         guard status.managed else {
             return page(
                 words("page.update.title"),
