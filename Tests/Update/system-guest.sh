@@ -179,7 +179,8 @@ fresh)
     sim=$(cat /sys/kernel/config/gpio-sim/snap/bank0/chip_name)
     line=/sys/devices/platform/$(cat /sys/kernel/config/gpio-sim/snap/dev_name)/$sim/sim_gpio17/pull
     echo pull-down > "$line"; sleep 0.2; echo pull-up > "$line"
-    for _ in $(seq 120); do
+    # The photo's job is queued once it is processed and shown (slow under TCG on a busy machine).
+    for _ in $(seq 300); do
         [ -n "$(sql "SELECT photo_id FROM upload_jobs LIMIT 1")" ] && break
         sleep 1
     done
@@ -187,7 +188,7 @@ fresh)
     if [ -s "$state/photo.sha" ] && [ -s "$state/upload" ]; then
         pass "[5] before the update: a group photo ($(cat "$state/photo")) and its queued upload ($(cat "$state/upload"))"
     else
-        fail "[5] before the update: no photo or upload: $(cat "$state/photo" "$state/upload" 2>/dev/null | tr '\n' ' ') $(journal | tail -n 5 | tr '\n' '|')"
+        fail "[5] before the update: no photo or upload: $(cat "$state/photo" "$state/upload" 2>/dev/null | tr '\n' ' ') $(journal | tail -n 15 | tr '\n' '|')"
     fi
 
     # [4] refused bundles leave the other slot as it was.
