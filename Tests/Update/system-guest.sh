@@ -80,6 +80,25 @@ restart_into_update() {
         touch /run/snapstation/reboot
     fi
 }
+# install_for STEP BUNDLE: the next boot's step is written first: the station may restart into the new
+# slot as soon as the install is done, before this script says anything more. The next boot reports it.
+install_for() {
+    next "$1"
+    if install "$2"; then
+        echo "$took" > "$state/install-took"
+        now > "$state/reboot-asked"
+        sync
+        info "$2 installed in $took s: $(tail -n 1 "$state/install.log")"
+        restart_into_update
+    else
+        next failed-install
+        fail "install of $2: $(tail -n 3 "$state/install.log" | tr '\n' ' ')"
+    fi
+}
+installed() {  # SCENARIO WHAT
+    pass "[$1] $2 installed into slot B in $(cat "$state/install-took") s: $(tail -n 1 "$state/install.log")"
+}
+
 # confirm: the station marks the booted slot good after READY and confirm_seconds; the test waits for it.
 confirm() {
     local started=$1 limit=$2
@@ -244,18 +263,12 @@ killed)
     check_state "after the killed install"
 
     # [2] a bundle whose station never becomes ready.
-    if install /test/broken.raucb; then
-        pass "[2] the bundle whose station never becomes ready installed into slot B in $took s: $(tail -n 1 "$state/install.log")"
-    else
-        fail "[2] install of the broken bundle: $(tail -n 3 "$state/install.log" | tr '\n' ' ')"
-    fi
-    next broken
-    now > "$state/reboot-asked"
-    restart_into_update
+    install_for broken /test/broken.raucb
     ;;
 
 broken)
     booted_header
+    installed 2 "the bundle whose station never becomes ready"
     if [ "$slot" = B ] && [ "$version" = 2.1.0-broken ]; then
         pass "[2] GRUB started the new slot B ($version) once, $(secs "$(cat "$state/reboot-asked")" "$(now)") s after the restart was asked"
     else
@@ -296,18 +309,12 @@ rolled-back)
     check_state "after the rollback"
 
     # [1] v2, installed as the owner would, the restart at the station's next idle moment.
-    if install /test/v2.raucb; then
-        pass "[1] v2 installed into slot B in $took s: $(tail -n 1 "$state/install.log")"
-    else
-        fail "[1] install of v2: $(tail -n 3 "$state/install.log" | tr '\n' ' ')"
-    fi
-    next v2
-    now > "$state/reboot-asked"
-    restart_into_update
+    install_for v2 /test/v2.raucb
     ;;
 
 v2)
     booted_header
+    installed 1 "v2"
     started=$(now)
     if [ "$slot" = B ] && [ "$version" = 2.0.0 ] && wait_ready 240; then
         pass "[1] v2 runs from slot B: READY $(secs "$(cat "$state/reboot-asked")" "$(ready_at)") s after the install ended; downtime $(downtime) s (the station's stop in slot A, its last frame, to READY in B, its first)"
