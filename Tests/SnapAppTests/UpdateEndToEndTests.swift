@@ -17,6 +17,9 @@ struct UpdateEndToEndTests {
             in: folder.path,
             [
                 "storage": ["dir = \"\(state)\""],
+                // The ready screen stays up (a loaded machine may take a minute to the install): it is the
+                // screen whose note the test reads.
+                "display": ["idle_seconds = 0"],
                 "update": [
                     "rauc = \"\(rauc.path)\"", "confirm_seconds = 5", "restart_file = \"\(restartFile)\"",
                 ],
