@@ -137,9 +137,11 @@ public struct RAUC: Sendable {
         process.waitUntilExit()
         said.done.wait()
         guard process.terminationStatus == 0 else {
-            let words = String(decoding: said.bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            let last = words.split(separator: "\n").last.map(String.init) ?? "exit status \(process.terminationStatus)"
-            throw Failure(message: last)
+            // Every line RAUC wrote: its reason may come a line before "Installing `X` failed".
+            let words = String(decoding: said.bytes, as: UTF8.self).split(separator: "\n")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
+            throw Failure(
+                message: words.isEmpty ? "exit status \(process.terminationStatus)" : String(words.prefix(400)))
         }
         return String(decoding: all, as: UTF8.self)
     }
