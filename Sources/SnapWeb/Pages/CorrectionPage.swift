@@ -138,6 +138,15 @@ extension WebApp {
         return .redirect("/meal/\(id.rawValue)")
     }
 
+    /// On the store's thread: a failure that came from the service's answer (a refusal, an answer that does
+    /// not read) spends one of the day's analyses, as the station counts them; one that is no answer
+    /// spends nothing. For the page's corrections and planned meals alike.
+    func countIfAnswered(_ failure: AIFailure, on day: LocalDay, in store: StationStore) throws(StoreError) {
+        guard failure.cameFromAnAnswer else { return }
+        try store.recordAIUse(on: day)
+        link.send(.answeredForThePage(day: day))
+    }
+
     /// On the store's thread: what a correction's answer does, and how it ended for its page.
     private func keep(
         _ outcome: Result<MealAnalysis, AIFailure>, of id: PhotoID, first: MealAnalysis, sentence: String,
@@ -146,10 +155,7 @@ extension WebApp {
         let words = self.words
         switch outcome {
         case .failure(let failure):
-            if failure.cameFromAnAnswer {
-                try store.recordAIUse(on: day)
-                link.send(.answeredForThePage(day: day))
-            }
+            try countIfAnswered(failure, on: day, in: store)
             return .failed(reason: words.aiFailure(failure), sentence: sentence)
         case .success(let corrected):
             switch try store.correctMeal(

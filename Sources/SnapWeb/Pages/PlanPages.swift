@@ -149,10 +149,7 @@ extension WebApp {
         let words = self.words
         switch outcome {
         case .failure(let failure):
-            if failure.cameFromAnAnswer {
-                try store.recordAIUse(on: day)
-                link.send(.answeredForThePage(day: day))
-            }
+            try countIfAnswered(failure, on: day, in: store)
             // A refusal in the words of a plan: the station's own are about a photo.
             let reason = if case .refused = failure { words("page.plan.declined") } else { words.aiFailure(failure) }
             return .failed(reason: reason, request)
