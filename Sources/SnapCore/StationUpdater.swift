@@ -111,6 +111,8 @@ public enum UpdateFailure: Error, Sendable, Hashable, CustomStringConvertible {
 /// The station's two system slots: what they hold, and installing a signed bundle into the other one.
 /// The one function an update client (the page, `snapstation update`, a fleet agent) calls is `install`.
 public protocol StationUpdater: Sendable {
+    /// The running system's version as its image says it (cheap: no call to RAUC).
+    var systemVersion: String { get }
     func status() async -> UpdateStatus
     /// The status, read on the calling thread (it blocks for RAUC's answer): for a caller with a thread
     /// of its own, such as the page's, which must not wait on the concurrency pool.

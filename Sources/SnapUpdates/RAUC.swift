@@ -68,6 +68,12 @@ public struct RAUC: Sendable {
         _ = try run(["status", "mark-good"])
     }
 
+    /// `rauc status mark-active other`: the slot not booted made good and first (GRUB's backend,
+    /// `r_grub_set_primary` in rauc's src/bootloaders/grub.c: its _OK=1, _TRY=0, ORDER with it first).
+    public func markActiveOther() throws(Failure) {
+        _ = try run(["status", "mark-active", "other"])
+    }
+
     /// `rauc status mark-bad other`: the slot not booted, which the bootloader then passes over.
     public func markBad(other: Bool) throws(Failure) {
         _ = try run(["status", "mark-bad", other ? "other" : "booted"])

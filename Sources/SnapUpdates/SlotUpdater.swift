@@ -14,7 +14,9 @@ import Synchronization
 /// GRUB's scheme (RAUC's grub backend, `bootchooser.c`) counts a slot good only while its TRY is 0, and
 /// `grub.cfg` sets TRY on every boot: so every boot waits for `confirm()`, and a power cut before it goes
 /// back to the other slot. A slot the station confirmed before (the same slot and version) is confirmed
-/// again at once on start; only a new slot waits out `update.confirm_seconds`.
+/// again at once on start; only a new slot waits out `update.confirm_seconds`. Where such a power cut
+/// (or a reset) left the older slot running, the station goes back to the slot it confirmed last, once:
+/// it makes it first again and restarts into it at an idle moment (`startUpHere`).
 public final class SlotUpdater: StationUpdater {
     let rauc: RAUC
     let records: UpdateRecords
@@ -26,8 +28,9 @@ public final class SlotUpdater: StationUpdater {
     /// The status read last: what `status()` answers while an install holds the thread for minutes.
     private let lastStatus = Mutex<UpdateStatus?>(nil)
 
-    /// An updater over the client at `rauc`, keeping its records in `folder` (the state folder's `updates`).
-    public init(rauc: String, folder: String, imageVersion: String, logger: Logger) {
+    /// An updater over the client at `rauc`, keeping its records in `folder` (the state folder's `updates`);
+    /// `imageVersion` is the running system's own (`SystemImage.version()`).
+    public init(rauc: String, folder: String, imageVersion: String = SystemImage.version(), logger: Logger) {
         self.rauc = RAUC(path: rauc)
         self.records = UpdateRecords(folder: folder)
         self.imageVersion = imageVersion
@@ -35,6 +38,8 @@ public final class SlotUpdater: StationUpdater {
     }
 
     deinit { thread.shutDown() }
+
+    public var systemVersion: String { imageVersion }
 
     /// When the last install was recorded (nil before any): cheap to read, so a service can look often
     /// and ask RAUC only when it changed.
@@ -119,11 +124,11 @@ public final class SlotUpdater: StationUpdater {
             }
         return UpdateStatus(
             managed: true, version: running, booted: slots.booted, primary: primary?.bootname,
-            confirmed: records.confirmed == UpdateRecords.Mark(slot: slots.booted ?? "", version: running),
+            confirmed: records.wasConfirmed(UpdateRecords.Mark(slot: slots.booted ?? "", version: running)),
             slots: slots.slots.map {
                 UpdateStatus.Slot(
                     name: $0.name, bootname: $0.bootname ?? "", state: $0.state, bootGood: $0.bootGood,
-                    version: $0.version)
+                    version: $0.version ?? ($0.bootname == slots.booted ? running : nil))
             }, pending: pending, outcome: records.outcome)
     }
 
@@ -148,22 +153,55 @@ public final class SlotUpdater: StationUpdater {
     }
 
     private func startUpHere() -> (UpdateStatus, UpdateNote?) {
-        var status = readStatus()
-        guard status.managed, let installed = records.installed else { return (status, nil) }
-        // Installed into a slot that is neither running nor waiting for its restart: it did not start.
-        guard installed.slot != status.booted, status.pending?.slot != installed.slot, installed.from == status.version
+        let status = readStatus()
+        guard status.managed, let booted = status.booted else { return (status, nil) }
+        if let installed = records.installed {
+            // Installed into a slot that is neither running nor waiting for its restart: it did not start.
+            guard installed.slot != booted, status.pending?.slot != installed.slot, installed.from == status.version
+            else { return (status, nil) }
+            return leftBehind(installed.slot, tried: installed.version, status)
+        }
+        if let back = records.returning, back.slot != booted {
+            // Gone back to once (below), and down again before the station could confirm it: it stays behind.
+            return leftBehind(back.slot, tried: back.version, status)
+        }
+        // The slot confirmed last is not the one running, and no update is under way: GRUB passed over it
+        // because its last start never reached `confirm()` (a power cut or a reset in the seconds between
+        // GRUB's try and the station's start), and this older slot came up instead. It was confirmed, so
+        // it is whole (unless RAUC's status says another bundle went into it): it is made first again, and
+        // the station, once it has confirmed this slot, finds it waiting and restarts into it when idle.
+        // Once: should it not come up again, the branch above leaves it behind.
+        guard let last = records.confirmed, last.slot != booted, records.returning == nil,
+            let slot = status.slots.first(where: { $0.bootname == last.slot }),
+            slot.version == nil || slot.version == last.version
         else { return (status, nil) }
-        let outcome = UpdateOutcome.rolledBack(tried: installed.version, running: status.version)
+        do {
+            try rauc.markActiveOther()
+            try records.returnTo(last)
+        } catch {
+            logger.error("update: slot \(last.slot) (\(last.version)) could not be made first again: \(error)")
+            return (status, nil)
+        }
+        logger.warning(
+            "update: slot \(last.slot) (\(last.version)), confirmed last, did not come up at its last start (a power cut or a reset before the station confirmed it); slot \(booted) (\(status.version)) runs instead, and the station goes back to slot \(last.slot) at its next idle moment"
+        )
+        return (readStatus(), nil)
+    }
+
+    /// The slot `slot` was tried with `tried` and never confirmed: said once, and marked bad for good, or
+    /// GRUB's last resort (every slot tried) boots it again.
+    private func leftBehind(_ slot: String, tried: String, _ status: UpdateStatus) -> (UpdateStatus, UpdateNote?) {
+        var status = status
+        let outcome = UpdateOutcome.rolledBack(tried: tried, running: status.version)
         try? records.end(outcome)
         status.outcome = outcome
         logger.error("update: \(outcome)")
-        // Tried and never confirmed: bad for good, or GRUB's last resort (every slot tried) boots it again.
         do {
             try rauc.markBad(other: true)
         } catch {
-            logger.error("update: slot \(installed.slot) could not be marked bad: \(error.message)")
+            logger.error("update: slot \(slot) could not be marked bad: \(error.message)")
         }
-        return (status, .rolledBack(tried: installed.version, running: status.version))
+        return (status, .rolledBack(tried: tried, running: status.version))
     }
 
     private func confirmHere() -> Result<Void, UpdateFailure> {

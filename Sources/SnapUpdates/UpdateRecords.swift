@@ -3,8 +3,9 @@ import SnapCore
 import SnapFiles
 
 /// What the station keeps about updates in its state folder (on the data partition, so both slots read
-/// it): the slot it confirmed, the update it installed last, and how that ended. Each a small JSON file
-/// written atomically.
+/// it): the slot it confirmed last and the version each slot was confirmed with, the update it installed
+/// last and how that ended, and a return to the slot confirmed last. Each a small JSON file written
+/// atomically; a file an older station does not know it leaves alone.
 struct UpdateRecords: Sendable {
     /// A slot and the version it ran.
     struct Mark: Codable, Sendable, Hashable {
@@ -25,21 +26,40 @@ struct UpdateRecords: Sendable {
     private var confirmedPath: String { folder + "/confirmed.json" }
     private var installedPath: String { folder + "/installing.json" }
     private var outcomePath: String { folder + "/outcome.json" }
+    private var slotsPath: String { folder + "/confirmed-slots.json" }
+    private var returnPath: String { folder + "/returning.json" }
 
+    /// The slot confirmed last, and its version.
     var confirmed: Mark? { read(confirmedPath) }
     var installed: Installed? { read(installedPath) }
     var outcome: UpdateOutcome? { read(outcomePath) }
+    /// The slot confirmed last that the station went back to after it did not come up (`returnTo`), until
+    /// it is confirmed again.
+    var returning: Mark? { read(returnPath) }
+
+    /// Whether the station confirmed this slot with this version before (last, or before the other slot).
+    func wasConfirmed(_ mark: Mark) -> Bool {
+        confirmed == mark || (read(slotsPath) as [String: String]?)?[mark.slot] == mark.version
+    }
 
     /// When the install record was written, from the file's time (nil without one).
     var installedAt: Date? {
         (try? FileManager.default.attributesOfItem(atPath: installedPath))?[.modificationDate] as? Date
     }
 
-    func confirm(_ mark: Mark) throws(FileError) { try write(mark, to: confirmedPath) }
+    func confirm(_ mark: Mark) throws(FileError) {
+        var slots: [String: String] = read(slotsPath) ?? [:]
+        slots[mark.slot] = mark.version
+        try write(slots, to: slotsPath)
+        try write(mark, to: confirmedPath)
+        if returning?.slot == mark.slot { try? FileManager.default.removeItem(atPath: returnPath) }
+    }
+    func returnTo(_ mark: Mark) throws(FileError) { try write(mark, to: returnPath) }
     func install(_ installed: Installed) throws(FileError) { try write(installed, to: installedPath) }
     func end(_ outcome: UpdateOutcome) throws(FileError) {
         try write(outcome, to: outcomePath)
         try? FileManager.default.removeItem(atPath: installedPath)
+        try? FileManager.default.removeItem(atPath: returnPath)
     }
 
     private func read<Value: Decodable>(_ path: String) -> Value? {

@@ -18,9 +18,7 @@ extension SnapStation {
                 quiet
                 ? Logger(label: "snapstation", factory: { _ in SwiftLogNoOpLogHandler() })
                 : Logger(label: "snapstation")
-            return SlotUpdater(
-                rauc: config.update.rauc, folder: config.storage.dir + "/updates",
-                imageVersion: StationVersion.current, logger: logger)
+            return SlotUpdater(rauc: config.update.rauc, folder: config.storage.dir + "/updates", logger: logger)
         }
 
         struct Status: AsyncParsableCommand {

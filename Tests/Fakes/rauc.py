@@ -10,7 +10,8 @@ real `rauc install` needs device-mapper and the RAUC service on D-Bus, which thi
   - boot_status and boot_primary as src/bootchooser.c's grub backend reads grubenv: a slot is good when
     its _OK is 1 and its _TRY is 0 (grub_get_state); the primary is the first slot in ORDER that is good
     so (grub_get_primary); `status mark-good` sets _OK=1 _TRY=0 of the booted slot, `status mark-bad
-    other` _OK=0 _TRY=0 of the other (grub_set_state).
+    other` _OK=0 _TRY=0 of the other (grub_set_state), `status mark-active other` _OK=1 _TRY=0 of the
+    other and puts it first in ORDER (grub_set_primary).
   - `install BUNDLE`: progress lines "%3d%% MESSAGE" (print_progress_callback), the target marked bad
     before it is written and made primary after (src/install.c: r_boot_set_state, r_boot_set_primary),
     and on failure "Installing `BUNDLE` failed: REASON" on stderr with exit status 1.
@@ -79,6 +80,15 @@ def main(args):
         env[f"{slot}_OK"], env[f"{slot}_TRY"] = 0, 0
         save(system)
         print(f"rauc status: marked slot rootfs.{'AB'.index(slot)} as bad")
+        return 0
+    if args[:1] == ["status"] and "mark-active" in args:
+        # r_grub_set_primary (src/bootloaders/grub.c): the slot good and untried, first in ORDER, the
+        # others after it in their order (r_bootchooser_order_primary).
+        slot = system["booted"] if args[-1] == "booted" else ("B" if system["booted"] == "A" else "A")
+        env[f"{slot}_OK"], env[f"{slot}_TRY"] = 1, 0
+        env["ORDER"] = " ".join([slot] + [other for other in env["ORDER"].split() if other != slot])
+        save(system)
+        print(f"rauc status: activated slot rootfs.{'AB'.index(slot)}")
         return 0
     if args[:1] == ["status"] and "mark-good" in args:
         env[f"{system['booted']}_OK"], env[f"{system['booted']}_TRY"] = 1, 0

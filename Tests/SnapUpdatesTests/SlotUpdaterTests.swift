@@ -60,7 +60,8 @@ struct SlotUpdaterTests {
         #expect(version == "2.0.0" && steps.withLock { $0 } == [0, 20, 40, 80, 100])
         let waiting = await updater.status()
         #expect(waiting.pending == UpdateStatus.Pending(slot: "B", version: "2.0.0"))
-        #expect(waiting.slots.map(\.version) == [nil, "2.0.0"])
+        // The running image's slot by its os-release's version (RAUC knows none), the other by the bundle's.
+        #expect(waiting.slots.map(\.version) == ["1.0.0", "2.0.0"])
         #expect(try rauc.grubenv()["ORDER"] as? String == "B A")
 
         // The restart: B is tried, runs unconfirmed (no update pending while it is tried), then is confirmed.
@@ -96,6 +97,63 @@ struct SlotUpdaterTests {
         // A power cut before A's mark-good on some later boot: GRUB's last resort never takes the bad B.
         #expect(try rauc.boot() == "A")
         #expect(try rauc.boot() == "A")
+    }
+
+    @Test("should go back, once, to the slot confirmed last when a power cut at its start left the old one running")
+    func returnsAfterAPowerCut() async throws {
+        let (rauc, updater) = try system()
+        _ = await updater.startUp()
+        try await updater.confirm()
+        _ = try await updater.install(bundle: try rauc.bundle("v2.raucb", version: "2.0.0")) { _, _, _ in }
+        #expect(try rauc.boot() == "B")
+        _ = await updater.startUp()
+        try await updater.confirm()
+        // Days later the power goes while B starts, before the station confirms it: GRUB passes over B.
+        for cut in 1...2 {
+            #expect(try rauc.boot() == "B")
+            #expect(try rauc.boot() == "A")
+            let back = await updater.startUp()
+            #expect(back.note == nil, "cut \(cut): no update failed")
+            #expect(back.status.version == "1.0.0" && back.status.confirmed, "A ran 1.0.0 confirmed before: at once")
+            try await updater.confirm()
+            let waiting = await updater.status()
+            #expect(waiting.pending == UpdateStatus.Pending(slot: "B", version: "2.0.0"), "cut \(cut)")
+            #expect(waiting.outcome == .updated(version: "2.0.0", from: "1.0.0"))
+            #expect(try rauc.grubenv()["ORDER"] as? String == "B A")
+            // The restart at an idle moment: B comes up and is confirmed at once.
+            #expect(try rauc.boot() == "B")
+            let again = await updater.startUp()
+            #expect(again.note == nil && again.status.confirmed && again.status.version == "2.0.0")
+            try await updater.confirm()
+            #expect(await updater.status().pending == nil)
+        }
+        // Once more, and this time B does not come up on the way back either: A stays, and says so.
+        #expect(try rauc.boot() == "B")
+        #expect(try rauc.boot() == "A")
+        _ = await updater.startUp()
+        try await updater.confirm()
+        #expect(try rauc.boot() == "B")
+        #expect(try rauc.boot() == "A")
+        let stays = await updater.startUp()
+        #expect(stays.note == .rolledBack(tried: "2.0.0", running: "1.0.0"))
+        #expect(try rauc.grubenv()["B_OK"] as? Int == 0, "left behind for good")
+        try await updater.confirm()
+        #expect(await updater.status().pending == nil)
+        #expect(await updater.startUp().note == nil, "said once")
+    }
+
+    @Test("should take the running system's version from its image's os-release, the binary's elsewhere")
+    func imageVersion() throws {
+        let path = folder.path + "/os-release"
+        try "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nID=debian\nIMAGE_ID=snapstation\nIMAGE_VERSION=1.4.2\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(SystemImage.version(osRelease: path) == "1.4.2")
+        try "IMAGE_ID='snapstation'\nIMAGE_VERSION=\"2.0.0-rc1\"\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(SystemImage.version(osRelease: path) == "2.0.0-rc1")
+        try "ID=debian\nIMAGE_ID=other\nIMAGE_VERSION=9\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(SystemImage.version(osRelease: path) == StationVersion.current)
+        #expect(SystemImage.version(osRelease: folder.path + "/none") == StationVersion.current)
     }
 
     @Test("should refuse an unsigned bundle and one for another system with RAUC's words, writing nothing")

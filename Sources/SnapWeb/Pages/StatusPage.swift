@@ -75,7 +75,7 @@ extension WebApp {
             <table class="status"><tbody>
             <tr><th>\(words("page.status.screen"))</th><td colspan="2">\(status.screen.map { words.screen($0.name) } ?? words("page.status.starting"))</td></tr>
             <tr><th>\(words("page.status.mode"))</th><td colspan="2">\(mode)</td></tr>
-            <tr><th>\(words("page.status.version"))</th><td colspan="2">\(StationVersion.current) · <a href="/update">\(words("page.update.title"))</a></td></tr>
+            <tr><th>\(words("page.status.version"))</th><td colspan="2">\(updater?.systemVersion ?? StationVersion.current) · <a href="/update">\(words("page.update.title"))</a></td></tr>
             <tr><th>\(words("page.status.up_for"))</th><td colspan="2">\(upFor)</td></tr>
             <tr><th>\(words("page.status.storage"))</th><td colspan="2">\(words("page.status.storage_line", ["free": free, "dir": config.storage.dir]))</td></tr>
             <tr><th>\(words("page.status.ai_today"))</th><td colspan="2">\(uses)</td></tr>
