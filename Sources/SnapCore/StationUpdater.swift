@@ -19,7 +19,8 @@ public struct UpdateStatus: Sendable, Hashable, Codable {
         public var state: String
         /// Whether the bootloader holds the slot good (RAUC's `boot_status`).
         public var bootGood: Bool
-        /// The version of the bundle last installed into it; nil for the image's own slot.
+        /// The version it holds: the bundle's RAUC installed into it, else the running image's (booted) or
+        /// the one the station confirmed it with; nil for an image's own slot the station never ran.
         public var version: String?
         public init(name: String, bootname: String, state: String, bootGood: Bool, version: String?) {
             self.name = name

@@ -107,6 +107,22 @@ public struct RAUC: Sendable {
             primary: json["boot_primary"] as? String, slots: slots.sorted { $0.name < $1.name })
     }
 
+    /// Why a call failed, in RAUC's words: an install through the service says its reason on stdout as
+    /// "LastError: REASON" (`on_installer_changed` in rauc 1.8's src/main.c) and only "Installing `X`
+    /// failed" on stderr; a call the client makes itself says it on stderr, where the reason may come a
+    /// line before that last line. Its informational "rauc-Message: TIME: …" lines ("Reading bundle: …")
+    /// are left out while anything else is said. Every other line, in order; nil when there is none.
+    static func failure(output: Data, errors: Data) -> String? {
+        let lastErrors = String(decoding: output, as: UTF8.self).split(separator: "\n").compactMap { line in
+            line.range(of: "LastError: ").map { line[$0.upperBound...].trimmingCharacters(in: .whitespaces) }
+        }
+        let said = String(decoding: errors, as: UTF8.self).split(separator: "\n")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let reasons = said.filter { !$0.hasPrefix("rauc-Message:") }
+        let words = (lastErrors + (reasons.isEmpty ? said : reasons)).joined(separator: " ")
+        return words.isEmpty ? nil : String(words.prefix(400))
+    }
+
     /// Runs the client with `arguments`, giving each line of its output to `line` as it comes; its whole
     /// output, or its error words when it exits non-zero.
     private func run(_ arguments: [String], line: (String) -> Void = { _ in }) throws(Failure) -> String {
@@ -143,11 +159,8 @@ public struct RAUC: Sendable {
         process.waitUntilExit()
         said.done.wait()
         guard process.terminationStatus == 0 else {
-            // Every line RAUC wrote: its reason may come a line before "Installing `X` failed".
-            let words = String(decoding: said.bytes, as: UTF8.self).split(separator: "\n")
-                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
             throw Failure(
-                message: words.isEmpty ? "exit status \(process.terminationStatus)" : String(words.prefix(400)))
+                message: Self.failure(output: all, errors: said.bytes) ?? "exit status \(process.terminationStatus)")
         }
         return String(decoding: all, as: UTF8.self)
     }

@@ -128,7 +128,8 @@ public final class SlotUpdater: StationUpdater {
             slots: slots.slots.map {
                 UpdateStatus.Slot(
                     name: $0.name, bootname: $0.bootname ?? "", state: $0.state, bootGood: $0.bootGood,
-                    version: $0.version ?? ($0.bootname == slots.booted ? running : nil))
+                    version: $0.version ?? ($0.bootname == slots.booted ? running : nil)
+                        ?? $0.bootname.flatMap(records.confirmedVersion(of:)))
             }, pending: pending, outcome: records.outcome)
     }
 

@@ -39,8 +39,11 @@ struct UpdateRecords: Sendable {
 
     /// Whether the station confirmed this slot with this version before (last, or before the other slot).
     func wasConfirmed(_ mark: Mark) -> Bool {
-        confirmed == mark || (read(slotsPath) as [String: String]?)?[mark.slot] == mark.version
+        confirmed == mark || confirmedVersion(of: mark.slot) == mark.version
     }
+
+    /// The version the station last confirmed `slot` with (nil if it never ran there).
+    func confirmedVersion(of slot: String) -> String? { (read(slotsPath) as [String: String]?)?[slot] }
 
     /// When the install record was written, from the file's time (nil without one).
     var installedAt: Date? {

@@ -79,12 +79,15 @@ extension SnapStation {
                 let path = URL(fileURLWithPath: bundle).standardizedFileURL.path
                 do {
                     let version = try await Update.updater(config, quiet: true).install(bundle: path) {
-                        _, percent, step in print("\(String(percent).leftPadded(to: 3))% \(step)")
+                        _, percent, step in
+                        // Each step as it comes (unbuffered), into a pipe or a log as on a terminal.
+                        FileHandle.standardOutput.write(Data("\(String(percent).leftPadded(to: 3))% \(step)\n".utf8))
                     }
                     let status = await Update.updater(config, quiet: true).status()
                     print(
                         "installed \(version) into slot \(status.pending?.slot ?? "?"); "
-                            + "the station restarts into it at its next idle moment")
+                            + "the station restarts into it at its next idle moment "
+                            + "(within seconds when idle, which ends this SSH session)")
                 } catch {
                     FileHandle.standardError.write(Data("snapstation: \(bundle) not installed: \(error)\n".utf8))
                     throw ExitCode(1)

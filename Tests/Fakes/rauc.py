@@ -12,9 +12,10 @@ real `rauc install` needs device-mapper and the RAUC service on D-Bus, which thi
     so (grub_get_primary); `status mark-good` sets _OK=1 _TRY=0 of the booted slot, `status mark-bad
     other` _OK=0 _TRY=0 of the other (grub_set_state), `status mark-active other` _OK=1 _TRY=0 of the
     other and puts it first in ORDER (grub_set_primary).
-  - `install BUNDLE`: progress lines "%3d%% MESSAGE" (print_progress_callback), the target marked bad
-    before it is written and made primary after (src/install.c: r_boot_set_state, r_boot_set_primary),
-    and on failure "Installing `BUNDLE` failed: REASON" on stderr with exit status 1.
+  - `install BUNDLE`, through the service: progress lines "%3d%% MESSAGE" (on_installer_changed), the
+    target marked bad before it is written and made primary after (src/install.c: r_boot_set_state,
+    r_boot_set_primary), and on failure "LastError: REASON" on stdout (on_installer_changed) and
+    "Installing `BUNDLE` failed" on stderr with exit status 1.
   - `info --output-format=json BUNDLE`: "compatible" and "version" (info_formatter_json), after the
     signature checked out ("signature verification failed" otherwise).
 
@@ -101,8 +102,11 @@ def main(args):
     if args[:1] == ["info"]:
         found = bundle(args[-1])
         if not found.get("signed"):
-            print("rauc-Message: Failed to verify bundle: signature verification failed: Verify error:"
-                  "unable to get local issuer certificate", file=sys.stderr)
+            # rauc 1.8's info_start: the error alone (g_printerr), after its own informational
+            # "rauc-Message: …" lines (as Tests/Update/bundles.sh saw from the real one).
+            print("rauc-Message: 12:00:00.000: Reading bundle: " + args[-1], file=sys.stderr)
+            print("signature verification failed: Verify error: unable to get local issuer certificate",
+                  file=sys.stderr)
             return 1
         print(json.dumps({"compatible": found["compatible"], "version": found["version"], "hooks": [],
                           "images": []}))
@@ -116,14 +120,16 @@ def main(args):
             reason = ("signature verification failed" if not found.get("signed")
                       else f"Compatible mismatch: Expected '{system['compatible']}' but bundle manifest has "
                            f"'{found['compatible']}'")
-            print(f"Installing `{path}` failed: {reason}", file=sys.stderr)
+            print(f"LastError: {reason}")
+            print(f"Installing `{path}` failed", file=sys.stderr)
             return 1
         target = "B" if system["booted"] == "A" else "A"
         env[f"{target}_OK"] = 0
         save(system)
         print(f" 40% Copying image to rootfs.{'AB'.index(target)}")
         if found.get("fails"):
-            print(f"Installing `{path}` failed: {found['fails']}", file=sys.stderr)
+            print(f"LastError: {found['fails']}")
+            print(f"Installing `{path}` failed", file=sys.stderr)
             return 1
         print(f" 80% Copying image to rootfs.{'AB'.index(target)} done.")
         system["versions"][target] = found["version"]

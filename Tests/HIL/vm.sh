@@ -27,13 +27,27 @@ vm_boot() {
     grep -q "$VM_BOOTED" "$VM_LOG"
 }
 
+# Whether to try KVM: not where an earlier VM of this test run found it stalls (Tests/run names a file in
+# SNAPSTATION_KVM_STALLS, which the first VM to find it writes; each VM would lose its 20-30 s otherwise).
+kvm_worth_trying() {
+    [[ -r /dev/kvm && -w /dev/kvm ]] || return 1
+    if [[ -n ${SNAPSTATION_KVM_STALLS:-} && -s $SNAPSTATION_KVM_STALLS ]]; then
+        echo "   KVM not tried: $(cat "$SNAPSTATION_KVM_STALLS")"
+        return 1
+    fi
+}
+kvm_stalls() {  # WHAT: notes that KVM stalled, for the next VM of this run
+    if [[ -n ${SNAPSTATION_KVM_STALLS:-} ]]; then echo "it stalled a stock guest in $1 earlier in this run" > "$SNAPSTATION_KVM_STALLS"; fi
+}
+
 # KVM first, given 30 s to come up (on some hosts /dev/kvm stalls a stock guest), then TCG. Sets VM_ACCEL.
 vm_run() {
     VM_ACCEL=tcg
-    if [[ -r /dev/kvm && -w /dev/kvm ]]; then
+    if kvm_worth_trying; then
         echo "== $1: booting under KVM"
         if vm_boot kvm host 30 900; then VM_ACCEL=kvm; else
             echo "   KVM did not boot a stock guest here within 30 s ($(tr -d '\r' < "$VM_LOG" | grep -v '^$' | tail -n 1)); using TCG"
+            kvm_stalls "$1"
         fi
     fi
     if [[ $VM_ACCEL == tcg ]]; then

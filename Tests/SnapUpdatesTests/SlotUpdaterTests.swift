@@ -40,6 +40,20 @@ struct SlotUpdaterTests {
         #expect(RAUC.progress(" 20% Checking bundle")! == (20, "Checking bundle"))
         #expect(RAUC.progress("100% Installing done.")! == (100, "Installing done."))
         #expect(RAUC.progress("Installing `/x.raucb` succeeded") == nil)
+        // A tampered bundle through rauc 1.8's service: its reason is on stdout, not stderr.
+        let output = Data(
+            "  0% Installing\n 20% Checking bundle\nLastError: Failed mounting bundle: Input/output error\n".utf8)
+        #expect(
+            RAUC.failure(output: output, errors: Data("Installing `/t.raucb` failed\n".utf8))
+                == "Failed mounting bundle: Input/output error Installing `/t.raucb` failed")
+        #expect(RAUC.failure(output: Data(), errors: Data("\n".utf8)) == nil)
+        // `rauc info` of an unsigned bundle, as the VM's rauc 1.8 says it: the reason without its chatter.
+        let chatter =
+            "rauc-Message: 22:00:18.073: Using central status file /data/rauc/central.raucs\n"
+            + "rauc-Message: 22:00:18.117: Reading bundle: /test/unsigned.raucb\n"
+            + "Invalid bundle format: Signature size is 0\n"
+        let reason = RAUC.failure(output: Data(), errors: Data(chatter.utf8))
+        #expect(reason == "Invalid bundle format: Signature size is 0")
     }
 
     @Test("should confirm the running slot, install into the other, and say it waits for a restart")
@@ -124,6 +138,8 @@ struct SlotUpdaterTests {
             #expect(try rauc.boot() == "B")
             let again = await updater.startUp()
             #expect(again.note == nil && again.status.confirmed && again.status.version == "2.0.0")
+            // A's version, which RAUC does not know (no bundle went there), as the station confirmed it.
+            #expect(again.status.slots.map(\.version) == ["1.0.0", "2.0.0"])
             try await updater.confirm()
             #expect(await updater.status().pending == nil)
         }
@@ -165,7 +181,7 @@ struct SlotUpdaterTests {
         let unsigned = try rauc.bundle("unsigned.raucb", version: "2.0.0", signed: false)
         await #expect(
             throws: UpdateFailure.refused(
-                "rauc-Message: Failed to verify bundle: signature verification failed: Verify error:unable to get local issuer certificate"
+                "signature verification failed: Verify error: unable to get local issuer certificate"
             )
         ) {
             try await updater.install(bundle: unsigned) { _, _, _ in }
@@ -181,7 +197,8 @@ struct SlotUpdaterTests {
         #expect(await updater.status().pending == nil && updater.records.installed == nil)
         // Half written: the slot stays bad and is no update.
         let broken = try rauc.bundle("broken.raucb", version: "2.0.0", fails: "bundle payload is corrupted")
-        await #expect(throws: UpdateFailure.refused("Installing `\(broken)` failed: bundle payload is corrupted")) {
+        // Through the service RAUC gives its reason on stdout ("LastError: …"), the last line on stderr.
+        await #expect(throws: UpdateFailure.refused("bundle payload is corrupted Installing `\(broken)` failed")) {
             try await updater.install(bundle: broken) { _, _, _ in }
         }
         #expect(try rauc.grubenv()["B_OK"] as? Int == 0 && updater.records.installed == nil)

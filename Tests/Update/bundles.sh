@@ -28,6 +28,8 @@ skip() { echo "SKIP: $*"; skipped=$((skipped + 1)); }
 step() { echo "== update: $*"; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
+# kvm_worth_trying and kvm_stalls: KVM is not tried again where an earlier VM of the run found it stalls.
+source "$repo/Tests/HIL/vm.sh"
 
 missing=()
 for tool in rauc:rauc mke2fs:e2fsprogs mksquashfs:squashfs-tools openssl:openssl grub-editenv:grub-common; do
@@ -236,9 +238,10 @@ DBUS
     }
     started=$(now)
     accel=tcg
-    if [[ -r /dev/kvm && -w /dev/kvm ]]; then
+    if kvm_worth_trying; then
         if boot_vm kvm host 20 240; then accel=kvm; else
             echo "   KVM did not start the guest within 20 s; TCG (-accel tcg -cpu max)"
+            kvm_stalls "the update bundles' VM"
             started=$(now)
         fi
     fi

@@ -165,6 +165,14 @@ fresh)
     else
         fail "boot 1: binds: $(findmnt -n /var/lib/snapstation) / $(findmnt -n /etc/snapstation)"
     fi
+    # The station's own machine-id (the image has none), made on this first boot and kept for both slots.
+    id=$(cat /etc/machine-id)
+    if echo "$id" | grep -qx '[0-9a-f]\{32\}' && [ "$id" = "$(cat /data/snapstation/machine-id 2>/dev/null)" ]; then
+        echo "$id" > "$state/machine-id"
+        pass "boot 1: a machine-id of the station's own ($id), made on this first boot, kept on the data partition"
+    else
+        fail "boot 1: machine-id '$id', the data partition's '$(cat /data/snapstation/machine-id 2>&1)'"
+    fi
     # RAUC over D-Bus: the station's user may, another user may not; and from inside the station's sandbox.
     if runuser -u snapstation -- rauc status > /dev/null 2>&1; then
         pass "D-Bus policy: user snapstation may ask RAUC (rauc status)"
@@ -218,7 +226,13 @@ fresh)
             fail "[4] the $bundle bundle was installed: $(tail -n 2 "$state/install.log" | tr '\n' ' ')"
         else
             reason=$(grep -v -E '^ *[0-9]+%|^Installing .* failed$|^idle$|^$' "$state/install.log" | tr '\n' ' ')
-            pass "[4] the $bundle bundle refused in $took s: $reason"
+            # The station says RAUC's reason, not only "Installing `X` failed".
+            why=$(echo "$reason" | sed -e 's/.*not installed: //' -e 's/Installing `[^`]*` failed//' | tr -d ' ')
+            if [ -n "$why" ]; then
+                pass "[4] the $bundle bundle refused in $took s: $reason"
+            else
+                fail "[4] the $bundle bundle refused in $took s, but without RAUC's reason: $reason"
+            fi
         fi
     done
     after=$(sha256sum "$(other_device)" | cut -c1-16)
@@ -326,6 +340,11 @@ v2)
         pass "[1] slot B marked good $confirmed_after s after READY: $(slots)${marked:+; the station: "$marked"}"
     else
         fail "[1] slot B not marked good: $(slots); $(status_json)"
+    fi
+    if [ "$(cat /etc/machine-id)" = "$(cat "$state/machine-id")" ]; then
+        pass "[1] slot B runs as the same machine as slot A did (machine-id $(cat /etc/machine-id))"
+    else
+        fail "[1] slot B's machine-id $(cat /etc/machine-id), slot A's was $(cat "$state/machine-id")"
     fi
     ((station_updates)) && info "[1] status: $(status_json)"
     check_state "after the update"

@@ -93,6 +93,15 @@ mkdir -p "$root/boot/grub" "$root/data" "$root/var/lib/snapstation"
 install -D -m 0755 "$here/data-seed" "$root/usr/lib/snapstation/data-seed"
 install -D -m 0644 "$here/snapstation-data-seed.service" "$root/etc/systemd/system/snapstation-data-seed.service"
 
+# MARK: the machine-id: none in the image, so that systemd makes one on each station's first boot
+# (machine-id(5): an empty file is filled at boot where the root is writable), which data-seed keeps on
+# the data partition and initramfs-init gives to either slot. D-Bus's copy would be taken instead of a
+# new one (systemd's machine-id-setup reads it first): it becomes a link to systemd's.
+: > "$root/etc/machine-id"
+if [[ -e $root/var/lib/dbus/machine-id || -L $root/var/lib/dbus/machine-id ]]; then
+    ln -sfn /etc/machine-id "$root/var/lib/dbus/machine-id"
+fi
+
 # MARK: the update's units, and the image's version
 chroot "$root" systemctl enable snapstation-reboot.path snapstation-update-guard.service >/dev/null 2>&1
 sed -i '/^IMAGE_ID=/d; /^IMAGE_VERSION=/d' "$root/usr/lib/os-release"
