@@ -32,7 +32,8 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 source "$repo/Tests/HIL/vm.sh"
 
 missing=()
-for tool in rauc:rauc mke2fs:e2fsprogs mksquashfs:squashfs-tools openssl:openssl grub-editenv:grub-common; do
+for tool in rauc:rauc mke2fs:e2fsprogs mksquashfs:squashfs-tools openssl:openssl grub-editenv:grub-common \
+    mkfs.vfat:dosfstools mcopy:mtools; do
     command -v "${tool%%:*}" >/dev/null || missing+=("${tool#*:}")
 done
 if ((${#missing[@]})); then
@@ -168,11 +169,12 @@ run_vm() {
     done
     cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"
     python3 "$repo/Tests/HIL/modules.py" --tree "$tree" --extra "$work/no-extra-modules" --out "$root/modules" \
-        virtio_pci virtio_blk loop dm_mod dm_verity squashfs ext4 crc32c_generic > "$root/modules/order"
+        virtio_pci virtio_blk loop dm_mod dm_verity squashfs ext4 crc32c_generic vfat nls_cp437 nls_ascii \
+        > "$root/modules/order"
     cp "$bundles"/{v1,v2,unsigned,other-key,rpi,tampered-metadata,tampered-data}.raucb "$root/test/" 2>/dev/null
     mkdir -p "$root/test/bundles" && mv "$root"/test/*.raucb "$root/test/bundles/"
     cp "$work/keys/keyring.pem" "$root/etc/rauc/keyring.pem"
-    cp "$ota/rpi-tryboot-backend.sh" "$root/test/"
+    cp "$ota/rpi-tryboot-backend.sh" "$ota/rpi-post-install.sh" "$root/test/"
     sed -e "s|/dev/disk/by-partlabel/rootfs-a|/dev/vda|; s|/dev/disk/by-partlabel/rootfs-b|/dev/vdb|" \
         "$ota/system.conf" > "$root/test/x86.conf"
     sed -e "s|/dev/disk/by-partlabel/system_a|/dev/vda|; s|/dev/disk/by-partlabel/system_b|/dev/vdb|" \
@@ -206,7 +208,15 @@ DBUS
     grub-editenv "$disks/boot/grubenv" create
     grub-editenv "$disks/boot/grubenv" set ORDER="A B" A_OK=1 A_TRY=0 B_OK=1 B_TRY=0
     mke2fs -q -t ext2 -d "$disks/boot" "$disks/boot.img" 4M >/dev/null
-    truncate -s 8M "$disks/boot-a.img" "$disks/boot-b.img"
+    # The Pi's boot partitions: FAT, each with rpi-image-gen's cmdline.txt (its root= and no rauc.slot=
+    # yet), which the post-install handler writes into once RAUC installed into the slot.
+    local part
+    for part in a b; do
+        rm -f "$disks/boot-$part.img"
+        mkfs.vfat -C -n "BOOT_${part^^}" "$disks/boot-$part.img" 8192 >/dev/null
+        printf 'console=serial0,115200 root=/dev/disk/by-slot/active/system rootwait quiet\n' > "$work/cmdline.txt"
+        mcopy -i "$disks/boot-$part.img" "$work/cmdline.txt" ::cmdline.txt
+    done
     sha256sum "$disks/slot-a.img" | cut -d' ' -f1 > "$root/test/slot-a.sha256"
     (cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) > "$work/initramfs.gz"
     local slot_a_before

@@ -131,6 +131,7 @@ a_hash=$(sha256sum /dev/vda | cut -c1-16)
 # MARK: the Pi's configuration (the tryboot backend) on the same disks
 mkdir -p /bootfs /fake-dt /usr/lib/snapstation
 cp /test/rpi-tryboot-backend.sh /usr/lib/snapstation/rpi-tryboot-backend.sh
+cp /test/rpi-post-install.sh /usr/lib/snapstation/rpi-post-install.sh
 printf '[all]\ntryboot_a_b=1\nboot_partition=2\n[tryboot]\nboot_partition=3\n' > /bootfs/autoboot.txt
 cell() { printf "\\000\\000\\000\\$(printf '%03o' "$2")" > "/fake-dt/$1"; }
 cell partition 2
@@ -141,11 +142,21 @@ if try_install "pi" /test/bundles/rpi.raucb; then
     if grep -q "boot_partition=3" /bootfs/autoboot.txt && [ "$(sed -n 3p /bootfs/autoboot.txt)" = boot_partition=2 ] &&
         [ "$(cat /run/systemd/reboot-param 2>/dev/null)" = "0 tryboot" ] && [ "$(slot_version /dev/vdb)" = 3.0.0-pi ]; then
         pass "Pi: rauc install wrote system_b in ${took}s and asked the backend for a tryboot of B: autoboot.txt $(tr '\n' ' ' < /bootfs/autoboot.txt), reboot-param '$(cat /run/systemd/reboot-param)', states $(tr '\n' ' ' < /bootfs/rauc-slots.txt)"
+        # The post-install handler named the slot in boot_b's cmdline.txt; boot_a's is as it was.
+        mkdir -p /mnt/boot-b /mnt/boot-a
+        mount -t vfat -o ro /dev/vde /mnt/boot-b && mount -t vfat -o ro /dev/vdd /mnt/boot-a
+        if grep -q " rauc.slot=B$" /mnt/boot-b/cmdline.txt && grep -q "root=/dev/disk/by-slot/active/system" /mnt/boot-b/cmdline.txt &&
+            ! grep -q "rauc.slot" /mnt/boot-a/cmdline.txt; then
+            pass "Pi: RAUC's post-install handler wrote rauc.slot=B into boot_b's cmdline.txt: '$(cat /mnt/boot-b/cmdline.txt)'"
+        else
+            fail "Pi: boot_b's cmdline.txt '$(cat /mnt/boot-b/cmdline.txt 2>&1)', boot_a's '$(cat /mnt/boot-a/cmdline.txt 2>&1)'"
+        fi
+        umount /mnt/boot-b /mnt/boot-a 2>/dev/null
     else
         fail "Pi install: autoboot.txt $(tr '\n' ' ' < /bootfs/autoboot.txt), reboot-param '$(cat /run/systemd/reboot-param 2>/dev/null)'; $(grep tryboot /tmp/service-A.log | tail -n 2)"
     fi
 else
-    fail "Pi install: $(tail -n 3 /tmp/install.log | tr '\n' ' ')"
+    fail "Pi install: $(tail -n 3 /tmp/install.log | tr '\n' ' '); the service: $(grep -a -i 'post-install\|handler' /tmp/service-A.log | tail -n 4 | tr '\n' ' ')"
 fi
 # The firmware tries B; the tried system marks itself good, which commits it.
 rm -f /run/systemd/reboot-param

@@ -250,6 +250,20 @@ timed "run 2: boots 2-5 (scenarios 3, 2, 1, 5)"
 # GRUB's line, once per boot (its menu draws it twice on one console line).
 slots=$(grep -a -h "SnapStation: booting slot" "$log-first" "$log-second" | sed 's/.*booting slot \([AB]\).*/\1/')
 echo "   $(wc -l <<<"$slots") boots, GRUB started: $(paste -sd ' ' <<<"$slots")"
+# The restart into v2, in parts (the downtime's): the console's host times from the install's end to the
+# kernel's "reboot:", GRUB's choice and the test's start in B, and any stop job systemd waited for.
+awk '
+    /waiting for the station to restart into slot/ { t0 = $1; t1 = t2 = t3 = ""; jobs = "" }
+    t0 != "" && t1 == "" && /stop job is running for/ {
+        sub(/.*stop job is running for /, ""); sub(/ *\(.*$/, "")
+        if (index(jobs, "[" $0 "]") == 0) jobs = jobs " [" $0 "]"
+    }
+    t0 != "" && t1 == "" && /reboot: / { t1 = $1 }
+    t1 != "" && t2 == "" && /SnapStation: booting slot/ { t2 = $1 }
+    t2 != "" && t3 == "" && /UPDATE: INFO boot: / { t3 = $1 }
+    END {
+        if (t3 != "") printf "   the last restart: %.1f s to the reboot (the idle moment, the shutdown)%s, %.1f s to GRUB'"'"'s choice, %.1f s to the system up in the new slot\n", t1 - t0, (jobs == "" ? "" : ", waiting for" jobs), t2 - t1, t3 - t2
+    }' "$log-second" | tr -d '\033' || true
 if ((keep)); then
     cp "$log-first" "$log-second" "$work/disk.img" "$cache/ota/"
     echo "   kept: $cache/ota/console-first, console-second, disk.img"
