@@ -59,6 +59,7 @@ public enum ScreenGallery {
         restarting.update = .restarting(version: "2.1.0")
         var rolledBack = groupReady
         rolledBack.update = .rolledBack(tried: "2.1.0", running: "2.0.3")
+        rolledBack.flashOff = true  // the chip stops short of the icon beside it
         var twoCameras = groupReady
         (twoCameras.cameras, twoCameras.camera, twoCameras.flashOff) = (["CSI camera", "USB camera"], 1, true)
         let menu = MenuScreen(

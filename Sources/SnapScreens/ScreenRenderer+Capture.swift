@@ -28,17 +28,21 @@ extension ScreenRenderer {
             drawCameraIcons(ready, at: iconsAt, canvas, layout)
         }
         var noticeAt = top.maxY + m / 2
+        // Landscape over the preview: the chips share the icons' row, so they stop short of the icons.
+        let iconCount = (ready.flashOff ? 1 : 0) + (ready.cameras.count > 1 ? ready.cameras.count : 0)
+        let iconsWidth = layout.portrait || ready.jar != nil ? 0 : Double(iconCount) * iconSide * 1.35
+        let chipWidth = canvas.bounds.width - 2 * m - iconsWidth
         if let notice = words.deviceNotice(ready.missingDevices) {
             noticeAt =
                 chip(
-                    notice, at: m, noticeAt, maxWidth: canvas.bounds.width - 2 * m, font: layout.small,
+                    notice, at: m, noticeAt, maxWidth: chipWidth, font: layout.small,
                     fill: Color.warn.opacity(0.9), color: .ink, canvas
                 ).maxY + m / 2
         }
         if let update = ready.update {
             let failed = if case .rolledBack = update { true } else { false }
             chip(
-                words.updateNote(update), at: m, noticeAt, maxWidth: canvas.bounds.width - 2 * m, font: layout.small,
+                words.updateNote(update), at: m, noticeAt, maxWidth: chipWidth, font: layout.small,
                 fill: (failed ? Color.warn : Color.panel).opacity(0.9), color: failed ? .ink : .white, canvas)
         }
 

@@ -103,8 +103,9 @@ struct GPIOTests {
             ])
             var byLabel = settings
             byLabel.chip = descriptor
-            _ = try GPIOButtons(settings: byLabel, calls: gpio, logger: Logger(label: "test")).gestures()
-            let chips = gpio.state.withLock { $0.requests.values.map(\.chip) }
+            // Held while the requests are read: the lines are released when the stream goes.
+            let stream = try GPIOButtons(settings: byLabel, calls: gpio, logger: Logger(label: "test")).gestures()
+            let chips = withExtendedLifetime(stream) { gpio.state.withLock { $0.requests.values.map(\.chip) } }
             #expect(chips.count == 2 && chips.allSatisfy { $0 == chip }, "\(descriptor): \(chips)")
         }
     }

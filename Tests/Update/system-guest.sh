@@ -11,7 +11,10 @@
 #   boot 3  B broken  the station never READY; the guard reboots (2)
 #   boot 4  A 1.0.0   back on A by itself, B bad, "did not start" (2); the photo and queue (5); v2
 #                     installed; the station restarts into it (1)
-#   boot 5  B 2.0.0   READY, marked good after confirm_seconds (1); the photo and queue (5); DONE
+#   boot 5  B 2.0.0   READY, marked good after confirm_seconds (1); the photo and queue (5); a reboot, and
+#                     "CUT" asks the host to kill qemu once GRUB has started B again (6)
+#   boot 6  A 1.0.0   GRUB passed over B (its try spent, never confirmed): the station goes back (6)
+#   boot 7  B 2.0.0   READY, confirmed at once, A good as the fallback (6); the photo and queue (5); DONE
 set -u
 state=/data/updatetest
 mkdir -p "$state"
@@ -348,6 +351,58 @@ v2)
     fi
     ((station_updates)) && info "[1] status: $(status_json)"
     check_state "after the update"
+    if ((station_updates)); then
+        # [6] the power goes as B starts again, after GRUB spent its try and before the station confirms.
+        next cut
+        say "CUT at the next boot's GRUB: [6] a power cut as slot B starts"
+        systemctl reboot
+        sleep infinity
+    fi
+    next finished
+    say "DONE"
+    systemctl poweroff
+    ;;
+
+cut)
+    # The station may restart into B within seconds of READY: the next step first, and what it says
+    # kept at once for that step to read.
+    next returned
+    booted_header
+    if [ "$slot" = A ] && wait_ready 240; then
+        pass "[6] after a power cut as slot B started: GRUB passed over B, slot A (1.0.0) READY in $(booted_at) s"
+    else
+        fail "[6] after the cut: slot $slot $version, station $(systemctl is-active snapstation); $(slots)"
+    fi
+    for _ in $(seq 60); do
+        said=$(journal | grep -m 1 "did not come up at its last start")
+        [ -n "$said" ] && break
+        sleep 1
+    done
+    echo "$said" > "$state/return-said"
+    sync
+    if [ -n "$said" ]; then
+        pass "[6] the station goes back: '$said'"
+    else
+        fail "[6] the station does not go back to slot B: $(slots); $(status_json)"
+    fi
+    now > "$state/reboot-asked"
+    info "[6] waiting for the station to restart into slot B at its next idle moment"
+    ;;
+
+returned)
+    booted_header
+    started=$(now)
+    if [ "$slot" = B ] && [ "$version" = 2.0.0 ] && [ -s "$state/return-said" ] && wait_ready 240; then
+        pass "[6] back on slot B (2.0.0): READY $(secs "$(cat "$state/reboot-asked")" "$(ready_at)") s after slot A's station said it goes back"
+    else
+        fail "[6] expected slot B 2.0.0 again: slot $slot $version, said '$(cat "$state/return-said" 2>/dev/null)'"
+    fi
+    if confirm "$started" 120 && [ "$(boot_status A)" = good ]; then
+        pass "[6] B confirmed again at once ($confirmed_after s), A good as the fallback: $(slots); $(status_json | grep -o '"outcome":[^,}]*')"
+    else
+        fail "[6] after going back: $(slots); $(status_json)"
+    fi
+    check_state "after the power cut and the way back"
     next finished
     say "DONE"
     systemctl poweroff

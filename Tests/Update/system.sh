@@ -8,10 +8,12 @@
 #     and the station says "did not start — running … again";
 #   3 qemu killed in the middle of an install: A boots and the station runs;
 #   4 an unsigned and a tampered bundle: refused, slot B untouched;
-#   5 a group photo and its queued upload made before: there after the update and after the rollback.
-# Two qemu runs, five boots: the first run ends in the kill (3); the second reboots by itself from the
-# kill's aftermath through the broken slot and the rollback to v2 (Tests/Update/system-guest.sh runs
-# one step per boot). Prints each check PASS/FAIL, the bundle size, the install times, the downtime
+#   5 a group photo and its queued upload made before: there after the update and after the rollback;
+#   6 a power cut as the updated slot starts again (qemu killed once GRUB spent B's try): A comes up,
+#     the station goes back to B at an idle moment, and B is confirmed at once.
+# Three qemu runs, seven boots: the first run ends in the kill (3); the second reboots by itself from the
+# kill's aftermath through the broken slot and the rollback to v2, and ends in the cut (6); the third
+# goes back to B (Tests/Update/system-guest.sh runs one step per boot). Prints each check PASS/FAIL, the bundle size, the install times, the downtime
 # and the time of each part, and ends with "N passed, N failed"; exit 1 on a failure.
 #
 #   Tests/Update/system.sh [--deb PATH] [--keep]
@@ -211,6 +213,13 @@ vm() {
             kill -KILL "$qemu"
             break
         fi
+        # CUT: killed as soon as GRUB has chosen a slot (and spent its try) at the next boot.
+        if grep -q -a "UPDATE: CUT" "$log-$name" &&
+            sed -n '/UPDATE: CUT/,$p' "$log-$name" | grep -q -a "SnapStation: booting slot"; then
+            kill -KILL "$qemu"
+            echo "   qemu killed as GRUB started slot $(sed -n '/UPDATE: CUT/,$p' "$log-$name" | grep -a -m 1 -o 'booting slot [AB]' | tail -c 2)"
+            break
+        fi
         # DONE: the guest powers off; qemu ends by itself, or is stopped here after 30 s.
         if ((done_at == 0)) && grep -q -a "UPDATE: DONE" "$log-$name"; then done_at=$waited; fi
         if (( (done_at > 0 && waited - done_at >= 30) || waited >= limit )); then
@@ -245,10 +254,19 @@ timed "run 1: boot 1 (scenarios 4, 5 and the kill of 3)"
 step "run 2 under TCG: after the power cut, the broken slot and the rollback, v2"
 vm second 1500
 report second
-grep -q -a "UPDATE: DONE" "$log-second" || fail "run 2 did not finish: $(tail -n 8 "$log-second" | tr '\n' '|')"
 timed "run 2: boots 2-5 (scenarios 3, 2, 1, 5)"
+: > "$log-third"
+if grep -q -a "UPDATE: CUT" "$log-second"; then
+    step "run 3 under TCG: after a power cut as slot B started, the way back to it"
+    vm third 900
+    report third
+    grep -q -a "UPDATE: DONE" "$log-third" || fail "run 3 did not finish: $(tail -n 8 "$log-third" | tr '\n' '|')"
+    timed "run 3: boots 6-7 (scenario 6)"
+else
+    grep -q -a "UPDATE: DONE" "$log-second" || fail "run 2 did not finish: $(tail -n 8 "$log-second" | tr '\n' '|')"
+fi
 # GRUB's line, once per boot (its menu draws it twice on one console line).
-slots=$(grep -a -h "SnapStation: booting slot" "$log-first" "$log-second" | sed 's/.*booting slot \([AB]\).*/\1/')
+slots=$(grep -a -h "SnapStation: booting slot" "$log-first" "$log-second" "$log-third" | sed 's/.*booting slot \([AB]\).*/\1/')
 echo "   $(wc -l <<<"$slots") boots, GRUB started: $(paste -sd ' ' <<<"$slots")"
 # The restart into v2, in parts (the downtime's): the console's host times from the install's end to the
 # kernel's "reboot:", GRUB's choice and the test's start in B, and any stop job systemd waited for.
@@ -265,14 +283,14 @@ awk '
         if (t3 != "") printf "   the last restart: %.1f s to the reboot (the idle moment, the shutdown)%s, %.1f s to GRUB'"'"'s choice, %.1f s to the system up in the new slot\n", t1 - t0, (jobs == "" ? "" : ", waiting for" jobs), t2 - t1, t3 - t2
     }' "$log-second" | tr -d '\033' || true
 if ((keep)); then
-    cp "$log-first" "$log-second" "$work/disk.img" "$cache/ota/"
-    echo "   kept: $cache/ota/console-first, console-second, disk.img"
+    cp "$log-first" "$log-second" "$log-third" "$work/disk.img" "$cache/ota/"
+    echo "   kept: $cache/ota/console-first, console-second, console-third, disk.img"
 fi
 
 echo "== figures"
 echo "   ${bundle_line# *BUNDLE: }"
 grep -a -h -o -E "installed into slot B in [0-9.]+ s|refused in [0-9.]+ s|downtime [0-9.]+ s|READY [0-9.]+ s after the install ended" \
-    "$log-first" "$log-second" | sed 's/^/   /' || true
+    "$log-first" "$log-second" "$log-third" | sed 's/^/   /' || true
 echo "== time taken"
 printf '%s\n' "${timings[@]}"
 echo "$passed passed, $failed failed"
