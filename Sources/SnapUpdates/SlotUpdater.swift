@@ -22,6 +22,9 @@ public final class SlotUpdater: StationUpdater {
     let records: UpdateRecords
     /// The version of the image's own system, for a slot no bundle was installed into.
     let imageVersion: String
+    /// This boot's id (the kernel's `boot_id`): a way back asked in this boot is still under way when
+    /// the station's process starts again (a crash, the watchdog), not a slot that failed.
+    let bootID: @Sendable () -> String
     let logger: Logger
     private let thread = SerialThread(name: "updates")
     private let installing = Mutex(false)
@@ -30,10 +33,14 @@ public final class SlotUpdater: StationUpdater {
 
     /// An updater over the client at `rauc`, keeping its records in `folder` (the state folder's `updates`);
     /// `imageVersion` is the running system's own (`SystemImage.version()`).
-    public init(rauc: String, folder: String, imageVersion: String = SystemImage.version(), logger: Logger) {
+    public init(
+        rauc: String, folder: String, imageVersion: String = SystemImage.version(),
+        bootID: @escaping @Sendable () -> String = SystemImage.bootID, logger: Logger
+    ) {
         self.rauc = RAUC(path: rauc)
         self.records = UpdateRecords(folder: folder)
         self.imageVersion = imageVersion
+        self.bootID = bootID
         self.logger = logger
     }
 
@@ -118,7 +125,8 @@ public final class SlotUpdater: StationUpdater {
         // running slot is being tried, the bootloader's primary is the old one, which is no update.
         let pending: UpdateStatus.Pending? =
             if booted?.bootGood == true, let primary, let name = primary.bootname, name != slots.booted {
-                UpdateStatus.Pending(slot: name, version: primary.version ?? "?")
+                UpdateStatus.Pending(
+                    slot: name, version: primary.version ?? records.confirmedVersion(of: name) ?? "?")
             } else {
                 nil
             }
@@ -143,6 +151,8 @@ public final class SlotUpdater: StationUpdater {
         do {
             let bundle = try rauc.info(path)
             logger.notice("update: installing \(bundle.version) into slot \(target)", metadata: ["bundle": "\(path)"])
+            // What that slot ran is gone once RAUC writes it: a new system is tried, whatever its version.
+            try? records.forget(slot: target)
             try rauc.install(path) { percent, step in progress(bundle.version, percent, step) }
             try? records.install(.init(slot: target, version: bundle.version, from: status.version, at: Date()))
             logger.notice("update: installed \(bundle.version) into slot \(target)")
@@ -162,9 +172,19 @@ public final class SlotUpdater: StationUpdater {
             else { return (status, nil) }
             return leftBehind(installed.slot, tried: installed.version, status)
         }
-        if let back = records.returning, back.slot != booted {
-            // Gone back to once (below), and down again before the station could confirm it: it stays behind.
-            return leftBehind(back.slot, tried: back.version, status)
+        if let back = records.returning, back.mark.slot != booted {
+            // Asked in this boot: the station's process started again before the restart (a crash, the
+            // watchdog); the way back is still under way.
+            if back.bootID == bootID() { return (status, nil) }
+            // Confirmed there since (an older station on that slot keeps no record of the way back).
+            if records.confirmed == back.mark {
+                records.endReturn()
+            } else {
+                // Gone back to once (below), and down again before the station could confirm it: it stays
+                // behind, said with what RAUC says it holds.
+                let held = status.slots.first { $0.bootname == back.mark.slot }?.version ?? back.mark.version
+                return leftBehind(back.mark.slot, tried: held, status)
+            }
         }
         // The slot confirmed last is not the one running, and no update is under way: GRUB passed over it
         // because its last start never reached `confirm()` (a power cut or a reset in the seconds between
@@ -176,10 +196,17 @@ public final class SlotUpdater: StationUpdater {
             let slot = status.slots.first(where: { $0.bootname == last.slot }),
             slot.version == nil || slot.version == last.version
         else { return (status, nil) }
+        // The record first: without it, a slot that keeps failing would be gone back to again and again.
+        do {
+            try records.returnTo(last, bootID: bootID())
+        } catch {
+            logger.error("update: slot \(last.slot) (\(last.version)) is not gone back to: \(error)")
+            return (status, nil)
+        }
         do {
             try rauc.markActiveOther()
-            try records.returnTo(last)
         } catch {
+            records.endReturn()
             logger.error("update: slot \(last.slot) (\(last.version)) could not be made first again: \(error)")
             return (status, nil)
         }

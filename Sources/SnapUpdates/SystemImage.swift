@@ -1,3 +1,4 @@
+import Foundation
 import SnapCore
 import SnapFiles
 
@@ -23,5 +24,12 @@ public enum SystemImage {
             return StationVersion.current
         }
         return String(version)
+    }
+
+    /// This boot's id, new at every boot (random(4): /proc/sys/kernel/random/boot_id); empty where unread.
+    @Sendable public static func bootID() -> String {
+        FileBytes.readIfPresent("/proc/sys/kernel/random/boot_id").map {
+            String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        } ?? ""
     }
 }

@@ -13,6 +13,12 @@ struct UpdateRecords: Sendable {
         var version: String
     }
 
+    /// The way back to the slot confirmed last (`mark`), asked in the boot `bootID`.
+    struct Return: Codable, Sendable, Hashable {
+        var mark: Mark
+        var bootID: String
+    }
+
     /// An update installed into `slot`, from a system running `from`.
     struct Installed: Codable, Sendable, Hashable {
         var slot: String
@@ -35,7 +41,7 @@ struct UpdateRecords: Sendable {
     var outcome: UpdateOutcome? { read(outcomePath) }
     /// The slot confirmed last that the station went back to after it did not come up (`returnTo`), until
     /// it is confirmed again.
-    var returning: Mark? { read(returnPath) }
+    var returning: Return? { read(returnPath) }
 
     /// Whether the station confirmed this slot with this version before (last, or before the other slot).
     func wasConfirmed(_ mark: Mark) -> Bool {
@@ -55,14 +61,24 @@ struct UpdateRecords: Sendable {
         slots[mark.slot] = mark.version
         try write(slots, to: slotsPath)
         try write(mark, to: confirmedPath)
-        if returning?.slot == mark.slot { try? FileManager.default.removeItem(atPath: returnPath) }
+        if returning?.mark.slot == mark.slot { endReturn() }
     }
-    func returnTo(_ mark: Mark) throws(FileError) { try write(mark, to: returnPath) }
+    func returnTo(_ mark: Mark, bootID: String) throws(FileError) {
+        try write(Return(mark: mark, bootID: bootID), to: returnPath)
+    }
+    func endReturn() { try? FileManager.default.removeItem(atPath: returnPath) }
+    /// An install is writing `slot`: what the station confirmed there is gone, and so is a way back to it.
+    func forget(slot: String) throws(FileError) {
+        if var slots: [String: String] = read(slotsPath), slots.removeValue(forKey: slot) != nil {
+            try write(slots, to: slotsPath)
+        }
+        endReturn()
+    }
     func install(_ installed: Installed) throws(FileError) { try write(installed, to: installedPath) }
     func end(_ outcome: UpdateOutcome) throws(FileError) {
         try write(outcome, to: outcomePath)
         try? FileManager.default.removeItem(atPath: installedPath)
-        try? FileManager.default.removeItem(atPath: returnPath)
+        endReturn()
     }
 
     private func read<Value: Decodable>(_ path: String) -> Value? {

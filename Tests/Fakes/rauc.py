@@ -150,6 +150,7 @@ def main(args):
                             env[f"{other}_TRY"] = 0
                     env[f"{bootname}_TRY"] = 1
                     system["booted"] = bootname
+                    system["boots"] = system.get("boots", 0) + 1
                     save(system)
                     print(bootname)
                     return 0

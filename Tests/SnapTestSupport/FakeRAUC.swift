@@ -52,6 +52,12 @@ public final class FakeRAUC: Sendable {
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// The boot's id, as the kernel's boot_id is: another after each `boot()`.
+    public func bootID() -> String {
+        let system = try? JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: systemPath)))
+        return "boot-\((system as? [String: Any])?["boots"] as? Int ?? 0)"
+    }
+
     /// The system's grubenv as the stand-in holds it.
     public func grubenv() throws -> [String: Any] {
         let system = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: systemPath)))

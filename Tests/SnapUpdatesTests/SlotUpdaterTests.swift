@@ -18,7 +18,7 @@ struct SlotUpdaterTests {
         let rauc = try FakeRAUC(in: folder.path + "/system")
         let updater = SlotUpdater(
             rauc: rauc.path, folder: folder.path + "/state/updates", imageVersion: "1.0.0",
-            logger: Logger(label: "update-test"))
+            bootID: { rauc.bootID() }, logger: Logger(label: "update-test"))
         return (rauc, updater)
     }
 
@@ -129,6 +129,9 @@ struct SlotUpdaterTests {
             let back = await updater.startUp()
             #expect(back.note == nil, "cut \(cut): no update failed")
             #expect(back.status.version == "1.0.0" && back.status.confirmed, "A ran 1.0.0 confirmed before: at once")
+            // The station's process starts again before the restart (a crash, the watchdog): still going back.
+            #expect(await updater.startUp().note == nil)
+            #expect(try rauc.grubenv()["B_OK"] as? Int == 1)
             try await updater.confirm()
             let waiting = await updater.status()
             #expect(waiting.pending == UpdateStatus.Pending(slot: "B", version: "2.0.0"), "cut \(cut)")
@@ -156,6 +159,22 @@ struct SlotUpdaterTests {
         try await updater.confirm()
         #expect(await updater.status().pending == nil)
         #expect(await updater.startUp().note == nil, "said once")
+    }
+
+    @Test("should try a slot again when a bundle goes into it, even with a version it ran before")
+    func reinstalledVersionIsTried() async throws {
+        let (rauc, updater) = try system()
+        _ = await updater.startUp()
+        try await updater.confirm()
+        _ = try await updater.install(bundle: try rauc.bundle("v2.raucb", version: "2.0.0")) { _, _, _ in }
+        #expect(try rauc.boot() == "B")
+        _ = await updater.startUp()
+        try await updater.confirm()
+        // Back to 1.0.0, into A, which ran 1.0.0 confirmed before: a new system all the same.
+        _ = try await updater.install(bundle: try rauc.bundle("v1.raucb", version: "1.0.0")) { _, _, _ in }
+        #expect(try rauc.boot() == "A")
+        let tried = await updater.startUp()
+        #expect(tried.status.version == "1.0.0" && !tried.status.confirmed, "waits out confirm_seconds")
     }
 
     @Test("should take the running system's version from its image's os-release, the binary's elsewhere")

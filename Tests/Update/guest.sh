@@ -144,9 +144,9 @@ if try_install "pi" /test/bundles/rpi.raucb; then
         pass "Pi: rauc install wrote system_b in ${took}s and asked the backend for a tryboot of B: autoboot.txt $(tr '\n' ' ' < /bootfs/autoboot.txt), reboot-param '$(cat /run/systemd/reboot-param)', states $(tr '\n' ' ' < /bootfs/rauc-slots.txt)"
         # The post-install handler named the slot in boot_b's cmdline.txt; boot_a's is as it was.
         mkdir -p /mnt/boot-b /mnt/boot-a
-        mount -t vfat -o ro /dev/vde /mnt/boot-b && mount -t vfat -o ro /dev/vdd /mnt/boot-a
-        if grep -q " rauc.slot=B$" /mnt/boot-b/cmdline.txt && grep -q "root=/dev/disk/by-slot/active/system" /mnt/boot-b/cmdline.txt &&
-            ! grep -q "rauc.slot" /mnt/boot-a/cmdline.txt; then
+        if mount -t vfat -o ro /dev/vde /mnt/boot-b && mount -t vfat -o ro /dev/vdd /mnt/boot-a &&
+            grep -q " rauc.slot=B$" /mnt/boot-b/cmdline.txt && grep -q "root=/dev/disk/by-slot/active/system" /mnt/boot-b/cmdline.txt &&
+            [ -s /mnt/boot-a/cmdline.txt ] && ! grep -q "rauc.slot" /mnt/boot-a/cmdline.txt; then
             pass "Pi: RAUC's post-install handler wrote rauc.slot=B into boot_b's cmdline.txt: '$(cat /mnt/boot-b/cmdline.txt)'"
         else
             fail "Pi: boot_b's cmdline.txt '$(cat /mnt/boot-b/cmdline.txt 2>&1)', boot_a's '$(cat /mnt/boot-a/cmdline.txt 2>&1)'"

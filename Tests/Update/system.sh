@@ -132,6 +132,9 @@ cat > "$root/etc/systemd/system/snapstation-updatetest.service" <<'UNIT'
 [Unit]
 Description=SnapStation update system test, one step per boot
 After=snapstation-hil-devices.service rauc.service dbus.service
+# Started before the station and stopped after it: a restart the station asks for ends this step only
+# once the station has stopped.
+Before=snapstation.service
 RequiresMountsFor=/data /var/lib/snapstation
 [Service]
 Type=exec
@@ -214,10 +217,13 @@ vm() {
             break
         fi
         # CUT: killed as soon as GRUB has chosen a slot (and spent its try) at the next boot.
-        if grep -q -a "UPDATE: CUT" "$log-$name" &&
-            sed -n '/UPDATE: CUT/,$p' "$log-$name" | grep -q -a "SnapStation: booting slot"; then
+        # (awk, not a pipe: under pipefail a grep -q that ends first can fail the sed before it)
+        local cut_at
+        cut_at=$(awk '/UPDATE: CUT/ { cut = 1 } cut && /SnapStation: booting slot/ {
+            sub(/.*booting slot /, ""); print substr($0, 1, 1); exit }' "$log-$name")
+        if [[ -n $cut_at ]]; then
             kill -KILL "$qemu"
-            echo "   qemu killed as GRUB started slot $(sed -n '/UPDATE: CUT/,$p' "$log-$name" | grep -a -m 1 -o 'booting slot [AB]' | tail -c 2)"
+            echo "   qemu killed as GRUB started slot $cut_at (its try spent)"
             break
         fi
         # DONE: the guest powers off; qemu ends by itself, or is stopped here after 30 s.
