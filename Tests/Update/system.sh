@@ -10,7 +10,8 @@
 #   4 an unsigned and a tampered bundle: refused, slot B untouched;
 #   5 a group photo and its queued upload made before: there after the update and after the rollback;
 #   6 a power cut as the updated slot starts again (qemu killed once GRUB spent B's try): A comes up,
-#     the station goes back to B at an idle moment, and B is confirmed at once.
+#     the station goes back to B at an idle moment, and B is confirmed at once;
+#   7 GRUB's last resort: with both slots' tries spent, ORDER's first is started again.
 # Three qemu runs, seven boots: the first run ends in the kill (3); the second reboots by itself from the
 # kill's aftermath through the broken slot and the rollback to v2, and ends in the cut (6); the third
 # goes back to B (Tests/Update/system-guest.sh runs one step per boot). Prints each check PASS/FAIL, the bundle size, the install times, the downtime
@@ -20,8 +21,8 @@
 #
 # Test keys are made at test time in a temporary directory. The test adds to the image only what stands
 # in for hardware, time and a short wait: the virtual drivers, the gpio-sim unit, a masked
-# systemd-time-wait-sync, [update] confirm_seconds = 20 (when the binary has `snapstation update`), a
-# 90 s grace for the guard, group.folder on a USB stick that is out (so the upload waits), sqlite3 to
+# systemd-time-wait-sync, [update] confirm_seconds = 15 (when the binary has `snapstation update`), a
+# 60 s grace for the guard, group.folder on a USB stick that is out (so the upload waits), sqlite3 to
 # read the store, and a unit that notes when the station stopped (the downtime's start). Built in
 # .build-hil/ (shared with Tests/System/run); --keep leaves the disk and the console logs there.
 set -euo pipefail
@@ -117,13 +118,13 @@ config="$root/etc/snapstation/snapstation.toml"
 sed -i 's|^backend = "folder"|backend = "folder"\nfolder = "/media/snapstation-stick"|' "$config"
 # (Asked on this machine, which has the libraries it loads: in the chroot, without /proc, it hangs.)
 if timeout 60 "$root/usr/bin/snapstation" --help 2>/dev/null | grep -q "^  update "; then
-    printf '\n[update]\nconfirm_seconds = 20\n' >> "$config"
-    echo "   the binary has 'snapstation update': confirm_seconds = 20"
+    printf '\n[update]\nconfirm_seconds = 15\n' >> "$config"
+    echo "   the binary has 'snapstation update': confirm_seconds = 15"
 else
     echo "   the binary has no 'snapstation update' yet: the scenarios run RAUC directly and the test stands in for the station's mark-good and restart"
 fi
 mkdir -p "$root/etc/systemd/system/snapstation-update-guard.service.d"
-printf '[Service]\nEnvironment=SNAPSTATION_GUARD_GRACE=90\nStandardOutput=journal+console\n' \
+printf '[Service]\nEnvironment=SNAPSTATION_GUARD_GRACE=60\nStandardOutput=journal+console\n' \
     > "$root/etc/systemd/system/snapstation-update-guard.service.d/test.conf"
 DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -qq --no-install-recommends sqlite3 >/dev/null
 chroot "$root" apt-get clean
@@ -267,7 +268,16 @@ if grep -q -a "UPDATE: CUT" "$log-second"; then
     vm third 900
     report third
     grep -q -a "UPDATE: DONE" "$log-third" || fail "run 3 did not finish: $(tail -n 8 "$log-third" | tr '\n' '|')"
-    timed "run 3: boots 6-7 (scenario 6)"
+    # [7] after DONE: both slots' tries spent; GRUB gives them back and starts ORDER's first, B.
+    last_resort=$(awk '/UPDATE: CUT at the next boot.s GRUB: \[7\]/ { cut = 1 }
+        cut && /every slot has been tried/ { said = 1 }
+        said && /SnapStation: booting slot/ { sub(/.*booting slot /, ""); print substr($0, 1, 1); exit }' "$log-third")
+    if [[ $last_resort == B ]]; then
+        pass "[7] GRUB's last resort on the A/B disk: with both slots' tries spent it gave them back and started ORDER's first, slot B"
+    else
+        fail "[7] GRUB with both tries spent: started '${last_resort:-nothing}'; $(grep -a -o 'SnapStation: [^[]*' "$log-third" | tail -n 3 | tr '\n' '|')"
+    fi
+    timed "run 3: boots 6-7 and GRUB's last resort (scenarios 6, 7)"
 else
     grep -q -a "UPDATE: DONE" "$log-second" || fail "run 2 did not finish: $(tail -n 8 "$log-second" | tr '\n' '|')"
 fi
