@@ -22,6 +22,18 @@ struct SlotUpdaterTests {
         return (rauc, updater)
     }
 
+    /// A station confirmed on A (1.0.0), updated to 2.0.0 in B and confirmed there.
+    private func updatedToV2() async throws -> (FakeRAUC, SlotUpdater) {
+        let (rauc, updater) = try system()
+        _ = await updater.startUp()
+        try await updater.confirm()
+        _ = try await updater.install(bundle: try rauc.bundle("v2.raucb", version: "2.0.0")) { _, _, _ in }
+        #expect(try rauc.boot() == "B")
+        _ = await updater.startUp()
+        try await updater.confirm()
+        return (rauc, updater)
+    }
+
     @Test("should read rauc 1.8's status: the booted slot, the primary, each slot's state and bundle version")
     func readsStatus() throws {
         let json = """
@@ -115,13 +127,7 @@ struct SlotUpdaterTests {
 
     @Test("should go back, once, to the slot confirmed last when a power cut at its start left the old one running")
     func returnsAfterAPowerCut() async throws {
-        let (rauc, updater) = try system()
-        _ = await updater.startUp()
-        try await updater.confirm()
-        _ = try await updater.install(bundle: try rauc.bundle("v2.raucb", version: "2.0.0")) { _, _, _ in }
-        #expect(try rauc.boot() == "B")
-        _ = await updater.startUp()
-        try await updater.confirm()
+        let (rauc, updater) = try await updatedToV2()
         // Days later the power goes while B starts, before the station confirms it: GRUB passes over B.
         for cut in 1...2 {
             #expect(try rauc.boot() == "B")
@@ -163,13 +169,7 @@ struct SlotUpdaterTests {
 
     @Test("should try a slot again when a bundle goes into it, even with a version it ran before")
     func reinstalledVersionIsTried() async throws {
-        let (rauc, updater) = try system()
-        _ = await updater.startUp()
-        try await updater.confirm()
-        _ = try await updater.install(bundle: try rauc.bundle("v2.raucb", version: "2.0.0")) { _, _, _ in }
-        #expect(try rauc.boot() == "B")
-        _ = await updater.startUp()
-        try await updater.confirm()
+        let (rauc, updater) = try await updatedToV2()
         // Back to 1.0.0, into A, which ran 1.0.0 confirmed before: a new system all the same.
         _ = try await updater.install(bundle: try rauc.bundle("v1.raucb", version: "1.0.0")) { _, _, _ in }
         #expect(try rauc.boot() == "A")
