@@ -121,23 +121,27 @@ public final class SlotUpdater: StationUpdater {
         let booted = slots.bootedSlot
         let running = booted?.version ?? imageVersion
         let primary = slots.primarySlot
+        // Read once: the version each slot was confirmed with, for the slots RAUC knows no version of.
+        let ran = records.confirmedSlots
         // An update waits for its restart once the running slot is good and another is primary; while the
         // running slot is being tried, the bootloader's primary is the old one, which is no update.
         let pending: UpdateStatus.Pending? =
             if booted?.bootGood == true, let primary, let name = primary.bootname, name != slots.booted {
                 UpdateStatus.Pending(
-                    slot: name, version: primary.version ?? records.confirmedVersion(of: name) ?? "?")
+                    slot: name, version: primary.version ?? ran[name] ?? "?")
             } else {
                 nil
             }
         return UpdateStatus(
             managed: true, version: running, booted: slots.booted, primary: primary?.bootname,
-            confirmed: records.wasConfirmed(UpdateRecords.Mark(slot: slots.booted ?? "", version: running)),
+            // Confirmed with this version before: last (also an older station's record), or before the other.
+            confirmed: records.confirmed == UpdateRecords.Mark(slot: slots.booted ?? "", version: running)
+                || ran[slots.booted ?? ""] == running,
             slots: slots.slots.map {
                 UpdateStatus.Slot(
                     name: $0.name, bootname: $0.bootname ?? "", state: $0.state, bootGood: $0.bootGood,
                     version: $0.version ?? ($0.bootname == slots.booted ? running : nil)
-                        ?? $0.bootname.flatMap(records.confirmedVersion(of:)))
+                        ?? $0.bootname.flatMap { ran[$0] })
             }, pending: pending, outcome: records.outcome)
     }
 

@@ -43,13 +43,8 @@ struct UpdateRecords: Sendable {
     /// it is confirmed again.
     var returning: Return? { read(returnPath) }
 
-    /// Whether the station confirmed this slot with this version before (last, or before the other slot).
-    func wasConfirmed(_ mark: Mark) -> Bool {
-        confirmed == mark || confirmedVersion(of: mark.slot) == mark.version
-    }
-
-    /// The version the station last confirmed `slot` with (nil if it never ran there).
-    func confirmedVersion(of slot: String) -> String? { (read(slotsPath) as [String: String]?)?[slot] }
+    /// The version the station last confirmed each slot with, by bootname (a slot it never ran is not there).
+    var confirmedSlots: [String: String] { read(slotsPath) ?? [:] }
 
     /// When the install record was written, from the file's time (nil without one).
     var installedAt: Date? {
@@ -57,7 +52,7 @@ struct UpdateRecords: Sendable {
     }
 
     func confirm(_ mark: Mark) throws(FileError) {
-        var slots: [String: String] = read(slotsPath) ?? [:]
+        var slots = confirmedSlots
         slots[mark.slot] = mark.version
         try write(slots, to: slotsPath)
         try write(mark, to: confirmedPath)
@@ -69,9 +64,8 @@ struct UpdateRecords: Sendable {
     func endReturn() { try? FileManager.default.removeItem(atPath: returnPath) }
     /// An install is writing `slot`: what the station confirmed there is gone, and so is a way back to it.
     func forget(slot: String) throws(FileError) {
-        if var slots: [String: String] = read(slotsPath), slots.removeValue(forKey: slot) != nil {
-            try write(slots, to: slotsPath)
-        }
+        var slots = confirmedSlots
+        if slots.removeValue(forKey: slot) != nil { try write(slots, to: slotsPath) }
         endReturn()
     }
     func install(_ installed: Installed) throws(FileError) { try write(installed, to: installedPath) }
