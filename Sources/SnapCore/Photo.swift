@@ -1,12 +1,5 @@
 import Foundation
 
-/// Names one capture from the moment the shutter fires; file names and store rows use it.
-public struct PhotoID: Sendable, Hashable, Codable, CustomStringConvertible {
-    public var rawValue: String
-    public init(_ rawValue: String) { self.rawValue = rawValue }
-    public var description: String { rawValue }
-}
-
 /// A capture after the on-device pipeline: the processed JPEG and its thumbnail, both on disk.
 public struct ProcessedPhoto: Sendable, Hashable, Codable {
     public var id: PhotoID
@@ -61,17 +54,5 @@ public struct MealReview: Sendable, Hashable, Codable {
         self.photo = photo
         self.day = day
         self.analysis = analysis
-    }
-}
-
-extension PhotoID {
-    /// `YYYYMMDD-HHMMSS-xxxx` in local time: sortable, readable in a file list, and unique in practice.
-    public static func new(at date: Date, in timeZone: TimeZone) -> PhotoID {
-        let parts = Calendar.gregorian(in: timeZone).dateComponents(
-            [.year, .month, .day, .hour, .minute, .second], from: date)
-        let stamp = String(
-            format: "%04d%02d%02d-%02d%02d%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0,
-            parts.minute ?? 0, parts.second ?? 0)
-        return PhotoID("\(stamp)-\(String(UInt16.random(in: 0...UInt16.max), radix: 16))")
     }
 }

@@ -33,7 +33,7 @@ public struct FolderBackend: GroupBackend {
 
     /// Where this station's photos of `day` for `group` go.
     func dayFolder(group: String, day: LocalDay) -> String {
-        "\(folder)/\(Self.safeName(group))/\(Self.safeName(station))/\(day)"
+        "\(folder)/\(FileName.folder(for: group))/\(FileName.folder(for: station))/\(day)"
     }
 
     public func upload(_ upload: GroupUpload, progress: @escaping @Sendable (Double) -> Void)
@@ -76,7 +76,7 @@ public struct FolderBackend: GroupBackend {
 
     public func shared(in group: String, now: Date) async throws(UploadFailure) -> [SharedItem] {
         guard isMounted else { throw .offline }
-        let groupFolder = "\(folder)/\(Self.safeName(group))"
+        let groupFolder = "\(folder)/\(FileName.folder(for: group))"
         let decoder = JSONDecoder()
         // Other stations' sidecars are read with the station's own parser, not ICU's (see InternetDate).
         decoder.dateDecodingStrategy = .custom { decoder in
@@ -93,14 +93,17 @@ public struct FolderBackend: GroupBackend {
                 let dayFolder = "\(memberFolder)/\(day)"
                 for name in (try? FileManager.default.contentsOfDirectory(atPath: dayFolder)) ?? []
                 where name.hasSuffix(".json") && !name.hasPrefix(AtomicFile.temporaryPrefix) {
-                    guard let data = FileManager.default.contents(atPath: "\(dayFolder)/\(name)"),
+                    // The photo is ID.jpg beside ID.json, whatever the sidecar says: another station's
+                    // file names none of the station's paths.
+                    guard let id = PhotoID(parsing: String(name.dropLast(5))),
+                        let data = FileManager.default.contents(atPath: "\(dayFolder)/\(name)"),
                         let sidecar = try? decoder.decode(Sidecar.self, from: data), sidecar.expiresAt > now
                     else { continue }
-                    let photo = "\(dayFolder)/\(sidecar.photo)"
+                    let photo = "\(dayFolder)/\(id).jpg"
                     let size = (try? FileManager.default.attributesOfItem(atPath: photo)[.size]) as? Int
                     items.append(
                         SharedItem(
-                            photoID: PhotoID(String(name.dropLast(5))), group: group, member: sidecar.station,
+                            photoID: id, group: group, member: MemberName(sidecar.station).text,
                             takenAt: sidecar.takenAt, expiresAt: sidecar.expiresAt, location: photo, byteSize: size))
                 }
             }
@@ -134,18 +137,12 @@ public struct FolderBackend: GroupBackend {
     /// otherwise share them with the group.
     public func removeLeftovers() async {
         for group in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
-            AtomicFile.removeLeftovers(in: "\(folder)/\(group)/\(Self.safeName(station))")
+            AtomicFile.removeLeftovers(in: "\(folder)/\(group)/\(FileName.folder(for: station))")
         }
     }
 
     private var isMounted: Bool {
         var isFolder: ObjCBool = false
         return FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) && isFolder.boolValue
-    }
-
-    /// A group or station name as a folder name: no slashes or leading dots.
-    static func safeName(_ name: String) -> String {
-        let cleaned = String(name.map { $0 == "/" || $0 == "\\" ? "_" : $0 }.drop { $0 == "." })
-        return cleaned.isEmpty ? "unnamed" : cleaned
     }
 }

@@ -25,8 +25,12 @@ extension SupabaseBackend: GroupDirectory {
     /// group gone with its last member) is done already: the function's PT404 (HTTP 404 through
     /// PostgREST's mapSQLtoHTTP) ends it as left, so the page does not keep a group it cannot leave.
     public func leave(group: String) async throws(UploadFailure) {
-        let paths = try await call(
+        let answer = try await call(
             "leave_group", ["group_name": group], "leave the group", as: [String].self, notAMember: [])
+        folders.forget(group)
+        // Only the station's own objects can be deleted (the policies), but the names still go into a
+        // request: plain object paths only.
+        let paths = answer.compactMap(Self.objectPath)
         let names = paths.flatMap { path in
             path.hasSuffix(".jpg") ? [path, String(path.dropLast(4)) + "-sticker.png"] : [path]
         }

@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import SnapCore
+import SnapFiles
+import Synchronization
 
 /// The Supabase group backend: the photo goes to a Storage bucket, then a row into the `group_photos`
 /// table through PostgREST; the other members' photos come back the same way. docs/supabase/schema.sql
@@ -35,6 +37,8 @@ public struct SupabaseBackend: GroupBackend {
     public var table = "group_photos"
     let client: HTTPClient
     let logger: Logger
+    /// Each group's folder in the bucket, as the server named it (read once per group).
+    let folders = GroupFolders()
 
     public init(
         projectURL: String, bucket: String, key: String, anonKey: String = "", client: HTTPClient, logger: Logger
@@ -56,9 +60,39 @@ public struct SupabaseBackend: GroupBackend {
         self.logger = logger
     }
 
-    /// A photo's name in the bucket: GROUP/DAY/ID.jpg (what the row's `object_path` holds).
-    public static func objectName(group: String, day: LocalDay, photo: PhotoID, suffix: String = ".jpg") -> String {
-        "\(group)/\(day)/\(photo.rawValue)\(suffix)"
+    /// A photo's name in the bucket: FOLDER/DAY/ID.jpg (what the row's `object_path` holds), FOLDER the
+    /// group's own id: a later group with the same name has another and reads nothing of this one's.
+    public static func objectName(folder: String, day: LocalDay, photo: PhotoID, suffix: String = ".jpg") -> String {
+        "\(folder)/\(day)/\(photo.rawValue)\(suffix)"
+    }
+
+    /// The group's folder in the bucket (`groups.folder`, a UUID the server made), which a member reads
+    /// under the "members see their groups" policy; nil when the station is not a member (any more).
+    func folder(of group: String) async throws(UploadFailure) -> String? {
+        if let known = folders.known(group) { return known }
+        let response = try await send(
+            HTTPRequest(
+                url: "\(projectURL)/rest/v1/groups?select=folder&name=eq.\(group.percentEncoded)", headers: [],
+                maxBodyBytes: 1 << 16))
+        guard response.status == 200 else { throw Self.failure(response, "find the folder of \(group)") }
+        guard let rows = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]] else {
+            throw .rejected("the group's server answered the folder of \(group) with something else than rows")
+        }
+        guard let row = rows.first else { return nil }
+        guard let folder = (row["folder"] as? String).flatMap(Self.folderName) else {
+            throw .rejected("the group's server named no folder for \(group) (is docs/supabase/schema.sql up to date?)")
+        }
+        folders.note(folder, of: group)
+        return folder
+    }
+
+    /// A folder as the server names one: a UUID, lower case.
+    static func folderName(_ text: String) -> String? {
+        let ok = text.utf8.count == 36 && text.utf8.allSatisfy { byte in
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                || byte == UInt8(ascii: "-")
+        }
+        return ok ? text : nil
     }
 
     /// The name as it goes into a URL: each segment percent-encoded.
@@ -70,13 +104,16 @@ public struct SupabaseBackend: GroupBackend {
     public func upload(_ upload: GroupUpload, progress: @escaping @Sendable (Double) -> Void)
         async throws(UploadFailure)
     {
-        let name = Self.objectName(group: upload.group, day: upload.day, photo: upload.photoID)
+        guard let folder = try await folder(of: upload.group) else {
+            throw .rejected("the station is not a member of \(upload.group)")
+        }
+        let name = Self.objectName(folder: folder, day: upload.day, photo: upload.photoID)
         var uploaded: [String] = []
         try await put(upload.jpeg, at: name, type: "image/jpeg") { fraction in progress(fraction * 0.9) }
         uploaded.append(name)
         if let sticker = upload.sticker {
             let stickerName = Self.objectName(
-                group: upload.group, day: upload.day, photo: upload.photoID, suffix: "-sticker.png")
+                folder: folder, day: upload.day, photo: upload.photoID, suffix: "-sticker.png")
             try await put(sticker, at: stickerName, type: "image/png") { _ in }
             uploaded.append(stickerName)
         }
@@ -133,8 +170,10 @@ public struct SupabaseBackend: GroupBackend {
         return try Self.sharedItems(from: response.body, group: group, logger: logger)
     }
 
-    /// The photos in a PostgREST answer to the listing; rows without an id, a path or valid times are
-    /// skipped and logged. (Also what the fuzzer feeds.)
+    /// The photos in a PostgREST answer to the listing, parsed at the edge: the id a `PhotoID`, the object's
+    /// path plain names (`ObjectPath`), the member's name fit to show (`MemberName`), the size a count, the
+    /// times times; the group the one asked for, whatever the row says. A row that does not parse is
+    /// skipped whole with a log line naming the member, never half-used. (Also what the fuzzer feeds.)
     public static func sharedItems(from body: [UInt8], group: String, logger: Logger) throws(UploadFailure)
         -> [SharedItem]
     {
@@ -142,18 +181,33 @@ public struct SupabaseBackend: GroupBackend {
             throw .rejected("the list of \(group)'s photos is not the JSON array PostgREST sends")
         }
         return rows.compactMap { row in
-            guard let id = row["photo_id"] as? String, let path = row["object_path"] as? String,
+            let member = MemberName(row["member_name"] as? String ?? "")
+            // Optional, but a count when given (JSON's 1.5 or "12" is no size).
+            let size = row["byte_size"] as? Int
+            let sizeIsACount = row["byte_size"] == nil || row["byte_size"] is NSNull || (size ?? 0) > 0
+            guard let id = (row["photo_id"] as? String).flatMap(PhotoID.init(parsing:)),
+                let path = (row["object_path"] as? String).flatMap(Self.objectPath),
                 let taken = (row["taken_at"] as? String).flatMap(Self.date),
-                let expires = (row["expires_at"] as? String).flatMap(Self.date)
+                let expires = (row["expires_at"] as? String).flatMap(Self.date), sizeIsACount
             else {
-                logger.warning("supabase: skipped a row of \(group) without its id, path or times")
+                let said = String(describing: row["photo_id"] ?? "none").printable(limit: 80)
+                logger.warning(
+                    "supabase: skipped a photo of \(member) in \(group): its id, path, size or times are not a photo's",
+                    metadata: ["photo_id": "\(said)"])
                 return nil
             }
             return SharedItem(
-                photoID: PhotoID(id), group: row["group_name"] as? String ?? group,
-                member: row["member_name"] as? String ?? "", takenAt: taken, expiresAt: expires, location: path,
-                byteSize: row["byte_size"] as? Int)
+                photoID: id, group: group, member: member.text, takenAt: taken, expiresAt: expires, location: path,
+                byteSize: size)
         }
+    }
+
+    /// An object's path in the bucket as a member may name one: plain names (`FileName`: no `..`, no
+    /// empty or hidden part, nothing a URL would read as a path of its own) joined by `/`.
+    static func objectPath(_ text: String) -> String? {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard (2...8).contains(parts.count), parts.allSatisfy({ FileName(String($0)) != nil }) else { return nil }
+        return text
     }
 
     public func download(_ item: SharedItem, from offset: Int, limit: Int) async throws(UploadFailure) -> [UInt8] {
@@ -172,12 +226,15 @@ public struct SupabaseBackend: GroupBackend {
 
     public func removeOwn(_ photos: [OwnShare]) async throws(UploadFailure) -> [PhotoID] {
         guard !photos.isEmpty else { return [] }
-        let names = photos.flatMap { photo in
-            [".jpg", "-sticker.png"].map {
-                Self.objectName(group: photo.group, day: photo.day, photo: photo.photoID, suffix: $0)
+        var names: [String] = []
+        for photo in photos {
+            // A group the station left: leave_group named its photos, which the station deleted then.
+            guard let folder = try await folder(of: photo.group) else { continue }
+            names += [".jpg", "-sticker.png"].map {
+                Self.objectName(folder: folder, day: photo.day, photo: photo.photoID, suffix: $0)
             }
         }
-        try await removeObjects(names)
+        if !names.isEmpty { try await removeObjects(names) }
         return photos.map(\.photoID)
     }
 
@@ -287,3 +344,13 @@ extension String {
 /// letters through unencoded.
 private let unreservedASCII = CharacterSet(
     charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+
+/// The folder of each group the station looked up; a group it leaves is forgotten (a new group of the
+/// same name has a folder of its own).
+final class GroupFolders: Sendable {
+    private let folders = Mutex<[String: String]>([:])
+
+    func known(_ group: String) -> String? { folders.withLock { $0[group] } }
+    func note(_ folder: String, of group: String) { folders.withLock { $0[group] = folder } }
+    func forget(_ group: String) { _ = folders.withLock { $0.removeValue(forKey: group) } }
+}

@@ -5,10 +5,26 @@ import SnapFiles
 
 /// The photos the groups' other members shared, kept in `inbox/GROUP/ID.jpg` until they expire, and the
 /// station's own shared photos that must go from the server when their 48 hours are over.
+///
+/// Every file of the inbox is named by the station (`FileName.folder(for:)` of the group, the parsed
+/// `PhotoID`) and written, appended to and deleted through `inbox`, a `ConfinedFolder`: nothing a member
+/// sends leads outside `inbox/`. The `path` kept in each row is for readers only; deletes name the file
+/// again from the row's group and id.
 extension StationStore {
-    /// The folder a received photo goes into; a download in progress is `ID.jpg.part` beside it.
+    /// The folder of the received photos.
+    public var inbox: ConfinedFolder { ConfinedFolder(directory + "/inbox") }
+
+    /// The file a received photo is kept in; a download in progress is `ID.jpg.part` beside it.
+    public static func inboxFile(for id: PhotoID, suffix: String = ".jpg") -> FileName {
+        FileName(id.rawValue + suffix)!  // a PhotoID and a suffix of the station's are one file name
+    }
+
+    /// The folder (under `inbox`) of the photos received in `group`.
+    public static func inboxFolder(of group: String) -> [FileName] { [FileName.folder(for: group)] }
+
+    /// Where a received photo is, for readers.
     public func inboxPath(for id: PhotoID, group: String) -> String {
-        "\(directory)/inbox/\(Self.folderName(group))/\(id.rawValue).jpg"
+        inbox.path(Self.inboxFile(for: id), in: Self.inboxFolder(of: group))
     }
 
     /// The received photos that have not expired at `now`, oldest first.
@@ -24,9 +40,11 @@ extension StationStore {
         try Row.fetchAll(
             db, sql: "SELECT * FROM received_photos WHERE expires_at > ? ORDER BY taken_at",
             arguments: [now.timeIntervalSince1970]
-        ).map { row in
-            SharedPhoto(
-                id: PhotoID(row["photo_id"]), group: row["group_name"], member: row["member"],
+        ).compactMap { row in
+            // A row from before ids were parsed (the migration "v10" deletes them) is not a photo to show.
+            guard let id = PhotoID(parsing: row["photo_id"]) else { return nil }
+            return SharedPhoto(
+                id: id, group: row["group_name"], member: row["member"],
                 takenAt: Date(timeIntervalSince1970: row["taken_at"]),
                 expiresAt: Date(timeIntervalSince1970: row["expires_at"]), path: row["path"])
         }
@@ -55,7 +73,7 @@ extension StationStore {
     /// Keeps a received photo: the file (written atomically, then the folder synced) before its row.
     public func keepReceived(_ photo: SharedPhoto, jpeg: [UInt8]) throws(StoreError) {
         do {
-            try AtomicFile.write(jpeg, to: photo.path)
+            try inbox.write(jpeg, to: Self.inboxFile(for: photo.id), in: Self.inboxFolder(of: photo.group))
             try database.write { db in
                 try db.execute(
                     sql: """
@@ -64,7 +82,7 @@ extension StationStore {
                         """,
                     arguments: [
                         photo.id.rawValue, photo.group, photo.member, photo.takenAt.timeIntervalSince1970,
-                        photo.expiresAt.timeIntervalSince1970, photo.path, jpeg.count,
+                        photo.expiresAt.timeIntervalSince1970, inboxPath(for: photo.id, group: photo.group), jpeg.count,
                     ])
                 try db.execute(sql: "DELETE FROM inbox_failures WHERE photo_id = ?", arguments: [photo.id.rawValue])
             }
@@ -110,13 +128,10 @@ extension StationStore {
         do {
             let expired = try database.read { db in
                 try Row.fetchAll(
-                    db, sql: "SELECT photo_id, path FROM received_photos WHERE expires_at <= ?",
+                    db, sql: "SELECT photo_id, group_name FROM received_photos WHERE expires_at <= ?",
                     arguments: [now.timeIntervalSince1970])
             }
-            for row in expired {
-                let path: String = row["path"]
-                if unlink(path) != 0 && errno != ENOENT { throw FileError(call: "unlink", path: path, errno: errno) }
-            }
+            for row in expired { try removeReceived(row["photo_id"], group: row["group_name"]) }
             try database.write { db in
                 try db.execute(
                     sql: "DELETE FROM received_photos WHERE expires_at <= ?", arguments: [now.timeIntervalSince1970])
@@ -137,13 +152,11 @@ extension StationStore {
     @discardableResult
     public func forgetGroup(_ group: String) throws(StoreError) -> (received: Int, unsent: Int) {
         do {
-            let paths = try database.read { db in
+            let ids = try database.read { db in
                 try String.fetchAll(
-                    db, sql: "SELECT path FROM received_photos WHERE group_name = ?", arguments: [group])
+                    db, sql: "SELECT photo_id FROM received_photos WHERE group_name = ?", arguments: [group])
             }
-            for path in paths where unlink(path) != 0 && errno != ENOENT {
-                throw FileError(call: "unlink", path: path, errno: errno)
-            }
+            for id in ids { try removeReceived(id, group: group) }
             let unsent = try database.write { db in
                 try db.execute(sql: "DELETE FROM received_photos WHERE group_name = ?", arguments: [group])
                 try db.execute(
@@ -152,7 +165,7 @@ extension StationStore {
                     arguments: ["the station left \(group)", group])
                 return db.changesCount
             }
-            return (paths.count, unsent)
+            return (ids.count, unsent)
         } catch {
             throw StoreError("forget the group \(group)", error)
         }
@@ -179,6 +192,15 @@ extension StationStore {
         }
     }
 
+    /// Deletes a received photo's file and its partial download, named again from its row; a row whose id
+    /// is not a `PhotoID` (kept by a version before ids were parsed) names no file the station made.
+    private func removeReceived(_ id: String, group: String) throws(FileError) {
+        guard let id = PhotoID(parsing: id) else { return }
+        for suffix in [".jpg", ".jpg.part"] {
+            try inbox.remove(Self.inboxFile(for: id, suffix: suffix), in: Self.inboxFolder(of: group))
+        }
+    }
+
     private func removeStalePartials(olderThan cutoff: Date) {
         let root = directory + "/inbox"
         guard let walker = FileManager.default.enumerator(atPath: root) else { return }
@@ -187,11 +209,5 @@ extension StationStore {
             let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate]) as? Date
             if let modified, modified < cutoff { unlink(path) }
         }
-    }
-
-    /// A group name as one folder name.
-    static func folderName(_ group: String) -> String {
-        let cleaned = String(group.map { $0 == "/" || $0 == "\\" ? "_" : $0 }.drop { $0 == "." })
-        return cleaned.isEmpty ? "group" : cleaned
     }
 }

@@ -187,6 +187,18 @@ extension StationStore {
                     CREATE INDEX shopping_shares_by_plan ON shopping_shares (plan_id);
                     """)
         }
+        register("v10: received photos only under ids the station can parse") { db in
+            // A member could share a photo whose id was a path ("../../x"), which older versions wrote
+            // and deleted outside the inbox. Such rows name no file the station made: they go, and their
+            // files (wherever they are) are left alone.
+            try db.execute(
+                sql: """
+                    DELETE FROM received_photos
+                    WHERE length(photo_id) NOT BETWEEN 1 AND 64 OR photo_id GLOB '*[^A-Za-z0-9_-]*';
+                    DELETE FROM inbox_failures
+                    WHERE length(photo_id) NOT BETWEEN 1 AND 64 OR photo_id GLOB '*[^A-Za-z0-9_-]*';
+                    """)
+        }
         return migrator
     }
 }

@@ -87,22 +87,27 @@ public final class InboxService: Service {
     /// Downloads, checks and keeps one photo; true when it was kept.
     private func fetch(_ item: SharedItem) async -> Bool {
         let path = store.inboxPath(for: item.photoID, group: item.group)
-        let partial = path + ".part"
+        let inbox = store.inbox
+        let folder = StationStore.inboxFolder(of: item.group)
+        let partial = StationStore.inboxFile(for: item.photoID, suffix: ".jpg.part")
+        let removePartial = { @Sendable () throws(FileError) in try inbox.remove(partial, in: folder) }
         if let size = item.byteSize, size > Self.maxPhotoBytes {
             await skip(item, "is \(size) bytes, more than the \(Self.maxPhotoBytes) a station takes")
             return false
         }
         do {
-            let have = try await thread.run { () throws(FileError) in try Self.prepare(partial) }
+            let have = try await thread.run { inbox.size(of: partial, in: folder) }
             let rest = try await backend.download(item, from: have, limit: Self.maxPhotoBytes - have)
-            let bytes = try await thread.run { () throws(FileError) in try Self.append(rest, to: partial) }
+            let bytes = try await thread.run { () throws(FileError) in
+                try inbox.append(rest, to: partial, in: folder, limit: Self.maxPhotoBytes)
+            }
             if let size = item.byteSize, bytes.count < size {
                 // Cut off: the partial file stays, and the next round resumes from its end.
                 await skip(item, "arrived cut off at \(bytes.count) of \(size) bytes; resumes next time", wait: 60)
                 return false
             }
             if let size = item.byteSize, bytes.count > size {
-                _ = try? await thread.run { unlink(partial) }
+                _ = try? await thread.run(removePartial)
                 await skip(item, "is \(bytes.count) bytes, not the \(size) the group listed")
                 return false
             }
@@ -111,14 +116,14 @@ public final class InboxService: Service {
                 id: item.photoID, group: item.group, member: item.member, takenAt: item.takenAt,
                 expiresAt: item.expiresAt, path: path)
             try await store.writing { store throws(StoreError) in try store.keepReceived(photo, jpeg: bytes) }
-            _ = try? await thread.run { unlink(partial) }
+            _ = try? await thread.run(removePartial)
             logger.info(
                 "received \(item.photoID) from \(item.member) in \(item.group)", metadata: ["bytes": "\(bytes.count)"])
             return true
         } catch let failure as UploadFailure where failure == .offline {
             return false  // the partial file stays for the next round
         } catch let error as ImagingError {
-            _ = try? await thread.run { unlink(partial) }
+            _ = try? await thread.run(removePartial)
             await skip(item, "is not a photo the station can show: \(error)")
         } catch {
             await skip(item, "\(error)")
@@ -138,24 +143,6 @@ public final class InboxService: Service {
         try? await store.writing { store throws(StoreError) in
             try store.noteInboxFailure(item.photoID, error: reason, nextAttempt: next)
         }
-    }
-
-    /// The size of the partial download at `path`, creating its folder; 0 when there is none.
-    private static func prepare(_ path: String) throws(FileError) -> Int {
-        try AtomicFile.createFolder(URL(fileURLWithPath: path).deletingLastPathComponent().path)
-        var status = stat()
-        return stat(path, &status) == 0 ? Int(status.st_size) : 0
-    }
-
-    /// Appends `bytes` to the partial download and returns everything it holds now.
-    private static func append(_ bytes: [UInt8], to path: String) throws(FileError) -> [UInt8] {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw FileError(call: "open", path: path, errno: errno) }
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        let failure = errno
-        close(descriptor)
-        guard written == bytes.count else { throw FileError(call: "write", path: path, errno: failure) }
-        return try FileBytes.read(path, limit: maxPhotoBytes)
     }
 
     /// A JPEG the station can decode, within the decoder's limits: the same guarded path as a capture.

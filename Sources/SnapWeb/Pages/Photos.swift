@@ -12,7 +12,7 @@ extension WebApp {
             let words = self.words
             throw WebProblem.notFound(words("page.problem.no_photo"), words)
         }
-        let id = PhotoID(String(name.dropLast(suffix.count)))
+        let id = try photoID(String(name.dropLast(suffix.count)))
         guard let files = try store.photoFiles(id) else {
             let words = self.words
             throw WebProblem.notFound(
@@ -27,11 +27,22 @@ extension WebApp {
 
     /// `/received/ID.jpg`: a photo another member shared.
     func receivedFile(_ name: String, _ visitor: Visitor) throws -> WebReply {
-        guard name.hasSuffix(".jpg"), let photo = try store.receivedPhoto(PhotoID(String(name.dropLast(4)))) else {
+        guard name.hasSuffix(".jpg"), let id = PhotoID(parsing: String(name.dropLast(4))),
+            let photo = try store.receivedPhoto(id)
+        else {
             let words = self.words
             throw WebProblem.notFound(words("page.problem.no_photo"), words)
         }
         return try file(photo.path, type: "image/jpeg", name: "\(photo.member)-\(name)", visitor)
+    }
+
+    /// A photo id from a URL or a form; anything else is a photo the station does not have.
+    func photoID(_ text: String?) throws -> PhotoID {
+        guard let id = text.flatMap(PhotoID.init(parsing:)) else {
+            let words = self.words
+            throw WebProblem.notFound(words("page.problem.no_photo"), words)
+        }
+        return id
     }
 
     private func file(_ path: String?, type: String, name: String, _ visitor: Visitor) throws -> WebReply {

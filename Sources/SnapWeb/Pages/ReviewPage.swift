@@ -51,7 +51,7 @@ extension WebApp {
     func correctShown(_ visitor: Visitor) throws -> WebReply {
         let words = self.words
         let form = visitor.form
-        let id = PhotoID(form["photo"] ?? "")
+        let id = try photoID(form["photo"] ?? "")
         let sentence: String
         do {
             sentence = try form.text("sentence", label: words("page.meal.correct.field"), maxLength: Self.maxSentence)
@@ -75,7 +75,7 @@ extension WebApp {
     func submitReview(_ visitor: Visitor) throws -> WebReply {
         let words = self.words
         let form = visitor.form
-        let id = PhotoID(form["photo"] ?? "")
+        let id = try photoID(form["photo"] ?? "")
         let discard = form["decision"] == "discard"
         let shown: MealAnalysis? =
             if case .mealResult(let result)? = link.status().screen, result.photo.id == id { result.analysis } else {

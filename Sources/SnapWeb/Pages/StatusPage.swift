@@ -100,7 +100,7 @@ extension WebApp {
     /// Puts a meal whose analysis failed for good back in the delayed queue, and tells the station to look
     /// at the queue: the answer comes up for review on the station, as a queued meal's does.
     func analyseAgain(_ visitor: Visitor) throws -> WebReply {
-        let id = PhotoID(visitor.form["meal"] ?? "")
+        let id = try photoID(visitor.form["meal"] ?? "")
         let moment = now()
         let found = try store.writingAndWaiting { store throws(StoreError) in try store.retryAnalysis(id, now: moment) }
         guard found else {
