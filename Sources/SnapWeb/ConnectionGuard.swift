@@ -61,9 +61,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var deadline: Scheduled<Void>?
     /// A request's head came and its end has not.
     private var reading = false
-    /// The request streams an update bundle (`/update/upload`): each piece of its body restarts the body's
-    /// deadline, as a bundle of hundreds of MB takes minutes over Wi-Fi; a body that stops still ends.
+    /// The request streams an update bundle: each piece of its body restarts the body's deadline, as a
+    /// bundle of hundreds of MB takes minutes over Wi-Fi; a body that stops still ends. Only the page may
+    /// say so (`BodyStreams`), once it has checked the request's head: a `POST /update/upload` of a paired
+    /// browser with the session's CSRF token. Anything else, whatever its path, has the ordinary deadlines.
     private var streaming = false
+
+    /// Sent down the channel by the page when the request being read may stream its body.
+    struct BodyStreams: Sendable {}
     /// Answers owed: requests whose answer has not gone out yet.
     private var owed = 0
 
@@ -101,7 +106,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(let head):
             reading = true
             owed += 1
-            streaming = head.path == "/update/upload"
+            streaming = false
             arm(limits.body, context.channel)
         case .end:
             reading = false
@@ -111,6 +116,18 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             if streaming && owed > 0 { arm(limits.body, context.channel) }
         }
         context.fireChannelRead(data)
+    }
+
+    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        guard event is BodyStreams else {
+            context.triggerUserOutboundEvent(event, promise: promise)
+            return
+        }
+        if reading && owed > 0 {
+            streaming = true
+            arm(limits.body, context.channel)
+        }
+        promise?.succeed()
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {

@@ -178,6 +178,8 @@ struct PageResponder: HTTPResponder {
         case .refused(let reply): return Self.response(reply)
         case .file(let chosen): path = chosen
         }
+        // Checked: from now on each piece of the body restarts its deadline (ConnectionGuard).
+        context.channel?.triggerUserOutboundEvent(ConnectionGuard.BodyStreams(), promise: nil)
         let limit = app.config.update.maxBundleMB << 20
         var problem: WebApp.UploadProblem?
         var file: AtomicFile.Writer?
@@ -236,10 +238,13 @@ struct PageResponder: HTTPResponder {
 struct PageContext: RequestContext, RemoteAddressRequestContext {
     var coreContext: CoreRequestContextStorage
     let remoteAddress: SocketAddress?
+    /// The connection, which the page tells when a checked upload may stream (`ConnectionGuard.BodyStreams`).
+    let channel: (any Channel)?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        channel = source.channel
     }
 }
 

@@ -247,6 +247,64 @@ struct WebServerTests {
         }
     }
 
+    @Test("should let only a paired browser's checked upload stream its body; a GET or a stranger's POST keep the body's deadline")
+    func onlyCheckedUploadsStream() async throws {
+        let folder = TemporaryDirectory("trickle")
+        let rauc = try FakeRAUC(in: folder.path + "/system")
+        let updater = SlotUpdater(
+            rauc: rauc.path, folder: folder.path + "/records", imageVersion: "1.0.0", logger: Logger(label: "test"))
+        let station = try WebTestStation(updater: updater)
+        let browser = try station.pair()
+        let limits = ConnectionLimits(head: .seconds(1), body: .seconds(2), perClient: 8)
+        try await serving(station, limits: limits) { base in
+            let port = try #require(URL(string: base)?.port)
+            let upload = "POST /update/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n"
+                + "X-Bundle-Name: snapstation-2.0.0.raucb\r\nContent-Type: application/octet-stream\r\n"
+            let heads = [
+                "GET /update/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n",
+                upload + "\r\n",
+                upload + "Cookie: \(browser.cookie)\r\nX-CSRF-Token: x\(browser.csrf)\r\n\r\n",
+                upload + "Cookie: \(browser.cookie)\r\nX-CSRF-Token: \(browser.csrf)\r\n\r\n",
+            ]
+            let sockets = try heads.indices.map { try connect(from: "127.0.0.\(30 + $0)", port: port) }
+            defer { sockets.forEach { close($0) } }
+            for (fd, head) in zip(sockets, heads) { send(fd, head) }
+            let started = ContinuousClock.now
+            var closedAfter: [Int32: Duration] = [:]
+            // A byte to each every 200 ms, for 6 s: three times the body's deadline.
+            _ = await eventually(within: 6, every: .milliseconds(200)) {
+                for fd in sockets where closedAfter[fd] == nil {
+                    if endedAfterAnswer(fd) {
+                        closedAfter[fd] = ContinuousClock.now - started
+                    } else {
+                        _ = Glibc.send(fd, "1", 1, Int32(MSG_NOSIGNAL))
+                    }
+                }
+                return false
+            }
+            let names = ["GET", "POST without a session", "POST with a wrong token", "POST paired with its token"]
+            for (fd, name) in zip(sockets, names) {
+                print("trickled body: \(name) closed after \(closedAfter[fd].map { "\($0)" } ?? "no close in 6 s")")
+            }
+            for fd in sockets.prefix(3) {
+                let after = try #require(closedAfter[fd], "a trickled body that may not stream is closed")
+                #expect(after >= .seconds(2) && after < .seconds(5), "at the body's deadline: \(after)")
+            }
+            #expect(closedAfter[sockets[3]] == nil, "the checked upload streams on while its pieces come")
+        }
+    }
+
+    /// Whether the server ended `fd`, reading past whatever answer it sent first (a 401 or a 413 comes
+    /// before the body's end).
+    private func endedAfterAnswer(_ fd: Int32) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let got = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if got > 0 { continue }
+            return got == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)
+        }
+    }
+
     /// Whether the server ended `fd`: a read answers end of file, or the reset that follows a byte sent
     /// after the server closed.
     private func endedByServer(_ fd: Int32) -> Bool {
