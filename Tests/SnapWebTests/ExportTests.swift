@@ -4,6 +4,8 @@ import SnapStore
 import SnapTestSupport
 import Testing
 
+@testable import SnapWeb
+
 /// The meal log as CSV and JSON, read back by Python's csv and json modules (what a script or a
 /// spreadsheet's importer does) and compared with the store.
 @Suite("The owner's page: the meal log exported")
@@ -87,7 +89,30 @@ struct ExportTests {
         let rows = try #require(try python(script, reply.body) as? [[String]])
         #expect(rows.first?.count == 9 && rows.count == 1 + meals.count)
         #expect(rows.dropFirst().map { $0[2] }.contains("Curry 🍛, mild"), "a comma in a field reads back")
-        #expect(reply.text.contains(";Curry 🍛, mild;"), "and needs no quotes with semicolons")
+        #expect(reply.text.contains(";\"Curry 🍛, mild\";"), "quoted all the same: a reader set to commas keeps it")
+    }
+
+    @Test("should put a ' before every text a spreadsheet would run, also behind invisible characters, and quote both separators")
+    func formulas() throws {
+        let station = try WebTestStation()
+        let browser = try station.pair()
+        let hostile = [
+            "\r\n=1+2", "=\u{301}HYPERLINK(\"http://x\")", "+\u{200D}5+6", "@SUM(1)", " =1", "\u{200B}=2", "\t=3",
+            "\u{FEFF}-4", "-",
+        ]
+        let plain = ["Toast;=3+4;x", "Toast", "Apple pie", "5 eggs", "a=b", "a,b"]
+        for (index, title) in (hostile + plain).enumerated() {
+            _ = try station.meal("f\(index)", title: title, items: [], day: station.today)
+        }
+        let reply = station.get("/export/meals.csv?from=\(station.today)&to=\(station.today)", cookie: browser.cookie)
+        let rows = try #require(try python(Self.readCSV, reply.body) as? [[String]])
+        let titles = rows.dropFirst().map { $0[2] }
+        for title in hostile { #expect(titles.contains("'" + title), "\(title.debugDescription) is prefixed") }
+        for title in plain { #expect(titles.contains(title), "\(title) reads back as it is") }
+        #expect(reply.text.contains(",\"Toast;=3+4;x\","), "a ; in an English export is quoted")
+        #expect(CSV.text("Toast") == "Toast" && CSV.text("") == "" && CSV.text("\u{200B}") == "\u{200B}")
+        #expect(CSV.field("a;b", ",") == "\"a;b\"" && CSV.field("a,b", ";") == "\"a,b\"")
+        #expect(CSV.field("a\tb", ",") == "\"a\tb\"" && CSV.field("plain", ";") == "plain")
     }
 
     @Test("should write the same meals as JSON, keep to the range asked, and refuse a range it cannot cover")

@@ -125,16 +125,48 @@ enum CSV {
         return "\u{FEFF}" + rows.map { $0.map { field($0, separator) }.joined(separator: separator) + "\r\n" }.joined()
     }
 
-    /// One field: quoted, with its quotes doubled, when it holds the separator, a quote or a line break.
+    /// One field: quoted, with its quotes doubled, when it holds a `,`, a `;`, a tab, a quote or a line break,
+    /// whatever the language's separator: a reader set to the other separator must not split it into cells
+    /// (OWASP, CSV injection).
     static func field(_ value: String, _ separator: String) -> String {
-        guard value.contains(where: { $0 == "\"" || $0.isNewline }) || value.contains(separator) else { return value }
+        let quoted = value.unicodeScalars.contains { scalar in
+            scalar == "," || scalar == ";" || scalar == "\t" || scalar == "\"" || scalar.isNewlineLike
+        }
+        guard quoted || value.contains(separator) else { return value }
         return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    /// A text from the AI or the owner as a cell: with a `'` before a leading `=`, `+`, `-`, `@` or tab,
-    /// which a spreadsheet would take for a formula.
+    /// A text from the AI or the owner as a cell: with a `'` before it when a spreadsheet would take it for
+    /// a formula, that is when it starts with `=`, `+`, `-`, `@`, a tab or a line break, also behind
+    /// leading spaces, control, zero-width and combining characters (judged by Unicode scalar: "\r\n=1+2"
+    /// is one grapheme, and "=\u{301}" another that starts with `=`).
     static func text(_ value: String) -> String {
-        guard let first = value.first, "=+-@\t\r".contains(first) else { return value }
+        let scalars = value.unicodeScalars
+        guard let first = scalars.first else { return value }
+        let meaningful = scalars.first { !$0.isIgnoredBeforeFormula }
+        let formula: Set<Unicode.Scalar> = ["=", "+", "-", "@"]
+        guard formula.contains(first) || "\t\r\n".unicodeScalars.contains(first)
+            || meaningful.map(formula.contains) == true
+        else { return value }
         return "'" + value
+    }
+}
+
+extension Unicode.Scalar {
+    /// A line feed, carriage return, vertical tab, form feed, next line, or line or paragraph separator.
+    fileprivate var isNewlineLike: Bool {
+        ["\n", "\r", "\u{0B}", "\u{0C}", "\u{85}", "\u{2028}", "\u{2029}"].contains(self)
+    }
+
+    /// What a spreadsheet skips before it reads a formula, or what shows nothing of its own: white space,
+    /// control and format characters (zero-width joiners, direction marks) and combining marks.
+    fileprivate var isIgnoredBeforeFormula: Bool {
+        switch properties.generalCategory {
+        case .control, .format, .spaceSeparator, .lineSeparator, .paragraphSeparator, .nonspacingMark,
+            .enclosingMark, .spacingMark:
+            true
+        default:
+            properties.isWhitespace
+        }
     }
 }
