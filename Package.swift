@@ -136,7 +136,7 @@ let package = Package(
         .executableTarget(
             name: "snapfuzz",
             dependencies: [
-                "SnapConfig", "SnapImaging", "SnapServices", "CSnapFuzz",
+                "SnapConfig", "SnapCore", "SnapFiles", "SnapImaging", "SnapServices", "CSnapFuzz",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(

@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import SnapConfig
+import SnapCore
+import SnapFiles
 import SnapImaging
 import SnapServices
 
@@ -13,8 +15,12 @@ enum FuzzTarget: String, CaseIterable {
     case aiAnswer = "ai-answer"
     /// A JPEG: its structure (scans), the guarded decode, EXIF orientation, the whole photo pipeline.
     case jpeg
-    /// A Supabase listing (PostgREST JSON) and an HTTP response's header block.
+    /// A Supabase listing (PostgREST JSON) and an HTTP response's header block; every photo that comes
+    /// out holds only what the edge lets through.
     case supabase
+    /// The CSV export: any titles and names, written with either separator and read back as RFC 4180
+    /// reads them, come back cell for cell, none a formula.
+    case csv
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -28,8 +34,18 @@ enum FuzzTarget: String, CaseIterable {
             _ = try? JPEG.decode(bytes, minimumLongestSide: 64, warnings: JPEGWarnings())
             _ = try? PhotoPipeline(maxSide: 128, thumbnailSide: 64).process(jpeg: bytes)
         case .supabase:
-            _ = try? SupabaseBackend.sharedItems(from: bytes, group: "Fuzz", logger: quiet)
+            for item in (try? SupabaseBackend.sharedItems(from: bytes, group: "Fuzz", logger: quiet)) ?? [] {
+                precondition(PhotoID(parsing: item.photoID.rawValue) != nil, "an id that is no PhotoID got through")
+                precondition(item.group == "Fuzz", "the row named the group")
+                precondition(
+                    item.location.split(separator: "/", omittingEmptySubsequences: false)
+                        .allSatisfy { FileName(String($0)) != nil },
+                    "an object path that is not plain names got through: \(item.location)")
+                precondition(item.member == item.member.printable(limit: 60), "a member's name not cleaned")
+            }
             _ = HTTPClient.parseHeaders(String(decoding: bytes, as: UTF8.self))
+        case .csv:
+            CSVCheck.roundTrip(bytes)
         }
     }
 }

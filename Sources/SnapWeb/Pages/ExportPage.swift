@@ -38,9 +38,9 @@ extension WebApp {
         let name = "snapstation-\(from)-\(to)"
         switch file {
         case "meals.csv":
-            return download(CSV.text(mealRows(meals), words), "\(name)-meals.csv", type: "text/csv")
+            return download(CSV.document(mealRows(meals), separator: words("csv.separator")), "\(name)-meals.csv", type: "text/csv")
         case "items.csv":
-            return download(CSV.text(itemRows(meals), words), "\(name)-items.csv", type: "text/csv")
+            return download(CSV.document(itemRows(meals), separator: words("csv.separator")), "\(name)-items.csv", type: "text/csv")
         case "meals.json":
             return download(try json(meals, from: from, to: to), "\(name).json", type: "application/json")
         default: throw WebProblem.notFound(words("page.problem.no_page", ["path": "/export/\(file)"]), words)
@@ -60,7 +60,7 @@ extension WebApp {
             + meals.map { meal in
                 let totals = meal.analysis.totals
                 return [
-                    meal.day.description, clock(meal.photo.takenAt), CSV.text(meal.analysis.title),
+                    meal.day.description, clock(meal.photo.takenAt), CSV.cell(meal.analysis.title),
                     String(totals.calories),
                     String(totals.protein), String(totals.carbs), String(totals.fats),
                     String(meal.analysis.items.count), meal.photo.id.rawValue,
@@ -73,8 +73,8 @@ extension WebApp {
             + meals.flatMap { meal in
                 meal.analysis.items.map { item in
                     [
-                        meal.day.description, clock(meal.photo.takenAt), CSV.text(meal.analysis.title),
-                        CSV.text(item.name),
+                        meal.day.description, clock(meal.photo.takenAt), CSV.cell(meal.analysis.title),
+                        CSV.cell(item.name),
                         String(item.grams), String(item.macros.calories), String(item.macros.protein),
                         String(item.macros.carbs), String(item.macros.fats),
                         item.contains.map(\.rawValue).sorted().joined(separator: " "), meal.photo.id.rawValue,
@@ -113,60 +113,5 @@ extension WebApp {
                 ("Content-Disposition", "attachment; filename=\"\(filename)\""), ("Cache-Control", "no-store"),
             ],
             body: Array(text.utf8))
-    }
-}
-
-/// Comma-separated values as RFC 4180 writes them, for spreadsheets.
-enum CSV {
-    /// The rows with a UTF-8 byte-order mark before them (Excel reads UTF-8 only with it), the fields
-    /// apart by the language's separator and CRLF after each row.
-    static func text(_ rows: [[String]], _ words: Words) -> String {
-        let separator = words("csv.separator")
-        return "\u{FEFF}" + rows.map { $0.map { field($0, separator) }.joined(separator: separator) + "\r\n" }.joined()
-    }
-
-    /// One field: quoted, with its quotes doubled, when it holds a `,`, a `;`, a tab, a quote or a line break,
-    /// whatever the language's separator: a reader set to the other separator must not split it into cells
-    /// (OWASP, CSV injection).
-    static func field(_ value: String, _ separator: String) -> String {
-        let quoted = value.unicodeScalars.contains { scalar in
-            scalar == "," || scalar == ";" || scalar == "\t" || scalar == "\"" || scalar.isNewlineLike
-        }
-        guard quoted || value.contains(separator) else { return value }
-        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-
-    /// A text from the AI or the owner as a cell: with a `'` before it when a spreadsheet would take it for
-    /// a formula, that is when it starts with `=`, `+`, `-`, `@`, a tab or a line break, also behind
-    /// leading spaces, control, zero-width and combining characters (judged by Unicode scalar: "\r\n=1+2"
-    /// is one grapheme, and "=\u{301}" another that starts with `=`).
-    static func text(_ value: String) -> String {
-        let scalars = value.unicodeScalars
-        guard let first = scalars.first else { return value }
-        let meaningful = scalars.first { !$0.isIgnoredBeforeFormula }
-        let formula: Set<Unicode.Scalar> = ["=", "+", "-", "@"]
-        guard formula.contains(first) || "\t\r\n".unicodeScalars.contains(first)
-            || meaningful.map(formula.contains) == true
-        else { return value }
-        return "'" + value
-    }
-}
-
-extension Unicode.Scalar {
-    /// A line feed, carriage return, vertical tab, form feed, next line, or line or paragraph separator.
-    fileprivate var isNewlineLike: Bool {
-        ["\n", "\r", "\u{0B}", "\u{0C}", "\u{85}", "\u{2028}", "\u{2029}"].contains(self)
-    }
-
-    /// What a spreadsheet skips before it reads a formula, or what shows nothing of its own: white space,
-    /// control and format characters (zero-width joiners, direction marks) and combining marks.
-    fileprivate var isIgnoredBeforeFormula: Bool {
-        switch properties.generalCategory {
-        case .control, .format, .spaceSeparator, .lineSeparator, .paragraphSeparator, .nonspacingMark,
-            .enclosingMark, .spacingMark:
-            true
-        default:
-            properties.isWhitespace
-        }
     }
 }
