@@ -2,7 +2,8 @@
 """Checks the Supabase stand-in (Tests/Fakes/fake_services.py --postgres) end to end over HTTP, the way
 the station calls it: members that sign up and make or join their groups through the public API
 (Tests/Support/supabase_members.py), uploads, row inserts, reads, ranged downloads, bulk deletes, and the
-48-hour expiry; groups made, joined and left through /rest/v1/rpc; then Auth and the gateway: sign-up and
+48-hour expiry; groups made, joined and left through /rest/v1/rpc; what a hostile member tries (photo ids
+that are paths, times and days of its choosing, a freed group name); then Auth and the gateway: sign-up and
 sign-in, the API keys on /auth and /rest but not /storage, expired access tokens as each service answers
 them (a token that expired honestly, on a fake with --jwt-expiry 2), refresh-token rotation and reuse,
 and sign-out; and Auth's admin API as a project owner uses it: a member disabled with the service_role key
@@ -103,10 +104,30 @@ class Station:
     def select(self, query):
         return self.fake.json("GET", f"/rest/v1/group_photos?{query}", None, self.headers)
 
+    def folder(self, group):
+        """The group's folder in the bucket, as the station reads it (a member sees its group's row), or
+        None when the caller sees no such group."""
+        status, rows = self.fake.json("GET", f"/rest/v1/groups?select=folder&name=eq.{quote(group)}", None,
+                                      self.headers)
+        assert status == 200 and len(rows) <= 1, (status, rows)
+        return rows[0]["folder"] if rows else None
 
-def photo_row(photo_id, group=GROUP, day=DAY, size=None):
+    def rpc(self, name, arguments=None, method="POST", body=None):
+        """(status, headers, answer) of /rest/v1/rpc/NAME: the arguments as the JSON body, or for GET in the
+        query string."""
+        path = f"/rest/v1/rpc/{name}"
+        if method == "GET":
+            path += "?" + urlencode(arguments or {})
+        elif body is None:
+            body = json.dumps(arguments or {}).encode()
+        status, headers, data = self.fake.call(method, path, body, {**self.headers, "Content-Type": "application/json"})
+        return status, headers, (json.loads(data) if data else None)
+
+
+def photo_row(photo_id, folder, group=GROUP, day=DAY, size=None):
+    """A station's row; its object is FOLDER/DAY/PHOTO.jpg, FOLDER the group's folder (Station.folder)."""
     taken = NOW - timedelta(minutes=2)
-    return {"group_name": group, "day": day, "photo_id": photo_id, "object_path": f"{group}/{day}/{photo_id}.jpg",
+    return {"group_name": group, "day": day, "photo_id": photo_id, "object_path": f"{folder}/{day}/{photo_id}.jpg",
             "byte_size": size, "taken_at": taken.isoformat(), "expires_at": (taken + timedelta(hours=48)).isoformat()}
 
 
@@ -122,7 +143,6 @@ def error_of(answer):
 
 def run(fake):
     photo = jpeg(120_000)
-    path = f"{GROUP}/{DAY}/p1.jpg"
 
     with check("members: sign up, make or join with a code the first asks for; the 13th join is refused with 409"):
         kitchen = Station(fake, GROUP, "Kitchen")
@@ -138,54 +158,66 @@ def run(fake):
                 ("/rest/v1/rpc/join_group", 409, "PT409"), refusal
             assert refusal.answer["message"] == f"group {GROUP} already has 12 members", refusal
 
+    with check("rest: a member reads its group's folder (groups?select=folder&name=eq.NAME); others get []; anon 401"):
+        family, climbers = kitchen.folder(GROUP), garage.folder("Climbers")
+        assert re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", family), family
+        assert hall.folder(GROUP) == family and climbers not in (None, family), (family, climbers)
+        assert garage.folder(GROUP) is None and kitchen.folder("Climbers") is None
+        status, answer = fake.json("GET", f"/rest/v1/groups?select=folder&name=eq.{quote(GROUP)}", None,
+                                   {"apikey": kitchen.headers["apikey"]})
+        assert (status, answer["code"]) == (401, "42501"), (status, answer)
+        path = f"{family}/{DAY}/p1.jpg"
+
     with check("storage: upload (x-upsert) answers the Key; again rewrites; without upsert 409; elsewhere 403"):
         status, answer = kitchen.upload(path, photo)
         assert status == 200 and answer["Key"] == f"snapstation/{path}" and answer["Id"], (status, answer)
         assert kitchen.upload(path, photo)[0] == 200
         assert error_of(kitchen.upload(path, photo, upsert=False))[:2] == (400, "409")
-        assert error_of(garage.upload(f"{GROUP}/{DAY}/g.jpg", photo)) == \
+        assert error_of(garage.upload(f"{family}/{DAY}/g.jpg", photo)) == \
             (400, "403", "new row violates row-level security policy")
         assert error_of(hall.upload(path, photo))[:2] == (400, "403"), "rewrote another member's object"
-        assert error_of(kitchen.upload(f"{GROUP}/{DAY}/big.jpg", jpeg(21 * 1024 * 1024)))[:2] == (400, "413")
-        assert error_of(kitchen.upload(f"{GROUP}/{DAY}/x.gif", photo, content_type="image/gif"))[:2] == (400, "415")
+        assert error_of(kitchen.upload(f"{GROUP}/{DAY}/by-name.jpg", photo))[:2] == (400, "403"), "under the name"
+        assert error_of(kitchen.upload(f"{family}/{DAY}/big.jpg", jpeg(21 * 1024 * 1024)))[:2] == (400, "413")
+        assert error_of(kitchen.upload(f"{family}/{DAY}/x.gif", photo, content_type="image/gif"))[:2] == (400, "415")
 
     with check("rest: insert answers 201 with no body; a retry 409 one_row_per_photo; a 2nd photo 409 daily rule"):
-        status, _, body = kitchen.insert(photo_row("p1", size=len(photo)))
+        status, _, body = kitchen.insert(photo_row("p1", family, size=len(photo)))
         assert (status, body) == (201, b""), (status, body)
-        status, _, body = kitchen.insert(photo_row("p1"))
+        status, _, body = kitchen.insert(photo_row("p1", family))
         answer = json.loads(body)
         assert status == 409 and answer["code"] == "23505" and "one_row_per_photo" in answer["message"], answer
-        assert kitchen.upload(f"{GROUP}/{DAY}/p2.jpg", photo)[0] == 200
-        status, _, body = kitchen.insert(photo_row("p2"))
+        assert kitchen.upload(f"{family}/{DAY}/p2.jpg", photo)[0] == 200
+        status, _, body = kitchen.insert(photo_row("p2", family))
         answer = json.loads(body)
         assert status == 409 and "one_photo_per_member_per_day" in answer["message"], (status, answer)
-        assert kitchen.delete([f"{GROUP}/{DAY}/p2.jpg"])[0] == 200
-        status, _, _ = kitchen.insert(photo_row("p1"), "return=minimal,resolution=ignore-duplicates",
+        assert kitchen.delete([f"{family}/{DAY}/p2.jpg"])[0] == 200
+        status, _, _ = kitchen.insert(photo_row("p1", family), "return=minimal,resolution=ignore-duplicates",
                                       "?on_conflict=member_id,photo_id")
         assert status == 201, "a retry that ignores its own duplicate"
         # photo_id is unique per member now: on_conflict=photo_id names no unique constraint, and PostgREST
         # answers PostgreSQL's 42P10 with 400.
-        status, _, body = kitchen.insert(photo_row("p1"), "return=minimal,resolution=ignore-duplicates",
+        status, _, body = kitchen.insert(photo_row("p1", family), "return=minimal,resolution=ignore-duplicates",
                                          "?on_conflict=photo_id")
         answer = json.loads(body)
         assert status == 400 and answer["code"] == "42P10", (status, answer)
         assert "no unique or exclusion constraint matching the ON CONFLICT" in answer["message"], answer
 
     with check("rest: a row must name the caller's own object (403 otherwise); photo ids are each member's"):
-        status, _, body = hall.insert(photo_row("h1") | {"object_path": path})  # kitchen's p1.jpg
+        status, _, body = hall.insert(photo_row("h1", family) | {"object_path": path})  # kitchen's p1.jpg
         assert status == 403 and json.loads(body)["code"] == "42501", (status, body)
-        status, _, body = hall.insert(photo_row("not-uploaded"))
+        status, _, body = hall.insert(photo_row("not-uploaded", family))
         assert status == 403 and json.loads(body)["code"] == "42501", (status, body)
         # Kitchen's photo id again, from a member of another group: its own object, its own row.
-        assert garage.upload(f"Climbers/{DAY}/p1.jpg", photo)[0] == 200
-        status, _, body = garage.insert(photo_row("p1", group="Climbers"))
+        assert garage.upload(f"{climbers}/{DAY}/p1.jpg", photo)[0] == 200
+        status, _, body = garage.insert(photo_row("p1", climbers, group="Climbers"))
         assert status == 201, (status, body)
 
     with check("rest: refusals: other group 403 42501, anon 401, bad JWT 401 PGRST301, no apikey 401, no update"):
-        status, _, body = garage.insert(photo_row("g1"))
+        status, _, body = garage.insert(photo_row("g1", family))
         assert status == 403 and json.loads(body)["code"] == "42501", (status, body)
         anon = {"apikey": kitchen.headers["apikey"], "Content-Type": "application/json"}
-        status, headers, body = fake.call("POST", "/rest/v1/group_photos", json.dumps(photo_row("a1")).encode(), anon)
+        row = json.dumps(photo_row("a1", family)).encode()
+        status, headers, body = fake.call("POST", "/rest/v1/group_photos", row, anon)
         assert status == 401 and json.loads(body)["code"] == "42501", (status, body)
         forged = {**kitchen.headers, "Authorization": kitchen.headers["Authorization"][:-2] + "xx"}
         status, answer = fake.json("GET", "/rest/v1/group_photos", None, forged)
@@ -229,7 +261,7 @@ def run(fake):
     with check("storage: bulk delete removes only one's own objects; what is gone is no error"):
         status, deleted = hall.delete([path])
         assert (status, deleted) == (200, []), (status, deleted)
-        status, deleted = kitchen.delete([path, f"{GROUP}/{DAY}/never-there.jpg"])
+        status, deleted = kitchen.delete([path, f"{family}/{DAY}/never-there.jpg"])
         assert status == 200 and [d["name"] for d in deleted] == [path], deleted
         status, objects = fake.json("GET", "/_control/objects")
         assert path not in objects, objects
@@ -240,13 +272,14 @@ def run(fake):
         assert hall.select(f"group_name=eq.{quote(GROUP)}") == (200, [])
         assert fake.json("POST", "/_control/expire") == (200, {"deleted": 2})
         assert fake.json("GET", "/_control/rows") == (200, [])
-        assert kitchen.upload(f"{GROUP}/{DAY}/p3.jpg", photo)[0] == 200
-        assert kitchen.insert(photo_row("p3"))[0] == 201
+        assert kitchen.upload(f"{family}/{DAY}/p3.jpg", photo)[0] == 200
+        assert kitchen.insert(photo_row("p3", family))[0] == 201
 
     with check("storage: an upload without Cache-Control is no-cache; a form upload's cacheControl is max-age"):
         # A group of its own: GROUP is full. On this fake tokens last an hour (--jwt-expiry 2 is run_auth's).
-        project, key = Project(fake), Station(fake, "Lofts", "Attic").token
-        name = f"Lofts/{DAY}/attic.jpg"
+        attic = Station(fake, "Lofts", "Attic")
+        project, key = Project(fake), attic.token
+        name = f"{attic.folder('Lofts')}/{DAY}/attic.jpg"
         status, _, _ = fake.call("POST", f"/storage/v1/object/snapstation/{quote(name)}", jpeg(1000),
                                  {"Authorization": f"Bearer {key}", "Content-Type": "image/jpeg"})
         assert status == 200 and project.storage(key, name)[1]["Cache-Control"] == "no-cache"
@@ -278,17 +311,6 @@ class Caller(Station):
         member = sign_up_member(fake.url, anon_key, None, None)
         self.fake, self.user_id, self.token = fake, member["user_id"], member["access_token"]
         self.headers = {"apikey": anon_key, "Authorization": f"Bearer {self.token}"}
-
-    def rpc(self, name, arguments=None, method="POST", body=None):
-        """(status, headers, answer) of /rest/v1/rpc/NAME: the arguments as the JSON body, or for GET in the
-        query string."""
-        path = f"/rest/v1/rpc/{name}"
-        if method == "GET":
-            path += "?" + urlencode(arguments or {})
-        elif body is None:
-            body = json.dumps(arguments or {}).encode()
-        status, headers, data = self.fake.call(method, path, body, {**self.headers, "Content-Type": "application/json"})
-        return status, headers, (json.loads(data) if data else None)
 
 
 def error_body(status_and_answer, status, code):
@@ -325,8 +347,13 @@ def run_rpc(fake):
         assert status == 200 and CODE.fullmatch(renewed) and renewed != state["code"], renewed
         error_body(stranger.rpc("join_group", {"invite_code": state["code"], "member_name": "S"}), 403, "PT403")
         assert stranger.rpc("join_group", {"invite_code": renewed, "member_name": "S"})[::2] == (200, "RPC Group")
-        message = error_body(owner.rpc("create_group", {"group_name": "RPC Group", "member_name": "K"}), 409, "PT409")
-        assert message == "a group named RPC Group exists already", message
+        # A taken name: one answer for a member and for anyone else, naming neither the group nor a member.
+        taken = [owner.rpc("create_group", {"group_name": "RPC Group", "member_name": "K"}),
+                 Caller(fake, anon_key).rpc("create_group", {"group_name": "RPC Group", "member_name": "K"})]
+        assert taken[0][::2] == taken[1][::2], taken
+        message = error_body(taken[0], 409, "PT409")
+        assert message == "this group name is taken: choose another", message
+        assert taken[0][2]["hint"] == "To join a group, ask one of its members for an invite code.", taken
         error_body(owner.rpc("create_group", {"group_name": "A/B", "member_name": "K"}), 400, "PT400")
         error_body(owner.rpc("create_group", {"group_name": "Fine", "member_name": ""}), 400, "PT400")
         error_body(Caller(fake, anon_key).rpc("group_invite", {"group_name": "RPC Group"}), 403, "PT403")
@@ -367,9 +394,10 @@ def run_rpc(fake):
         error_body(owner.rpc("group_invite", {"group_name": "RPC Group"}, method="GET"), 405, "25006")
 
     with check("rpc: leave_group answers the paths of the rows it deleted; then nothing of the group; again 404"):
-        name = f"RPC Group/{DAY}/hall-1.jpg"
+        folder = guest.folder("RPC Group")
+        name = f"{folder}/{DAY}/hall-1.jpg"
         assert guest.upload(name, jpeg(2000))[0] == 200
-        assert guest.insert(photo_row("hall-1", group="RPC Group"))[0] == 201
+        assert guest.insert(photo_row("hall-1", folder, group="RPC Group"))[0] == 201
         status, _, paths = guest.rpc("leave_group", {"group_name": "RPC Group"})
         assert (status, paths) == (200, [name]), (status, paths)
         assert guest.select("select=photo_id") == (200, [])
@@ -378,6 +406,81 @@ def run_rpc(fake):
         assert status == 200 and [d["name"] for d in deleted] == [name], deleted
         message = error_body(guest.rpc("leave_group", {"group_name": "RPC Group"}), 404, "PT404")
         assert message == "you are not a member of group RPC Group", message
+
+
+def stored_time(text):
+    return datetime.fromisoformat(text)
+
+
+def run_hostile(fake):
+    """What a hostile member tries through the REST and Storage APIs (the audit of 2026-11-27, findings 1,
+    4 and 5): photo ids that are paths, times and days of its choosing, and a group made again under a
+    freed name to read what the old one left behind."""
+    mallory = Station(fake, "Hostile & Co", "Mallory")
+    folder = mallory.folder("Hostile & Co")
+    own = f"{folder}/{DAY}/plain.jpg"  # its own object, in its group's folder: only the id is wrong below
+    assert mallory.upload(own, jpeg(1000))[0] == 200
+
+    with check("rest: photo ids ../../x, /abs/path, a/../../x, 300 characters: 400 23514; one with a NUL 400 22P05"):
+        for photo_id in ("../../x", "/abs/path", "a/../../x", "x" * 300, "..", "a.b"):
+            status, _, body = mallory.insert(photo_row(photo_id, folder, group="Hostile & Co") | {"object_path": own})
+            answer = json.loads(body)
+            assert (status, answer["code"]) == (400, "23514"), (photo_id, status, answer)
+            assert answer["message"] == ('new row for relation "group_photos" violates check constraint '
+                                         '"photo_id_is_a_plain_name"'), answer
+        # JSON carries a NUL as \u0000, which PostgreSQL's text refuses before any rule looks at the row.
+        status, _, body = mallory.insert(photo_row("a\x00b", folder, group="Hostile & Co") | {"object_path": own})
+        answer = json.loads(body)
+        assert (status, answer["code"]) == (400, "22P05"), (status, answer)
+        assert answer["message"] == "unsupported Unicode escape sequence", answer
+        assert [row for row in fake.json("GET", "/_control/rows")[1] if row["group_name"] == "Hostile & Co"] == []
+
+    with check("rest: taken_at a week ago is stored as the server's time, expires_at 10 days on as 48 h on"):
+        row = photo_row("clock", folder, group="Hostile & Co") | {
+            "taken_at": (NOW - timedelta(days=7)).isoformat(), "expires_at": (NOW + timedelta(days=10)).isoformat()}
+        assert mallory.upload(row["object_path"], jpeg(1000))[0] == 200
+        status, _, body = mallory.insert(row, prefer="return=representation")
+        assert status == 201, (status, body)
+        stored = json.loads(body)[0]
+        taken, expires, created = (stored_time(stored[key]) for key in ("taken_at", "expires_at", "created_at"))
+        assert taken == created and expires == created + timedelta(hours=48), stored
+        assert abs(datetime.now(timezone.utc) - taken) < timedelta(minutes=1), stored
+
+    with check("rest: a day 3 days ago or 3 days ahead is refused (403 42501), whatever taken_at says"):
+        for days in (-3, 3):
+            day = (NOW + timedelta(days=days)).date().isoformat()
+            row = photo_row(f"day{days}", folder, group="Hostile & Co", day=day) | {
+                "taken_at": (NOW + timedelta(days=days)).isoformat()}
+            assert mallory.upload(row["object_path"], jpeg(1000))[0] == 200
+            status, _, body = mallory.insert(row)
+            assert (status, json.loads(body)["code"]) == (403, "42501"), (days, status, body)
+
+    with check("storage: a group made again under a freed name has a new folder and reads none of the old objects"):
+        alice = Station(fake, "Freed", "Alice")
+        old = alice.folder("Freed")
+        names = [f"{old}/{DAY}/alice-{index}.jpg" for index in range(3)]
+        for name in names:
+            assert alice.upload(name, jpeg(1000))[0] == 200
+        assert alice.insert(photo_row("alice-0", old, group="Freed"))[0] == 201
+        # Alice leaves without deleting her objects (a station's delete can fail): the group and its name go.
+        assert alice.rpc("leave_group", {"group_name": "Freed"})[::2] == (200, [names[0]])
+        bob = Station(fake, "Freed", "Bob")  # create_group: the name is free
+        carol = Station(fake, "Freed", "Carol", inviter=bob)
+        new = bob.folder("Freed")
+        assert new not in (None, old) and carol.folder("Freed") == new, (old, new)
+        for member in (bob, carol):
+            for name in names:
+                status, _, body = member.download(name)
+                assert (status, json.loads(body)["statusCode"]) == (400, "404"), (name, status, body)
+            assert error_of(member.upload(f"{old}/{DAY}/mine.jpg", jpeg(1000)))[:2] == (400, "403")
+            assert member.delete(names) == (200, [])
+        # The new group shares as ever; Alice still has her own objects to delete.
+        assert bob.upload(f"{new}/{DAY}/bob-0.jpg", jpeg(1000))[0] == 200
+        assert bob.insert(photo_row("bob-0", new, group="Freed"))[0] == 201
+        assert carol.download(f"{new}/{DAY}/bob-0.jpg")[0] == 200
+        assert alice.download(names[1])[0] == 200
+        status, deleted = alice.delete(names)
+        assert status == 200 and sorted(d["name"] for d in deleted) == names, deleted
 
 
 AUTH_JSON = {"Content-Type": "application/json"}
@@ -673,6 +776,7 @@ def main():
             try:
                 run(fake)
                 run_rpc(fake)
+                run_hostile(fake)
                 run_admin(fake)
             finally:
                 fake.close()

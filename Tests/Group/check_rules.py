@@ -10,6 +10,7 @@ one connection per station. Prints each check with its time and `group rules: N 
 non-zero on any failure. --keep leaves the database (snapstation_rules) for a look with psql.
 """
 import hashlib
+import json
 import re
 import sys
 import time
@@ -18,8 +19,8 @@ from datetime import datetime, timedelta
 
 import groupdb
 from groupdb import psycopg, sql
-from rules_harness import (NOW, TODAY, Rules, count, insert_photo, insert_row, photo_path, photo_row, put_object,
-                           refused, remove_object, run_together)
+from rules_harness import (NOW, OTHER_DAY, TODAY, Rules, age, count, insert_photo, insert_row, photo_path, photo_row,
+                           put_object, refused, remove_object, run_together)
 
 DATABASE = "snapstation_rules"
 checks = []
@@ -36,11 +37,14 @@ def check(title):
 # ---------------------------------------------------------------------------------------------------------
 # The checks
 
-@check("schema: loads into a fresh database, and loads again over itself")
+@check("schema: loads into a fresh database, and loads again over itself with the same rules")
 def schema_loads(rules):
+    loaded = []
     for _ in range(2):
         rules.admin.execute(groupdb.PRELUDE.read_text())
         rules.admin.execute(groupdb.schema_without_schedule())
+        loaded.append(rules_of(rules.admin))
+    assert loaded[0] == loaded[1], "loading the schema again changed its rules"
     tables = {name for (name,) in rules.admin.execute(
         "select tablename from pg_tables where schemaname = 'public' and rowsecurity")}
     assert tables == {"groups", "members", "group_photos", "group_invites", "invite_attempts"}, tables
@@ -57,10 +61,12 @@ def schema_upgrades(rules):
             connection.execute(groupdb.schema_without_schedule())
             columns = connection.execute("select count(*) from information_schema.columns where "
                                          "table_name = 'group_photos' and column_name = 'member_id'").fetchone()[0]
+            upgraded = rules_of(connection)
             policies = {name for (name,) in connection.execute(
                 "select policyname from pg_policies where schemaname = 'storage' and tablename = 'objects'")}
         assert columns == 1, "the old group_photos table is still there"
         assert all(name.startswith("snapstation: ") for name in policies), f"old policies left: {policies}"
+        assert upgraded == rules_of(rules.admin), "the upgraded project's rules are not a new one's"
     finally:
         rules.cluster.drop_database(database)
 
@@ -134,19 +140,20 @@ def member_cap_concurrent(rules):
 def daily_rule_race_in_transaction(rules):
     members = rules.add_group("Racers", 12, prefix="Racer")
     stations = [rules.station(user) for user in members]
+    folder = rules.folder("Racers")
     for index, user in enumerate(members):  # uploaded first, as the station does
         for suffix in "ab":
-            rules.place_object(user, photo_path("Racers", f"race-{index}-{suffix}"))
+            rules.place_object(user, photo_path(folder, f"race-{index}-{suffix}"))
 
     def share_twice(station, index):
         def action(barrier):
             with station.transaction() as connection:
                 barrier.wait()
-                connection.execute(*insert_photo("Racers", f"race-{index}-a"))
+                connection.execute(*insert_photo("Racers", f"race-{index}-a", folder=folder))
                 connection.execute("select pg_sleep(0.03)")
                 try:
                     with connection.transaction():  # a savepoint: the first photo stays
-                        connection.execute(*insert_photo("Racers", f"race-{index}-b"))
+                        connection.execute(*insert_photo("Racers", f"race-{index}-b", folder=folder))
                 except psycopg.Error as error:
                     return error
             return "both shared"
@@ -165,16 +172,16 @@ def daily_rule_race_in_transaction(rules):
 def daily_rule_race_across_transactions(rules):
     members = rules.admin.execute("select m.user_id from public.members m join public.groups g on g.id = m.group_id "
                                   "where g.name = 'Racers'").fetchall()
-    yesterday, taken = TODAY - timedelta(days=1), NOW - timedelta(hours=20)
     stations = [rules.station(user) for (user,) in members for _ in range(2)]
+    folder = rules.folder("Racers")
     for index, station in enumerate(stations):
-        rules.place_object(station.user, photo_path("Racers", f"yesterday-{index}", yesterday))
+        rules.place_object(station.user, photo_path(folder, f"other-day-{index}", OTHER_DAY))
 
     def share(station, index):
         def action(barrier):
             with station.transaction() as connection:
                 barrier.wait()
-                connection.execute(*insert_photo("Racers", f"yesterday-{index}", yesterday, taken))
+                connection.execute(*insert_photo("Racers", f"other-day-{index}", OTHER_DAY, folder=folder))
                 connection.execute("select pg_sleep(0.03)")
             return "shared"
         return action
@@ -187,7 +194,7 @@ def daily_rule_race_across_transactions(rules):
     assert all(r.sqlstate == "23505" and r.diag.constraint_name == "one_photo_per_member_per_day"
                for r in losers), losers
     assert count(rules, "select count(*) from public.group_photos where group_name = 'Racers' and day = %s",
-                 [yesterday]) == 12
+                 [OTHER_DAY]) == 12
 
 
 @check("daily rule: a station in two groups shares one photo in each the same day, not two in one")
@@ -230,25 +237,24 @@ def rls_insert(rules):
     assert outsider_group
 
 
-@check("RLS insert: row checks hold (size, 48-hour expiry, folder); the day is when taken; nothing past now + 49 h")
+@check("RLS insert: row checks hold (size, an expiry already past); not outside the group's folder; not 3 days off")
 def row_checks(rules):
     user = rules.add_member("Checkers", "Board")
     station = rules.station(user)
     refused(lambda: station.share("Checkers", "big", byte_size=20 * 1024 * 1024 + 1), "23514", "byte_size_up_to_20_mb")
-    refused(lambda: station.share("Checkers", "long", expires_at=NOW + timedelta(hours=48, minutes=1)),
+    refused(lambda: station.share("Checkers", "past", expires_at=NOW - timedelta(minutes=1)),
             "23514", "expires_within_48_hours")
-    # A station's row outside its group's folder meets the insert policy first (row-level security is
-    # checked before constraints); the constraint holds for the admin too, whom no policy binds.
-    refused(lambda: station.share("Checkers", "elsewhere", object_path="Family/x.jpg"), "42501",
-            message="row-level security")
-    refused(lambda: rules.admin.execute(*insert_row(photo_row("Checkers", "elsewhere", member_id=user,
-                                                              object_path="Family/x.jpg"))),
-            "23514", "object_in_group_folder")
-    refused(lambda: station.share("Checkers", "old-day", day=TODAY - timedelta(days=3)), "42501",
-            message="row-level security")
-    future = NOW + timedelta(hours=3)
-    refused(lambda: station.share("Checkers", "future", day=future.date(), taken=future), "42501",
-            message="row-level security")
+    # Outside the group's folder: another group's, or a folder named after a group (no folder a policy
+    # allows); the object is the caller's own, so the folder alone refuses it.
+    for folder in (rules.folder("Family"), "Checkers", "Family"):
+        elsewhere = rules.place_object(user, f"{folder}/{TODAY}/elsewhere.jpg")
+        refused(lambda: station.share("Checkers", "elsewhere", object_path=elsewhere, upload=False), "42501",
+                message="row-level security")
+    # A day no longer current anywhere, or not yet begun anywhere, whatever taken_at says.
+    for days in (-3, -2, 2, 3):
+        day = TODAY + timedelta(days=days)
+        refused(lambda: station.share("Checkers", f"day{days}", day=day, taken=NOW + timedelta(days=days)), "42501",
+                message="row-level security")
     station.share("Checkers", "fine", byte_size=2_000_000)
     station.close()
 
@@ -257,9 +263,9 @@ def row_checks(rules):
 def rls_read(rules):
     reader = rules.add_member("Readers", "Lamp")
     writer = rules.station(rules.add_member("Readers", "Pen"))
+    writer.share("Readers", "expired", day=OTHER_DAY)
+    age(rules, "expired", hours=50)  # shared 50 hours ago
     writer.share("Readers", "fresh")
-    taken = NOW - timedelta(hours=50)
-    writer.share("Readers", "expired", day=taken.date(), taken=taken, expires_at=taken + timedelta(hours=48))
     writer.close()
     station = rules.station(reader)
     groups = {group for (group,) in station.run("select distinct group_name from public.group_photos")}
@@ -286,19 +292,22 @@ def rls_no_changes(rules):
     station.close()
 
 
-@check("storage: upload only into one's groups' folders; rewrite only one's own objects")
+@check("storage: upload only into one's groups' folders (not under a group's name); rewrite only one's own objects")
 def storage_upload(rules):
     a, b = rules.add_member("Gardeners", "Rake"), rules.add_member("Gardeners", "Hoe")
     station_a, station_b = rules.station(a), rules.station(b)
-    put_object(station_a, f"Gardeners/{TODAY}/a.jpg")
-    put_object(station_a, f"Gardeners/{TODAY}/a.jpg", upsert=True)
-    refused(lambda: put_object(station_a, f"Family/{TODAY}/a.jpg"), "42501", message="row-level security")
-    refused(lambda: put_object(station_a, "loose.jpg"), "42501", message="row-level security")
-    refused(lambda: put_object(station_b, f"Gardeners/{TODAY}/a.jpg", upsert=True), "42501",
+    mine = rules.folder("Gardeners")
+    put_object(station_a, f"{mine}/{TODAY}/a.jpg")
+    put_object(station_a, f"{mine}/{TODAY}/a.jpg", upsert=True)
+    refused(lambda: put_object(station_a, f"{rules.folder('Family')}/{TODAY}/a.jpg"), "42501",
+            message="row-level security")
+    for name in (f"Gardeners/{TODAY}/a.jpg", f"{mine.upper()}/{TODAY}/a.jpg", "loose.jpg", f"{uuid.uuid4()}/a.jpg"):
+        refused(lambda: put_object(station_a, name), "42501", message="row-level security")
+    refused(lambda: put_object(station_b, f"{mine}/{TODAY}/a.jpg", upsert=True), "42501",
             message="row-level security")
     unknown, anon = rules.station(uuid.uuid4()), rules.station(None, role="anon")
-    refused(lambda: put_object(unknown, f"Gardeners/{TODAY}/u.jpg"), "42501")
-    refused(lambda: put_object(anon, f"Gardeners/{TODAY}/n.jpg"), "42501")
+    refused(lambda: put_object(unknown, f"{mine}/{TODAY}/u.jpg"), "42501")
+    refused(lambda: put_object(anon, f"{mine}/{TODAY}/n.jpg"), "42501")
     for caller in (station_a, station_b, unknown, anon):
         caller.close()
 
@@ -308,7 +317,7 @@ def storage_read_delete(rules):
     a, b = rules.add_member("Gardeners", "Spade"), rules.add_member("Gardeners", "Fork")
     outsider = rules.add_member("Sculptors", "Hammer")
     station_a, station_b, station_out = rules.station(a), rules.station(b), rules.station(outsider)
-    name = f"Gardeners/{TODAY}/spade.jpg"
+    name = rules.path("Gardeners", "spade")
     put_object(station_a, name)
     find = "select name from storage.objects where bucket_id = 'snapstation' and name = %s"
     assert station_b.run(find, [name]) == [(name,)]
@@ -325,22 +334,234 @@ def storage_read_delete(rules):
 
 
 # ---------------------------------------------------------------------------------------------------------
+# Photo ids, the server's times and the day rule; each group's own folder
+
+BAD_PHOTO_IDS = ("../../x", "/abs/path", "a/../../x", "x" * 300, "x" * 65, "", "..", "a.b", "abc\n", "a b", "caf\u00e9")
+
+
+@check("photo ids: letters, digits, - and _, 1 to 64: ../../x, /abs/path, a/../../x, 300 characters refused (23514)")
+def photo_ids(rules):
+    user = rules.add_member("Namers", "Quill")
+    station = rules.station(user)
+    path = rules.place_object(user, rules.path("Namers", "plain"))  # the caller's own object: only the id is wrong
+    for photo_id in BAD_PHOTO_IDS:
+        refused(lambda: station.share("Namers", photo_id, object_path=path, upload=False), "23514",
+                "photo_id_is_a_plain_name")
+        # A check, not a policy: it binds the admin too.
+        row = photo_row("Namers", photo_id, member_id=user, object_path=path)
+        refused(lambda: rules.admin.execute(*insert_row(row)), "23514", "photo_id_is_a_plain_name")
+    # A NUL never reaches a row: text refuses it, in SQL and in the JSON the REST API inserts from.
+    refused(lambda: station.run("select 'a' || chr(0) || 'b'"), "54000", message="null character not permitted")
+    refused(lambda: station.run("select photo_id from json_populate_recordset(null::public.group_photos, %s::json)",
+                                [json.dumps([{"photo_id": "a\x00b"}])]), "22P05",
+            message="unsupported Unicode escape sequence")
+    assert count(rules, "select count(*) from public.group_photos where group_name = 'Namers'") == 0
+    # What stations make, and the shortest and longest.
+    fine = ("20261123-120000-ab12", "A_z-09", "x" * 64, "-", "_")
+    for index, photo_id in enumerate(fine):
+        namer = rules.station(rules.add_member("Namers", f"Namer {index}"))
+        namer.share("Namers", photo_id)
+        namer.close()
+    assert sorted(p for (p,) in rules.admin.execute("select photo_id from public.group_photos "
+                                                    "where group_name = 'Namers'")) == sorted(fine)
+    station.close()
+
+
+def share_in_transaction(rules, user, row):
+    """Uploads the row's object and inserts the row as `user`; answers the transaction's now(), which is
+    what the server stamps, and the stored taken_at, expires_at and created_at."""
+    rules.place_object(user, row["object_path"])
+    station = rules.station(user)
+    try:
+        with station.transaction() as connection:
+            connection.execute(*insert_row(row))
+            now = connection.execute("select now()").fetchone()[0]
+    finally:
+        station.close()
+    stored = rules.admin.execute("select taken_at, expires_at, created_at from public.group_photos "
+                                 "where photo_id = %s", [row["photo_id"]]).fetchone()
+    return now, stored
+
+
+@check("server times: taken_at is the server's now() whatever is sent; expires_at at most 48 h on, an earlier one kept")
+def server_times(rules):
+    users = rules.add_group("Clocks", 5, prefix="Clock")
+    folder = rules.folder("Clocks")
+    hours = timedelta(hours=1)
+    # taken_at sent a week ago, expires_at 10 days ahead: now() and now() + 48 h.
+    now, stored = share_in_transaction(rules, users[0], photo_row(
+        "Clocks", "week-old", folder=folder, taken_at=NOW - timedelta(days=7), expires_at=NOW + 240 * hours))
+    assert stored == (now, now + 48 * hours, now), (now, stored)
+    # taken_at two days ahead, expires_at an hour ahead: the station's own earlier expiry stays.
+    early = NOW + hours
+    now, stored = share_in_transaction(rules, users[1], photo_row(
+        "Clocks", "early", folder=folder, taken_at=NOW + 48 * hours, expires_at=early))
+    assert stored == (now, early, now), (now, stored)
+    # Neither sent: the server's.
+    row = photo_row("Clocks", "unsent", folder=folder)
+    del row["taken_at"], row["expires_at"]
+    now, stored = share_in_transaction(rules, users[2], row)
+    assert stored == (now, now + 48 * hours, now), (now, stored)
+    # An expiry already past is refused (the row would be hidden at once); the admin's rows are stamped too.
+    refused(lambda: share_in_transaction(rules, users[3], photo_row(
+        "Clocks", "expired", folder=folder, expires_at=NOW - timedelta(minutes=1))), "23514", "expires_within_48_hours")
+    rules.admin.execute(*insert_row(photo_row("Clocks", "by-admin", folder=folder, member_id=users[4],
+                                              taken_at=NOW - timedelta(days=30), expires_at=NOW + 100 * hours)))
+    taken, expires, created = rules.admin.execute("select taken_at, expires_at, created_at from public.group_photos "
+                                                  "where photo_id = 'by-admin'").fetchone()
+    assert taken == created and expires == created + 48 * hours, (taken, expires, created)
+
+
+@check("day rule: a row's day must be current somewhere on Earth now, the UTC-12 date to the UTC+14 date")
+def day_rule_now(rules):
+    users = rules.add_group("Calendars", 11, prefix="Page")
+    folder = rules.folder("Calendars")
+    accepted, expected = [], []
+    for offset, user in zip(range(-5, 6), users):
+        day = TODAY + timedelta(days=offset)
+        rules.place_object(user, photo_path(folder, f"page{offset}", day))
+        station = rules.station(user)
+        with station.transaction() as connection:
+            utc = connection.execute("select now() at time zone 'UTC'").fetchone()[0]
+            try:
+                with connection.transaction():
+                    connection.execute(*insert_photo("Calendars", f"page{offset}", day, folder=folder))
+                accepted.append(day)
+            except psycopg.Error as error:
+                assert error.sqlstate == "42501" and "row-level security" in str(error), error
+        station.close()
+        if (utc - timedelta(hours=12)).date() <= day <= (utc + timedelta(hours=14)).date():
+            expected.append(day)
+    assert accepted == expected and 2 <= len(accepted) <= 3 and TODAY in accepted, (accepted, expected)
+    # The same days as the time zones at both ends of the Earth have them (POSIX names: Etc/GMT+12 is UTC-12).
+    first, last, edges = rules.admin.execute(
+        "select (now() at time zone 'Etc/GMT+12')::date, (now() at time zone 'Etc/GMT-14')::date, "
+        "array[public.snapstation_day_is_current((now() at time zone 'Etc/GMT+12')::date - 1, now()), "
+        "      public.snapstation_day_is_current((now() at time zone 'Etc/GMT+12')::date, now()), "
+        "      public.snapstation_day_is_current((now() at time zone 'Etc/GMT-14')::date, now()), "
+        "      public.snapstation_day_is_current((now() at time zone 'Etc/GMT-14')::date + 1, now())]").fetchone()
+    assert edges == [False, True, True, False] and (last - first).days in (1, 2), (first, last, edges)
+
+
+@check("day rule: the audit's seven rows at once get 2 or 3 in; over any 48 hours at most 5 days are current, "
+       "so at most 5 of a member's rows are visible at once (7 before)")
+def day_rule_audit(rules):
+    mallory, reader = rules.add_member("Audit", "Mallory"), rules.add_member("Audit", "Reader")
+    station = rules.station(mallory)
+    # The audit's rows: days from 3 before to 3 after, taken_at from 48 h ago to 48 h ahead, each expiring
+    # as late as the previous rules let it (now + 49 h).
+    for offset in range(-3, 4):
+        try:
+            station.share("Audit", f"audit{offset + 3}", day=TODAY + timedelta(days=offset),
+                          taken=NOW + timedelta(hours=16 * offset), expires_at=NOW + timedelta(hours=49))
+        except psycopg.Error as error:
+            assert error.sqlstate == "42501", error
+    station.close()
+    station = rules.station(reader)
+    visible = station.run("select day, taken_at, expires_at, created_at from public.group_photos "
+                          "where group_name = 'Audit'")
+    station.close()
+    assert 2 <= len(visible) <= 3, visible
+    assert all(taken == created and expires == created + timedelta(hours=48) for _, taken, expires, created in visible)
+    # Over time: a row is visible for at most 48 hours after it came in, and each of a member's rows in a
+    # group has a day of its own that was current when it came in. So at any moment T at most as many of
+    # its rows are visible as there were days current at some moment of the 48 hours before T. The rule
+    # itself answers, for every half hour T of a day and every quarter hour of the 48 hours before it.
+    per_end = rules.admin.execute("""
+        with ends as (
+            select date_trunc('day', now()) + make_interval(mins => 30 * n) as t from generate_series(0, 47) n
+        ), moments as (
+            select t, t - make_interval(mins => 15 * k) as moment from ends, generate_series(0, 191) k
+            union all
+            select t, t - interval '48 hours' + interval '1 second' from ends
+        ), current_days as (
+            select t, moment, d::date as day
+            from moments, generate_series(now() - interval '5 days', now() + interval '3 days', interval '1 day') d
+            where public.snapstation_day_is_current(d::date, moment)
+        ), per_moment as (
+            select t, moment, count(*) as days from current_days group by t, moment
+        )
+        select extract(hour from c.t)::int, count(distinct c.day),
+               (select min(days) from per_moment p where p.t = c.t),
+               (select max(days) from per_moment p where p.t = c.t)
+        from current_days c group by c.t order by c.t""").fetchall()
+    assert len(per_end) == 48, per_end
+    assert all(2 <= least and most <= 3 for _, _, least, most in per_end), per_end
+    assert max(days for _, days, _, _ in per_end) == 5 and all(4 <= days <= 5 for _, days, _, _ in per_end), per_end
+    # The worst: from 10:00 UTC (a new UTC+14 date) to noon (the UTC-12 date of 48 hours before ends).
+    assert [hour for hour, days, _, _ in per_end if days == 5] == [10, 10, 11, 11], per_end
+
+
+@check("folders: each group has its own random folder; a member reads its groups' folders, anyone else none")
+def folders(rules):
+    left = rules.add_member("Folders A", "Left")
+    rules.add_member("Folders B", "Right")
+    mine, theirs = rules.folder("Folders A"), rules.folder("Folders B")
+    uuid_text = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
+    assert mine != theirs and uuid_text.fullmatch(mine) and uuid_text.fullmatch(theirs), (mine, theirs)
+    assert count(rules, "select count(distinct folder) from public.groups") == count(
+        rules, "select count(*) from public.groups")
+    station = rules.station(left)
+    # What the station asks: GET /rest/v1/groups?select=folder&name=eq.NAME
+    assert station.run("select folder::text from public.groups where name = 'Folders A'") == [(mine,)]
+    assert station.run("select folder from public.groups where name = 'Folders B'") == []
+    assert station.run("select public.snapstation_my_group_folders()") == [(mine,)]
+    station.close()
+
+
+@check("folders: a group made again under a freed name gets a new folder and reads none of the old group's objects")
+def freed_name(rules):
+    alice, bob, carol = (rules.station(rules.new_user()) for _ in range(3))
+    alice.call("create_group", group_name="Freed", member_name="Alice")
+    old = rules.folder("Freed")
+    alice.share("Freed", "alice-1")
+    shared = rules.path("Freed", "alice-1")
+    left_behind = [shared] + [f"{old}/{TODAY}/alice-{index}.jpg" for index in range(2, 8)]
+    for name in left_behind[1:]:
+        put_object(alice, name)
+    # Alice leaves and does not delete her objects (a station's delete can fail); the group and name go.
+    assert alice.call("leave_group", group_name="Freed") == (200, [shared])
+    assert count(rules, "select count(*) from public.groups where name = 'Freed'") == 0
+    code = bob.call("create_group", group_name="Freed", member_name="Bob")[1]
+    assert carol.call("join_group", invite_code=code, member_name="Carol") == (200, "Freed")
+    new = rules.folder("Freed")
+    assert new != old, new
+    everything = "select name from storage.objects where bucket_id = 'snapstation' order by name"
+    for caller in (bob, carol):
+        assert caller.run(everything) == [], "the new group reads the old group's objects"
+        assert caller.run("select name from storage.objects where name = any(%s)", [left_behind]) == []
+        refused(lambda: put_object(caller, f"{old}/{TODAY}/mine.jpg"), "42501", message="row-level security")
+        assert remove_object(caller, shared) == 0
+    # The new group's own photos are read as ever; Alice still reads and deletes hers, and only hers.
+    bob.share("Freed", "bob-1")
+    assert carol.run(everything) == [(rules.path("Freed", "bob-1"),)]
+    assert alice.run(everything) == [(name,) for name in sorted(left_behind)]
+    assert all(remove_object(alice, name) == 1 for name in left_behind)
+    for caller in (alice, bob, carol):
+        caller.close()
+
+
+# ---------------------------------------------------------------------------------------------------------
 # Photo rows name the caller's own objects; photo ids are each member's
 
 @check("RLS insert: a row must name an object the caller uploaded, under the row's group and day")
 def rls_own_object(rules):
     a, b = rules.add_member("Owners", "Attic"), rules.add_member("Owners", "Barn")
     station_a = rules.station(a)
-    theirs = rules.place_object(b, photo_path("Owners", "b1"))
+    theirs = rules.place_object(b, rules.path("Owners", "b1"))
     refused(lambda: station_a.share("Owners", "a-claims-b", object_path=theirs, upload=False), "42501",
             message="row-level security")
     refused(lambda: station_a.share("Owners", "a-nothing", upload=False), "42501", message="row-level security")
     yesterday = TODAY - timedelta(days=1)
-    other_day = rules.place_object(a, photo_path("Owners", "a-other-day", yesterday))
+    other_day = rules.place_object(a, rules.path("Owners", "a-other-day", yesterday))
     refused(lambda: station_a.share("Owners", "a-other-day", object_path=other_day, upload=False), "42501",
             message="row-level security")
-    # Deeper folders under GROUP/DAY/ are fine, when the object is the caller's.
-    deeper = rules.place_object(a, f"Owners/{TODAY}/{a}/a1.jpg")
+    # Under the group's name instead of its folder (as the previous versions of schema.sql had it): refused.
+    by_name = rules.place_object(a, f"Owners/{TODAY}/a-by-name.jpg")
+    refused(lambda: station_a.share("Owners", "a-by-name", object_path=by_name, upload=False), "42501",
+            message="row-level security")
+    # Deeper folders under FOLDER/DAY/ are fine, when the object is the caller's.
+    deeper = rules.place_object(a, f"{rules.folder('Owners')}/{TODAY}/{a}/a1.jpg")
     station_a.share("Owners", "a1", object_path=deeper, upload=False)
     assert count(rules, "select count(*) from public.group_photos where group_name = 'Owners'") == 1
     station_a.close()
@@ -351,8 +572,8 @@ def photo_id_per_member(rules):
     a, b = rules.add_member("Twins", "Left"), rules.add_member("Twins", "Right")
     for user in (a, b):
         station = rules.station(user)
-        station.share("Twins", "same-id", object_path=rules.place_object(user, f"Twins/{TODAY}/{user}/same-id.jpg"),
-                      upload=False)
+        station.share("Twins", "same-id", upload=False,
+                      object_path=rules.place_object(user, f"{rules.folder('Twins')}/{TODAY}/{user}/same-id.jpg"))
         station.close()
     c, d = rules.add_member("Alpha", "Up"), rules.add_member("Beta", "Down")
     rules.station(c).share("Alpha", "same-id-2")
@@ -361,7 +582,7 @@ def photo_id_per_member(rules):
     # The station's retried insert: ON CONFLICT (member_id, photo_id) DO NOTHING, what PostgREST runs for
     # ?on_conflict=member_id,photo_id with resolution=ignore-duplicates; on_conflict=photo_id no longer fits.
     station = rules.station(a)
-    query, values = insert_photo("Twins", "same-id", object_path=f"Twins/{TODAY}/{a}/same-id.jpg")
+    query, values = insert_photo("Twins", "same-id", object_path=f"{rules.folder('Twins')}/{TODAY}/{a}/same-id.jpg")
     assert station.run(query + sql.SQL(" on conflict (member_id, photo_id) do nothing"), values) == 0
     refused(lambda: station.run(query + sql.SQL(" on conflict (photo_id) do nothing"), values), "42P10",
             message="no unique or exclusion constraint matching the ON CONFLICT")
@@ -384,7 +605,7 @@ def schema_upgrades_photo_id(rules):
             connection.execute("insert into public.groups (name) values ('Old')")
             connection.execute("insert into public.members (group_id, user_id, name) "
                                "select id, %s, 'Old station' from public.groups", [user])
-            connection.execute(*insert_row(photo_row("Old", "old-1", member_id=user)))
+            connection.execute(*insert_row(photo_row("Old", "old-1", member_id=user, object_path="any/old-1.jpg")))
             connection.execute(groupdb.schema_without_schedule())
             definition = connection.execute(
                 "select pg_get_constraintdef(oid) from pg_constraint where conname = 'one_row_per_photo' "
@@ -393,6 +614,123 @@ def schema_upgrades_photo_id(rules):
         assert definition == "UNIQUE (member_id, photo_id)" and rows == 1, (definition, rows)
     finally:
         rules.cluster.drop_database(database)
+
+
+# What the previous docs/supabase/schema.sql had where this one differs, put back over the current file: photo
+# ids checked for their length only, the station's own times and a day near them, each group's objects
+# under its name.
+PREVIOUS_VERSION = """
+drop trigger stamp_share on public.group_photos;
+drop function public.snapstation_stamp_share();
+drop policy "members share into their groups" on public.group_photos;
+create policy "members share into their groups" on public.group_photos
+    for insert to authenticated
+    with check (
+        member_id = (select auth.uid())
+        and group_name in (select public.snapstation_my_groups())
+        and expires_at <= now() + interval '49 hours'
+        and day between (taken_at at time zone 'UTC')::date - 1 and (taken_at at time zone 'UTC')::date + 1
+        and (storage.foldername(object_path))[1:2] = array[group_name, to_char(day, 'YYYY-MM-DD')]
+        and exists (
+            select from storage.objects o
+            where o.bucket_id = 'snapstation' and o.name = object_path and o.owner_id = (select auth.uid()::text)
+        )
+    );
+drop function public.snapstation_day_is_current(date, timestamptz);
+alter table public.group_photos
+    drop constraint photo_id_is_a_plain_name,
+    add constraint photo_id_length check (length(photo_id) between 1 and 200),
+    add constraint object_in_group_folder check (split_part(object_path, '/', 1) = group_name);
+drop policy "snapstation: members upload into their groups" on storage.objects;
+create policy "snapstation: members upload into their groups" on storage.objects
+    for insert to authenticated
+    with check (bucket_id = 'snapstation' and (storage.foldername(name))[1] in (select public.snapstation_my_groups()));
+drop policy "snapstation: members rewrite their own uploads" on storage.objects;
+create policy "snapstation: members rewrite their own uploads" on storage.objects
+    for update to authenticated
+    using (bucket_id = 'snapstation' and owner_id = (select auth.uid()::text))
+    with check (bucket_id = 'snapstation' and owner_id = (select auth.uid()::text)
+                and (storage.foldername(name))[1] in (select public.snapstation_my_groups()));
+drop policy "snapstation: members read their groups" on storage.objects;
+create policy "snapstation: members read their groups" on storage.objects
+    for select to authenticated
+    using (bucket_id = 'snapstation' and (storage.foldername(name))[1] in (select public.snapstation_my_groups()));
+drop function public.snapstation_my_group_folders();
+alter table public.groups drop column folder;
+"""
+
+
+def rules_of(connection):
+    """What decides who may do what, as text: the constraints, columns, triggers and functions of `public`,
+    and the policies of `public` and `storage`."""
+    queries = {
+        "constraints": "select conrelid::regclass::text, conname, pg_get_constraintdef(oid) from pg_constraint "
+                       "where connamespace = 'public'::regnamespace",
+        "columns": "select table_name, column_name, data_type, is_nullable, column_default "
+                   "from information_schema.columns where table_schema = 'public'",
+        "triggers": "select tgrelid::regclass::text, tgname, pg_get_triggerdef(oid) from pg_trigger "
+                    "where not tgisinternal and tgrelid::regclass::text like 'public.%'",
+        "functions": "select p.oid::regprocedure::text, md5(p.prosrc), p.prosecdef, p.provolatile, "
+                     "coalesce(p.proconfig::text, ''), coalesce(p.proacl::text, '') "
+                     "from pg_proc p where p.pronamespace = 'public'::regnamespace",
+        "policies": "select schemaname, tablename, policyname, cmd, roles::text, coalesce(qual, ''), "
+                    "coalesce(with_check, '') from pg_policies where schemaname in ('public', 'storage')",
+    }
+    return {name: sorted(connection.execute(query).fetchall()) for name, query in queries.items()}
+
+
+@check("schema: upgrades the previous version to exactly the new rules: ids like ../../x go, groups get folders, "
+       "objects under a group's name are their owners' alone")
+def schema_upgrades_folders(rules):
+    database = DATABASE + "_upgrade_folders"
+    rules.cluster.create_database(database)
+    project = Rules(rules.cluster, database)
+    stations = []
+    try:
+        project.admin.execute(groupdb.PRELUDE.read_text())
+        project.admin.execute(groupdb.schema_without_schedule())
+        project.admin.execute(PREVIOUS_VERSION)
+        alice, bob = project.add_member("Family", "Alice"), project.add_member("Family", "Bob")
+        outsider = project.add_member("Others", "Carol")
+        stations = [project.station(user) for user in (alice, bob, outsider)]
+        station_a, station_b, station_c = stations
+        # Under the previous rules: Alice's photo under the group's name, which Bob reads; and a row whose
+        # id is a path (the audit's finding 1).
+        photo, hostile = f"Family/{TODAY}/a1.jpg", f"Family/{OTHER_DAY}/a2.jpg"
+        for name in (photo, hostile):
+            put_object(station_a, name)
+        station_a.share("Family", "a1", object_path=photo, upload=False)
+        station_a.share("Family", "../../../victim", day=OTHER_DAY, object_path=hostile, upload=False)
+        find = "select name from storage.objects where bucket_id = 'snapstation' and name = %s"
+        assert station_b.run(find, [photo]) == [(photo,)]
+
+        project.admin.execute(groupdb.schema_without_schedule())
+        assert rules_of(project.admin) == rules_of(rules.admin), "the upgraded project's rules are not a new one's"
+        rows = project.admin.execute("select photo_id from public.group_photos order by photo_id").fetchall()
+        assert rows == [("a1",)], rows
+        folders = [folder for (folder,) in project.admin.execute("select folder::text from public.groups")]
+        assert len(set(folders)) == 2 and all(uuid.UUID(folder) for folder in folders), folders
+        # The old objects are their owner's alone: Bob no longer reads them; Alice reads and deletes hers.
+        assert station_b.run(find, [photo]) == [] and station_c.run(find, [photo]) == []
+        assert station_a.run(find, [photo]) == [(photo,)]
+        assert remove_object(station_a, photo) == 1 and remove_object(station_a, hostile) == 1
+        # Sharing goes on under the group's folder; a row under its name is refused.
+        refused(lambda: station_b.share("Family", "b-by-name", object_path=put_and_name(station_b, "Family")),
+                "42501", message="row-level security")
+        station_b.share("Family", "b1")
+        assert sorted(p for (p,) in station_a.run("select photo_id from public.group_photos")) == ["a1", "b1"]
+    finally:
+        for station in stations:
+            station.close()
+        project.admin.close()
+        rules.cluster.drop_database(database)
+
+
+def put_and_name(station, folder):
+    """An object of `station`'s under FOLDER/TODAY/ (where the policies let it upload), and its name."""
+    name = f"{folder}/{TODAY}/{uuid.uuid4().hex[:8]}.jpg"
+    station.rules.place_object(station.user, name)
+    return name
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -448,7 +786,7 @@ def rpc_create_group(rules):
     assert timedelta(days=6, hours=23) < stored[1] <= timedelta(days=7), stored
     assert station.run("select name from public.groups") == [("Invited",)]
     refused(lambda: station.call("create_group", group_name="Invited", member_name="Hall"), "PT409",
-            message="a group named Invited exists already")
+            message="this group name is taken: choose another")
     for name in ("A/B", "Café", "", None, "x" * 101):
         refused(lambda: station.call("create_group", group_name=name, member_name="Hall"), "PT400",
                 message="is not a group name")
@@ -459,6 +797,23 @@ def rpc_create_group(rules):
     assert len(codes) == 20 and all(CODE.fullmatch(c) for c in codes), codes
     station.close()
     rules.invited_code = code
+
+
+@check("rpc create_group: a taken name answers one PT409 to a member and to anyone else, naming no group or member")
+def rpc_create_group_taken(rules):
+    member, outsider = rules.station(rules.new_user()), rules.station(rules.new_user())
+    assert CODE.fullmatch(member.call("create_group", group_name="Walled Garden", member_name="Secret Kitchen")[1])
+    answers = []
+    for caller in (member, outsider):
+        error = refused(lambda: caller.call("create_group", group_name="Walled Garden", member_name="Hall"), "PT409")
+        answers.append((error.diag.message_primary, error.diag.message_detail, error.diag.message_hint))
+    assert answers[0] == answers[1], answers
+    message, detail, hint = answers[0]
+    assert message == "this group name is taken: choose another" and detail is None, answers
+    assert not any(word in f"{message} {hint}" for word in ("Walled", "Garden", "Secret", "Kitchen", "12")), hint
+    assert members_of(rules, "Walled Garden") == ["Secret Kitchen"]
+    for caller in (member, outsider):
+        caller.close()
 
 
 @check("rpc join_group: the code (any case, dashes or not) joins; again changes nothing; members see each other")
@@ -600,12 +955,13 @@ def rpc_leave_group(rules):
     assert leave.call("join_group", invite_code=code, member_name="Leaves") == (200, "Leavers")
     stay.share("Leavers", "stays-1")
     leave.share("Leavers", "leaves-1")
-    sticker = rules.place_object(leave_user, f"Leavers/{TODAY}/leaves-1-sticker.png")
+    stays_1, leaves_1 = rules.path("Leavers", "stays-1"), rules.path("Leavers", "leaves-1")
+    sticker = rules.place_object(leave_user, f"{rules.folder('Leavers')}/{TODAY}/leaves-1-sticker.png")
     assert len(leave.run("select photo_id from public.group_photos where group_name = 'Leavers'")) == 2
     find = "select name from storage.objects where bucket_id = 'snapstation' and name = %s"
-    assert leave.run(find, [photo_path("Leavers", "stays-1")]) != []
+    assert leave.run(find, [stays_1]) != []
 
-    assert leave.call("leave_group", group_name="Leavers") == (200, [photo_path("Leavers", "leaves-1")])
+    assert leave.call("leave_group", group_name="Leavers") == (200, [leaves_1])
     assert members_of(rules, "Leavers") == ["Stays"]
     assert count(rules, "select count(*) from public.group_photos where group_name = 'Leavers' and member_id = %s",
                  [leave_user]) == 0
@@ -614,17 +970,17 @@ def rpc_leave_group(rules):
     assert leave.run("select * from public.group_photos") == []
     assert leave.run("select * from public.members") == []
     assert leave.run("select * from public.groups") == []
-    assert leave.run(find, [photo_path("Leavers", "stays-1")]) == []
+    assert leave.run(find, [stays_1]) == []
     refused(lambda: leave.share("Leavers", "leaves-2", upload=False), "42501", message="row-level security")
     # ...but still deletes its own objects through the Storage API.
-    assert remove_object(leave, photo_path("Leavers", "leaves-1")) == 1
+    assert remove_object(leave, leaves_1) == 1
     assert remove_object(leave, sticker) == 1
-    assert remove_object(leave, photo_path("Leavers", "stays-1")) == 0
+    assert remove_object(leave, stays_1) == 0
     refused(lambda: leave.call("leave_group", group_name="Leavers"), "PT404",
             message="you are not a member of group Leavers")
     refused(lambda: leave.call("group_invite", group_name="Leavers"), "PT403")
     # The last member leaving takes the group and its code with it; the name is free again.
-    assert stay.call("leave_group", group_name="Leavers") == (200, [photo_path("Leavers", "stays-1")])
+    assert stay.call("leave_group", group_name="Leavers") == (200, [stays_1])
     assert count(rules, "select count(*) from public.groups where name = 'Leavers'") == 0
     assert count(rules, "select count(*) from public.group_invites i where not exists "
                         "(select from public.groups g where g.id = i.group_id)") == 0
@@ -681,7 +1037,7 @@ def rpc_group_members_last_shared(rules):
         [("Door", True, None), ("Attic", False, shared_at), ("Cellar", False, None)]
     # The station's retry, which the REST API ignores (on_conflict=member_id,photo_id, ignore-duplicates),
     # and a second photo that day (the daily rule refuses it) leave it as it was.
-    query, values = insert_photo("Roll Call", "roll-1")
+    query, values = insert_photo("Roll Call", "roll-1", folder=rules.folder("Roll Call"))
     assert attic.run(query + sql.SQL(" on conflict (member_id, photo_id) do nothing"), values) == 0
     refused(lambda: attic.share("Roll Call", "roll-2"), "23505", "one_photo_per_member_per_day")
     assert last_shared(rules, "Roll Call")["Attic"] == shared_at
@@ -741,7 +1097,7 @@ def schema_upgrades_last_shared(rules):
             connection.execute("insert into public.members (group_id, user_id, name) select id, %s, 'Sharer' "
                                "from public.groups union all select id, %s, 'Quiet' from public.groups",
                                [sharer, quiet])
-            connection.execute(*insert_row(photo_row("Old", "old-1", member_id=sharer)))
+            connection.execute(*insert_row(photo_row("Old", "old-1", member_id=sharer, object_path="any/old-1.jpg")))
             connection.execute(groupdb.schema_without_schedule())
             filled = dict(connection.execute("select name, last_shared_at from public.members").fetchall())
             created = connection.execute("select created_at from public.group_photos").fetchone()[0]
@@ -753,10 +1109,14 @@ def schema_upgrades_last_shared(rules):
 @check("cleanup: snapstation_expire_photos() deletes the expired rows and only those")
 def cleanup(rules):
     station = rules.station(rules.add_member("Sweepers", "Broom"))
-    for hours_ago, photo in ((75, "gone-1"), (50, "gone-2"), (1, "kept")):
-        taken = NOW - timedelta(hours=hours_ago)
-        station.share("Sweepers", photo, day=taken.date(), taken=taken)
-    station.close()
+    for hours_ago, photo, day in ((75, "gone-1", OTHER_DAY), (50, "gone-2", TODAY)):
+        station.share("Sweepers", photo, day=day)
+        age(rules, photo, hours=hours_ago)
+    other = rules.station(rules.add_member("Sweepers", "Mop"))
+    other.share("Sweepers", "kept")
+    age(rules, "kept", hours=1)
+    for caller in (station, other):
+        caller.close()
     expired = count(rules, "select count(*) from public.group_photos where expires_at <= now()")
     unexpired = count(rules, "select count(*) from public.group_photos where expires_at > now()")
     assert expired >= 2

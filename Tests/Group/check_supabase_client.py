@@ -119,7 +119,7 @@ def run(target):
     client = target.client()
     today = datetime.now(timezone.utc).date().isoformat()
     photo_id = f"py-{uuid.uuid4().hex[:12]}"
-    name = f"{target.group}/{today}/{photo_id}.jpg"
+    name = None  # FOLDER/DAY/PHOTO.jpg, once the group's folder is read
     jpeg = b"\xff\xd8\xff\xe0" + os.urandom(4000) + b"\xff\xd9"
     state = {}
 
@@ -152,8 +152,16 @@ def run(target):
         user = client.auth.get_user(state["session"].access_token).user
         assert user.id == state["session"].user.id and user.email == target.email.lower()
 
-    with check("storage: upload into the group's folder (before its row: the row must name one's own object)"):
+    with check("rest: the member reads its group's folder (groups, select=folder, name=eq.GROUP)"):
         client.auth.refresh_session()  # a fresh token for the next few seconds
+        rows = client.table("groups").select("folder").eq("name", target.group).execute().data
+        assert len(rows) == 1 and re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+                                               rows[0]["folder"]), rows
+        state.update(folder=rows[0]["folder"])
+        name = f"{rows[0]['folder']}/{today}/{photo_id}.jpg"
+
+    with check("storage: upload into the group's folder (before its row: the row must name one's own object)"):
+        client.auth.refresh_session()
         uploaded = client.storage.from_("snapstation").upload(name, jpeg, {"content-type": "image/jpeg",
                                                                           "upsert": "true"})
         assert uploaded.path == name, uploaded
@@ -167,6 +175,8 @@ def run(target):
         try:
             inserted = client.table("group_photos").insert(row).execute().data
             assert inserted[0]["photo_id"] == photo_id and inserted[0]["member_name"], inserted
+            # The server's time, not the one sent (a minute earlier).
+            assert datetime.fromisoformat(inserted[0]["taken_at"]) > taken + timedelta(seconds=30), inserted
         except APIError as error:
             # A real project's member may have shared today already (an earlier run): the daily rule.
             assert target.real and error.code == "23505" and "one_photo_per_member_per_day" in error.message, error
@@ -207,7 +217,9 @@ def run(target):
             rows = member.table("group_photos").select("photo_id,member_name").eq("group_name", target.group) \
                 .eq("day", today).execute().data
             assert [(r["photo_id"], r["member_name"]) for r in rows] == [(photo_id, "Python")], rows
-            theirs = f"{target.group}/{today}/py-{uuid.uuid4().hex[:12]}.jpg"
+            folder = member.table("groups").select("folder").eq("name", target.group).execute().data
+            assert folder == [{"folder": state["folder"]}], folder
+            theirs = f"{state['folder']}/{today}/py-{uuid.uuid4().hex[:12]}.jpg"
             bucket = member.storage.from_("snapstation")
             assert bucket.upload(theirs, jpeg, {"content-type": "image/jpeg"}).path == theirs
             assert [item["name"] for item in bucket.remove([theirs])] == [theirs]
@@ -225,15 +237,21 @@ def run(target):
                         .execute())
         assert (error.code, error.message) == ("PT403", "this invite code is not valid"), repr(error)
         error = refused(lambda: client.rpc("create_group", {"group_name": group, "member_name": "P"}).execute())
-        assert (error.code, error.message) == ("PT409", f"a group named {group} exists already"), repr(error)
-        state.update(rpc_group=group, rpc_code=renewed)
+        assert (error.code, error.message) == ("PT409", "this group name is taken: choose another"), repr(error)
+        state.update(rpc_group=group, rpc_code=renewed, taken=(error.code, error.message, error.hint, error.details))
 
     if target.real:
         print("note: join_group by a second user is not tried against a real project (it needs a second user)")
     else:
-        with check("rpc: a second user joins with the code (any case), sees the members; the replaced code is refused"):
+        with check("rpc: a second user gets the same 409 for the taken name, and the folder only once it joins with "
+                   "the code (any case); it sees the members; the replaced code is refused"):
             second = target.client()
             second.auth.sign_up({"email": f"python2-{uuid.uuid4().hex[:10]}@example.org", "password": target.password})
+            # Not a member yet: the taken name answers as it did the member; the group's folder is not to be seen.
+            error = refused(lambda: second.rpc("create_group", {"group_name": state["rpc_group"], "member_name": "S"})
+                            .execute())
+            assert (error.code, error.message, error.hint, error.details) == state["taken"], repr(error)
+            assert second.table("groups").select("folder").eq("name", state["rpc_group"]).execute().data == []
             error = refused(lambda: second.rpc("join_group", {"invite_code": code, "member_name": "Second"}).execute())
             assert error.code == "PT403", repr(error)
             joined = second.rpc("join_group", {"invite_code": state["rpc_code"].lower(), "member_name": "Second"}) \
@@ -241,6 +259,9 @@ def run(target):
             assert joined == state["rpc_group"], joined
             names = second.table("members").select("name").order("name").execute().data
             assert [row["name"] for row in names] == ["Python", "Second"], names
+            folders = [second.table("groups").select("folder").eq("name", state["rpc_group"]).execute().data,
+                       client.table("groups").select("folder").eq("name", state["rpc_group"]).execute().data]
+            assert len(folders[0]) == 1 and folders[0] == folders[1], folders
             state.update(second=second)
 
     with check("rpc: group_members lists the members in join order, four keys each; the caller's share; PT404"):

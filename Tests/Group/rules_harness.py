@@ -11,6 +11,9 @@ from groupdb import psycopg, sql
 
 NOW = datetime.now(timezone.utc)
 TODAY = NOW.date()
+# Another day that is current somewhere on Earth, which the insert policy takes besides today (the UTC-12
+# date to the UTC+14 date): yesterday is, until noon UTC, and tomorrow from 10:00 UTC; an hour's margin.
+OTHER_DAY = TODAY - timedelta(days=1) if NOW.hour < 11 else TODAY + timedelta(days=1)
 
 
 class Rules:
@@ -35,6 +38,16 @@ class Rules:
 
     def add_group(self, group, count, prefix="Station"):
         return [self.add_member(group, f"{prefix} {index + 1}") for index in range(count)]
+
+    def folder(self, group):
+        """The group's folder in the bucket (groups.folder as text, as the station reads it), read as the admin."""
+        row = self.admin.execute("select folder::text from public.groups where name = %s", [group]).fetchone()
+        assert row, f"there is no group {group}"
+        return row[0]
+
+    def path(self, group, photo_id, day=TODAY):
+        """FOLDER/DAY/PHOTO.jpg of the group's folder, as the station names its objects."""
+        return photo_path(self.folder(group), photo_id, day)
 
     def station(self, user, role="authenticated"):
         return Station(self.cluster.connect(self.database, user="authenticator"), user, role, self)
@@ -76,6 +89,8 @@ class Station:
 
     def share(self, group, photo_id, day=TODAY, taken=None, upload=True, **columns):
         """Shares a photo as the station does: its object first (unless `upload` is false), then the row."""
+        if "object_path" not in columns:
+            columns["folder"] = self.rules.folder(group)
         row = photo_row(group, photo_id, day, taken, **columns)
         if upload and self.user:
             self.rules.place_object(self.user, row["object_path"])
@@ -101,17 +116,21 @@ class Station:
         self.connection.close()
 
 
-def photo_row(group, photo_id, day=TODAY, taken=None, **columns):
-    """A station's row, with sensible values for the columns not given; the object_path is
-    GROUP/DAY/PHOTO.jpg, as the station names its objects."""
+def photo_row(group, photo_id, day=TODAY, taken=None, folder=None, **columns):
+    """A station's row, with sensible values for the columns not given; the object_path (unless given) is
+    FOLDER/DAY/PHOTO.jpg, FOLDER the group's folder (Rules.folder), as the station names its objects. The
+    station still sends taken_at and expires_at; the server sets its own (the stamp_share trigger)."""
     taken = taken or NOW - timedelta(minutes=5)
-    return {"group_name": group, "day": day, "photo_id": photo_id, "object_path": photo_path(group, photo_id, day),
-            "taken_at": taken, "expires_at": taken + timedelta(hours=48)} | columns
+    if "object_path" not in columns:
+        assert folder, "the group's folder is needed for the object's path"
+        columns["object_path"] = photo_path(folder, photo_id, day)
+    return {"group_name": group, "day": day, "photo_id": photo_id, "taken_at": taken,
+            "expires_at": taken + timedelta(hours=48)} | columns
 
 
-def insert_photo(group, photo_id, day=TODAY, taken=None, **columns):
+def insert_photo(group, photo_id, day=TODAY, taken=None, folder=None, **columns):
     """The INSERT a station's share is (without its upload: see Station.share and Rules.place_object)."""
-    return insert_row(photo_row(group, photo_id, day, taken, **columns))
+    return insert_row(photo_row(group, photo_id, day, taken, folder, **columns))
 
 
 def insert_row(row):
@@ -120,8 +139,8 @@ def insert_row(row):
     return query, list(row.values())
 
 
-def photo_path(group, photo_id, day=TODAY):
-    return f"{group}/{day}/{photo_id}.jpg"
+def photo_path(folder, photo_id, day=TODAY):
+    return f"{folder}/{day}/{photo_id}.jpg"
 
 
 def refused(action, sqlstate, constraint=None, message=None):
@@ -173,3 +192,12 @@ def put_object(station, name, upsert=False):
     conflict = " on conflict (bucket_id, name) do update set updated_at = now()" if upsert else ""
     return station.run("insert into storage.objects (bucket_id, name, owner, owner_id) "
                        "values ('snapstation', %s, auth.uid(), auth.uid()::text)" + conflict, [name])
+
+
+def age(rules, photo_id, hours):
+    """As if the row of `photo_id` had come in `hours` earlier: its times moved back by the admin (the
+    server stamps them only on insert)."""
+    rules.admin.execute("update public.group_photos set taken_at = taken_at - make_interval(hours => %s), "
+                        "expires_at = expires_at - make_interval(hours => %s), "
+                        "created_at = created_at - make_interval(hours => %s) where photo_id = %s",
+                        [hours, hours, hours, photo_id])

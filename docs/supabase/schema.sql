@@ -2,13 +2,15 @@
 -- safe: it creates what is missing and replaces its own functions, triggers, policies and job.
 --
 -- The model
---   groups        a small private group, known to the stations by its name; at most 12 members.
+--   groups        a small private group, known to the stations by its name; at most 12 members. Its photos
+--                 are under its own folder in the bucket, a random id (groups.folder), not its name.
 --   members       one row per station in a group: the Supabase user the station signs in as (its key is
 --                 that user's JWT), the name the other stations show, and when it last shared a photo
 --                 there. A station may be in several groups.
 --   group_invites one invite code per group (only its hash is kept), valid 7 days, replaced on request.
 --   group_photos  one row per shared photo. The file is in the private bucket "snapstation" at
---                 GROUP/DAY/PHOTO.jpg, uploaded first by the same member; the row says "this photo is shared".
+--                 FOLDER/DAY/PHOTO.jpg (FOLDER the group's folder), uploaded first by the same member; the row
+--                 says "this photo is shared".
 --
 -- Give each station its own Supabase user (Authentication -> Users) that it signs in as, with the
 -- project's anon (or publishable) key as the `apikey`. Never give a station the service-role key: it
@@ -24,15 +26,22 @@
 
 create table if not exists public.groups (
     id         bigint generated always as identity primary key,
-    -- The name is the first folder of the group's photos in the bucket, so it holds only what Supabase
-    -- Storage accepts in a name: ASCII letters and digits, spaces and _ ! - . * ' ( ) & $ @ = ; : + , ?
-    -- (no slash, no accented letters).
+    -- What the members call the group. It holds only what Supabase Storage accepts in a name (it was the
+    -- group's folder in the bucket before `folder`, below, and stations still name folders after it):
+    -- ASCII letters and digits, spaces and _ ! - . * ' ( ) & $ @ = ; : + , ? (no slash, no accented letters).
     name       text not null unique
                constraint group_name_length check (length(name) between 1 and 100)
                constraint group_name_is_a_folder_name check (name ~ '^[A-Za-z0-9_!.*''() &$@=;:+,?-]+$'),
     created_at timestamptz not null default now(),
     updated_at timestamptz not null default now()   -- also touched whenever a member joins
 );
+-- The group's folder in the bucket: its photos are FOLDER/DAY/PHOTO.jpg, FOLDER this id as lowercase text.
+-- Random rather than the name: a name is free again when the group's last member leaves, and a new group
+-- of that name must not read what the old one left in the bucket. A member reads it from its group's row
+-- (GET /rest/v1/groups?select=folder&name=eq.NAME); anyone else sees no row. An existing group gets one
+-- here, and its photos under GROUP/ become unreadable to the other members (docs/supabase/migrations.md).
+alter table public.groups add column if not exists folder uuid not null default gen_random_uuid()
+    constraint group_folder_unique unique;
 
 create table if not exists public.members (
     id         bigint generated always as identity primary key,
@@ -84,6 +93,17 @@ $$;
 revoke all on function public.snapstation_my_groups() from public, anon;
 grant execute on function public.snapstation_my_groups() to authenticated, service_role;
 
+-- The folders of the groups the caller belongs to, as text (lowercase): the bucket's policies use it, as
+-- the tables' policies use the names.
+create or replace function public.snapstation_my_group_folders() returns setof text
+language sql stable security definer set search_path = '' as $$
+    select g.folder::text
+    from public.groups g join public.members m on m.group_id = g.id
+    where m.user_id = auth.uid()
+$$;
+revoke all on function public.snapstation_my_group_folders() from public, anon;
+grant execute on function public.snapstation_my_group_folders() to authenticated, service_role;
+
 -- ---------------------------------------------------------------------------------------------------------
 -- Shared photos
 
@@ -107,12 +127,12 @@ create table if not exists public.group_photos (
     member_id   uuid        not null default auth.uid(),
     -- The member's name in this group, copied by the server (below) so readers need no join.
     member_name text        not null,
-    day         date        not null,                -- the station's local day
-    photo_id    text        not null,                -- the station's id for the photo
-    object_path text        not null,                -- GROUP/DAY/PHOTO.jpg in the bucket, not URL-encoded
+    day         date        not null,                -- the station's local day (the insert policy: a current one)
+    photo_id    text        not null,                -- the station's id for the photo (photo_id_is_a_plain_name)
+    object_path text        not null,                -- FOLDER/DAY/PHOTO.jpg in the bucket, not URL-encoded
     byte_size   bigint,                              -- optional: the JPEG's size
-    taken_at    timestamptz not null,
-    expires_at  timestamptz not null,
+    taken_at    timestamptz not null,                -- set by the server: when the row came in
+    expires_at  timestamptz not null,                -- at most 48 hours after that (the server sees to it)
     created_at  timestamptz not null default now(),
     -- A retried insert of the same photo is recognised: 409 naming one_row_per_photo, or 201 when the
     -- station asks the REST API to ignore that duplicate (?on_conflict=member_id,photo_id with
@@ -122,12 +142,31 @@ create table if not exists public.group_photos (
     -- The daily rule is each member's: one photo per member per group per day. A second photo that day
     -- fails with 23505, which the REST API answers with HTTP 409 naming this constraint.
     constraint one_photo_per_member_per_day unique (group_name, member_id, day),
-    constraint photo_id_length check (length(photo_id) between 1 and 200),
-    constraint object_in_group_folder check (split_part(object_path, '/', 1) = group_name),
     constraint byte_size_up_to_20_mb check (byte_size > 0 and byte_size <= 20 * 1024 * 1024),
     constraint expires_within_48_hours check (expires_at > taken_at and expires_at <= taken_at + interval '48 hours')
 );
 create index if not exists group_photos_expiry on public.group_photos (expires_at);
+
+-- Stations make file names of photo ids, so an id is letters, digits, - and _ only, 1 to 64 of them: no
+-- slash, no dot, nothing a file system reads. The previous versions of this file checked only the length,
+-- which let a member share `../../x`; a row like that still here was never a photo, and goes.
+alter table public.group_photos drop constraint if exists photo_id_length;
+do $$
+begin
+    if not exists (
+        select from pg_catalog.pg_constraint
+        where conrelid = 'public.group_photos'::regclass and conname = 'photo_id_is_a_plain_name'
+    ) then
+        delete from public.group_photos where photo_id !~ '^[A-Za-z0-9_-]{1,64}$';
+        alter table public.group_photos
+            add constraint photo_id_is_a_plain_name check (photo_id ~ '^[A-Za-z0-9_-]{1,64}$');
+    end if;
+end
+$$;
+
+-- The row's folder must be its group's, which a check constraint cannot look up: the insert policy checks
+-- it now (below). The previous versions' constraint compared it with the group's name.
+alter table public.group_photos drop constraint if exists object_in_group_folder;
 
 -- The previous version of this file made photo ids unique across the whole project: a clash with any
 -- other station's id made the REST API ignore the photo (on_conflict=photo_id). Now they are unique per
@@ -162,6 +201,35 @@ $$;
 create or replace trigger fill_member_name
     before insert on public.group_photos
     for each row execute function public.snapstation_fill_member_name();
+
+-- The server's clock, not the member's: taken_at is when the row came in, and the photo expires at most 48
+-- hours after that (a station's earlier expiry is kept; one already past is refused by
+-- expires_within_48_hours). Together with the day rule of the insert policy, a member cannot keep more
+-- photos visible at once by choosing their days and times (docs/supabase/groups.md, "One photo a day").
+create or replace function public.snapstation_stamp_share() returns trigger
+language plpgsql set search_path = '' as $$
+begin
+    new.taken_at := pg_catalog.now();
+    new.expires_at := least(coalesce(new.expires_at, pg_catalog.now() + interval '48 hours'),
+                            pg_catalog.now() + interval '48 hours');
+    return new;
+end
+$$;
+
+create or replace trigger stamp_share
+    before insert on public.group_photos
+    for each row execute function public.snapstation_stamp_share();
+
+-- Whether `share_day` is a date somewhere on Earth at `moment`. Local times run from UTC-12 to UTC+14, so
+-- the days current at any moment are the UTC-12 date to the UTC+14 date: two or three of them. The insert
+-- policy asks it with now(): every station's own day passes, while it lasts somewhere.
+create or replace function public.snapstation_day_is_current(share_day date, moment timestamptz) returns boolean
+language sql immutable set search_path = '' as $$
+    select share_day between ((moment at time zone 'UTC') - interval '12 hours')::date
+                         and ((moment at time zone 'UTC') + interval '14 hours')::date
+$$;
+revoke all on function public.snapstation_day_is_current(date, timestamptz) from public, anon;
+grant execute on function public.snapstation_day_is_current(date, timestamptz) to authenticated, service_role;
 
 -- Each share stamps the member's last_shared_at (stations have no update grant on members: this runs as
 -- its owner). After the insert, so a retried photo the REST API ignores (ignore-duplicates) does not
@@ -213,23 +281,24 @@ create policy "members see who else is in their groups" on public.members
     for select to authenticated
     using (group_id in (select g.id from public.groups g where g.name in (select public.snapstation_my_groups())));
 
--- A member shares only as itself, only into its own groups, nothing that outlives 48 hours from now (an
--- hour of slack for a station whose clock runs fast), and only for the day the photo was taken: local days
--- run from UTC-12 to UTC+14, so that day is within one day of the UTC date. The row names a photo that is
--- already in the bucket, uploaded by the same member, under GROUP/DAY/ (the row's group and day; deeper
--- folders are allowed, e.g. GROUP/DAY/MEMBER/PHOTO.jpg): so no member lists another member's object as
--- its own. Upload first, then insert the row (the station does; any other client must too: a row whose
--- object is not there yet is refused, 403 42501). (A policy rather than a check: it binds the stations,
--- not the admin.) There is no update policy and no update grant: rows are never changed through the API.
+-- A member shares only as itself, only into its own groups, and only for a day that is current somewhere
+-- on Earth now (a station's own day is, until it has ended everywhere; taken_at and expires_at are the
+-- server's, above). The row names a photo that is already in the bucket, uploaded by the same member, under
+-- FOLDER/DAY/ (the row's group's folder and its day; deeper folders are allowed, e.g.
+-- FOLDER/DAY/MEMBER/PHOTO.jpg): so no member lists another member's object as its own. Upload first, then
+-- insert the row (the station does; any other client must too: a row whose object is not there yet is
+-- refused, 403 42501). (A policy rather than a check: it binds the stations, not the admin.) There is no
+-- update policy and no update grant: rows are never changed through the API.
 drop policy if exists "members share into their groups" on public.group_photos;
 create policy "members share into their groups" on public.group_photos
     for insert to authenticated
     with check (
         member_id = (select auth.uid())
         and group_name in (select public.snapstation_my_groups())
-        and expires_at <= now() + interval '49 hours'
-        and day between (taken_at at time zone 'UTC')::date - 1 and (taken_at at time zone 'UTC')::date + 1
-        and (storage.foldername(object_path))[1:2] = array[group_name, to_char(day, 'YYYY-MM-DD')]
+        and public.snapstation_day_is_current(day, now())
+        and (storage.foldername(object_path))[1:2] = array[
+            (select g.folder::text from public.groups g where g.name = group_photos.group_name),
+            to_char(day, 'YYYY-MM-DD')]
         and exists (
             select from storage.objects o
             where o.bucket_id = 'snapstation' and o.name = object_path and o.owner_id = (select auth.uid()::text)
@@ -251,7 +320,8 @@ on conflict (id) do update
 set public = false, file_size_limit = excluded.file_size_limit, allowed_mime_types = excluded.allowed_mime_types;
 
 -- The Storage API writes storage.objects under the caller's role, with owner_id = the caller's user id, so
--- these policies are the bucket's rules. An object's first folder is its group's name.
+-- these policies are the bucket's rules. An object's first folder is its group's folder (groups.folder);
+-- objects under a group's name, as the previous versions of this file had them, are their owners' alone.
 
 -- The first version of this file let any signed-in user upload and read anything in the bucket. Policies
 -- add up (any one that allows is enough), so those must go for the rules below to hold.
@@ -265,7 +335,7 @@ create policy "snapstation: members upload into their groups" on storage.objects
     for insert to authenticated
     with check (
         bucket_id = 'snapstation'
-        and (storage.foldername(name))[1] in (select public.snapstation_my_groups())
+        and (storage.foldername(name))[1] in (select public.snapstation_my_group_folders())
     );
 
 -- A retried upload rewrites its object (x-upsert), which needs update, and select on the old row: only
@@ -277,7 +347,7 @@ create policy "snapstation: members rewrite their own uploads" on storage.object
     with check (
         bucket_id = 'snapstation'
         and owner_id = (select auth.uid()::text)
-        and (storage.foldername(name))[1] in (select public.snapstation_my_groups())
+        and (storage.foldername(name))[1] in (select public.snapstation_my_group_folders())
     );
 
 -- Read every object of one's groups (the slideshow downloads the other members' photos).
@@ -286,7 +356,7 @@ create policy "snapstation: members read their groups" on storage.objects
     for select to authenticated
     using (
         bucket_id = 'snapstation'
-        and (storage.foldername(name))[1] in (select public.snapstation_my_groups())
+        and (storage.foldername(name))[1] in (select public.snapstation_my_group_folders())
     );
 
 -- Read one's own objects wherever they are, also after leaving their group: Storage's delete reads the
@@ -415,8 +485,9 @@ revoke all on function public.snapstation_member_name(text), public.snapstation_
 
 -- create_group(group_name, member_name) -> the group's invite code, "XXXX-XXXX-XXXX"
 -- Makes the group with the caller as its first member under member_name.
---   PT400  the group name is not a Storage folder name (see groups.name), or member_name is not valid
---   PT409  a group of that name exists already
+--   PT400  the group name is not valid (see groups.name), or member_name is not valid
+--   PT409  a group of that name exists already: the same answer to anyone, a member of it or not, and it
+--          says nothing else about the group
 create or replace function public.create_group(group_name text, member_name text) returns text
 language plpgsql volatile security definer set search_path = '' as $$
 declare
@@ -432,12 +503,12 @@ begin
         raise sqlstate 'PT400' using
             message = pg_catalog.format('%L is not a group name: 1 to 100 characters, ASCII letters, digits, '
                 'spaces and _ ! - . * '' ( ) & $ @ = ; : + , ? only', create_group.group_name),
-            hint = 'The name is the group''s folder in Storage: no slash, no accented letters.';
+            hint = 'Stations name folders after it: no slash, no accented letters.';
     end;
     if the_group is null then
         raise sqlstate 'PT409' using
-            message = pg_catalog.format('a group named %s exists already', create_group.group_name),
-            hint = 'Choose another name, or ask one of its members for an invite code.';
+            message = 'this group name is taken: choose another',
+            hint = 'To join a group, ask one of its members for an invite code.';
     end if;
     insert into public.members (group_id, user_id, name) values (the_group, caller, the_name);
     return public.snapstation_new_invite(the_group);
@@ -538,9 +609,9 @@ $$;
 -- leave_group(group_name) -> the object paths of the caller's photo rows it deleted (a JSON array)
 -- Deletes the caller's photo rows in the group and its membership; the group, with its invite code, goes
 -- when its last member leaves (its name is free again). From then on the caller reads nothing of the
--- group. Its files stay in the bucket: the station deletes them through Storage (those paths, each one's
--- -sticker.png if it had one, and whatever else it uploaded under GROUP/); it can, as each owner may
--- read and delete its own objects.
+-- group, its folder included (so a station reads the folder before it leaves). Its files stay in the
+-- bucket: the station deletes them through Storage (those paths, each one's -sticker.png if it had one,
+-- and whatever else it uploaded under FOLDER/); it can, as each owner may read and delete its own objects.
 --   PT404  the caller is not a member of that group
 create or replace function public.leave_group(group_name text) returns setof text
 language plpgsql volatile security definer set search_path = '' as $$
