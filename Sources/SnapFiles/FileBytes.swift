@@ -7,12 +7,28 @@ public enum FileBytes {
     /// The file's bytes; wraps `open`, `fstat` and `read`. A file larger than `limit` is refused (EFBIG)
     /// before anything is read.
     public static func read(_ path: String, limit: Int = .max) throws(FileError) -> [UInt8] {
-        let (descriptor, openError) = retryingInterrupts { Int(Glibc.open(path, O_RDONLY | O_CLOEXEC)) }
+        try read(path, limit: limit, flags: 0, regularOnly: false)
+    }
+
+    /// The bytes of a file someone else put there (another station's, in a shared folder): only a regular
+    /// file, not through a symlink, and opened without blocking, so a FIFO or a device named like a photo
+    /// cannot hold the reading thread (EINVAL for anything else).
+    public static func readPlainFile(_ path: String, limit: Int) throws(FileError) -> [UInt8] {
+        try read(path, limit: limit, flags: O_NONBLOCK | O_NOFOLLOW, regularOnly: true)
+    }
+
+    private static func read(_ path: String, limit: Int, flags: Int32, regularOnly: Bool) throws(FileError)
+        -> [UInt8]
+    {
+        let (descriptor, openError) = retryingInterrupts { Int(Glibc.open(path, O_RDONLY | O_CLOEXEC | flags)) }
         guard descriptor >= 0 else { throw FileError(call: "open", path: path, errno: openError) }
         let file = Int32(descriptor)
         defer { Glibc.close(file) }
         var status = stat()
         guard fstat(file, &status) == 0 else { throw FileError(call: "fstat", path: path, errno: errno) }
+        if regularOnly && (status.st_mode & S_IFMT) != S_IFREG {
+            throw FileError(call: "read", path: path, errno: EINVAL)
+        }
         let size = Int(status.st_size)
         guard size <= limit else { throw FileError(call: "read", path: path, errno: EFBIG) }
         var failure: FileError?

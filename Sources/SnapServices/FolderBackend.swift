@@ -36,6 +36,15 @@ public struct FolderBackend: GroupBackend {
         "\(folder)/\(FileName.folder(for: group))/\(FileName.folder(for: station))/\(day)"
     }
 
+    /// The same folder, as names under `folder` that the station writes through without following a
+    /// symlink another station may have put in the shared folder.
+    func dayNames(group: String, day: LocalDay) -> [FileName] {
+        [FileName.folder(for: group), FileName.folder(for: station), FileName(day.description)!]
+    }
+
+    /// The largest sidecar read: a few hundred bytes are written.
+    static let maxSidecarBytes = 64 << 10
+
     public func upload(_ upload: GroupUpload, progress: @escaping @Sendable (Double) -> Void)
         async throws(UploadFailure)
     {
@@ -53,17 +62,18 @@ public struct FolderBackend: GroupBackend {
             group: upload.group, day: upload.day.description, photo: "\(upload.photoID).jpg", takenAt: upload.takenAt,
             expiresAt: upload.expiresAt, station: upload.station,
             sticker: upload.sticker == nil ? nil : "\(upload.photoID)-sticker.png")
+        let shared = ConfinedFolder(folder)
+        let names = dayNames(group: upload.group, day: upload.day)
+        func file(_ suffix: String) -> FileName { FileName(upload.photoID.rawValue + suffix)! }
         do {
-            try AtomicFile.write(upload.jpeg, to: "\(dayFolder)/\(upload.photoID).jpg")
-            if let sticker = upload.sticker {
-                try AtomicFile.write(sticker, to: "\(dayFolder)/\(upload.photoID)-sticker.png")
-            }
+            try shared.write(upload.jpeg, to: file(".jpg"), in: names)
+            if let sticker = upload.sticker { try shared.write(sticker, to: file("-sticker.png"), in: names) }
             progress(0.9)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             encoder.dateEncodingStrategy = .iso8601
             // The sidecar goes last: its presence is what marks the day as taken.
-            try AtomicFile.write(try encoder.encode(sidecar), to: "\(dayFolder)/\(upload.photoID).json")
+            try shared.write([UInt8](try encoder.encode(sidecar)), to: file(".json"), in: names)
         } catch let error as FileError where error.errno == ENOENT || error.errno == EROFS || error.errno == EIO {
             throw .offline
         } catch let error as FileError where error.isDiskFull {
@@ -96,8 +106,8 @@ public struct FolderBackend: GroupBackend {
                     // The photo is ID.jpg beside ID.json, whatever the sidecar says: another station's
                     // file names none of the station's paths.
                     guard let id = PhotoID(parsing: String(name.dropLast(5))),
-                        let data = FileManager.default.contents(atPath: "\(dayFolder)/\(name)"),
-                        let sidecar = try? decoder.decode(Sidecar.self, from: data), sidecar.expiresAt > now
+                        let bytes = try? FileBytes.readPlainFile("\(dayFolder)/\(name)", limit: Self.maxSidecarBytes),
+                        let sidecar = try? decoder.decode(Sidecar.self, from: Data(bytes)), sidecar.expiresAt > now
                     else { continue }
                     let photo = "\(dayFolder)/\(id).jpg"
                     let size = (try? FileManager.default.attributesOfItem(atPath: photo)[.size]) as? Int
@@ -115,7 +125,7 @@ public struct FolderBackend: GroupBackend {
         guard isMounted else { throw .offline }
         let bytes: [UInt8]
         do {
-            bytes = try FileBytes.read(item.location, limit: offset + limit)
+            bytes = try FileBytes.readPlainFile(item.location, limit: offset + limit)
         } catch {
             throw .rejected("\(item.location) cannot be read: \(error)")
         }
@@ -124,10 +134,12 @@ public struct FolderBackend: GroupBackend {
 
     public func removeOwn(_ photos: [OwnShare]) async throws(UploadFailure) -> [PhotoID] {
         guard isMounted else { throw .offline }
+        let shared = ConfinedFolder(folder)
         return photos.map { photo in
-            let base = "\(dayFolder(group: photo.group, day: photo.day))/\(photo.photoID)"
             // The sidecar first: without it the photo is no longer listed, whatever else a cut leaves.
-            for suffix in [".json", ".jpg", "-sticker.png"] { unlink(base + suffix) }
+            for suffix in [".json", ".jpg", "-sticker.png"] {
+                try? shared.remove(FileName(photo.photoID.rawValue + suffix)!, in: dayNames(group: photo.group, day: photo.day))
+            }
             rmdir(dayFolder(group: photo.group, day: photo.day))  // fails, harmlessly, unless empty
             return photo.photoID
         }

@@ -93,6 +93,15 @@ public struct HTTPClient: Sendable {
     }
 
     private func perform(_ request: HTTPRequest, _ transfer: Transfer) -> Result<HTTPResponse, HTTPError> {
+        // A value from outside (a token the server issued, a key file) with a line break would add header
+        // lines of its own: such a request is not sent.
+        let broken = request.headers.first { header in
+            (header.name + header.value).unicodeScalars.contains { $0 == "\r" || $0 == "\n" || $0 == "\0" }
+        }
+        if let broken {
+            return .failure(
+                HTTPError(kind: .other, code: 43, message: "the header \(broken.name.debugDescription) holds a line break"))
+        }
         let lines = request.headers.map { "\($0.name): \($0.value)" }
         var response = ss_http_response()
         let code = withCStrings(lines) { headers in

@@ -49,16 +49,22 @@ public struct RAUC: Sendable {
     }
 
     public func info(_ bundle: String) throws(Failure) -> BundleInfo {
-        let output = try run(["info", "--output-format=json", bundle])
+        let output = try run(["info", "--output-format=json", Self.operand(bundle)])
         guard let json = try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any],
             let compatible = json["compatible"] as? String, let version = json["version"] as? String
         else { throw Failure(message: "rauc info answered no bundle's compatible and version") }
         return BundleInfo(compatible: compatible, version: version)
     }
 
+    /// A bundle's path as the client's operand: one that starts with `-` (a relative storage folder named
+    /// so) would be read as an option; `./` before it keeps it a path.
+    static func operand(_ bundle: String) -> String {
+        bundle.hasPrefix("-") ? "./" + bundle : bundle
+    }
+
     /// `rauc install BUNDLE`, its progress given as it comes.
     public func install(_ bundle: String, progress: (Int, String) -> Void) throws(Failure) {
-        _ = try run(["install", bundle]) { line in
+        _ = try run(["install", Self.operand(bundle)]) { line in
             if let step = Self.progress(line) { progress(step.percent, step.message) }
         }
     }

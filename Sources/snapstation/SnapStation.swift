@@ -79,7 +79,7 @@ extension SnapStation {
                 throw ValidationError("--log-level must be trace, debug, info, notice, warning or error")
             }
             LoggingSystem.bootstrap { label in
-                var handler = StreamLogHandler.standardError(label: label)
+                var handler = OneLineLogHandler(StreamLogHandler.standardError(label: label))
                 handler.logLevel = level
                 return handler
             }

@@ -75,7 +75,7 @@ struct GroupsSectionTests {
         let again = await answer {
             hall.post("/group/create", [("csrf", h.csrf), ("group", "Family"), ("member", "Hall")], cookie: h.cookie)
         }
-        #expect(again.status == 400 && again.text.contains("A group named Family exists already"), "\(again.text)")
+        #expect(again.status == 400 && again.text.contains("This group name is taken: choose another"), "\(again.text)")
     }
 
     @Test("should refuse a wrong code and one a new invite replaced, each in words, and keep the groups as they were")
