@@ -95,6 +95,9 @@ public enum UpdateFailure: Error, Sendable, Hashable, CustomStringConvertible {
     case unconfirmed
     /// An install is already running.
     case busy
+    /// The bundle holds `bundle`, older than the `running` system: installed only when the owner asks for
+    /// it (`allowDowngrade`).
+    case older(bundle: String, running: String)
     /// RAUC refused the bundle or the install failed: its words.
     case refused(String)
 
@@ -104,6 +107,7 @@ public enum UpdateFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case .unconfirmed:
             "the running system is not confirmed yet: wait until it has run a few minutes, then install again"
         case .busy: "an update is being installed already"
+        case .older(let bundle, let running): "this bundle holds \(bundle), older than the \(running) that runs"
         case .refused(let why): why
         }
     }
@@ -120,6 +124,9 @@ public protocol StationUpdater: Sendable {
     func currentStatus() -> UpdateStatus
     /// Installs the bundle at `path` into the slot not running, reporting progress (the bundle's version,
     /// percent, RAUC's step); the installed version. The restart into it is the station's, at an idle moment.
-    func install(bundle path: String, progress: @escaping @Sendable (String, Int, String) -> Void)
-        async throws(UpdateFailure) -> String
+    /// A bundle older than the running system (`SemanticVersion`) is refused (`.older`) before anything is
+    /// written, unless `allowDowngrade`: the owner asked for that older version.
+    func install(
+        bundle path: String, allowDowngrade: Bool, progress: @escaping @Sendable (String, Int, String) -> Void
+    ) async throws(UpdateFailure) -> String
 }

@@ -62,9 +62,10 @@ public final class SlotUpdater: StationUpdater {
         return (try? await thread.run { [self] in readStatus() }) ?? UpdateStatus(managed: false, version: imageVersion)
     }
 
-    public func install(bundle path: String, progress: @escaping @Sendable (String, Int, String) -> Void)
-        async throws(UpdateFailure) -> String
-    {
+    public func install(
+        bundle path: String, allowDowngrade: Bool = false,
+        progress: @escaping @Sendable (String, Int, String) -> Void
+    ) async throws(UpdateFailure) -> String {
         let claimed = installing.withLock { busy in
             defer { busy = true }
             return !busy
@@ -73,7 +74,7 @@ public final class SlotUpdater: StationUpdater {
         defer { installing.withLock { $0 = false } }
         let outcome: Result<String, UpdateFailure>
         do {
-            outcome = try await thread.run { [self] in installHere(path, progress) }
+            outcome = try await thread.run { [self] in installHere(path, allowDowngrade: allowDowngrade, progress) }
         } catch {
             outcome = .failure(.refused("the updater has stopped"))
         }
@@ -145,16 +146,26 @@ public final class SlotUpdater: StationUpdater {
             }, pending: pending, outcome: records.outcome)
     }
 
-    private func installHere(_ path: String, _ progress: @escaping @Sendable (String, Int, String) -> Void) -> Result<
-        String, UpdateFailure
-    > {
+    private func installHere(
+        _ path: String, allowDowngrade: Bool, _ progress: @escaping @Sendable (String, Int, String) -> Void
+    ) -> Result<String, UpdateFailure> {
         let status = readStatus()
         guard status.managed else { return .failure(.notManaged(status.problem ?? "no slots")) }
         guard status.confirmed else { return .failure(.unconfirmed) }
         let target = status.slots.first { $0.bootname != status.booted }?.bootname ?? "?"
         do {
             let bundle = try rauc.info(path)
-            logger.notice("update: installing \(bundle.version) into slot \(target)", metadata: ["bundle": "\(path)"])
+            // RAUC installs any bundle the keyring signed, an older one too (one with a flaw since fixed):
+            // the station asks the owner first, before anything is written.
+            let downgrade = SemanticVersion.isOlder(bundle.version, than: status.version)
+            guard !downgrade || allowDowngrade else {
+                let older = UpdateFailure.older(bundle: bundle.version, running: status.version)
+                logger.warning("update: \(path) not installed: \(older) (the owner may ask for it)")
+                return .failure(older)
+            }
+            let asked = downgrade ? ", older than the \(status.version) that runs, as the owner asked" : ""
+            logger.notice(
+                "update: installing \(bundle.version) into slot \(target)\(asked)", metadata: ["bundle": "\(path)"])
             // What that slot ran is gone once RAUC writes it: a new system is tried, whatever its version.
             try? records.forget(slot: target)
             try rauc.install(path) { percent, step in progress(bundle.version, percent, step) }

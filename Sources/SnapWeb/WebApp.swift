@@ -205,6 +205,8 @@ public final class WebApp: Sendable {
         case (false, 1, "status"): return try statusPage(visitor)
         case (false, 1, "update"): return try updatePage(visitor)
         case (true, 2, "update") where parts[1] == "install": return try installBundle(visitor)
+        case (false, 2, "update") where parts[1] == "downgrade": return try downgradePage(visitor)
+        case (true, 2, "update") where parts[1] == "downgrade": return try installBundle(visitor, allowDowngrade: true)
         case (true, 2, "status") where parts[1] == "forget": return try forgetBrowser(visitor)
         case (true, 2, "status") where parts[1] == "analyse": return try analyseAgain(visitor)
         case (true, 1, "signout"): return try signOut(visitor)

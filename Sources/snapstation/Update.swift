@@ -68,18 +68,23 @@ extension SnapStation {
                     The bundle is checked against the image's keyring first; an unsigned, wrongly signed or \
                     tampered bundle is refused and nothing is written. The running station restarts into the \
                     new slot at its next idle moment, and marks it good once it has run update.confirm_seconds \
-                    there; if it never does, the old slot comes back by itself. Exit 1 when it is not installed.
+                    there; if it never does, the old slot comes back by itself. A bundle older than the running \
+                    system is refused before anything is written, unless --allow-downgrade. Exit 1 when it is \
+                    not installed.
                     """)
 
             @Argument(help: "The bundle (.raucb).") var bundle: String
+            @Flag(help: "Install the bundle even if it holds a version older than the running system's.")
+            var allowDowngrade = false
             @OptionGroup var options: ConfigOption
 
             func run() async throws {
                 let config = try options.load()
                 let path = URL(fileURLWithPath: bundle).standardizedFileURL.path
-                do {
-                    let version = try await Update.updater(config, quiet: true).install(bundle: path) {
-                        _, percent, step in
+                do throws(UpdateFailure) {
+                    let version = try await Update.updater(config, quiet: true).install(
+                        bundle: path, allowDowngrade: allowDowngrade
+                    ) { _, percent, step in
                         // Each step as it comes (unbuffered), into a pipe or a log as on a terminal.
                         FileHandle.standardOutput.write(Data("\(String(percent).leftPadded(to: 3))% \(step)\n".utf8))
                     }
@@ -89,7 +94,12 @@ extension SnapStation {
                             + "the station restarts into it at its next idle moment "
                             + "(within seconds when idle, which ends this SSH session)")
                 } catch {
-                    FileHandle.standardError.write(Data("snapstation: \(bundle) not installed: \(error)\n".utf8))
+                    var said = "snapstation: \(bundle) not installed: \(error)\n"
+                    if case .older(let older, _) = error {
+                        said += "to go back to \(older) all the same: "
+                            + "snapstation update install --allow-downgrade \(bundle)\n"
+                    }
+                    FileHandle.standardError.write(Data(said.utf8))
                     throw ExitCode(1)
                 }
             }

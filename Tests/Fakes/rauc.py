@@ -21,7 +21,8 @@ real `rauc install` needs device-mapper and the RAUC service on D-Bus, which thi
 
 A bundle here is a JSON file: {"compatible", "version", "signed": true, "fails": optional reason}. The
 system is a JSON file named by FAKE_RAUC_SYSTEM; `fake-boot` plays image-recipes/ota/grub.cfg (the first
-slot in ORDER that is OK and untried is booted, and its TRY set).
+slot in ORDER that is OK and untried is booted, and its TRY set). Each `install` is recorded in the system's
+"installs" (the bundle's path) before anything else, so a test can tell that RAUC was never asked.
 """
 import json
 import os
@@ -113,6 +114,8 @@ def main(args):
         return 0
     if args[:1] == ["install"]:
         path = args[-1]
+        system.setdefault("installs", []).append(path)
+        save(system)
         found = bundle(path)
         print("  0% Installing")
         print(" 20% Checking bundle")

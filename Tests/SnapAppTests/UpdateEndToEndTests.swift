@@ -130,4 +130,27 @@ struct UpdateEndToEndTests {
         #expect(status == 1 && said.contains("not installed") && said.contains("signature verification failed"))
         #expect(try rauc.grubenv()["ORDER"] as? String == "A B")
     }
+
+    @Test("should refuse an older bundle over SSH naming both versions, and install it with --allow-downgrade")
+    func downgradesOnlyWhenAsked() async throws {
+        let rauc = try FakeRAUC(in: folder.path + "/system")
+        let config = try config(rauc)
+        let first = try start(config, "first")
+        _ = await StationProcess.waitFor(seconds: 30) { first.output.contains("(0.5.0) marked good") }
+        let bundle = try rauc.bundle("snapstation-0.4.0.raucb", version: "0.4.0")
+        let (refused, said) = try await StationProcess.run(
+            ["update", "install", bundle, "--config", config], logPath: folder.path + "/refused.log")
+        #expect(refused == 1, "\(said)")
+        #expect(said.contains("not installed: this bundle holds 0.4.0, older than the 0.5.0 that runs"), "\(said)")
+        #expect(said.contains("snapstation update install --allow-downgrade \(bundle)"), "what to run instead")
+        #expect(try rauc.installsAsked().isEmpty && rauc.grubenv()["ORDER"] as? String == "A B", "slot B untouched")
+        let (installed, done) = try await StationProcess.run(
+            ["update", "install", "--allow-downgrade", bundle, "--config", config],
+            logPath: folder.path + "/downgrade.log")
+        #expect(installed == 0, "\(done)")
+        #expect(try done.contains("installed 0.4.0 into slot B") && rauc.installsAsked() == [bundle])
+        let asked = await StationProcess.waitFor(seconds: 20) { FileManager.default.fileExists(atPath: restartFile) }
+        #expect(asked, "the running station restarts into it as into any update: \(first.output)")
+        #expect(await first.stop() == 0)
+    }
 }

@@ -58,6 +58,12 @@ public final class FakeRAUC: Sendable {
         return "boot-\((system as? [String: Any])?["boots"] as? Int ?? 0)"
     }
 
+    /// The bundles `rauc install` was asked to install, in order (whether it installed them or not).
+    public func installsAsked() throws -> [String] {
+        let system = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: systemPath)))
+        return (system as? [String: Any])?["installs"] as? [String] ?? []
+    }
+
     /// The system's grubenv as the stand-in holds it.
     public func grubenv() throws -> [String: Any] {
         let system = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: systemPath)))

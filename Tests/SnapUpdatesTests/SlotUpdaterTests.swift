@@ -14,17 +14,17 @@ import Testing
 struct SlotUpdaterTests {
     let folder = TemporaryDirectory("updates")
 
-    private func system() throws -> (FakeRAUC, SlotUpdater) {
+    private func system(logger: Logger = Logger(label: "update-test")) throws -> (FakeRAUC, SlotUpdater) {
         let rauc = try FakeRAUC(in: folder.path + "/system")
         let updater = SlotUpdater(
             rauc: rauc.path, folder: folder.path + "/state/updates", imageVersion: "1.0.0",
-            bootID: { rauc.bootID() }, logger: Logger(label: "update-test"))
+            bootID: { rauc.bootID() }, logger: logger)
         return (rauc, updater)
     }
 
     /// A station confirmed on A (1.0.0), updated to 2.0.0 in B and confirmed there.
-    private func updatedToV2() async throws -> (FakeRAUC, SlotUpdater) {
-        let (rauc, updater) = try system()
+    private func updatedToV2(logger: Logger = Logger(label: "update-test")) async throws -> (FakeRAUC, SlotUpdater) {
+        let (rauc, updater) = try system(logger: logger)
         _ = await updater.startUp()
         try await updater.confirm()
         _ = try await updater.install(bundle: try rauc.bundle("v2.raucb", version: "2.0.0")) { _, _, _ in }
@@ -170,11 +170,67 @@ struct SlotUpdaterTests {
     @Test("should try a slot again when a bundle goes into it, even with a version it ran before")
     func reinstalledVersionIsTried() async throws {
         let (rauc, updater) = try await updatedToV2()
-        // Back to 1.0.0, into A, which ran 1.0.0 confirmed before: a new system all the same.
-        _ = try await updater.install(bundle: try rauc.bundle("v1.raucb", version: "1.0.0")) { _, _, _ in }
+        // Back to 1.0.0 (the owner asked for the older version), into A, which ran 1.0.0 confirmed before: a
+        // new system all the same.
+        let v1 = try rauc.bundle("v1.raucb", version: "1.0.0")
+        _ = try await updater.install(bundle: v1, allowDowngrade: true) { _, _, _ in }
         #expect(try rauc.boot() == "A")
         let tried = await updater.startUp()
         #expect(tried.status.version == "1.0.0" && !tried.status.confirmed, "waits out confirm_seconds")
+    }
+
+    @Test("should refuse a bundle older than the running system, naming both versions, before RAUC is asked")
+    func refusesOlder() async throws {
+        let log = CapturedLog()
+        let (rauc, updater) = try await updatedToV2(logger: log.logger)
+        let before = try rauc.grubenv()
+        let asked = try rauc.installsAsked()
+        #expect(asked.count == 1, "the updater asks RAUC to install: \(asked)")
+        for (name, version) in [("v1.raucb", "1.0.0"), ("rc.raucb", "2.0.0-rc.2"), ("v1.9.raucb", "1.10.9")] {
+            let older = try rauc.bundle(name, version: version)
+            await #expect(throws: UpdateFailure.older(bundle: version, running: "2.0.0")) {
+                try await updater.install(bundle: older) { _, _, _ in Issue.record("\(version): RAUC wrote") }
+            }
+            #expect(
+                "\(UpdateFailure.older(bundle: version, running: "2.0.0"))"
+                    == "this bundle holds \(version), older than the 2.0.0 that runs")
+            let said = "\(older) not installed: this bundle holds \(version), older than the 2.0.0 that runs"
+            #expect(log.all.contains { $0.contains(said) }, "the station's log says it: \(log.all.suffix(3))")
+        }
+        #expect(try rauc.installsAsked() == asked, "RAUC was not asked to install an older bundle")
+        #expect(try rauc.grubenv()["ORDER"] as? String == before["ORDER"] as? String)
+        #expect(try rauc.grubenv()["A_OK"] as? Int == before["A_OK"] as? Int, "slot A untouched")
+        let status = await updater.status()
+        #expect(status.pending == nil && status.slots.map(\.version) == ["1.0.0", "2.0.0"])
+        #expect(updater.records.installed == nil && status.outcome == .updated(version: "2.0.0", from: "1.0.0"))
+    }
+
+    @Test("should install an older bundle when the owner asks for it")
+    func installsOlderWhenAsked() async throws {
+        let log = CapturedLog()
+        let (rauc, updater) = try await updatedToV2(logger: log.logger)
+        let v1 = try rauc.bundle("v1.raucb", version: "1.0.0")
+        let version = try await updater.install(bundle: v1, allowDowngrade: true) { _, _, _ in }
+        #expect(try version == "1.0.0" && rauc.installsAsked().last == v1)
+        #expect(await updater.status().pending == UpdateStatus.Pending(slot: "A", version: "1.0.0"))
+        let said = "installing 1.0.0 into slot A, older than the 2.0.0 that runs, as the owner asked"
+        #expect(log.all.contains { $0.contains(said) }, "\(log.all.suffix(3))")
+    }
+
+    @Test("should install the same version again and a newer one as before, with or without the owner's leave")
+    func installsSameAndNewer() async throws {
+        let (rauc, updater) = try await updatedToV2()
+        for (name, version) in [
+            ("again.raucb", "2.0.0"), ("rebuilt.raucb", "2.0.0+rebuilt"), ("rc.raucb", "2.1.0-rc.1"),
+            ("v2.1.raucb", "2.1.0"), ("v10.raucb", "10.0.0"),
+        ] {
+            let bundle = try rauc.bundle(name, version: version)
+            #expect(try await updater.install(bundle: bundle) { _, _, _ in } == version)
+            #expect(await updater.status().pending == UpdateStatus.Pending(slot: "A", version: version))
+        }
+        let again = try rauc.bundle("again-asked.raucb", version: "2.0.0")
+        #expect(try await updater.install(bundle: again, allowDowngrade: true) { _, _, _ in } == "2.0.0")
+        #expect(try rauc.installsAsked().count == 7, "one for v2, then each of these")
     }
 
     @Test("should take the running system's version from its image's os-release, the binary's elsewhere")

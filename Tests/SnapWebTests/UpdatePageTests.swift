@@ -62,6 +62,52 @@ struct UpdatePageTests {
         #expect(await updater.status().pending == UpdateStatus.Pending(slot: "B", version: "2.0.0"))
     }
 
+    @Test("should refuse an older bundle naming both versions, and install it once the owner confirms it")
+    func downgrades() async throws {
+        let (station, rauc, updater) = try station()
+        let browser = try station.pair()
+        _ = await updater.startUp()
+        try await updater.confirm()
+        let early = station.get("/update/downgrade", cookie: browser.cookie)
+        #expect(early.header("Location") == "/update", "no refusal to confirm yet")
+        try FileManager.default.createDirectory(atPath: folder.path + "/media", withIntermediateDirectories: true)
+        let bundle = folder.path + "/media/v0.9.raucb"
+        try FileManager.default.moveItem(atPath: try rauc.bundle("v0.9.raucb", version: "0.9.0"), toPath: bundle)
+        _ = station.post("/update/install", [("csrf", browser.csrf), ("bundle", bundle)], cookie: browser.cookie)
+        var shown = ""
+        #expect(
+            await eventually(within: 20) {
+                shown = await answer { station.get("/update", cookie: browser.cookie) }.text
+                return shown.contains("Not installed")
+            })
+        #expect(
+            shown.contains("Not installed: this bundle holds 0.9.0, older than the 1.0.0 that runs."),
+            "\(shown)")
+        #expect(shown.contains("<a class=\"danger\" href=\"/update/downgrade\">Install the older version</a>"))
+        #expect(try rauc.installsAsked().isEmpty, "RAUC was not asked to install")
+        #expect(try rauc.grubenv()["ORDER"] as? String == "A B" && rauc.grubenv()["B_OK"] as? Int == 0)
+
+        // The second step says what happens, and asks with the session's token.
+        let asking = await answer { station.get("/update/downgrade", cookie: browser.cookie) }
+        #expect(asking.status == 200 && asking.text.contains("Install the older 0.9.0?"))
+        #expect(asking.text.contains("in place of 1.0.0") && asking.text.contains("comes back to 1.0.0 by itself"))
+        #expect(asking.text.contains("<input type=\"hidden\" name=\"csrf\" value=\"\(browser.csrf)\">"))
+        #expect(asking.text.contains("action=\"/update/downgrade\"") && asking.text.contains("Keep 1.0.0"))
+        let forged = station.post("/update/downgrade", [("bundle", bundle)], cookie: browser.cookie)
+        #expect(try forged.status == 403 && rauc.installsAsked().isEmpty, "no form without the token")
+        let confirmed = station.post(
+            "/update/downgrade", [("csrf", browser.csrf), ("bundle", bundle)], cookie: browser.cookie)
+        #expect(confirmed.status == 303 && confirmed.header("Location") == "/update")
+        #expect(
+            await eventually(within: 20) {
+                shown = await answer { station.get("/update", cookie: browser.cookie) }.text
+                return shown.contains("Installed 0.9.0")
+            })
+        #expect(try rauc.installsAsked() == [bundle])
+        #expect(await updater.status().pending == UpdateStatus.Pending(slot: "B", version: "0.9.0"))
+        #expect(station.link.events.last == .update(.restarting(version: "0.9.0")))
+    }
+
     @Test("should refuse a bundle it does not offer, and say why RAUC refused one")
     func refuses() async throws {
         let (station, rauc, updater) = try station()

@@ -62,6 +62,12 @@ extension WebApp {
             notices = notice(words("page.update.installed", ["version": version]))
         case .failed(let reason)?:
             notices = notice(words("page.update.failed", ["reason": reason]), problem: true)
+        case .older(_, let version, let running)?:
+            let reason = words.updateFailure(.older(bundle: version, running: running))
+            notices = """
+                <p class="problem" role="alert">\(words("page.update.failed", ["reason": reason])) \
+                <a class="danger" href="/update/downgrade">\(words("page.update.downgrade"))</a></p>
+                """
         case nil: break
         }
         if let uploaded = visitor.form["uploaded"] {
@@ -107,9 +113,31 @@ extension WebApp {
             """)
     }
 
+    /// Asks the owner whether the bundle just refused as older than the running system should go in all
+    /// the same, and says what that does; back to the update page when no such refusal is there.
+    func downgradePage(_ visitor: Visitor) throws -> WebReply {
+        let words = self.words
+        guard updater != nil else { throw WebProblem.notFound(words("page.update.none"), words) }
+        guard case .older(let path, let version, let running)? = installation.withLock({ $0 }),
+            bundles().contains(path)
+        else { return .redirect("/update") }
+        let named = ["version": version, "running": running]
+        return page(
+            words("page.update.downgrade.title", named),
+            """
+            <p>\(words("page.update.downgrade.text", named))</p>
+            <form method="post" action="/update/downgrade">\(csrfField(visitor))\
+            <input type="hidden" name="bundle" value="\(path)">
+            <button type="submit" class="danger">\(words("page.update.downgrade.button", named))</button> \
+            <a href="/update">\(words("page.update.downgrade.keep", named))</a></form>
+            """)
+    }
+
     /// Installs one of the bundles the page offers, off the page's thread; the page shows its progress and
-    /// the display its note, then the restart waits for an idle moment.
-    func installBundle(_ visitor: Visitor) throws -> WebReply {
+    /// the display its note, then the restart waits for an idle moment. A bundle older than the running
+    /// system goes in only with `allowDowngrade` (the owner confirmed it, `downgradePage`); else it is
+    /// refused, and the page offers that confirmation.
+    func installBundle(_ visitor: Visitor, allowDowngrade: Bool = false) throws -> WebReply {
         let words = self.words
         guard let updater else { throw WebProblem.notFound(words("page.update.none"), words) }
         let path = visitor.form["bundle"] ?? ""
@@ -123,11 +151,13 @@ extension WebApp {
             return true
         }
         guard started else { return .redirect("/update") }
-        logger.notice("owner's page: installing the update \(name)")
+        let confirmed = allowDowngrade ? ", its older version confirmed by the owner" : ""
+        logger.notice("owner's page: installing the update \(name)\(confirmed)")
         Task.detached { [self] in
             let shown = Mutex(-1)
             do throws(UpdateFailure) {
-                let version = try await updater.install(bundle: path) { version, percent, step in
+                let version = try await updater.install(bundle: path, allowDowngrade: allowDowngrade) {
+                    version, percent, step in
                     self.installation.withLock { $0 = .installing(bundle: name, percent: percent, step: step) }
                     // The display's note follows the percent, not every step of it.
                     let changed = shown.withLock { last in
@@ -142,7 +172,13 @@ extension WebApp {
                 if path.hasPrefix(bundleFolder + "/") { try? FileManager.default.removeItem(atPath: path) }
             } catch {
                 logger.error("owner's page: the update \(name) was not installed: \(error)")
-                installation.withLock { $0 = .failed(reason: self.words.updateFailure(error)) }
+                installation.withLock {
+                    if case .older(let version, let running) = error {
+                        $0 = .older(bundle: path, version: version, running: running)
+                    } else {
+                        $0 = .failed(reason: self.words.updateFailure(error))
+                    }
+                }
                 // The display's note goes, unless an update installed before still waits for its restart.
                 let waiting = await updater.status().pending
                 link.send(.update(waiting.map { .restarting(version: $0.version) }))
@@ -157,6 +193,9 @@ enum Installation: Sendable {
     case installing(bundle: String, percent: Int, step: String)
     case installed(version: String)
     case failed(reason: String)
+    /// Refused: the bundle at `bundle` holds `version`, older than the `running` system; the owner may
+    /// confirm it.
+    case older(bundle: String, version: String, running: String)
 }
 
 extension WebApp {

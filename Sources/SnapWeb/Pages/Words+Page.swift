@@ -103,6 +103,8 @@ extension Words {
         case .notManaged(let why): return words("page.update.failure.not_managed", ["reason": why])
         case .unconfirmed: return words("page.update.failure.unconfirmed")
         case .busy: return words("page.update.failure.busy")
+        case .older(let bundle, let running):
+            return words("page.update.failure.older", ["version": bundle, "running": running])
         case .refused(let why): return why
         }
     }
