@@ -35,6 +35,7 @@ Control, for tests:
   POST /_control/reset   forget faults and requests (and every Supabase row, member and object)
   POST /_control/sink    reads any body and answers 200 {"size": n}
   POST /_control/age {"hours"}, POST /_control/expire, GET /_control/objects, GET /_control/rows,
+  POST /_control/older_schema {"copy_of", "photo_ids"} (photo ids unchecked, as an older schema.sql left them),
   GET /_control/keys (the anon and publishable keys; the owner's service_role and secret keys)
                          the Supabase side door (supabase_standin.py)
 Faults (queued per service: openai, storage, rest, auth), every service: ok, 401, 429:SECONDS, 500, 503,

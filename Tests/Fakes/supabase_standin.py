@@ -140,7 +140,7 @@ class SupabaseStandIn:
     def control(self, method, route, body, storage):
         """Answers /_control/<route>, or None when the route is not the stand-in's."""
         routes = {("POST", "age"): self.age, ("POST", "expire"): self.expire, ("GET", "objects"): self.objects,
-                  ("GET", "rows"): self.rows, ("GET", "keys"): self.keys}
+                  ("GET", "rows"): self.rows, ("GET", "keys"): self.keys, ("POST", "older_schema"): self.older_schema}
         if (method, route) == ("POST", "reset"):
             return self.reset(storage)
         handler = routes.get((method, route))
@@ -176,6 +176,21 @@ class SupabaseStandIn:
                 "updated_at = updated_at - make_interval(secs => %s), "
                 "last_accessed_at = last_accessed_at - make_interval(secs => %s)", [hours * 3600] * 3).rowcount
         return Reply(200, {"rows": len(ids), "objects": objects})
+
+    def older_schema(self, request):
+        """{"copy_of": PHOTO_ID, "photo_ids": [...]}: the project as a schema.sql from before photo ids were
+        checked left it (no photo_id_is_a_plain_name), and rows a member could then insert: copies of the
+        member's row PHOTO_ID (its group, object and member) under each id, a day apart so that the daily
+        rule holds. What a station must survive from an older project, or a server that lies."""
+        with self.as_admin() as connection:
+            connection.execute("alter table public.group_photos drop constraint if exists photo_id_is_a_plain_name")
+            for offset, photo_id in enumerate(request["photo_ids"], start=1):
+                connection.execute(
+                    "insert into public.group_photos (group_name, member_id, day, photo_id, object_path, byte_size, "
+                    "taken_at, expires_at) select group_name, member_id, day - %s, %s, object_path, byte_size, "
+                    "taken_at, expires_at from public.group_photos where photo_id = %s",
+                    [offset, photo_id, request["copy_of"]])
+        return Reply(200, {"rows": len(request["photo_ids"])})
 
     def expire(self, _request):
         with self.as_admin() as connection:

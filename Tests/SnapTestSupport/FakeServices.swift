@@ -212,6 +212,12 @@ public final class FakeServices: @unchecked Sendable {
         (try await get("/_control/rows") as? [[String: Any]]) ?? []
     }
 
+    /// The project as an older schema.sql left it, photo ids unchecked, with copies of the row `copy`
+    /// under each of `ids` (a member's rows the current schema refuses; `/_control/older_schema`).
+    public func olderSchemaRows(copying copy: String, ids: [String]) async throws {
+        _ = try await control("/_control/older_schema", ["copy_of": copy, "photo_ids": ids])
+    }
+
     /// The names of the objects in the bucket.
     public func objects() async throws -> [String] {
         (try await get("/_control/objects") as? [String]) ?? []
