@@ -175,3 +175,19 @@ struct HTTPClientTLSTests {
         }
     }
 }
+
+@Suite("HTTPClient: header values from outside")
+struct HTTPClientHeaderTests {
+    @Test("should not send a request whose header value holds a line break: it would add header lines")
+    func lineBreaks() async {
+        let client = HTTPClient(connectTimeout: .seconds(1), totalTimeout: .seconds(2))
+        for value in ["Bearer a\r\nX-Evil: 1", "a\nb", "a\u{0}b"] {
+            do {
+                _ = try await client.send(HTTPRequest(url: "http://127.0.0.1:9/", headers: [("Authorization", value)]))
+                Issue.record("sent \(value.debugDescription)")
+            } catch {
+                #expect(error.message.contains("line break"), "\(error)")
+            }
+        }
+    }
+}
