@@ -28,8 +28,9 @@ public enum CSV {
         guard let first = scalars.first else { return value }
         let meaningful = scalars.first { !$0.isIgnoredBeforeFormula }
         let formula: Set<Unicode.Scalar> = ["=", "+", "-", "@"]
-        guard formula.contains(first) || "\t\r\n".unicodeScalars.contains(first)
-            || meaningful.map(formula.contains) == true
+        guard
+            formula.contains(first) || "\t\r\n".unicodeScalars.contains(first)
+                || meaningful.map(formula.contains) == true
         else { return value }
         return "'" + value
     }

@@ -15,7 +15,8 @@ public struct PhotoID: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// An id the station made; a malformed one is a bug.
     public init(_ rawValue: String) {
-        precondition(Self.isWellFormed(rawValue), "a malformed photo id made by the station: \(rawValue.debugDescription)")
+        precondition(
+            Self.isWellFormed(rawValue), "a malformed photo id made by the station: \(rawValue.debugDescription)")
         self.rawValue = rawValue
     }
 

@@ -38,9 +38,10 @@ public struct FileName: Sendable, Hashable, CustomStringConvertible {
         if (1...48).contains(bytes.count), bytes.allSatisfy(isNameByte) { return FileName(name)! }
         var hash: UInt32 = 0x811c_9dc5
         for byte in bytes { hash = (hash ^ UInt32(byte)) &* 0x0100_0193 }
-        let kept = String(name.unicodeScalars.prefix(40).map { scalar in
-            scalar.isASCII && isNameByte(UInt8(scalar.value)) ? Character(scalar) : "_"
-        })
+        let kept = String(
+            name.unicodeScalars.prefix(40).map { scalar in
+                scalar.isASCII && isNameByte(UInt8(scalar.value)) ? Character(scalar) : "_"
+            })
         let hex = String(hash, radix: 16)
         return FileName(kept + "-" + String(repeating: "0", count: 8 - hex.count) + hex)!
     }

@@ -138,7 +138,8 @@ public struct FolderBackend: GroupBackend {
         return photos.map { photo in
             // The sidecar first: without it the photo is no longer listed, whatever else a cut leaves.
             for suffix in [".json", ".jpg", "-sticker.png"] {
-                try? shared.remove(FileName(photo.photoID.rawValue + suffix)!, in: dayNames(group: photo.group, day: photo.day))
+                try? shared.remove(
+                    FileName(photo.photoID.rawValue + suffix)!, in: dayNames(group: photo.group, day: photo.day))
             }
             rmdir(dayFolder(group: photo.group, day: photo.day))  // fails, harmlessly, unless empty
             return photo.photoID

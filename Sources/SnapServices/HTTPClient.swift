@@ -100,7 +100,8 @@ public struct HTTPClient: Sendable {
         }
         if let broken {
             return .failure(
-                HTTPError(kind: .other, code: 43, message: "the header \(broken.name.debugDescription) holds a line break"))
+                HTTPError(
+                    kind: .other, code: 43, message: "the header \(broken.name.debugDescription) holds a line break"))
         }
         let lines = request.headers.map { "\($0.name): \($0.value)" }
         var response = ss_http_response()

@@ -88,10 +88,13 @@ public struct SupabaseBackend: GroupBackend {
 
     /// A folder as the server names one: a UUID, lower case.
     static func folderName(_ text: String) -> String? {
-        let ok = text.utf8.count == 36 && text.utf8.allSatisfy { byte in
-            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-                || byte == UInt8(ascii: "-")
-        }
+        let ok =
+            text.utf8.count == 36
+            && text.utf8.allSatisfy { byte in
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                    || byte == UInt8(ascii: "-")
+            }
         return ok ? text : nil
     }
 

@@ -6,7 +6,9 @@ import SnapCore
 enum CSVCheck {
     static func roundTrip(_ bytes: [UInt8]) {
         let rows = bytes.split(separator: 0x01, omittingEmptySubsequences: false).map { row in
-            row.split(separator: 0x00, omittingEmptySubsequences: false).map { CSV.cell(String(decoding: $0, as: UTF8.self)) }
+            row.split(separator: 0x00, omittingEmptySubsequences: false).map {
+                CSV.cell(String(decoding: $0, as: UTF8.self))
+            }
         }
         for separator in [",", ";"] {
             let document = CSV.document(rows, separator: separator)

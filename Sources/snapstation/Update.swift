@@ -96,7 +96,8 @@ extension SnapStation {
                 } catch {
                     var said = "snapstation: \(bundle) not installed: \(error)\n"
                     if case .older(let older, _) = error {
-                        said += "to go back to \(older) all the same: "
+                        said +=
+                            "to go back to \(older) all the same: "
                             + "snapstation update install --allow-downgrade \(bundle)\n"
                     }
                     FileHandle.standardError.write(Data(said.utf8))

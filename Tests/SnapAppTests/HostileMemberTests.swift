@@ -29,7 +29,8 @@ struct HostileMemberTests {
         let now = Date()
         try await backend.upload(
             GroupUpload(
-                photoID: PhotoID(id), group: "Friends", day: LocalDay(containing: now, in: TimeZone(identifier: "UTC")!),
+                photoID: PhotoID(id), group: "Friends",
+                day: LocalDay(containing: now, in: TimeZone(identifier: "UTC")!),
                 jpeg: TestImages.jpeg(width: 96, height: 64), takenAt: now, expiresAt: now + GroupUpload.lifetime,
                 station: id)
         ) { _ in }
@@ -54,7 +55,8 @@ struct HostileMemberTests {
         let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         try await share("mallory-1", backend(fake, mallory, log: quiet))
         let hostile = [
-            "../../x", "../../../victim-file", folder.path + "/absolute", "a/../../x", String(repeating: "a", count: 300),
+            "../../x", "../../../victim-file", folder.path + "/absolute", "a/../../x",
+            String(repeating: "a", count: 300),
             "../../../../run/snapstation/reboot/x",
         ]
         try await fake.olderSchemaRows(copying: "mallory-1", ids: hostile)
@@ -78,9 +80,10 @@ struct HostileMemberTests {
         // The station goes on: Hall's photo comes in the next round, and the expired ones go from the inbox.
         try await share("hall-1", backend(fake, hall, log: quiet))
         await inbox.sync(unreachable: &unreachable)
-        #expect(try store.receivedPhotos(now: Date()).map(\.id).sorted { $0.rawValue < $1.rawValue } == [
-            PhotoID("hall-1"), PhotoID("mallory-1"),
-        ])
+        #expect(
+            try store.receivedPhotos(now: Date()).map(\.id).sorted { $0.rawValue < $1.rawValue } == [
+                PhotoID("hall-1"), PhotoID("mallory-1"),
+            ])
         #expect(try store.purgeReceived(now: Date() + 3 * 24 * 3600) == 2)
         #expect(files().filter { $0.hasSuffix(".jpg") }.isEmpty, "both deleted, and nothing else")
     }

@@ -28,11 +28,13 @@ struct OneLineLogHandlerTests {
         let lines = Lines()
         let logger = Logger(label: "test") { _ in OneLineLogHandler(Recording(lines: lines)) }
         logger.warning(
-            "received x from Mal\nwarning: forged entry", metadata: ["member": "a\r\n<0>b", "id": "\u{202E}gpj", "n": "\(3)"])
+            "received x from Mal\nwarning: forged entry",
+            metadata: ["member": "a\r\n<0>b", "id": "\u{202E}gpj", "n": "\(3)"])
         logger.info("plain words stay as they are: Grüße, 🍛")
         let written = lines.lines.withLock { $0 }
         #expect(written.count == 2)
-        #expect(written.allSatisfy { !$0.contains("\n") && !$0.contains("\r") && !$0.unicodeScalars.contains("\u{202E}") })
+        #expect(
+            written.allSatisfy { !$0.contains("\n") && !$0.contains("\r") && !$0.unicodeScalars.contains("\u{202E}") })
         #expect(written[0].contains(#"Mal\nwarning: forged entry"#) && written[0].contains(#"a\r\n<0>b"#))
         #expect(written[0].contains(#"\u{202E}gpj"#))
         #expect(written[1] == "plain words stay as they are: Grüße, 🍛")

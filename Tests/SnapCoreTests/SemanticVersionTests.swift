@@ -37,9 +37,10 @@ struct SemanticVersionTests {
 
     @Test("should read no version from what is none, and order it before nothing")
     func refuses() {
-        for text in ["", "v", "1..0", "1.0.", ".1", "1.0.0-", "1.0.0-rc..1", "1.0.0+", "1.0.0+a..b", "1.0.0-ré",
-            "one", "1.0.0 ", "1.x", "1.0.0-rc_1", "١.٢.٣"]
-        {
+        for text in [
+            "", "v", "1..0", "1.0.", ".1", "1.0.0-", "1.0.0-rc..1", "1.0.0+", "1.0.0+a..b", "1.0.0-ré",
+            "one", "1.0.0 ", "1.x", "1.0.0-rc_1", "١.٢.٣",
+        ] {
             #expect(SemanticVersion(parsing: text) == nil, "\(text) is no version")
             #expect(!SemanticVersion.isOlder(text, than: "1.0.0") && !SemanticVersion.isOlder("1.0.0", than: text))
         }

@@ -13,7 +13,9 @@ struct ConfinedFolderTests {
 
     @Test("should refuse every name that is not one plain component")
     func names() {
-        for bad in ["", ".", "..", "../x", "a/b", "/etc", ".hidden", "a\u{0}b", "a b", "é", String(repeating: "a", count: 101)] {
+        for bad in [
+            "", ".", "..", "../x", "a/b", "/etc", ".hidden", "a\u{0}b", "a b", "é", String(repeating: "a", count: 101),
+        ] {
             #expect(FileName(bad) == nil, "\(bad.debugDescription) is no file name")
         }
         for good in ["a", "ID.jpg", "20260310-090000-1a2b.jpg.part", "Friends", "x-_.y"] {
@@ -29,9 +31,13 @@ struct ConfinedFolderTests {
         #expect(spaced.hasPrefix("Family_Smith-") && spaced.count == "Family_Smith-".count + 8)
         #expect(underscored == "Family_Smith", "a safe name stays as it is")
         #expect(spaced != underscored, "two names, two folders")
-        for hostile in ["..", ".", "../../etc", "/", "a/../../b", "", "\u{202E}gpj.exe", String(repeating: "é", count: 80)] {
+        for hostile in [
+            "..", ".", "../../etc", "/", "a/../../b", "", "\u{202E}gpj.exe", String(repeating: "é", count: 80),
+        ] {
             let made = FileName.folder(for: hostile).rawValue
-            #expect(FileName(made) != nil && !made.hasPrefix(".") && !made.contains("/"), "\(hostile.debugDescription) → \(made)")
+            #expect(
+                FileName(made) != nil && !made.hasPrefix(".") && !made.contains("/"),
+                "\(hostile.debugDescription) → \(made)")
         }
         #expect(FileName.folder(for: "..") != FileName.folder(for: "."), "even dots keep folders apart")
         #expect(FileName.folder(for: "Family Smith") == FileName.folder(for: "Family Smith"), "stable")
@@ -45,7 +51,9 @@ struct ConfinedFolderTests {
         #expect(try inbox.append([4], to: try name("b.part"), in: group, limit: 10) == [4])
         #expect(try inbox.append([5, 6], to: try name("b.part"), in: group, limit: 10) == [4, 5, 6])
         #expect(inbox.size(of: try name("b.part"), in: group) == 3)
-        #expect(throws: FileError.self) { try inbox.append([7, 8, 9, 10, 11, 12, 13, 14], to: try name("b.part"), in: group, limit: 10) }
+        #expect(throws: FileError.self) {
+            try inbox.append([7, 8, 9, 10, 11, 12, 13, 14], to: try name("b.part"), in: group, limit: 10)
+        }
         try inbox.remove(try name("a.jpg"), in: group)
         try inbox.remove(try name("a.jpg"), in: group)  // gone already: done
         try inbox.remove(try name("x.jpg"), in: [try name("NoSuchGroup")])
@@ -67,7 +75,9 @@ struct ConfinedFolderTests {
         #expect(inbox.size(of: try name("victim"), in: group) == 0)
         try FileManager.default.createDirectory(atPath: folder.path + "/inbox/Real", withIntermediateDirectories: true)
         #expect(symlink(outside + "/victim", folder.path + "/inbox/Real/link.part") == 0)
-        #expect(throws: FileError.self) { _ = try inbox.append([1], to: try name("link.part"), in: [try name("Real")], limit: 10) }
+        #expect(throws: FileError.self) {
+            _ = try inbox.append([1], to: try name("link.part"), in: [try name("Real")], limit: 10)
+        }
         // An atomic write replaces the link itself, not what it points to.
         try inbox.write([9], to: try name("link.part"), in: [try name("Real")])
         #expect(FileManager.default.contents(atPath: outside + "/victim") == Data("keep".utf8))

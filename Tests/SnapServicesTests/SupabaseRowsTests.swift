@@ -28,7 +28,9 @@ struct SupabaseRowsTests {
     @Test("should skip a row whose id is a path, too long or not a name, and log it with the member's name")
     func hostileIDs() throws {
         let log = CapturedLog()
-        let hostile = ["../../x", "/etc/passwd", "a/../../x", "x\u{0}y", String(repeating: "a", count: 300), "", "a.jpg"]
+        let hostile = [
+            "../../x", "/etc/passwd", "a/../../x", "x\u{0}y", String(repeating: "a", count: 300), "", "a.jpg",
+        ]
         let items = try parse(hostile.map { row($0) } + [row(42), row("ok")], log: log)
         #expect(items.map(\.photoID) == [PhotoID("ok")], "only the ordinary row")
         #expect(items.first?.group == "Friends", "the group asked for, not the row's")

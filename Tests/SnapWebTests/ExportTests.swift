@@ -90,7 +90,9 @@ struct ExportTests {
         #expect(reply.text.contains(";\"Curry 🍛, mild\";"), "quoted all the same: a reader set to commas keeps it")
     }
 
-    @Test("should put a ' before every text a spreadsheet would run, also behind invisible characters, and quote both separators")
+    @Test(
+        "should put a ' before every text a spreadsheet would run, also behind invisible characters, and quote both separators"
+    )
     func formulas() throws {
         let station = try WebTestStation()
         let browser = try station.pair()

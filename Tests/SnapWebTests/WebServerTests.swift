@@ -247,7 +247,9 @@ struct WebServerTests {
         }
     }
 
-    @Test("should let only a paired browser's checked upload stream its body; a GET or a stranger's POST keep the body's deadline")
+    @Test(
+        "should let only a paired browser's checked upload stream its body; a GET or a stranger's POST keep the body's deadline"
+    )
     func onlyCheckedUploadsStream() async throws {
         let folder = TemporaryDirectory("trickle")
         let rauc = try FakeRAUC(in: folder.path + "/system")
@@ -258,7 +260,8 @@ struct WebServerTests {
         let limits = ConnectionLimits(head: .seconds(1), body: .seconds(2), perClient: 8)
         try await serving(station, limits: limits) { base in
             let port = try #require(URL(string: base)?.port)
-            let upload = "POST /update/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n"
+            let upload =
+                "POST /update/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n"
                 + "X-Bundle-Name: snapstation-2.0.0.raucb\r\nContent-Type: application/octet-stream\r\n"
             let heads = [
                 "GET /update/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n",
@@ -267,7 +270,7 @@ struct WebServerTests {
                 upload + "Cookie: \(browser.cookie)\r\nX-CSRF-Token: \(browser.csrf)\r\n\r\n",
             ]
             let sockets = try heads.indices.map { try connect(from: "127.0.0.\(30 + $0)", port: port) }
-            defer { sockets.forEach { close($0) } }
+            defer { for fd in sockets { close(fd) } }
             for (fd, head) in zip(sockets, heads) { send(fd, head) }
             let started = ContinuousClock.now
             var closedAfter: [Int32: Duration] = [:]

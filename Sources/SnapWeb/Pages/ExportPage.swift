@@ -38,9 +38,11 @@ extension WebApp {
         let name = "snapstation-\(from)-\(to)"
         switch file {
         case "meals.csv":
-            return download(CSV.document(mealRows(meals), separator: words("csv.separator")), "\(name)-meals.csv", type: "text/csv")
+            return download(
+                CSV.document(mealRows(meals), separator: words("csv.separator")), "\(name)-meals.csv", type: "text/csv")
         case "items.csv":
-            return download(CSV.document(itemRows(meals), separator: words("csv.separator")), "\(name)-items.csv", type: "text/csv")
+            return download(
+                CSV.document(itemRows(meals), separator: words("csv.separator")), "\(name)-items.csv", type: "text/csv")
         case "meals.json":
             return download(try json(meals, from: from, to: to), "\(name).json", type: "application/json")
         default: throw WebProblem.notFound(words("page.problem.no_page", ["path": "/export/\(file)"]), words)
