@@ -72,7 +72,9 @@ struct SlotUpdaterTests {
     func installs() async throws {
         let (rauc, updater) = try system()
         let first = await updater.startUp()
-        #expect(first.status.managed && first.status.booted == "A" && !first.status.confirmed && first.note == nil)
+        #expect(
+            first.status.managed && first.status.booted == "A" && !first.status.confirmed && first.note == nil,
+            "\(first.status)")
         // The running slot is being tried (GRUB spent its try): no update may go in before it is confirmed.
         let early = try rauc.bundle("v2.raucb", version: "2.0.0")
         await #expect(throws: UpdateFailure.unconfirmed) { try await updater.install(bundle: early) { _, _, _ in } }
