@@ -14,9 +14,17 @@ public enum CSV {
     public static func field(_ value: String, _ separator: String) -> String {
         let quoted = value.unicodeScalars.contains { scalar in
             scalar == "," || scalar == ";" || scalar == "\t" || scalar == "\"" || scalar.isNewlineLike
+                || separator.unicodeScalars.contains(scalar)
         }
-        guard quoted || value.contains(separator) else { return value }
-        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        guard quoted else { return value }
+        // By scalar: a quote followed by a combining mark is one Character that a Character-wise
+        // replacement would leave undoubled, ending the quoted field early (found by Tests/Fuzz `csv`).
+        var doubled = String.UnicodeScalarView()
+        for scalar in value.unicodeScalars {
+            if scalar == "\"" { doubled.append(scalar) }
+            doubled.append(scalar)
+        }
+        return "\"" + String(doubled) + "\""
     }
 
     /// A text from the AI or the owner as a cell: with a `'` before it when a spreadsheet would take it for

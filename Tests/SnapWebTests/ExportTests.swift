@@ -113,6 +113,8 @@ struct ExportTests {
         #expect(CSV.cell("Toast") == "Toast" && CSV.cell("") == "" && CSV.cell("\u{200B}") == "\u{200B}")
         #expect(CSV.field("a;b", ",") == "\"a;b\"" && CSV.field("a,b", ";") == "\"a,b\"")
         #expect(CSV.field("a\tb", ",") == "\"a\tb\"" && CSV.field("plain", ";") == "plain")
+        // A quote and a combining mark are one Character: its quote is doubled all the same (Tests/Fuzz `csv`).
+        #expect(CSV.field("\"\u{5AF}=1", ",") == "\"\"\"\u{5AF}=1\"")
     }
 
     @Test("should write the same meals as JSON, keep to the range asked, and refuse a range it cannot cover")
