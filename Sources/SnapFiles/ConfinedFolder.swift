@@ -43,20 +43,7 @@ public struct ConfinedFolder: Sendable {
         guard fstat(descriptor, &status) == 0 else { throw FileError(call: "fstat", path: target, errno: errno) }
         let size = Int(status.st_size)
         guard size <= limit else { throw FileError(call: "read", path: target, errno: EFBIG) }
-        var failure: FileError?
-        let contents = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            count = 0
-            while count < size {
-                let (got, error) = retryingInterrupts {
-                    pread(descriptor, buffer.baseAddress! + count, size - count, off_t(count))
-                }
-                if got < 0 { failure = FileError(call: "pread", path: target, errno: error) }
-                if got <= 0 { break }
-                count += got
-            }
-        }
-        if let failure { throw failure }
-        return contents
+        return try FileBytes.read(descriptor, size: size, path: target)
     }
 
     /// Writes the file whole, atomically and durably, making its folders.

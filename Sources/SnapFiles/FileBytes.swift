@@ -31,12 +31,20 @@ public enum FileBytes {
         }
         let size = Int(status.st_size)
         guard size <= limit else { throw FileError(call: "read", path: path, errno: EFBIG) }
+        return try read(file, size: size, path: path)
+    }
+
+    /// The first `size` bytes of the open file `file` (from its start, wherever its offset is), in one
+    /// allocation; fewer when the file shrank while being read.
+    static func read(_ file: Int32, size: Int, path: String) throws(FileError) -> [UInt8] {
         var failure: FileError?
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             count = 0
             while count < size {
-                let (got, error) = retryingInterrupts { Glibc.read(file, buffer.baseAddress! + count, size - count) }
-                if got < 0 { failure = FileError(call: "read", path: path, errno: error) }
+                let (got, error) = retryingInterrupts {
+                    pread(file, buffer.baseAddress! + count, size - count, off_t(count))
+                }
+                if got < 0 { failure = FileError(call: "pread", path: path, errno: error) }
                 if got <= 0 { break }  // an error, or the file shrank while being read
                 count += got
             }

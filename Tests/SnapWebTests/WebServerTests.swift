@@ -252,10 +252,7 @@ struct WebServerTests {
     )
     func onlyCheckedUploadsStream() async throws {
         let folder = TemporaryDirectory("trickle")
-        let rauc = try FakeRAUC(in: folder.path + "/system")
-        let updater = SlotUpdater(
-            rauc: rauc.path, folder: folder.path + "/records", imageVersion: "1.0.0", logger: Logger(label: "test"))
-        let station = try WebTestStation(updater: updater)
+        let station = try Self.updatingStation(in: folder)
         let browser = try station.pair()
         // The checked upload's body deadline is long enough for its head to be checked on a loaded machine:
         // before that it has the ordinary deadline, as every request has.
@@ -297,6 +294,16 @@ struct WebServerTests {
             }
             #expect(closedAfter[checked] == nil, "the checked upload streams on while its pieces come")
         }
+    }
+
+    /// A station whose page can take a bundle: RAUC's stand-in and the updater in `folder`.
+    private static func updatingStation(
+        in folder: TemporaryDirectory, configure: (inout StationConfig) -> Void = { _ in }
+    ) throws -> WebTestStation {
+        let rauc = try FakeRAUC(in: folder.path + "/system")
+        let updater = SlotUpdater(
+            rauc: rauc.path, folder: folder.path + "/records", imageVersion: "1.0.0", logger: Logger(label: "test"))
+        return try WebTestStation(updater: updater, configure: configure)
     }
 
     /// Sends a byte to each socket every 200 ms for `seconds`, on a thread of its own, and notes when the
@@ -345,10 +352,7 @@ struct WebServerTests {
     )
     func bundleUpload() async throws {
         let folder = TemporaryDirectory("upload")
-        let rauc = try FakeRAUC(in: folder.path + "/system")
-        let updater = SlotUpdater(
-            rauc: rauc.path, folder: folder.path + "/records", imageVersion: "1.0.0", logger: Logger(label: "test"))
-        let station = try WebTestStation(updater: updater, configure: { $0.update.maxBundleMB = 1 })
+        let station = try Self.updatingStation(in: folder, configure: { $0.update.maxBundleMB = 1 })
         let browser = try station.pair()
         try await serving(station) { base in
             let client = HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(60))
