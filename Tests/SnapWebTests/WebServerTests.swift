@@ -306,8 +306,8 @@ struct WebServerTests {
         return try WebTestStation(updater: updater, configure: configure)
     }
 
-    /// Sends a byte to each socket every 200 ms for `seconds`, on a thread of its own, and notes when the
-    /// server ended each (from the start).
+    /// Sends a byte to each socket every 200 ms (sooner after an answer came) for `seconds`, on a thread of
+    /// its own, and notes when the server ended each (from the start).
     private static func trickle(_ sockets: [Int32], seconds: Double) async -> [Int32: Duration] {
         await withCheckedContinuation { continuation in
             Thread {
@@ -321,7 +321,11 @@ struct WebServerTests {
                             _ = Glibc.send(fd, "1", 1, Int32(MSG_NOSIGNAL))
                         }
                     }
-                    usleep(200_000)
+                    // Until one of them has news (an answer, its end), or 200 ms for the next byte.
+                    var open = sockets.filter { closed[$0] == nil }.map {
+                        pollfd(fd: $0, events: Int16(POLLIN), revents: 0)
+                    }
+                    _ = poll(&open, nfds_t(open.count), 200)
                 }
                 continuation.resume(returning: closed)
             }.start()
