@@ -32,6 +32,21 @@ struct UpdateEndToEndTests {
             logPath: folder.path + "/\(name).log")
     }
 
+    /// The station started on slot A (0.5.0), once it marked the slot good.
+    private func startedGood(_ config: String) async throws -> StationProcess {
+        let first = try start(config, "first")
+        _ = await StationProcess.waitFor(seconds: 30) { first.output.contains("(0.5.0) marked good") }
+        return first
+    }
+
+    /// `snapstation update install [OPTIONS] BUNDLE`, as over SSH: its exit status and what it said.
+    private func install(_ bundle: String, _ config: String, _ options: String..., log: String = "install")
+        async throws -> (Int32, String)
+    {
+        try await StationProcess.run(
+            ["update", "install"] + options + [bundle, "--config", config], logPath: folder.path + "/\(log).log")
+    }
+
     private func caption() -> String {
         (try? String(contentsOfFile: state + "/frames/latest.txt", encoding: .utf8)) ?? ""
     }
@@ -55,8 +70,7 @@ struct UpdateEndToEndTests {
         #expect(try await statusJSON(config)["confirmed"] as? Bool == true)
 
         let bundle = try rauc.bundle("snapstation-2.0.0.raucb", version: "2.0.0")
-        let (installed, said) = try await StationProcess.run(
-            ["update", "install", bundle, "--config", config], logPath: folder.path + "/install.log")
+        let (installed, said) = try await install(bundle, config)
         #expect(installed == 0, "\(said)")
         #expect(said.contains(" 20% Checking bundle") && said.contains("installed 2.0.0 into slot B"))
         // The running station sees it within seconds and, on its idle ready screen, asks for the restart.
@@ -89,11 +103,9 @@ struct UpdateEndToEndTests {
     func rollsBack() async throws {
         let rauc = try FakeRAUC(in: folder.path + "/system")
         let config = try config(rauc)
-        let first = try start(config, "first")
-        _ = await StationProcess.waitFor(seconds: 30) { first.output.contains("(0.5.0) marked good") }
+        let first = try await startedGood(config)
         let bundle = try rauc.bundle("snapstation-2.0.0.raucb", version: "2.0.0")
-        let (installed, said) = try await StationProcess.run(
-            ["update", "install", bundle, "--config", config], logPath: folder.path + "/install.log")
+        let (installed, said) = try await install(bundle, config)
         #expect(installed == 0, "\(said)")
         _ = await StationProcess.waitFor(seconds: 20) { FileManager.default.fileExists(atPath: restartFile) }
         #expect(await first.stop() == 0)
@@ -121,11 +133,9 @@ struct UpdateEndToEndTests {
     func refusesUnsigned() async throws {
         let rauc = try FakeRAUC(in: folder.path + "/system")
         let config = try config(rauc)
-        let first = try start(config, "first")
-        _ = await StationProcess.waitFor(seconds: 30) { first.output.contains("(0.5.0) marked good") }
+        let first = try await startedGood(config)
         let bundle = try rauc.bundle("unsigned.raucb", version: "2.0.0", signed: false)
-        let (status, said) = try await StationProcess.run(
-            ["update", "install", bundle, "--config", config], logPath: folder.path + "/install.log")
+        let (status, said) = try await install(bundle, config)
         #expect(await first.stop() == 0)
         #expect(status == 1 && said.contains("not installed") && said.contains("signature verification failed"))
         #expect(try rauc.grubenv()["ORDER"] as? String == "A B")
@@ -135,18 +145,14 @@ struct UpdateEndToEndTests {
     func downgradesOnlyWhenAsked() async throws {
         let rauc = try FakeRAUC(in: folder.path + "/system")
         let config = try config(rauc)
-        let first = try start(config, "first")
-        _ = await StationProcess.waitFor(seconds: 30) { first.output.contains("(0.5.0) marked good") }
+        let first = try await startedGood(config)
         let bundle = try rauc.bundle("snapstation-0.4.0.raucb", version: "0.4.0")
-        let (refused, said) = try await StationProcess.run(
-            ["update", "install", bundle, "--config", config], logPath: folder.path + "/refused.log")
+        let (refused, said) = try await install(bundle, config, log: "refused")
         #expect(refused == 1, "\(said)")
         #expect(said.contains("not installed: this bundle holds 0.4.0, older than the 0.5.0 that runs"), "\(said)")
         #expect(said.contains("snapstation update install --allow-downgrade \(bundle)"), "what to run instead")
         #expect(try rauc.installsAsked().isEmpty && rauc.grubenv()["ORDER"] as? String == "A B", "slot B untouched")
-        let (installed, done) = try await StationProcess.run(
-            ["update", "install", "--allow-downgrade", bundle, "--config", config],
-            logPath: folder.path + "/downgrade.log")
+        let (installed, done) = try await install(bundle, config, "--allow-downgrade", log: "downgrade")
         #expect(installed == 0, "\(done)")
         #expect(try done.contains("installed 0.4.0 into slot B") && rauc.installsAsked() == [bundle])
         let asked = await StationProcess.waitFor(seconds: 20) { FileManager.default.fileExists(atPath: restartFile) }
