@@ -103,7 +103,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head(let head):
+        case .head:
             reading = true
             owed += 1
             streaming = false
@@ -116,6 +116,21 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             if streaming && owed > 0 { arm(limits.body, context.channel) }
         }
         context.fireChannelRead(data)
+    }
+
+    /// While a bundle streams, its deadline runs only while the page waits on the client: when the page's
+    /// writer falls behind (a busy machine, a slow card), the pieces already read fill the page's buffer
+    /// and the page stops asking the socket for more (back-pressure). Waiting on ourselves is no fault of
+    /// the client's, so the deadline stops at the end of each read and starts again when the page asks
+    /// for the next (`read`).
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if streaming && reading { disarm() }
+        context.fireChannelReadComplete()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if streaming && reading && owed > 0 { arm(limits.body, context.channel) }
+        context.read()
     }
 
     func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
