@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 // SnapStation: one binary that drives a camera station. The targets follow docs/architecture.md.
 import PackageDescription
 

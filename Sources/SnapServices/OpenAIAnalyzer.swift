@@ -296,7 +296,7 @@ public struct OpenAIAnalyzer: MealAnalyzer {
 
     /// `retryBase × 2^(attempt−1)`, ±50 % so that many stations do not retry in step.
     func backoff(_ attempt: Int) -> Duration {
-        settings.retryBase * (Double(1 << min(attempt - 1, 8)) * Double.random(in: 0.5...1.5))
+        .seconds(settings.retryBase.seconds * Double(1 << min(attempt - 1, 8)) * Double.random(in: 0.5...1.5))
     }
 
     /// Seconds (whole, as RFC 9110 has it, or decimal, as the SDK also reads), or an HTTP date.

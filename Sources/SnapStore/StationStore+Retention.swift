@@ -22,7 +22,7 @@ extension StationStore {
                 let photo: String = row["photo_path"]
                 let thumbnail: String = row["thumbnail_path"]
                 let sticker: String? = row["sticker_path"]
-                let paths = [photo, thumbnail] + (sticker.map { kept.contains($0) ? [] : [$0] } ?? [])
+                let paths: [String] = [photo, thumbnail] + (sticker.map { kept.contains($0) ? [] : [$0] } ?? [])
                 for path in paths {
                     if unlink(path) != 0 && errno != ENOENT {
                         throw FileError(call: "unlink", path: path, errno: errno)

@@ -41,8 +41,9 @@ struct HostileMemberTests {
         Set(
             (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? []).filter { relative in
                 var isFolder: ObjCBool = false
-                FileManager.default.fileExists(atPath: folder.path + "/" + relative, isDirectory: &isFolder)
-                return !isFolder.boolValue
+                let path = folder.path + "/" + relative
+                let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+                return exists && !isFolder.boolValue
             })
     }
 

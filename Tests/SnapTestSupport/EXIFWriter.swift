@@ -7,12 +7,15 @@ public enum EXIFWriter {
         let entries = gps ? 2 : 1
         let ifdSize = 2 + entries * 12 + 4
         tiff += le16(entries)
-        tiff += le16(0x0112) + le16(3) + le32(1) + le16(orientation) + le16(0)
+        let orientationEntry: [[UInt8]] = [le16(0x0112), le16(3), le32(1), le16(orientation), le16(0)]
+        tiff += orientationEntry.joined()
         if gps { tiff += le16(0x8825) + le16(4) + le32(1) + le32(8 + ifdSize) }
         tiff += le32(0)
         if gps {
             // GPS IFD: GPSLatitudeRef "N".
-            tiff += le16(1) + le16(0x0001) + le16(2) + le32(2) + Array("N\0".utf8) + [0, 0] + le32(0)
+            // (Pieces joined, not one chain of `+`: Swift 6.2's type checker gives up on the chain.)
+            let pieces: [[UInt8]] = [le16(1), le16(0x0001), le16(2), le32(2), Array("N\0".utf8), [0, 0], le32(0)]
+            tiff += pieces.joined()
         }
         let body = Array("Exif\0\0".utf8) + tiff
         let segment: [UInt8] = [0xFF, 0xE1] + be16(body.count + 2) + body

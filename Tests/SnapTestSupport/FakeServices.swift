@@ -52,9 +52,11 @@ public final class FakeServices: @unchecked Sendable {
     public init(tls: (cert: String, key: String)? = nil, port: Int = 0, jwtExpiry: Int? = nil) async throws {
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments =
-            ["python3", Self.script, "--port", "\(port)"] + (tls.map { ["--cert", $0.cert, "--key", $0.key] } ?? [])
-            + (Self.postgres ?? []) + (jwtExpiry.map { ["--jwt-expiry", "\($0)"] } ?? [])
+        var arguments = ["python3", Self.script, "--port", "\(port)"]
+        if let tls { arguments += ["--cert", tls.cert, "--key", tls.key] }
+        arguments += Self.postgres ?? []
+        if let jwtExpiry { arguments += ["--jwt-expiry", "\(jwtExpiry)"] }
+        process.arguments = arguments
         process.standardInput = input
         process.standardOutput = output
         try process.run()

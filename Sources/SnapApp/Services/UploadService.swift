@@ -89,8 +89,10 @@ public final class UploadService: Service {
             photoID: id, group: job.group, day: job.day, jpeg: bytes, takenAt: job.takenAt,
             expiresAt: job.takenAt.addingTimeInterval(GroupUpload.lifetime), station: stationName,
             sticker: sticker)
+        // Declared outside the `do`: Swift 6.2's compiler crashes on a local `Mutex` that an escaping
+        // closure captures inside one ("Found outside of lifetime use!"; Debian's 6.2.3, assertions on).
+        let progress = Mutex(ProgressThrottle())
         do {
-            let progress = Mutex(ProgressThrottle())
             try await backend.upload(upload) { [bus] fraction in
                 if progress.withLock({ $0.admits(fraction) }) { bus.send(.uploadProgress(id, fraction)) }
             }
