@@ -29,7 +29,9 @@ fi
 base="$cache/trixie-base.tar"
 if [[ ! -e "$base" ]]; then
     step "a Debian trixie arm64 system (mmdebstrap, apt variant, under qemu-user)"
-    mmdebstrap --quiet --variant=apt --architectures=arm64 --include=ca-certificates trixie "$base.part" "$mirror"
+    rm -rf "$base.part"
+    mmdebstrap --quiet --variant=apt --architectures=arm64 --format=tar --include=ca-certificates trixie \
+        "$base.part" "$mirror"
     mv "$base.part" "$base"
 fi
 root=$(mktemp -d)
@@ -42,7 +44,7 @@ cp "$deb" "$root/tmp/snapstation.deb"
 step "apt install ./snapstation_*_arm64.deb, as an owner does"
 chroot "$root" /bin/sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ./tmp/snapstation.deb' \
     >"$root/tmp/apt.log" 2>&1 || { tail -n 30 "$root/tmp/apt.log"; exit 1; }
-grep -E "^(Setting up|Unpacking) snapstation" "$root/tmp/apt.log" | head -n 2
+grep -E "^(Setting up|Unpacking) snapstation" "$root/tmp/apt.log" | head -n 2 || true
 
 step "the installed station"
 chroot "$root" dpkg-query -W -f='${Package} ${Version} ${Architecture}: ${Status}\n' snapstation

@@ -19,22 +19,24 @@
 #
 # --tests also builds the test targets for arm64 (debug) with the same compiler: what CI checks so that a
 # construct the host's Swift takes and Debian's 6.2 does not is caught the day it lands.
-# A warning in the project's own sources or tests fails the build (the dependencies' are left alone).
+# A warning in the project's own sources or tests fails the build (the dependencies' are left alone): each
+# warning of what this build compiled, so all of them on a clean build, as CI's is.
 # Needs root (chroot, mount namespace); installs debootstrap, mmdebstrap and dpkg-dev when missing.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 tests=0
 if [[ ${1:-} == --tests ]]; then tests=1; shift; fi
-out="${1:-$repo/.build-arm64/out}"
 cache="${SNAPSTATION_ARM64_CACHE:-$repo/.build-arm64}"
+out="${1:-$cache/out}"
 mirror="${SNAPSTATION_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+mkdir -p "$cache" "$out"
+# Absolute and without links: the sysroot's dpkg database records where its files lie.
+cache="$(cd "$cache" && pwd -P)"
+out="$(cd "$out" && pwd -P)"
 sid="$cache/sid"
 sysroot="$cache/sysroot"
 sdks="$cache/sdks"
 sdk=snapstation-trixie-arm64
-mkdir -p "$cache" "$out"
-cache="$(cd "$cache" && pwd)"
-out="$(cd "$out" && pwd)"
 
 started=$SECONDS
 step() { echo "== arm64 ($((SECONDS - started)) s): $*" >&2; }
@@ -87,7 +89,7 @@ if [[ ! -e "$sid/.snapstation-ready" ]]; then
     echo 'Acquire::Check-Valid-Until "false";' > "$sid/etc/apt/apt.conf.d/99snapstation"
     cp /etc/resolv.conf "$sid/etc/resolv.conf"
     # The package mirror of this workplace answers for github.com (as the host's git is told).
-    git config --system --get-regexp '^url\.' 2>/dev/null | while read -r key value; do
+    { git config --system --get-regexp '^url\.' 2>/dev/null || true; } | while read -r key value; do
         git config --file "$sid/etc/gitconfig" --add "$key" "$value"
     done
     in_sid /bin/sh -c 'dpkg --add-architecture arm64 && apt-get update -qq &&
@@ -95,10 +97,14 @@ if [[ ! -e "$sid/.snapstation-ready" ]]; then
     touch "$sid/.snapstation-ready"
 fi
 swift_version=$(in_sid swift --version 2>/dev/null | head -n 1)
-step "compiler: $swift_version"
+swift_package=$(in_sid dpkg-query -W -f='${Version}' swiftlang)
+step "compiler: $swift_version (swiftlang $swift_package)"
 
 # 2. The target's libraries and Swift runtime.
-if [[ ! -e "$sysroot/.snapstation-ready" ]]; then
+# Made again when the compiler changed (its runtime and modules must be the same version) or the cache
+# moved (the dpkg database names each file's place); the marker says both.
+ready="swiftlang $swift_package in $sysroot"
+if [[ "$(cat "$sysroot/.snapstation-ready" 2>/dev/null)" != "$ready" ]]; then
     step "the target: a trixie arm64 sysroot with ${#target_packages[@]} -dev packages (mmdebstrap, extracted)"
     rm -rf "$sysroot"
     # SNAPSTATION_ARM64_SOURCES adds an apt source line (Raspberry Pi's archive: its libcamera-dev then
@@ -138,14 +144,15 @@ if [[ ! -e "$sysroot/.snapstation-ready" ]]; then
     step "the target's Swift: sid's swiftlang:arm64 and libswiftlang:arm64 (unpacked, not installed)"
     runtime="$cache/swift-arm64"
     rm -rf "$runtime" && mkdir -p "$runtime/debs"
-    in_sid /bin/sh -c "cd /cache/swift-arm64/debs && apt-get download -qq -o APT::Sandbox::User=root swiftlang:arm64 libswiftlang:arm64"
+    in_sid /bin/sh -c "apt-get update -qq && cd /cache/swift-arm64/debs &&
+        apt-get download -qq -o APT::Sandbox::User=root swiftlang:arm64=$swift_package libswiftlang:arm64=$swift_package"
     for deb in "$runtime"/debs/*.deb; do dpkg-deb -x "$deb" "$runtime"; done
     mkdir -p "$sysroot/usr/lib/swift"
     cp -a "$runtime/usr/libexec/swift/lib/clang" "$sysroot/usr/lib/clang"
     (cd "$runtime/usr/libexec/swift/lib/swift" && tar --exclude=./host -cf - .) | tar -xf - -C "$sysroot/usr/lib/swift"
     cp -a "$runtime/usr/libexec/swift/lib/swift_static" "$sysroot/usr/lib/swift_static"
     rm -rf "$runtime"
-    touch "$sysroot/.snapstation-ready"
+    echo "$ready" > "$sysroot/.snapstation-ready"
 fi
 
 # 3. The Swift SDK bundle: the sysroot, the resources in it, lld.

@@ -36,7 +36,8 @@ if [[ -z "$binary" ]]; then
 fi
 
 root=$(mktemp -d)
-trap 'rm -rf "$root"' EXIT
+work=""
+trap 'rm -rf "$root" $work' EXIT
 # Without its debug information (the symbol table stays, so a crash report still names each function):
 # 165 MB is 105 MB for arm64 (ICU's data, linked in with Foundation, is much of the rest). llvm-objcopy
 # (the Swift toolchain's) reads every architecture.
