@@ -276,10 +276,12 @@ struct WebServerTests {
                 return names.contains { $0.contains("snapstation-2.0.0.raucb") }
             }
             try #require(opened, "the page took the checked upload")
-            // The page's writer falls behind for 7 s (a slow card, a busy machine): the pieces that come
-            // meanwhile fill the page's buffer, and the page stops reading the socket. Its wait on itself
-            // is not the client's fault: the checked upload stays open through it.
-            _ = try #require(server).uploads.submit { Thread.sleep(forTimeInterval: 7) }
+            // The page's writer is held up for the whole trickle (a slow card, a busy machine): the pieces
+            // that come meanwhile fill the page's buffer, and the page stops reading the socket. Its wait
+            // on itself is not the client's fault: the checked upload stays open through it.
+            let writerHeld = DispatchSemaphore(value: 0)
+            defer { writerHeld.signal() }
+            _ = try #require(server).uploads.submit { writerHeld.wait() }
             let heads = [
                 "GET /update/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n",
                 upload + "\r\n",
