@@ -19,21 +19,19 @@ Needs qemu-user-static, Pillow with NumPy (from PyPI into .build-bench/venv when
 station Tests/Group/postgres.sh (started here when it is not).
 """
 import argparse
-import json
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "Support"))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "Imaging"))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "Benchmarks"))
-from pychecks import ROOT, check, finish, in_venv  # noqa: E402
+from common import ensure_pillow  # noqa: E402  (Tests/Benchmarks)
+from pychecks import ROOT, check, finish  # noqa: E402
 
 # Screens: the same screen, drawn by another distribution's text stack (trixie's Pango, cairo and FreeType
 # here, bookworm's on x86: glyph edges differ, and Pango 1.56 breaks a long line at another place than
@@ -51,15 +49,6 @@ PATHS = {
     "exact size": ["--max", "1024", "--strict-max"],
     "BGRX": ["--max", "1024", "--filter", "sepia", "--intensity", "0"],
 }
-
-
-def have_pillow():
-    try:
-        import numpy  # noqa: F401
-        import PIL  # noqa: F401
-        return True
-    except ImportError:
-        return False
 
 
 class Arm64:
@@ -137,7 +126,7 @@ def psnr(first, second, scale=1):
 
 
 def main():
-    in_venv("venv", ["pillow", "numpy"], have_pillow)
+    ensure_pillow()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--deb", required=True)
     parser.add_argument("--sysroot", required=True)
@@ -237,21 +226,10 @@ def main():
 def station_checks(arm, folder):
     """The simulated station, arm64, through one meal and one group photo against the stand-ins."""
     from common import Station  # noqa: E402  (Tests/Benchmarks)
-    from supabase_members import sign_up_member  # noqa: E402  (Tests/Support)
+    from supabase_members import sign_up_member, standin_on_postgres  # noqa: E402  (Tests/Support)
 
-    postgres = os.path.join(ROOT, "Tests/Group/postgres.sh")
-    subprocess.run([postgres, "start"], check=True, stdout=subprocess.DEVNULL)
-    pg = dict(line.split("=", 1) for line in subprocess.run([postgres, "env"], capture_output=True, text=True)
-              .stdout.split() if line.startswith("SNAPSTATION_PG") and "=" in line)
-    fake = subprocess.Popen(
-        # The PATH's python3, which Tests/Group/postgres.sh gave psycopg (this one may be Pillow's venv).
-        [shutil.which("python3"), os.path.join(ROOT, "Tests/Fakes/fake_services.py"), "--postgres", pg["SNAPSTATION_PG_SOCKET"],
-         "--pg-port", pg["SNAPSTATION_PG_PORT"], "--pg-user", pg["SNAPSTATION_PG_USER"]],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    fake, base, anon = standin_on_postgres(ROOT)
     try:
-        base = f"http://127.0.0.1:{fake.stdout.readline().split()[1]}"
-        with urllib.request.urlopen(base + "/_control/keys", timeout=10) as answer:
-            anon = json.loads(answer.read())["anon_key"]
         member = sign_up_member(base, anon, "Arm", "Kitchen")
         environment = {"ARM_AI_KEY": "test-key", "ARM_GROUP_KEY": member["password"]}
         state = os.path.join(folder, "state")

@@ -18,14 +18,13 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
 
 from common import BINARY, ROOT, Station, release_binary  # noqa: E402  (Tests/Benchmarks/common.py)
-from supabase_members import sign_up_member  # noqa: E402  (Tests/Support/supabase_members.py)
+from supabase_members import sign_up_member, standin_on_postgres  # noqa: E402  (Tests/Support/supabase_members.py)
 
 
 def control(base, path, body=None):
@@ -76,17 +75,9 @@ def main():
     parser.add_argument("--binary", default=BINARY)
     args = parser.parse_args()
     release_binary(args.binary)
-    subprocess.run([os.path.join(ROOT, "Tests/Group/postgres.sh"), "start"], check=True, stdout=subprocess.DEVNULL)
-    pg = dict(line.split("=", 1) for line in subprocess.run(
-        [os.path.join(ROOT, "Tests/Group/postgres.sh"), "env"], capture_output=True, text=True).stdout.split()
-        if "=" in line and line.startswith("SNAPSTATION_PG"))
-    fake = subprocess.Popen(
-        [sys.executable, os.path.join(ROOT, "Tests/Fakes/fake_services.py"), "--postgres", pg["SNAPSTATION_PG_SOCKET"],
-         "--pg-port", pg["SNAPSTATION_PG_PORT"], "--pg-user", pg["SNAPSTATION_PG_USER"]],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    base = f"http://127.0.0.1:{fake.stdout.readline().split()[1]}"
+    fake, base, anon_key = standin_on_postgres(ROOT)
     # The station's own user, signed up as a station is, and the group it made; it signs in with them.
-    member = sign_up_member(base, control(base, "/_control/keys")["anon_key"], "Bench", "Kitchen")
+    member = sign_up_member(base, anon_key, "Bench", "Kitchen")
     environment = {"BENCH_AI_KEY": "test-key", "BENCH_GROUP_KEY": member["password"]}
     folder = tempfile.mkdtemp(prefix="latency-")
     state = os.path.join(folder, "state")

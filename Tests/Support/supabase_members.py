@@ -1,8 +1,9 @@
 """Members of a Supabase project's groups, made through its public API as a station or a phone makes them
 (docs/supabase/groups.md): a new user signs up (/auth/v1/signup; confirmed at once, as on the stand-in and
 on a project with autoconfirm), then makes the group (rpc create_group) or joins it (rpc join_group) with
-a code an earlier member asks for (rpc group_invite). Shared by Tests/Group/check_fake.py and
-Tests/Benchmarks/latency.py; the stand-in's anon key is on GET /_control/keys, as a dashboard shows it."""
+a code an earlier member asks for (rpc group_invite). Shared by Tests/Group/check_fake.py,
+Tests/Benchmarks/latency.py and Tests/Arm64/check.py; the stand-in's anon key is on GET /_control/keys, as
+a dashboard shows it."""
 import json
 import secrets
 import urllib.error
@@ -51,3 +52,26 @@ def sign_up_member(base_url, anon_key, group, name, inviter=None):
         post(base_url, anon_key, "/rest/v1/rpc/join_group", {"invite_code": code, "member_name": name}, token)
     return {"access_token": token, "refresh_token": session["refresh_token"], "user_id": session["user"]["id"],
             "email": email, "password": password, "anon_key": anon_key}
+
+
+def standin_on_postgres(root):
+    """The Supabase and OpenAI stand-in (Tests/Fakes/fake_services.py) on the test PostgreSQL cluster
+    (Tests/Group/postgres.sh, started when it is not), run by the PATH's python3, which postgres.sh gave
+    psycopg: answers (process, base URL, anon key). Closing the process's standard input stops it."""
+    import os
+    import shutil
+    import subprocess
+
+    postgres = os.path.join(root, "Tests/Group/postgres.sh")
+    subprocess.run([postgres, "start"], check=True, stdout=subprocess.DEVNULL)
+    pg = dict(line.split("=", 1) for line in subprocess.run([postgres, "env"], capture_output=True, text=True)
+              .stdout.split() if line.startswith("SNAPSTATION_PG") and "=" in line)
+    process = subprocess.Popen(
+        [shutil.which("python3"), os.path.join(root, "Tests/Fakes/fake_services.py"),
+         "--postgres", pg["SNAPSTATION_PG_SOCKET"], "--pg-port", pg["SNAPSTATION_PG_PORT"],
+         "--pg-user", pg["SNAPSTATION_PG_USER"]],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{process.stdout.readline().split()[1]}"
+    with urllib.request.urlopen(base + "/_control/keys", timeout=10) as answer:
+        anon_key = json.loads(answer.read())["anon_key"]
+    return process, base, anon_key
