@@ -39,7 +39,9 @@ Control, for tests:
   GET /_control/keys (the anon and publishable keys; the owner's service_role and secret keys)
                          the Supabase side door (supabase_standin.py)
 Faults (queued per service: openai, storage, rest, auth), every service: ok, 401, 429:SECONDS, 500, 503,
-timeout, reset, drip; Supabase also cut[:BYTES] (send the head and part of the body, then close: a download
+timeout, reset, drip, answer:STATUS:JSON (that status and body as given: what a hostile or broken server
+could say and the stand-in would not, such as a function's hint with markup or a name no group can have);
+Supabase also cut[:BYTES] (send the head and part of the body, then close: a download
 cut short). OpenAI also (each OpenAI's real answer, see
 openai_faults.py): malformed, refusal, offschema, mismatch, overflow, manyitems, huge, content_filter,
 null_content, length, 400_image, 400_image_format, 400_max_tokens, 400_temperature, 400_schema, 403_region,
@@ -116,6 +118,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(500, {"error": {"message": "too late"}})
         if fault == "reset":
             return self.reset_connection()
+        if fault.startswith("answer:"):
+            _, status, body = fault.split(":", 2)
+            return self.reply(int(status), body.encode())
         if fault == "drip":
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
