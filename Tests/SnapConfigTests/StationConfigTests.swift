@@ -1,6 +1,8 @@
 import Foundation
 import SnapConfig
 import SnapCore
+import SnapFiles
+import SnapTestSupport
 import Testing
 
 @Suite("StationConfig")
@@ -123,6 +125,22 @@ struct StationConfigTests {
             problems("[group]\nmembers = [\"Ana\"]\n") == [
                 "t.toml:2: group.members: is no longer read: each station is a member of its groups, with its own key (nothing here: add the station to its groups on the server (docs/supabase/schema.sql))"
             ])
+    }
+
+    @Test("should take \"..\" as a group's name, as the server does, and keep its photos inside the inbox")
+    func dotDotGroup() throws {
+        let state = TemporaryDirectory("config-groups")
+        let config = try StationConfig(
+            parsing: "[group]\nname = [\"..\", \".\", \"...\"]\n[storage]\ndir = \"\(state.path)\"\n", file: "t.toml")
+        #expect(config.group.names == ["..", ".", "..."])
+        // The station's inbox: FOLDER/ID.jpg under the state folder's inbox/ (StationStore.inboxFolder(of:)).
+        let inbox = ConfinedFolder(config.storage.dir + "/inbox")
+        for group in config.group.names {
+            try inbox.write([1], to: #require(FileName("a.jpg")), in: [FileName.folder(for: group)])
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: state.path) == ["inbox"])
+        let folders = try FileManager.default.contentsOfDirectory(atPath: state.path + "/inbox")
+        #expect(folders.count == 3 && folders.allSatisfy { !$0.hasPrefix(".") }, "\(folders)")
     }
 
     @Test("should refuse plain http for the AI service beyond the local network, and take a LAN vision server")

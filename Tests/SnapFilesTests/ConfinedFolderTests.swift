@@ -43,6 +43,27 @@ struct ConfinedFolderTests {
         #expect(FileName.folder(for: "Family Smith") == FileName.folder(for: "Family Smith"), "stable")
     }
 
+    @Test("should give the groups \".\", \"..\" and \"...\" one plain folder name each, and keep their files in it")
+    func dotGroupFolders() throws {
+        var made: [String] = []
+        for group in [".", "..", "..."] {
+            let folderName = FileName.folder(for: group)
+            #expect(
+                ![".", ".."].contains(folderName.rawValue) && !folderName.rawValue.hasPrefix(".")
+                    && !folderName.rawValue.contains("/"),
+                "\(group) → \(folderName)")
+            try inbox.write([1], to: try name("a.jpg"), in: [folderName])
+            made.append(folderName.rawValue)
+        }
+        #expect(Set(made).count == 3, "three names, three folders: \(made)")
+        let inboxFolders = try FileManager.default.contentsOfDirectory(atPath: folder.path + "/inbox")
+        #expect(inboxFolders.sorted() == made.sorted())
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["inbox"], "nothing beside it")
+        for made in made {
+            #expect(FileManager.default.fileExists(atPath: "\(folder.path)/inbox/\(made)/a.jpg"))
+        }
+    }
+
     @Test("should write, append and remove inside its folder, making the folders on the way")
     func writesInside() throws {
         let group = [try name("Friends")]
