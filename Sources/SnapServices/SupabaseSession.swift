@@ -160,6 +160,13 @@ public final class SupabaseSession: Sendable {
             else {
                 return .failure(.signInFailed("the answer is not a Supabase session: is group.url a Supabase project?"))
             }
+            // It goes into every request's Authorization header: a line break there would end the header.
+            guard !access.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                return .failure(
+                    .signInFailed(
+                        "the answer's access token holds a line break or control character: is group.url a Supabase project?"
+                    ))
+            }
             let expiresAt =
                 (json["expires_at"] as? Double).map(Date.init(timeIntervalSince1970:))
                 ?? now().addingTimeInterval((json["expires_in"] as? Double) ?? 3600)

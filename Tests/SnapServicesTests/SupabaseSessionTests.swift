@@ -190,3 +190,67 @@ struct SupabaseSessionTests {
         }
     }
 }
+
+/// The session's tokens as Auth answers them, from the fake's queued answers (no PostgreSQL): the access
+/// token goes into every request's `Authorization` header, so one that is empty or would break the header
+/// line is no session at all.
+@Suite("SupabaseSession: the tokens Auth answers, parsed before they go into a header", .serialized)
+struct SupabaseSessionTokenTests {
+    let fake: FakeServices
+
+    init() async throws { fake = try await FakeServices() }
+
+    /// A backend signed in through a session whose next sign-in Auth answers with `access`.
+    private func backend(answering access: String, kept: KeptTokens) async throws -> SupabaseBackend {
+        let session: [String: Any] = [
+            "access_token": access, "token_type": "bearer", "expires_in": 3600, "refresh_token": "r-\(access.count)",
+        ]
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: session), as: UTF8.self)
+        try await fake.queue("auth", ["answer:200:\(json)"])
+        let client = HTTPClient(connectTimeout: .seconds(2), totalTimeout: .seconds(10))
+        let signedIn = SupabaseSession(
+            projectURL: fake.baseURL, anonKey: "anon", credentials: .init(email: "kitchen@example.com", password: "p"),
+            refreshToken: nil, client: client, logger: Logger(label: "test"), keep: { token in kept.keep(token) })
+        return SupabaseBackend(
+            projectURL: fake.baseURL, bucket: "snapstation", authorization: .session(signedIn), anonKey: "anon",
+            client: client, logger: Logger(label: "test"))
+    }
+
+    private func asked() async throws -> [String] {
+        try await fake.requests().compactMap { $0["path"] as? String }
+    }
+
+    @Test("should take an access token that is empty or holds a line break as no session, and send nothing with it")
+    func hostileAccessTokens() async throws {
+        let kept = KeptTokens()
+        // A token that fits a header is used: the listing goes out with it.
+        let good = "eyJhbGciOiJIUzI1NiJ9.e30.c2ln"
+        try await fake.queue("rest", ["answer:200:[]"])
+        #expect(try await backend(answering: good, kept: kept).shared(in: "Family", now: Date()).isEmpty)
+        #expect(try await asked() == ["/auth/v1/token", "/rest/v1/group_photos"])
+        #expect(kept.all == ["r-\(good.count)"])
+
+        let notASession = UploadFailure.signInFailed(
+            "the answer is not a Supabase session: is group.url a Supabase project?")
+        let unsendable = UploadFailure.signInFailed(
+            "the answer's access token holds a line break or control character: is group.url a Supabase project?")
+        let hostile = [
+            "": notASession,
+            "a\r\nX-Evil: 1": unsendable, "eyJ.e30\n.c2ln": unsendable, "a\u{0}b": unsendable,
+        ]
+        for (access, refusal) in hostile {
+            let backend = try await backend(answering: access, kept: kept)
+            do throws(UploadFailure) {
+                _ = try await backend.shared(in: "Family", now: Date())
+                Issue.record("listed with \(access.debugDescription)")
+            } catch {
+                #expect(error == refusal, "\(access.debugDescription)")
+                #expect(error.mayHeal, "the photos wait for a sign-in that works")
+            }
+        }
+        #expect(
+            Array(try await asked().dropFirst(2)) == Array(repeating: "/auth/v1/token", count: hostile.count),
+            "signed in, and nothing sent with those tokens")
+        #expect(kept.all == ["r-\(good.count)"], "no refresh token of a refused session kept")
+    }
+}
