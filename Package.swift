@@ -57,6 +57,8 @@ let package = Package(
         .target(name: "CSnapCrash", path: "Sources/CSystem/CSnapCrash"),
         // glibc's allocator controls: Sources/SnapApp/MemoryPolicy.swift.
         .systemLibrary(name: "CMalloc", path: "Sources/CSystem/CMalloc"),
+        // ThreadSanitizer's annotations for SnapFiles' Lock (declarations only; used under -DSNAPSTATION_TSAN).
+        .systemLibrary(name: "CSnapTSan", path: "Sources/CSystem/CSnapTSan"),
         .target(
             name: "CSnapGPIO", path: "Sources/CSystem/CSnapGPIO", linkerSettings: [.linkedLibrary("gpiod")]),
         // The station's .local name and its page as a service, over avahi-daemon: LocalNameService.swift.
@@ -77,7 +79,7 @@ let package = Package(
                 [Resource.embedInCode("Catalogs/\(code).json"), .embedInCode("Catalogs/\(code)-page.json")]
             }),
         .target(name: "SnapCore", dependencies: ["SnapText"]),
-        .target(name: "SnapFiles"),
+        .target(name: "SnapFiles", dependencies: ["CSnapTSan"]),
         .target(name: "SnapConfig", dependencies: ["SnapCore", "SnapText", "SnapFiles", "CSnapTOML"]),
         .target(
             name: "SnapStore",
@@ -141,7 +143,9 @@ let package = Package(
             ]),
         .target(
             name: "SnapTestSupport",
-            dependencies: ["SnapCore", "SnapImaging", "CTurboJPEG", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "SnapCore", "SnapFiles", "SnapImaging", "CTurboJPEG", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/SnapTestSupport"),
 
         // MARK: Tests mirror Sources

@@ -1,3 +1,4 @@
+import SnapFiles
 import SnapImaging
 import Synchronization
 
@@ -16,9 +17,9 @@ public final class CameraSwitch: Camera {
     }
 
     public let choices: [Choice]
-    private let selection = Mutex(0)
+    private let selection = Lock(0)
     /// Wakes a running preview when the selection changes.
-    private let switched = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    private let switched = Lock<CheckedContinuation<Void, Never>?>(nil)
 
     public init(_ choices: [Choice]) {
         precondition(!choices.isEmpty, "a camera switch needs a camera")

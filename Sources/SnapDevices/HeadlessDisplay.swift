@@ -26,7 +26,7 @@ public final class HeadlessDisplay: Display {
         var written: [String] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     public init(width: Int, height: Int, folder: String, previewFramesPerSecond: Double, keep: Int = 2000)
         throws(DeviceError)

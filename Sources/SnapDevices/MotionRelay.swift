@@ -1,11 +1,12 @@
 import SnapCore
+import SnapFiles
 import Synchronization
 
 /// Carries the jar's motion (a tilt, a shake) from where it is sensed (the accelerometer, or words typed
 /// to the simulated station) to the display, which owns the jar. Made before the display exists; the
 /// display connects to it when it is made, and motion before that is dropped.
 public final class MotionRelay: Sendable {
-    private let receiver = Mutex<(@Sendable (JarMotion) -> Void)?>(nil)
+    private let receiver = Lock<(@Sendable (JarMotion) -> Void)?>(nil)
 
     public init() {}
 

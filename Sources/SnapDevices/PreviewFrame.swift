@@ -1,3 +1,4 @@
+import SnapFiles
 import SnapImaging
 import Synchronization
 
@@ -16,7 +17,7 @@ public final class PreviewFrame: Sendable {
     public let timestamp: Duration?
     private let convert: @Sendable () -> PixelImage?
     private let release: (@Sendable () -> Void)?
-    private let converted = Mutex<PixelImage??>(nil)
+    private let converted = Lock<PixelImage??>(nil)
 
     /// A frame that is already a picture.
     public init(_ image: PixelImage, timestamp: Duration? = nil) {

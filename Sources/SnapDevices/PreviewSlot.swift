@@ -1,3 +1,4 @@
+import SnapFiles
 import Synchronization
 
 /// The hand-over point between the camera and the display: one slot, the newest frame wins.
@@ -13,7 +14,7 @@ public final class PreviewSlot: Sendable {
         var waiter: CheckedContinuation<PreviewFrame?, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     public init() {}
 

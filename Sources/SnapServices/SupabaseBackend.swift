@@ -351,7 +351,7 @@ private let unreservedASCII = CharacterSet(
 /// The folder of each group the station looked up; a group it leaves is forgotten (a new group of the
 /// same name has a folder of its own).
 final class GroupFolders: Sendable {
-    private let folders = Mutex<[String: String]>([:])
+    private let folders = Lock<[String: String]>([:])
 
     func known(_ group: String) -> String? { folders.withLock { $0[group] } }
     func note(_ folder: String, of group: String) { folders.withLock { $0[group] = folder } }

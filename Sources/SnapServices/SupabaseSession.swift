@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SnapCore
+import SnapFiles
 import Synchronization
 
 /// A station signed in to Supabase Auth, and kept signed in.
@@ -46,7 +47,7 @@ public final class SupabaseSession: Sendable {
     let ahead: TimeInterval
     let keep: @Sendable (String) async -> Void
     let now: @Sendable () -> Date
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     /// A session for `credentials` on the project at `projectURL`, whose public key is `anonKey`.
     /// `refreshToken` is the one kept from before (nil at the first start); `keep` stores each new one
@@ -64,12 +65,12 @@ public final class SupabaseSession: Sendable {
         self.ahead = ahead
         self.now = now
         self.keep = keep
-        self.state = Mutex(State(refresh: refreshToken))
+        self.state = Lock(State(refresh: refreshToken))
     }
 
     /// How many times the session refreshed and signed in (for the log and the tests).
     public var renewals: (refreshes: Int, signIns: Int) { counts.withLock { $0 } }
-    private let counts = Mutex((0, 0))
+    private let counts = Lock((0, 0))
 
     /// An access token valid for a while yet: the one in memory, or a renewed one.
     public func accessToken() async throws(UploadFailure) -> String {

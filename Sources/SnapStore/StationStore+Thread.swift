@@ -55,7 +55,7 @@ extension StationStore {
         _ work: @escaping @Sendable (StationStore) throws(StoreError) -> Value
     ) throws(StoreError) -> Value {
         let done = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Result<Value, StoreError>?>(nil)
+        let outcome = Lock<Result<Value, StoreError>?>(nil)
         let accepted = thread.submit {
             let result: Result<Value, StoreError>
             do throws(StoreError) { result = .success(try work(self)) } catch { result = .failure(error) }

@@ -27,9 +27,9 @@ public final class SlotUpdater: StationUpdater {
     let bootID: @Sendable () -> String
     let logger: Logger
     private let thread = SerialThread(name: "updates")
-    private let installing = Mutex(false)
+    private let installing = Lock(false)
     /// The status read last: what `status()` answers while an install holds the thread for minutes.
-    private let lastStatus = Mutex<UpdateStatus?>(nil)
+    private let lastStatus = Lock<UpdateStatus?>(nil)
 
     /// An updater over the client at `rauc`, keeping its records in `folder` (the state folder's `updates`);
     /// `imageVersion` is the running system's own (`SystemImage.version()`).

@@ -2,6 +2,7 @@ import HTTPTypes
 import HummingbirdCore
 import NIOCore
 import NIOHTTPTypes
+import SnapFiles
 import Synchronization
 
 /// How long a client may take, and how many connections it may hold: slow clients cannot hold every
@@ -28,7 +29,7 @@ public struct ConnectionLimits: Sendable {
 
 /// The connections each client holds now.
 final class ConnectionCounts: Sendable {
-    private let counts = Mutex<[String: Int]>([:])
+    private let counts = Lock<[String: Int]>([:])
 
     /// Counts one more for `client`, unless it holds `limit` already.
     func admit(_ client: String, limit: Int) -> Bool {

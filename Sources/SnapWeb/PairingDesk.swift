@@ -1,5 +1,6 @@
 import Foundation
 import SnapCore
+import SnapFiles
 import Synchronization
 
 /// The one-time codes that pair a browser with the page, and the brake on guessing them.
@@ -49,7 +50,7 @@ public final class PairingDesk: Sendable {
         var fingerprint: String?
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     public init() {}
 

@@ -1,5 +1,6 @@
 import Foundation
 import SnapConfig
+import SnapFiles
 import Synchronization
 
 /// The names and addresses the page answers to: a request whose Host is anything else is refused, and a
@@ -13,9 +14,9 @@ import Synchronization
 public final class StationNames: Sendable {
     private let fixed: Set<String>
     private let interfaces: @Sendable () -> Set<String>
-    private let known: Mutex<Set<String>>
+    private let known: Lock<Set<String>>
     /// Names the station took while running (the `.local` name avahi settled on after a collision).
-    private let learned = Mutex<Set<String>>([])
+    private let learned = Lock<Set<String>>([])
 
     public init(
         config: StationConfig, hostName: String = StationNames.machineHostName(),
@@ -27,7 +28,7 @@ public final class StationNames: Sendable {
         fixed.formUnion(config.web.names)
         self.fixed = Set(fixed.map { $0.lowercased() })
         self.interfaces = interfaces
-        self.known = Mutex(interfaces())
+        self.known = Lock(interfaces())
     }
 
     /// Whether a request's Host header (a name or address, with or without its port) is the station's.

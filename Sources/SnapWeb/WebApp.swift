@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SnapConfig
 import SnapCore
+import SnapFiles
 import SnapStore
 import SnapText
 import Synchronization
@@ -36,20 +37,20 @@ public final class WebApp: Sendable {
     /// Where a meal's correction goes (the station's analyser); nil without an AI service.
     let corrector: (any MealCorrector)?
     /// The corrections asked and not yet shown on their meal's page.
-    let corrections = Mutex<[PhotoID: Correction]>([:])
+    let corrections = Lock<[PhotoID: Correction]>([:])
     /// Where the shopping list's planned meals are asked about (the station's analyser); nil without an AI
     /// service.
     let planner: (any MealPlanner)?
     /// The planned meal being asked about, or how the last one ended until the page showed it.
-    let planning = Mutex<Planning?>(nil)
+    let planning = Lock<Planning?>(nil)
     /// The station's two system slots (RAUC); nil where the page offers no updates (tests).
     let updater: (any StationUpdater)?
     /// The update being installed from the page, or how the last one ended.
-    let installation = Mutex<Installation?>(nil)
+    let installation = Lock<Installation?>(nil)
     /// The words of the request being answered, read from the owner's settings once as it comes in; a
     /// reply made off the page's thread (a request too large to read, a correction's answer) speaks the
     /// last request's.
-    private let spoken = Mutex(Words())
+    private let spoken = Lock(Words())
 
     public init(
         config: StationConfig, store: StationStore, link: any StationLink, desk: PairingDesk, logger: Logger,

@@ -27,7 +27,7 @@ public final class WebServer: Service {
     let thread = SerialThread(name: "web")
     /// Where an update bundle sent from the page is written as it arrives, off the page's thread.
     let uploads = SerialThread(name: "web-uploads")
-    private let port = Mutex<Int?>(nil)
+    private let port = Lock<Int?>(nil)
 
     /// The station's own certificate, for `web.tls = "self-signed"`.
     let selfSigned: PageCertificate?

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SnapApp
 import SnapCore
+import SnapFiles
 import SnapServices
 import SnapStore
 import SnapTestSupport
@@ -12,7 +13,7 @@ import Testing
 /// An analyser that fails with what it is given, and counts the calls.
 private final class FailingAnalyzer: MealAnalyzer {
     let failure: AIFailure
-    let calls = Mutex(0)
+    let calls = Lock(0)
     init(_ failure: AIFailure) { self.failure = failure }
     func analyse(jpeg: [UInt8], dietary: [DietaryPreference], language: Language) async throws(AIFailure)
         -> MealAnalysis

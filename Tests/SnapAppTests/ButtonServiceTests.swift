@@ -3,13 +3,14 @@ import Logging
 import SnapApp
 import SnapCore
 import SnapDevices
+import SnapFiles
 import SnapTestSupport
 import Synchronization
 import Testing
 
 /// Buttons whose lines are lost after one press, then come back.
 final class LosingButtons: Buttons {
-    let opens = Mutex(0)
+    let opens = Lock(0)
     var reopensWhenLost: Bool { true }
     func gestures() throws(DeviceError) -> AsyncStream<ButtonGesture> {
         let open = opens.withLock { value -> Int in

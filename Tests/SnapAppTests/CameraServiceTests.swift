@@ -2,6 +2,7 @@ import Logging
 import SnapApp
 import SnapCore
 import SnapDevices
+import SnapFiles
 import SnapImaging
 import SnapTestSupport
 import Synchronization
@@ -9,9 +10,9 @@ import Testing
 
 /// A camera that counts its opens and streams, and can be told to fail.
 final class CountingCamera: Camera {
-    let opens = Mutex(0)
-    let streaming = Mutex(false)
-    let failing = Mutex<String?>(nil)
+    let opens = Lock(0)
+    let streaming = Lock(false)
+    let failing = Lock<String?>(nil)
 
     func streamPreview(into slot: PreviewSlot, started: @escaping @Sendable () -> Void) async throws(DeviceError) {
         opens.withLock { $0 += 1 }

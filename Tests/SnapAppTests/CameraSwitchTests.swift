@@ -1,6 +1,7 @@
 import Logging
 import SnapCore
 import SnapDevices
+import SnapFiles
 import SnapImaging
 import SnapTestSupport
 import Synchronization
@@ -13,7 +14,7 @@ struct CameraSwitchTests {
         let (first, second) = (CountingCamera(), CountingCamera())
         let cameras = CameraSwitch([.init(name: "one", camera: first), .init(name: "two", camera: second)])
         let slot = PreviewSlot()
-        let started = Mutex(0)
+        let started = Lock(0)
         let streaming = Task { try await cameras.streamPreview(into: slot) { started.withLock { $0 += 1 } } }
         defer { streaming.cancel() }
         #expect(await eventually(within: 2, every: .milliseconds(5)) { first.streaming.withLock { $0 } })

@@ -19,7 +19,7 @@ final class SlowDisplay: Display {
     let previewFramesPerSecond = 0.0
     let recordsEveryScreen: Bool
     let delay: TimeInterval
-    let shown = Mutex<[(change: FrameChange, thread: String)]>([])
+    let shown = Lock<[(change: FrameChange, thread: String)]>([])
 
     init(delay: TimeInterval, recordsEveryScreen: Bool = false) {
         self.delay = delay
@@ -100,8 +100,8 @@ struct DisplayServiceTests {
     @Test("should open a display that was missing at start once it can, draw on it, and say so")
     func missingAtStart() async throws {
         let real = SlowDisplay(delay: 0)
-        let attempts = Mutex(0)
-        let recovered = Mutex(false)
+        let attempts = Lock(0)
+        let recovered = Lock(false)
         let service = DisplayService(
             display: NullDisplay(width: 480, height: 320), renderer: ScreenRenderer(images: .disk()),
             slot: PreviewSlot(),
@@ -129,7 +129,7 @@ final class KeepingDisplay: Display {
     let width = 480
     let height = 320
     let previewFramesPerSecond = 30.0
-    let frames = Mutex<[(change: FrameChange, pixels: [UInt8])]>([])
+    let frames = Lock<[(change: FrameChange, pixels: [UInt8])]>([])
 
     func present(_ frame: FramePixels, change: FrameChange) throws(DeviceError) {
         var pixels = [UInt8](repeating: 0, count: width * height * 4)

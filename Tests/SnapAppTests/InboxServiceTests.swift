@@ -13,9 +13,9 @@ import Testing
 /// A group backend in front of the folder backend that counts downloads, and can cut one short.
 final class RecordingBackend: GroupBackend {
     let inner: FolderBackend
-    let downloads = Mutex<[(id: String, offset: Int)]>([])
+    let downloads = Lock<[(id: String, offset: Int)]>([])
     /// The next download of this many bytes or more is cut after this many.
-    let cutAfter = Mutex<Int?>(nil)
+    let cutAfter = Lock<Int?>(nil)
 
     init(_ inner: FolderBackend) { self.inner = inner }
 

@@ -3,6 +3,7 @@ import Logging
 import SnapApp
 import SnapCore
 import SnapDevices
+import SnapFiles
 import SnapTestSupport
 import Synchronization
 import Testing
@@ -21,7 +22,7 @@ struct MotionServiceTests {
     @Test("should send the jar a tilt as the sensor turns and a shake, and wait for a sensor that is gone")
     func relay() async throws {
         let relay = MotionRelay()
-        let received = Mutex<[JarMotion]>([])
+        let received = Lock<[JarMotion]>([])
         relay.connect { motion in received.withLock { $0.append(motion) } }
         let log = CapturedLog()
         let service = MotionService(

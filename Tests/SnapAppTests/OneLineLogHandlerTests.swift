@@ -1,12 +1,13 @@
 import Logging
 import SnapApp
+import SnapFiles
 import Synchronization
 import Testing
 
 @Suite("OneLineLogHandler: one entry per log line, whatever the values")
 struct OneLineLogHandlerTests {
     final class Lines: Sendable {
-        let lines = Mutex<[String]>([])
+        let lines = Lock<[String]>([])
     }
 
     struct Recording: LogHandler {

@@ -1,5 +1,6 @@
 import Foundation
 import SnapApp
+import SnapFiles
 import SnapTestSupport
 import Synchronization
 import Testing
@@ -99,7 +100,7 @@ struct SystemdNotifyTests {
     func stalledReader() async throws {
         let socket = try NotifySocket(path: folder.path + "/stalled")
         let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.path])
-        let sent = Mutex(0)
+        let sent = Lock(0)
         // A unix datagram queue holds a few messages; a blocking send would stop at the first full one.
         let thread = Thread {
             for _ in 0..<200 {

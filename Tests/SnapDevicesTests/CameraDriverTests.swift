@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SnapFiles
 import SnapImaging
 import SnapTestSupport
 import Synchronization

@@ -1,4 +1,5 @@
 import SnapDevices
+import SnapFiles
 import SnapImaging
 import SnapTestSupport
 import Synchronization
@@ -87,7 +88,7 @@ struct PreviewFrameTests {
 }
 
 final class Counter: Sendable {
-    private let count = Mutex(0)
+    private let count = Lock(0)
     func add() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
 }

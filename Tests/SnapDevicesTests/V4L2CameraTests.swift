@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SnapFiles
 import SnapImaging
 import SnapTestSupport
 import Synchronization
@@ -176,7 +177,7 @@ struct V4L2CameraTests {
         for _ in 0..<10 {
             let mock = MockV4L2(formats: Self.yuyvOnly)
             let camera = camera(mock)
-            let displayDone = Mutex(false)
+            let displayDone = Lock(false)
             do {
                 let slot = PreviewSlot()
                 let preview = Task { try await camera.streamPreview(into: slot, started: {}) }

@@ -8,7 +8,7 @@ import Testing
 struct TimerThreadTests {
     /// What fired, in order, collected from the timer thread.
     final class Fired: Sendable {
-        let keys = Mutex<[String]>([])
+        let keys = Lock<[String]>([])
         func add(_ key: String) { keys.withLock { $0.append(key) } }
         var all: [String] { keys.withLock { $0 } }
     }

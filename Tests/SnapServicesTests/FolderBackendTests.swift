@@ -24,7 +24,7 @@ struct FolderBackendTests {
 
     @Test("should write the photo and a sidecar under the station's own folder, reporting progress")
     func writes() async throws {
-        let progress = Mutex<[Double]>([])
+        let progress = Lock<[Double]>([])
         try await backend().upload(upload("a")) { fraction in progress.withLock { $0.append(fraction) } }
         #expect(folder.files() == ["Family/Kitchen/2026-03-10/a.jpg", "Family/Kitchen/2026-03-10/a.json"])
         let json = try #require(FileManager.default.contents(atPath: folder.path + "/Family/Kitchen/2026-03-10/a.json"))

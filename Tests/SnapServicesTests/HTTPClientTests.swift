@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SnapCore
+import SnapFiles
 import SnapServices
 import SnapTestSupport
 import Synchronization
@@ -95,7 +96,7 @@ struct HTTPClientTests {
 
     @Test("should report upload progress up to the whole body")
     func progress() async throws {
-        let seen = Mutex<[Double]>([])
+        let seen = Lock<[Double]>([])
         let body = [UInt8](repeating: 7, count: 4_000_000)
         let response = try await HTTPClient().send(
             HTTPRequest(

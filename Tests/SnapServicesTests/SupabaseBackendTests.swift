@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SnapCore
+import SnapFiles
 import SnapServices
 import SnapTestSupport
 import Synchronization
@@ -43,7 +44,7 @@ struct SupabaseBackendTests {
     @Test("should upload the photo and sticker as the member, then insert the day's row with its size")
     func uploads() async throws {
         let kitchen = try await fake.member("Kitchen", of: "Family & Friends")
-        let progress = Mutex<[Double]>([])
+        let progress = Lock<[Double]>([])
         try await backend(kitchen).upload(upload("a")) { fraction in progress.withLock { $0.append(fraction) } }
         let day = upload("a").day
         // Under the group's folder, a UUID the server made, not under its name.

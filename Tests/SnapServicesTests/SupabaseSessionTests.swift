@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SnapCore
+import SnapFiles
 import SnapServices
 import SnapTestSupport
 import Synchronization
@@ -8,7 +9,7 @@ import Testing
 
 /// The refresh tokens a session kept, as the station's store would.
 final class KeptTokens: Sendable {
-    private let tokens = Mutex<[String]>([])
+    private let tokens = Lock<[String]>([])
     func keep(_ token: String) { tokens.withLock { $0.append(token) } }
     var all: [String] { tokens.withLock { $0 } }
 }

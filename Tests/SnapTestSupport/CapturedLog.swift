@@ -1,10 +1,11 @@
 import Logging
+import SnapFiles
 import Synchronization
 
 /// A logger whose every line (message and metadata) is kept, so tests can read what would reach the
 /// journal.
 public final class CapturedLog: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Lock<[String]>([])
 
     public init() {}
 

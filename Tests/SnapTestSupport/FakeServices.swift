@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SnapFiles
 import Synchronization
 
 /// The fake cloud services (Tests/Fakes/fake_services.py) running on 127.0.0.1 for one test.
@@ -114,7 +115,7 @@ public final class FakeServices: @unchecked Sendable {
     }
 
     /// The first member of each group, who hands out its invite codes.
-    private let founders = Mutex<[String: Member]>([:])
+    private let founders = Lock<[String: Member]>([:])
 
     /// A station called `name` in `group`, made as any client would: a new Auth user signs up (or
     /// `existing` signs in again), then makes the group with `create_group`, or joins it with a code its

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SnapCore
+import SnapFiles
 import SnapTestSupport
 import Synchronization
 import Testing
@@ -80,7 +81,7 @@ struct SlotUpdaterTests {
         await #expect(throws: UpdateFailure.unconfirmed) { try await updater.install(bundle: early) { _, _, _ in } }
         try await updater.confirm()
         #expect(await updater.status().confirmed)
-        let steps = Mutex<[Int]>([])
+        let steps = Lock<[Int]>([])
         let version = try await updater.install(bundle: early) { version, percent, _ in
             #expect(version == "2.0.0")
             steps.withLock { $0.append(percent) }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SnapConfig
 import SnapCore
+import SnapFiles
 import SnapImaging
 import SnapStore
 import SnapTestSupport
@@ -11,9 +12,9 @@ import Synchronization
 
 /// The station as the page sees it, for tests: what it was sent, and a screen and capture to show.
 final class RecordingLink: StationLink {
-    private let state = Mutex<(events: [Event], screen: Screen?, capture: PixelImage?)>(([], nil, nil))
+    private let state = Lock<(events: [Event], screen: Screen?, capture: PixelImage?)>(([], nil, nil))
     /// Called with each event, as the station's loop would handle it.
-    let onEvent: Mutex<(@Sendable (Event) -> Void)?> = Mutex(nil)
+    let onEvent: Lock<(@Sendable (Event) -> Void)?> = Lock(nil)
 
     func send(_ event: Event) {
         state.withLock { $0.events.append(event) }
@@ -160,7 +161,7 @@ final class WebTestStation: Sendable {
 
 /// The page's wall clock, moved by the test.
 final class TestClock: Sendable {
-    private let value = Mutex(Date(timeIntervalSince1970: 1_795_435_200))  // 2026-11-23 12:00 UTC
+    private let value = Lock(Date(timeIntervalSince1970: 1_795_435_200))  // 2026-11-23 12:00 UTC
     var now: Date { value.withLock { $0 } }
     func advance(_ seconds: TimeInterval) { value.withLock { $0 += seconds } }
 }

@@ -66,11 +66,11 @@ public final class DisplayService: Service {
     private let retryInterval: Duration
     private let renderer: ScreenRenderer
     /// The language the screens speak now (`station.language`, which the owner may change).
-    private let words: Mutex<Words>
+    private let words: Lock<Words>
     private let slot: PreviewSlot
     private let orientation: Orientation
     private let logger: Logger
-    private let mailbox = Mutex(Mailbox())
+    private let mailbox = Lock(Mailbox())
     private let surface: Surface
     private let thread = SerialThread(name: "display")
     /// Wakes the jar's frame pump when a frame left the world awake.
@@ -87,7 +87,7 @@ public final class DisplayService: Service {
         self.recovered = recovered
         self.retryInterval = retryInterval
         self.renderer = renderer
-        self.words = Mutex(renderer.words)
+        self.words = Lock(renderer.words)
         self.slot = slot
         self.orientation = orientation
         self.logger = logger

@@ -35,9 +35,9 @@ public final class StationService: Service {
     /// The machine's timers, on a thread of their own (`TimerThread` says why not a task each).
     let timers = TimerThread<TimerID>(name: "timers")
     /// Why the flash LED failed last, until it works again.
-    let flashMissing = Mutex<String?>(nil)
+    let flashMissing = Lock<String?>(nil)
     /// How long events waited in the bus before the loop took them.
-    let loopWaits = Mutex(LatencyStats())
+    let loopWaits = Lock(LatencyStats())
     /// The photo pipeline's own thread: 100 ms and more of decoding and resizing per photo, which would
     /// otherwise hold one of the pool's two threads while a press waits for the other.
     let pipelineThread = SerialThread(name: "pipeline")

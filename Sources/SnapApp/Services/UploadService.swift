@@ -91,7 +91,7 @@ public final class UploadService: Service {
             sticker: sticker)
         // Declared outside the `do`: Swift 6.2's compiler crashes on a local `Mutex` that an escaping
         // closure captures inside one ("Found outside of lifetime use!"; Debian's 6.2.3, assertions on).
-        let progress = Mutex(ProgressThrottle())
+        let progress = Lock(ProgressThrottle())
         do {
             try await backend.upload(upload) { [bus] fraction in
                 if progress.withLock({ $0.admits(fraction) }) { bus.send(.uploadProgress(id, fraction)) }

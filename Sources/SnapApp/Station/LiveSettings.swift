@@ -1,4 +1,5 @@
 import SnapCore
+import SnapFiles
 import SnapImaging
 import SnapText
 import Synchronization
@@ -7,11 +8,11 @@ import Synchronization
 /// pipeline's filter, the AI's dietary preferences). The state machine resolves them (`SettingsRule`) and
 /// tells this with `.applySettings`; at start the station resolves the stored ones the same way.
 public final class LiveSettings: Sendable {
-    private let inForce: Mutex<SettingsInForce>
+    private let inForce: Lock<SettingsInForce>
     private let basePipeline: PhotoPipeline
 
     public init(_ inForce: SettingsInForce, pipeline: PhotoPipeline) {
-        self.inForce = Mutex(inForce)
+        self.inForce = Lock(inForce)
         self.basePipeline = pipeline
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import SnapConfig
 import SnapCore
+import SnapFiles
 import SnapImaging
 import SnapServices
 import SnapWeb
@@ -20,7 +21,7 @@ public final class StationBoard: StationLink {
     private let bus: EventBus
     private let backends: [DeviceKind: String]
     private let startedAt = Date()
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     public init(bus: EventBus, config: StationConfig) {
         self.bus = bus
@@ -30,7 +31,7 @@ public final class StationBoard: StationLink {
                 ? "not wired" : config.gpio.backend.rawValue,
             .display: config.display.backend.rawValue,
         ]
-        self.state = Mutex(State(mode: config.station.defaultMode))
+        self.state = Lock(State(mode: config.station.defaultMode))
     }
 
     public func send(_ event: Event) { bus.send(event) }

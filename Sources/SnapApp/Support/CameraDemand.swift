@@ -1,3 +1,4 @@
+import SnapFiles
 import Synchronization
 
 /// Who needs the camera streaming now, and whether it is.
@@ -29,7 +30,7 @@ public final class CameraDemand: Sendable {
         var wanted: Bool { !holders.isEmpty }
     }
 
-    private let state = Mutex((State(), [Waiter](), 0))
+    private let state = Lock((State(), [Waiter](), 0))
 
     public init() {}
 

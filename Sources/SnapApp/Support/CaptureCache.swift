@@ -1,4 +1,5 @@
 import SnapCore
+import SnapFiles
 import SnapImaging
 import Synchronization
 
@@ -6,7 +7,7 @@ import Synchronization
 /// processing screen shows them. At most one is kept (a full-size still is 12 MB and more), and only
 /// until its photo is stored.
 public final class CaptureCache: Sendable {
-    private let entries = Mutex<[(PhotoID, PixelImage)]>([])
+    private let entries = Lock<[(PhotoID, PixelImage)]>([])
     private let limit: Int
 
     public init(limit: Int = 1) {

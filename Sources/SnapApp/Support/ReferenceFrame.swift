@@ -2,6 +2,7 @@ import Logging
 import ServiceLifecycle
 import SnapCore
 import SnapDevices
+import SnapFiles
 import SnapImaging
 import Synchronization
 
@@ -13,7 +14,7 @@ public final class ReferenceFrame: Sendable {
         var stale = true
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     public init() {}
 

@@ -7,12 +7,12 @@ import Synchronization
 /// the display's own thread, every `interval`, until it succeeds; the display service then draws the
 /// current screen on it and the station is told.
 final class ReopeningDisplay: Sendable {
-    private let current: Mutex<any Display>
+    private let current: Lock<any Display>
     private let reopen: (@Sendable () throws(DeviceError) -> any Display)?
 
     /// `display` as opened at start; `reopen` opens the real one, nil when there is nothing to retry.
     init(_ display: any Display, reopen: (@Sendable () throws(DeviceError) -> any Display)?) {
-        current = Mutex(display)
+        current = Lock(display)
         self.reopen = reopen
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import SnapCore
+import SnapFiles
 import Synchronization
 
 /// Tells systemd how the station is doing, over `$NOTIFY_SOCKET` (the sd_notify protocol, without
@@ -13,7 +14,7 @@ public final class SystemdNotifier: Sendable {
     private let socketPath: String?
     /// systemd's `WatchdogSec=`, from `$WATCHDOG_USEC`, when the watchdog is meant for this process.
     public let watchdogInterval: Duration?
-    private let readySent = Mutex(false)
+    private let readySent = Lock(false)
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         socketPath = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }

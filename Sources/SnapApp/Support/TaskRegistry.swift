@@ -1,3 +1,4 @@
+import SnapFiles
 import Synchronization
 
 /// Tasks kept by key so they can be replaced or cancelled: the station's timers and its analyses.
@@ -5,7 +6,7 @@ import Synchronization
 /// Starting a task under a key cancels the one it replaces; `cancelAll` runs at shutdown so no task
 /// outlives the service that made it.
 final class TaskRegistry<Key: Hashable & Sendable>: Sendable {
-    private let tasks = Mutex<[Key: Task<Void, Never>]>([:])
+    private let tasks = Lock<[Key: Task<Void, Never>]>([:])
 
     func start(_ key: Key, _ operation: @escaping @Sendable () async -> Void) {
         let task = Task { await operation() }

@@ -1,3 +1,4 @@
+import SnapFiles
 import Synchronization
 
 /// Wakes one waiting task: "there is new work". A signal sent while nobody waits is kept for the next wait.
@@ -7,7 +8,7 @@ public final class WakeSignal: Sendable {
         var waiter: CheckedContinuation<Void, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     public init() {}
 

@@ -1,4 +1,5 @@
 import CSnapCamera
+import SnapFiles
 import Synchronization
 
 /// An opaque handle from the camera layer: the camera manager or an open camera.
@@ -279,4 +280,4 @@ private final class SinkBox: Sendable {
     init(_ sink: any CameraSink) { self.sink = sink }
 }
 
-private let sinks = Mutex<[UInt: Unmanaged<SinkBox>]>([:])
+private let sinks = Lock<[UInt: Unmanaged<SinkBox>]>([:])

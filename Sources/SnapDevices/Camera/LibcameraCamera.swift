@@ -81,7 +81,7 @@ public final class LibcameraCamera: Camera, CameraSink {
     public let settings: Settings
     private let calls: any CameraCalls
     private let logger: Logger
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let thread = SerialThread(name: "camera")
     private let stills: StillQueue
 

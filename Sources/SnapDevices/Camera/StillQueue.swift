@@ -42,7 +42,7 @@ public final class StillQueue: Sendable {
 
     /// How long a still may take, from the request, before it fails.
     public let timeout: Duration
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let timers: TimerThread<Int>
 
     public init(timeout: Duration, name: String = "camera-stills") {

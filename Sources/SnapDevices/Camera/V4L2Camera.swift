@@ -83,7 +83,7 @@ public final class V4L2Camera: Camera {
     public let settings: Settings
     let calls: any V4L2Calls
     let logger: Logger
-    let state = Mutex(State())
+    let state = Lock(State())
     let stills: StillQueue
 
     public init(settings: Settings, calls: any V4L2Calls = KernelV4L2(), logger: Logger) {

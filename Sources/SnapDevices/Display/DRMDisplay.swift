@@ -1,4 +1,5 @@
 import Foundation
+import SnapFiles
 import SnapImaging
 import Synchronization
 
@@ -25,7 +26,7 @@ public final class DRMDisplay: ScanoutDisplay {
 
     private let calls: any DisplayCalls
     private let handle: DisplayHandle
-    private let video: Mutex<VideoState>
+    private let video: Lock<VideoState>
 
     /// Everything a present touches, under one lock: the blit's scratch and the zero-copy state.
     private struct VideoState {
@@ -68,7 +69,7 @@ public final class DRMDisplay: ScanoutDisplay {
         }
         self.calls = calls
         (width, height) = PanelBlit.canvasSize(panelWidth: output.width, height: output.height, rotation: rotation)
-        video = Mutex(VideoState(blit: PanelBlit(rotation: rotation, format: .xrgb8888)))
+        video = Lock(VideoState(blit: PanelBlit(rotation: rotation, format: .xrgb8888)))
     }
 
     deinit {
@@ -179,7 +180,7 @@ public final class FramebufferDisplay: Display {
 
     private let calls: any DisplayCalls
     private let handle: DisplayHandle
-    private let blit: Mutex<PanelBlit>
+    private let blit: Lock<PanelBlit>
 
     public init(
         path: String, rotation: Int = 0, previewFramesPerSecond: Double = 15, calls: any DisplayCalls = LibDRM()
@@ -202,7 +203,7 @@ public final class FramebufferDisplay: Display {
         self.previewFramesPerSecond = previewFramesPerSecond
         (width, height) = PanelBlit.canvasSize(panelWidth: info.width, height: info.height, rotation: rotation)
         let format: PanelFormat = info.bitsPerPixel == 16 ? .rgb565 : (info.redHigh ? .xrgb8888 : .xbgr8888)
-        blit = Mutex(PanelBlit(rotation: rotation, format: format))
+        blit = Lock(PanelBlit(rotation: rotation, format: format))
     }
 
     deinit { calls.closeFramebuffer(handle) }

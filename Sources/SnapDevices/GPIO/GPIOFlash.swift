@@ -1,4 +1,5 @@
 import SnapCore
+import SnapFiles
 import Synchronization
 
 /// The flash LED on a GPIO output line. The line is requested once, off, and held while the station runs,
@@ -13,13 +14,13 @@ public final class GPIOFlash: FlashLED {
     private let descriptor: String
     private let lineName: GPIOLine
     private let calls: any GPIOCalls
-    private let held: Mutex<Held?>
+    private let held: Lock<Held?>
 
     public init(chip descriptor: String, line: GPIOLine, calls: any GPIOCalls = LibGPIOD()) throws(DeviceError) {
         self.descriptor = descriptor
         lineName = line
         self.calls = calls
-        held = Mutex(try Self.request(descriptor, line, calls))
+        held = Lock(try Self.request(descriptor, line, calls))
     }
 
     deinit {

@@ -1,8 +1,9 @@
+import SnapFiles
 import Synchronization
 
 /// A list several threads append to, emptied once.
 final class LockedList<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
+    private let items = Lock<[Element]>([])
 
     init() {}
 

@@ -1,6 +1,7 @@
 import Foundation
 import SnapConfig
 import SnapCore
+import SnapFiles
 import SnapImaging
 import SnapStore
 import SnapText
@@ -315,7 +316,7 @@ extension WebApp {
     /// `work`'s value, or nil when it took longer than `directoryWait`.
     private func waiting<Value: Sendable>(_ work: @escaping @Sendable () async -> Value) -> Value? {
         let done = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Value?>(nil)
+        let outcome = Lock<Value?>(nil)
         let task = Task {
             let value = await work()
             outcome.withLock { $0 = value }

@@ -154,7 +154,7 @@ extension WebApp {
         let confirmed = allowDowngrade ? ", its older version confirmed by the owner" : ""
         logger.notice("owner's page: installing the update \(name)\(confirmed)")
         Task.detached { [self] in
-            let shown = Mutex(-1)
+            let shown = Lock(-1)
             do throws(UpdateFailure) {
                 let version = try await updater.install(bundle: path, allowDowngrade: allowDowngrade) {
                     version, percent, step in

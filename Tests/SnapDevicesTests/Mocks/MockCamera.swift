@@ -40,7 +40,7 @@ final class MockCamera: CameraCalls, @unchecked Sendable {
         var refuseRequests = false
     }
 
-    let state = Mutex(State())
+    let state = Lock(State())
     /// Whether the pipeline runs a preview and a still stream together (the Pi's ISP) or only one (UVC).
     let twoStreams: Bool
     /// Luma and chroma of every frame: (81, 90, 240) is pure red in BT.601.

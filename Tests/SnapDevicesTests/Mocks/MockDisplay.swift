@@ -1,5 +1,6 @@
 import Foundation
 import SnapDevices
+import SnapFiles
 import Synchronization
 
 /// A display layer in memory: a DRM output with two real buffers that swap on each present, or a
@@ -26,7 +27,7 @@ final class MockDisplay: DisplayCalls, @unchecked Sendable {
         var powerFailure: SystemError?
     }
 
-    let state = Mutex(State())
+    let state = Lock(State())
     let output: DRMOutput
     let framebuffer: FramebufferInfo
     /// Two DRM buffers and one framebuffer, `stride * height` bytes each.

@@ -1,6 +1,7 @@
 import Foundation
 import SnapCore
 import SnapDevices
+import SnapFiles
 import Synchronization
 
 /// A GPIO layer in memory that stands in for the kernel: chips, lines, consumers and edges.
@@ -39,7 +40,7 @@ final class MockGPIO: GPIOCalls {
         var closed: [String] = []
     }
 
-    let state = Mutex(State())
+    let state = Lock(State())
     let apiVersion: Int
     var kernelDebounce: Bool { apiVersion == 2 }
 

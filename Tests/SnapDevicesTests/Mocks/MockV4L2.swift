@@ -42,7 +42,7 @@ final class MockV4L2: V4L2Calls, @unchecked Sendable {
         var calls: [String] = []
     }
 
-    let state: Mutex<State>
+    let state: Lock<State>
     let buffers = 4
     /// Luma and chroma of every raw frame: (81, 90, 240) is pure red in BT.601.
     let yuv: (y: UInt8, u: UInt8, v: UInt8) = (81, 90, 240)
@@ -52,7 +52,7 @@ final class MockV4L2: V4L2Calls, @unchecked Sendable {
     private var ends: [Int32] = [-1, -1]
 
     init(nodes: [Node]) {
-        state = Mutex(State(nodes: nodes))
+        state = Lock(State(nodes: nodes))
         pipe(&ends)
         for end in ends { _ = fcntl(end, F_SETFL, O_NONBLOCK) }
         // The kernel's side: a frame every 5 ms into a queued buffer, until the mock is gone (the thread
