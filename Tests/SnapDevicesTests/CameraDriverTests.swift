@@ -294,6 +294,8 @@ struct CameraDriverTests {
         #expect(isRed(try CameraPixels.convert(buffer(.yuyv, yuyv, stride: width * 2))))
         let rgb: [UInt8] = (0..<(width * height)).flatMap { _ -> [UInt8] in [0, 0, 255] }
         #expect(isRed(try CameraPixels.convert(buffer(.rgb888, rgb, stride: width * 3))), "RGB888 is B, G, R")
+        let bgr: [UInt8] = (0..<(width * height)).flatMap { _ -> [UInt8] in [255, 0, 0] }
+        #expect(isRed(try CameraPixels.convert(buffer(.bgr888, bgr, stride: width * 3))), "BGR888 is R, G, B")
         let row: [UInt8] = (0..<width).flatMap { _ -> [UInt8] in [0, 0, 255, 255] } + [1, 2, 3, 4]
         let padded: [UInt8] = (0..<height).flatMap { _ in row }
         #expect(isRed(try CameraPixels.convert(buffer(.xrgb8888, padded, stride: width * 4 + 4))))
@@ -333,7 +335,7 @@ struct CameraDriverTests {
 /// Runs `body`, or gives up after `seconds` (nil): a continuation that is never resumed fails the test
 /// instead of hanging it (the hung task is left behind).
 func withDeadline<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async -> T? {
-    let answer = Mutex<CheckedContinuation<T?, Never>?>(nil)
+    let answer = Lock<CheckedContinuation<T?, Never>?>(nil)
     return await withCheckedContinuation { continuation in
         answer.withLock { $0 = continuation }
         let finish: @Sendable (T?) -> Void = { value in answer.withLock { $0.take() }?.resume(returning: value) }

@@ -39,10 +39,14 @@ bool offers(const StreamConfiguration &stream, const PixelFormat &format) {
     return std::find(formats.begin(), formats.end(), format) != formats.end();
 }
 
-// The formats the station converts cheaply, best first: XRGB8888 needs no conversion at all.
+// The formats the station converts cheaply, best first: XRGB8888 needs no conversion at all. BGR888 and
+// RGB888 cost the same (libyuv's RAWToARGB and RGB24ToARGB); BGR888 comes first because vimc on kernels
+// 6.8 and later streams only it: its debayer keeps its source pad at RGB888_1X24 (the code libcamera's
+// BGR888 maps to) while still listing BGR888_1X24, so RGB888 passes configure() and fails STREAMON with
+// EPIPE (found on trixie's 6.12 in the arm64 VM, docs/hil.md). A Pi's ISP offers the formats before them.
 void choose_format(StreamConfiguration &stream) {
     for (const PixelFormat &format : {formats::XRGB8888, formats::NV12, formats::YUV420, formats::YUYV,
-                                      formats::RGB888, formats::MJPEG}) {
+                                      formats::BGR888, formats::RGB888, formats::MJPEG}) {
         if (offers(stream, format)) {
             stream.pixelFormat = format;
             return;

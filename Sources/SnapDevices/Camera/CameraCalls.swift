@@ -20,6 +20,7 @@ public struct FourCC: Sendable, Hashable, CustomStringConvertible {
     public static let yuv420 = FourCC("YU12")
     public static let yuyv = FourCC("YUYV")
     public static let rgb888 = FourCC("RG24")
+    public static let bgr888 = FourCC("BG24")
     public static let mjpeg = FourCC("MJPG")
 
     public var description: String {

@@ -8,7 +8,7 @@ import SnapImaging
 /// right after the luma rows.
 public enum CameraPixels {
     /// The formats `convert` takes.
-    public static let supported: [FourCC] = [.xrgb8888, .nv12, .yuv420, .yuyv, .rgb888, .mjpeg]
+    public static let supported: [FourCC] = [.xrgb8888, .nv12, .yuv420, .yuyv, .bgr888, .rgb888, .mjpeg]
 
     /// The buffer as BGRX pixels; an MJPEG frame is decoded DCT-scaled down to `longestSide` (at least).
     public static func convert(_ buffer: CameraBuffer, longestSide: Int = .max) throws(DeviceError) -> PixelImage {
@@ -47,8 +47,10 @@ public enum CameraPixels {
                 return I420ToARGB(first, s, u, s / 2, v, s / 2, dst, out, w, h)
             case .yuyv:
                 return YUY2ToARGB(first, s, dst, out, w, h)
-            case .rgb888:
+            case .rgb888:  // B, G, R in memory: libyuv's RGB24
                 return RGB24ToARGB(first, s, dst, out, w, h)
+            case .bgr888:  // R, G, B in memory: libyuv's RAW
+                return RAWToARGB(first, s, dst, out, w, h)
             default:
                 return -1
             }
