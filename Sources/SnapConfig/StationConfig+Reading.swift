@@ -99,6 +99,7 @@ extension StationConfig {
         camera.previewFPS = r.int("camera.preview_fps", default: d.camera.previewFPS, in: 1...60)
         camera.stillWidth = r.int("camera.still_width", default: d.camera.stillWidth, in: 160...9152)
         camera.stillHeight = r.int("camera.still_height", default: d.camera.stillHeight, in: 120...6944)
+        camera.stillSeconds = r.int("camera.still_seconds", default: d.camera.stillSeconds, in: 1...60)
         camera.rotation = r.rotation("camera.rotation", default: d.camera.rotation)
         camera.hflip = r.bool("camera.hflip", default: d.camera.hflip)
         camera.vflip = r.bool("camera.vflip", default: d.camera.vflip)

@@ -39,6 +39,8 @@ public struct StationConfig: Sendable, Hashable {
         public var previewFPS = 15
         public var stillWidth = 2028
         public var stillHeight = 1520
+        /// How long a still may take after the shutter before the capture counts as failed.
+        public var stillSeconds = 5
         public var rotation = Rotation.none
         public var hflip = false
         public var vflip = false

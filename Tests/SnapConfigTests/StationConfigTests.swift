@@ -214,6 +214,17 @@ struct StationConfigTests {
         #expect(problems("[processing]\nquality = 100\n").isEmpty)
     }
 
+    @Test("should read how long a still may take, 1 to 60 seconds, 5 unless told")
+    func stillSeconds() throws {
+        #expect(try StationConfig(parsing: "", file: "t.toml").camera.stillSeconds == 5)
+        #expect(try StationConfig(parsing: "[camera]\nstill_seconds = 30\n", file: "t.toml").camera.stillSeconds == 30)
+        #expect(
+            problems("[camera]\nstill_seconds = 0\n") == [
+                "t.toml:2: camera.still_seconds: 0 is out of range (an integer from 1 to 60)"
+            ])
+        #expect(problems("[camera]\nstill_seconds = 61\n").count == 1)
+    }
+
     @Test("should read more cameras as BACKEND:ID, and name an entry that names no backend")
     func otherCameras() throws {
         let config = try StationConfig(

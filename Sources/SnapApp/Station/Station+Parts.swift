@@ -35,12 +35,14 @@ extension Station {
         case .libcamera:
             return LibcameraCamera(
                 settings: LibcameraCamera.Settings(
-                    selector: chosen.id, preview: preview, still: still, previewFPS: settings.previewFPS),
+                    selector: chosen.id, preview: preview, still: still, previewFPS: settings.previewFPS,
+                    stillTimeout: .seconds(settings.stillSeconds)),
                 logger: logger)
         case .v4l2:
             return V4L2Camera(
                 settings: V4L2Camera.Settings(
-                    device: chosen.id, preview: preview, still: still, previewFPS: settings.previewFPS),
+                    device: chosen.id, preview: preview, still: still, previewFPS: settings.previewFPS,
+                    stillTimeout: .seconds(settings.stillSeconds)),
                 logger: logger)
         }
     }
