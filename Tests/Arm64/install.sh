@@ -17,27 +17,12 @@ mirror="${SNAPSTATION_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 started=$SECONDS
 step() { echo "== install ($((SECONDS - started)) s): $*"; }
 
-# arm64 programs run through qemu-user: the kernel hands them to it (binfmt_misc, flag F: the emulator is
-# opened now, so it works inside the chroot too).
-[[ -e /proc/sys/fs/binfmt_misc/register ]] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
-if [[ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]]; then
-    command -v qemu-aarch64-static >/dev/null ||
-        apt-get install -y -qq --no-install-recommends qemu-user-static >/dev/null
-    cat /usr/lib/binfmt.d/qemu-aarch64.conf > /proc/sys/fs/binfmt_misc/register
-fi
-
-base="$cache/trixie-base.tar"
-if [[ ! -e "$base" ]]; then
-    step "a Debian trixie arm64 system (mmdebstrap, apt variant, under qemu-user)"
-    rm -rf "$base.part"
-    mmdebstrap --quiet --variant=apt --architectures=arm64 --format=tar --include=ca-certificates trixie \
-        "$base.part" "$mirror"
-    mv "$base.part" "$base"
-fi
+source "$repo/Tests/Arm64/trixie.sh"
+arm64_emulation
 root=$(mktemp -d)
 trap 'umount -R "$root/proc" 2>/dev/null || true; rm -rf "$root"' EXIT
-tar -xf "$base" -C "$root"
-cp /etc/resolv.conf "$root/etc/resolv.conf"
+step "a Debian trixie arm64 system"
+trixie_root "$root"
 mount -t proc proc "$root/proc"
 cp "$deb" "$root/tmp/snapstation.deb"
 

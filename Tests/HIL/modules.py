@@ -3,25 +3,51 @@
 
 There is no kmod on the host and no modules.dep in Debian's kernel package, so each module's
 dependencies are read from its own .modinfo section ("depends=a,b"), found under the image's module
-tree or among the modules built out of tree.
+tree or among the modules built out of tree. A module the tree holds xz-compressed (trixie's kernels)
+is read and copied out uncompressed, so busybox's insmod loads it as it is.
 
     modules.py --tree IMAGE/lib/modules/ABI --extra DIR --out DIR MODULE...
 
 Copies every module needed into --out and prints their file names in load order.
 """
 import argparse
+import lzma
 import os
-import shutil
-import subprocess
+import struct
 import sys
 
 
+def module_bytes(path):
+    if path.endswith(".xz"):
+        with lzma.open(path) as packed:
+            return packed.read()
+    with open(path, "rb") as plain:
+        return plain.read()
+
+
+def section(elf, wanted):
+    """The bytes of one section of a 64-bit little-endian ELF file (x86_64 or aarch64 alike)."""
+    if elf[:6] != b"\x7fELF\x02\x01":
+        sys.exit("not a 64-bit little-endian ELF module")
+    (table,) = struct.unpack_from("<Q", elf, 0x28)
+    entry, count, names = struct.unpack_from("<HHH", elf, 0x3A)
+
+    def header(index):
+        name, _, _, _, offset, size = struct.unpack_from("<IIQQQQ", elf, table + index * entry)
+        return name, offset, size
+
+    _, names_offset, _ = header(names)
+    for index in range(count):
+        name, offset, size = header(index)
+        end = elf.index(b"\0", names_offset + name)
+        if elf[names_offset + name:end].decode() == wanted:
+            return elf[offset:offset + size]
+    return b""
+
+
 def modinfo(path):
-    raw = subprocess.run(
-        ["objcopy", "-O", "binary", "--only-section=.modinfo", path, "/dev/stdout"],
-        capture_output=True, check=True).stdout
     fields = {}
-    for entry in raw.split(b"\0"):
+    for entry in section(module_bytes(path), ".modinfo").split(b"\0"):
         if b"=" in entry:
             key, value = entry.decode(errors="replace").split("=", 1)
             fields.setdefault(key, value)
@@ -33,8 +59,10 @@ def index(roots):
     for root in roots:
         for folder, _, files in os.walk(root):
             for name in files:
-                if name.endswith(".ko"):
-                    found.setdefault(name[:-3].replace("-", "_"), os.path.join(folder, name))
+                for suffix in (".ko", ".ko.xz"):
+                    if name.endswith(suffix):
+                        key = name[:-len(suffix)].replace("-", "_")
+                        found.setdefault(key, os.path.join(folder, name))
     return found
 
 
@@ -66,8 +94,10 @@ def main():
         visit(module, [])
     os.makedirs(args.out, exist_ok=True)
     for path in order:
-        shutil.copy(path, os.path.join(args.out, os.path.basename(path)))
-        print(os.path.basename(path))
+        name = os.path.basename(path).removesuffix(".xz")
+        with open(os.path.join(args.out, name), "wb") as copy:
+            copy.write(module_bytes(path))
+        print(name)
 
 
 if __name__ == "__main__":

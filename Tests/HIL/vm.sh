@@ -2,14 +2,19 @@
 #
 # Set VM_KERNEL, VM_INITRD, VM_MEMORY (MB), VM_APPEND (kernel command line), VM_LOG (the serial console's
 # file) and VM_BOOTED (a pattern the console prints once the guest is up), then `vm_run NAME` and
-# `vm_report NAME`. The guest prints "HIL: PASS|FAIL|SKIP …" lines and "HIL: DONE" at the end; lines may
+# `vm_report NAME`. VM_ARCH=aarch64 boots `qemu-system-aarch64 -M virt` through UEFI (QEMU_EFI.fd runs the
+# kernel's EFI stub) under TCG alone; VM_BOOT_LIMIT and VM_LIMIT (seconds under TCG to come up, and in
+# all; 120 and 900) give a slower guest its time. The guest prints "HIL: PASS|FAIL|SKIP …" lines and "HIL: DONE" at the end; lines may
 # carry a journal prefix ("[ 57.6] systemtest.sh[191]: HIL: …").
 
 # Boots the VM in the background; gives up after $3 seconds without VM_BOOTED (a stalled accelerator) or
 # $4 seconds in all. Returns 0 when the guest came up.
 vm_boot() {
     local accel=$1 cpu=$2 boot_limit=$3 limit=$4
-    qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m "$VM_MEMORY" -smp 2 -nographic -no-reboot \
+    local machine=(qemu-system-x86_64)
+    [[ ${VM_ARCH:-x86_64} == aarch64 ]] &&
+        machine=(qemu-system-aarch64 -M virt -bios /usr/share/qemu-efi-aarch64/QEMU_EFI.fd)
+    "${machine[@]}" -accel "$accel" -cpu "$cpu" -m "$VM_MEMORY" -smp 2 -nographic -no-reboot \
         -kernel "$VM_KERNEL" -initrd "$VM_INITRD" -append "$VM_APPEND" > "$VM_LOG" 2>&1 &
     local vm=$! waited=0 booted=1
     while kill -0 "$vm" 2>/dev/null; do
@@ -30,7 +35,7 @@ vm_boot() {
 # Whether to try KVM: not where an earlier VM of this test run found it stalls (Tests/run names a file in
 # SNAPSTATION_KVM_STALLS, which the first VM to find it writes; each VM would lose its 20-30 s otherwise).
 kvm_worth_trying() {
-    [[ -r /dev/kvm && -w /dev/kvm ]] || return 1
+    [[ ${VM_ARCH:-x86_64} == x86_64 && -r /dev/kvm && -w /dev/kvm ]] || return 1
     if [[ -n ${SNAPSTATION_KVM_STALLS:-} && -s $SNAPSTATION_KVM_STALLS ]]; then
         echo "   KVM not tried: $(cat "$SNAPSTATION_KVM_STALLS")"
         return 1
@@ -54,7 +59,7 @@ vm_run() {
         echo "== $1: booting under TCG (-accel tcg -cpu max)"
         local started
         started=$(date +%s)
-        vm_boot tcg max 120 900 || true
+        vm_boot tcg max "${VM_BOOT_LIMIT:-120}" "${VM_LIMIT:-900}" || true
         echo "   $(( $(date +%s) - started )) s in the VM"
     fi
 }

@@ -83,36 +83,7 @@ root=$("$repo/image-recipes/debian/build-image.sh" "$deb" "$cache/ota" | tail -n
 timed "the slot's root filesystem"
 
 step "adding the test's stand-ins for hardware and time"
-extra="$root/lib/modules/$abi/extra"
-python3 "$repo/Tests/HIL/modules.py" --tree "$tree" --extra "$modules" --out "$extra" \
-    configfs drm_kms_helper vkms gpio-sim vimc >/dev/null
-chroot "$root" depmod "$abi"
-printf '%s\n' configfs vkms gpio-sim vimc > "$root/etc/modules-load.d/snapstation-hil.conf"
-printf 'options drm_kms_helper fbdev_emulation=0\noptions vkms enable_writeback=0 enable_cursor=0\n' \
-    > "$root/etc/modprobe.d/snapstation-hil.conf"
-install -D -m 0755 /dev/stdin "$root/usr/local/lib/snapstation-hil/devices.sh" <<'SCRIPT'
-#!/bin/sh
-# gpio-sim as a Pi header: one bank, lines 17, 22, 27 named GPIO17, GPIO22, GPIO27.
-sim=/sys/kernel/config/gpio-sim/snap
-mkdir -p $sim/bank0
-echo 32 > $sim/bank0/num_lines
-echo snapstation-sim > $sim/bank0/label
-for line in 17 22 27; do mkdir -p $sim/bank0/line$line; echo GPIO$line > $sim/bank0/line$line/name; done
-echo 1 > $sim/live
-SCRIPT
-cat > "$root/etc/systemd/system/snapstation-hil-devices.service" <<'UNIT'
-[Unit]
-Description=Virtual hardware for the system test (gpio-sim lines)
-After=systemd-modules-load.service sys-kernel-config.mount
-Before=snapstation.service
-[Service]
-Type=oneshot
-RemainAfterExit=yes
-ExecStart=/usr/local/lib/snapstation-hil/devices.sh
-[Install]
-WantedBy=multi-user.target
-UNIT
-ln -sf /dev/null "$root/etc/systemd/system/systemd-time-wait-sync.service"
+"$repo/Tests/System/standins.sh" --devices-only "$root" "$tree" "$modules" "$abi"
 # The photo's upload waits: the folder backend's USB stick is not plugged in.
 config="$root/etc/snapstation/snapstation.toml"
 sed -i 's|^backend = "folder"|backend = "folder"\nfolder = "/media/snapstation-stick"|' "$config"
