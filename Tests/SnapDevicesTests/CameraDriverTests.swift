@@ -97,7 +97,7 @@ struct CameraDriverTests {
     func stillTimeout() async throws {
         let mock = MockCamera()
         var quick = settings
-        quick.stillTimeout = .milliseconds(200)
+        quick.stillTimeout = .milliseconds(1000)
         let camera = LibcameraCamera(settings: quick, calls: mock, logger: Logger(label: "test"))
         try await streaming(camera) { slot in
             _ = await slot.next()
