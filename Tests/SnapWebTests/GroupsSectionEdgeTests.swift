@@ -22,7 +22,7 @@ struct GroupsSectionEdgeTests {
     private func station(groups: [String] = []) throws -> WebTestStation {
         let backend = SupabaseBackend(
             projectURL: fake.baseURL, bucket: "snapstation", key: "member-token", anonKey: "anon",
-            client: HTTPClient(connectTimeout: .seconds(2), totalTimeout: .seconds(10)), logger: Logger(label: "test"))
+            client: HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(60)), logger: Logger(label: "test"))
         return try WebTestStation(groups: groups, directory: backend, name: "Kitchen")
     }
 
@@ -152,7 +152,7 @@ struct GroupsSectionEdgeTests {
         let b = try station.pair()
         let backend = SupabaseBackend(
             projectURL: fake.baseURL, bucket: "snapstation", key: "member-token", anonKey: "anon",
-            client: HTTPClient(connectTimeout: .seconds(2), totalTimeout: .seconds(10)), logger: Logger(label: "test"))
+            client: HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(60)), logger: Logger(label: "test"))
         let id = PhotoID("kitchen-1")
         let paths = station.store.paths(for: id, day: station.today)
         let photo = ProcessedPhoto(
