@@ -166,12 +166,18 @@ extension WebApp {
                     }
                     if changed { self.link.send(.update(.installing(version: version, percent: percent))) }
                 }
-                installation.withLock { $0 = .installed(version: version) }
+                // The display is told first, then the page: whoever reads the page's answer finds the
+                // display already showing it.
                 link.send(.update(.restarting(version: version)))
+                installation.withLock { $0 = .installed(version: version) }
                 // A bundle sent from the phone has done its work: the data partition keeps no copy.
                 if path.hasPrefix(bundleFolder + "/") { try? FileManager.default.removeItem(atPath: path) }
             } catch {
                 logger.error("owner's page: the update \(name) was not installed: \(error)")
+                // The display's note goes first, unless an update installed before still waits for its
+                // restart; then the page says why.
+                let waiting = await updater.status().pending
+                link.send(.update(waiting.map { .restarting(version: $0.version) }))
                 installation.withLock {
                     if case .older(let version, let running) = error {
                         $0 = .older(bundle: path, version: version, running: running)
@@ -179,9 +185,6 @@ extension WebApp {
                         $0 = .failed(reason: self.words.updateFailure(error))
                     }
                 }
-                // The display's note goes, unless an update installed before still waits for its restart.
-                let waiting = await updater.status().pending
-                link.send(.update(waiting.map { .restarting(version: $0.version) }))
             }
         }
         return .redirect("/update")

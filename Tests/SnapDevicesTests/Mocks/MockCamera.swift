@@ -125,7 +125,11 @@ final class MockCamera: CameraCalls, @unchecked Sendable {
         guard !fail else {
             // The requests are out and complete on the producer thread until someone stops the camera.
             state.withLock { $0.startFailed = true }
-            Thread.sleep(forTimeInterval: 0.02)
+            // Fails only once a request has completed after it (the case under test), however busy the
+            // machine: 20 ms of sleep was not always enough for the producer thread to run.
+            for _ in 0..<5000 where state.withLock({ $0.framesAfterFailedStart == 0 }) {
+                Thread.sleep(forTimeInterval: 0.001)
+            }
             return .failure(SystemError(EIO))
         }
         return .success(())
