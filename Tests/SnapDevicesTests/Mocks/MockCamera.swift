@@ -41,6 +41,8 @@ final class MockCamera: CameraCalls, @unchecked Sendable {
     }
 
     let state = Lock(State())
+    /// Signalled by the producer when it completes the first request after a failed start.
+    private let completedAfterFailedStart = DispatchSemaphore(value: 0)
     /// Whether the pipeline runs a preview and a still stream together (the Pi's ISP) or only one (UVC).
     let twoStreams: Bool
     /// Luma and chroma of every frame: (81, 90, 240) is pure red in BT.601.
@@ -127,9 +129,7 @@ final class MockCamera: CameraCalls, @unchecked Sendable {
             state.withLock { $0.startFailed = true }
             // Fails only once a request has completed after it (the case under test), however busy the
             // machine: 20 ms of sleep was not always enough for the producer thread to run.
-            for _ in 0..<5000 where state.withLock({ $0.framesAfterFailedStart == 0 }) {
-                Thread.sleep(forTimeInterval: 0.001)
-            }
+            _ = completedAfterFailedStart.wait(timeout: .now() + 5)
             return .failure(SystemError(EIO))
         }
         return .success(())
@@ -158,7 +158,12 @@ final class MockCamera: CameraCalls, @unchecked Sendable {
             }
             guard state.withLock({ $0.running }) else { return }
             if case (let sink, var frame)? = next {
-                state.withLock { if $0.startFailed { $0.framesAfterFailedStart += 1 } }
+                let first = state.withLock { state -> Bool in
+                    guard state.startFailed else { return false }
+                    state.framesAfterFailedStart += 1
+                    return state.framesAfterFailedStart == 1
+                }
+                if first { completedAfterFailedStart.signal() }
                 let luma = buffer(Int(frame.cookie), width: frame.width, height: frame.height)
                 frame.planes = [luma, luma + frame.width * frame.height]
                 frame.planeBytes = [frame.width * frame.height, frame.width * frame.height / 2]
