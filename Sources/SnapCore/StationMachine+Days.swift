@@ -1,18 +1,10 @@
 import Foundation
 
 extension StationMachine {
-    /// The station's local day: the wall clock's day, but never earlier than the last day it recorded a
-    /// send, an analysis or a meal for. A clock that jumps backwards (a Pi without a real-time clock
-    /// before NTP) therefore cannot reopen a day that is already used.
-    func today(_ now: Instant) -> LocalDay {
-        let wallDay = LocalDay(containing: now.wall, in: settings.timeZone)
-        guard let recordedDay else { return wallDay }
-        return max(wallDay, recordedDay)
-    }
+    /// The station's local day (`StationDay`): the wall clock's, never before a day already used.
+    func today(_ now: Instant) -> LocalDay { stationDay.today(at: now.wall) }
 
-    mutating func record(_ day: LocalDay) {
-        recordedDay = max(recordedDay ?? day, day)
-    }
+    mutating func record(_ recorded: LocalDay) { stationDay.record(recorded) }
 
     /// One answer of the AI service (a meal, a refusal or an unreadable answer: each was a request the
     /// service served) counted against today's limit, as the store counted it.
@@ -22,8 +14,9 @@ extension StationMachine {
         record(day)
     }
 
-    func analysesLeft(_ now: Instant) -> Int {
-        max(0, settings.aiDailyLimit - (aiUses[today(now)] ?? 0))
+    /// Today's analyses against `ai.daily_limit`.
+    func budget(_ now: Instant) -> DailyBudget {
+        DailyBudget(limit: settings.aiDailyLimit, used: aiUses[today(now)] ?? 0)
     }
 
     /// The group the next photo goes to: nil in meal mode or without groups.
@@ -45,9 +38,8 @@ extension StationMachine {
 
     /// Time until the end of the station's day, or nil while the wall clock is behind that day.
     func lockRemaining(_ now: Instant) -> Duration? {
-        let day = today(now)
-        guard LocalDay(containing: now.wall, in: settings.timeZone) == day else { return nil }
-        return DailyLimit.remaining(from: now.wall, untilEndOf: day, in: settings.timeZone)
+        guard !stationDay.clockIsBehind(at: now.wall) else { return nil }
+        return DailyLimit.remaining(from: now.wall, untilEndOf: today(now), in: settings.timeZone)
     }
 
     /// Whether the night hours (`settings.nightHours`) hold at `now`, local time.
@@ -99,7 +91,7 @@ extension StationMachine {
         switch mode {
         case .group where groupPhotoTaken(now):
             return transition(to: .locked(.group(activeGroup ?? "")), now: now, also: extra)
-        case .meal where settings.aiConfigured && analysesLeft(now) == 0:
+        case .meal where settings.aiConfigured && budget(now).isSpent:
             return transition(to: .locked(.aiLimit), now: now, also: extra)
         default:
             readyDay = day

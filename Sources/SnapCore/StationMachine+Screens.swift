@@ -10,7 +10,7 @@ extension StationMachine {
                 mode: mode, groupName: activeGroup,
                 totals: meals.reduce(.zero) { $0 + $1.analysis.totals },
                 mealThumbnails: meals.map(\.photo.thumbnailPath), groupPhotoAvailable: !groupPhotoTaken(now),
-                analysesLeft: analysesLeft(now),
+                analysesLeft: budget(now).left,
                 missingDevices: DeviceKind.allCases.filter { missingDevices[$0] != nil },
                 jar: jarContents(now: now),
                 cameras: settings.owner.cameras.count > 1 ? settings.owner.cameras : [], camera: inForce.camera,

@@ -55,8 +55,8 @@ public struct StationMachine: Sendable {
     /// The mode a hold just switched from, and when: a hold that goes on into the pairing hold is not
     /// meant to switch the mode, so the switch is taken back.
     var undoMode: (mode: StationMode, groupIndex: Int, at: Duration)?
-    /// The latest day anything was recorded for: "today" never goes back before it.
-    var recordedDay: LocalDay?
+    /// The station's day, which never goes back before the latest day anything was recorded for.
+    var stationDay: StationDay
     public internal(set) var missingDevices: [DeviceKind: String] = [:]
     var pendingTimers: [TimerID: Duration] = [:]
     var flashOn = false
@@ -80,7 +80,7 @@ public struct StationMachine: Sendable {
         self.groupSends = snapshot.groupSends
         self.inbox = snapshot.inbox.sorted { $0.takenAt < $1.takenAt }
         self.reviews = snapshot.reviews
-        self.recordedDay = snapshot.latestDay
+        self.stationDay = StationDay(timeZone: settings.timeZone, recorded: snapshot.latestDay)
     }
 
     /// Shows the first screen. Call once, before any event.

@@ -175,16 +175,33 @@ public final class StationStore: Sendable {
                 snapshot.meals = try Self.meals(db, from: day.adding(days: -(max(1, mealDays) - 1)), through: day)
                 snapshot.inbox = try Self.received(db, now: now)
                 snapshot.reviews = try Self.reviews(db)
-                let mealDays =
-                    try String?.fetchOne(db, sql: "SELECT MAX(day) FROM meals").flatMap { $0 }
-                    .flatMap(LocalDay.init).map { [$0] } ?? []
-                let sendDays = snapshot.groupSends.values.flatMap { $0 }
-                snapshot.latestDay = (Array(snapshot.aiUses.keys) + sendDays + mealDays).max()
+                snapshot.latestDay = try Self.latestRecordedDay(db)
                 return snapshot
             }
         } catch {
             throw StoreError("read the station's state", error)
         }
+    }
+
+    /// The latest day anything was recorded for (an answer of the AI, a photo sent, a meal): the station's
+    /// day (`StationDay`) never goes back before it, on the station, the page and the analysis queue alike.
+    public func latestRecordedDay() throws(StoreError) -> LocalDay? {
+        do {
+            return try database.read { db in try Self.latestRecordedDay(db) }
+        } catch {
+            throw StoreError("read the station's latest day", error)
+        }
+    }
+
+    private static func latestRecordedDay(_ db: Database) throws -> LocalDay? {
+        let latest = try String?.fetchAll(
+            db,
+            sql: """
+                SELECT MAX(day) FROM ai_uses UNION ALL SELECT MAX(day) FROM group_sends
+                UNION ALL SELECT MAX(day) FROM meals
+                """
+        )
+        return latest.compactMap { $0.flatMap(LocalDay.init) }.max()
     }
 
     /// The meals kept for `day`, oldest first.

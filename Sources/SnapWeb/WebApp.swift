@@ -165,7 +165,7 @@ public final class WebApp: Sendable {
     {
         let post = request.method == .post
         switch (post, parts.count, parts.first) {
-        case (false, 0, _): return try dayPage(today(), visitor)
+        case (false, 0, _): return try dayPage(try today(), visitor)
         case (false, 2, "day"):
             guard let day = LocalDay(parts[1]) else {
                 throw WebProblem.notFound(words("page.problem.not_a_day", ["day": parts[1]]), words)
@@ -286,5 +286,14 @@ public final class WebApp: Sendable {
             || ("[\(originHost)]\(port)").lowercased() == host.lowercased()
     }
 
-    func today() -> LocalDay { LocalDay(containing: now(), in: timeZone) }
+    /// The station's day (`StationDay`): the wall clock's, never before a day the store already used, so
+    /// the page counts a correction on the day the station is looking at, whatever the clock says.
+    func today() throws(StoreError) -> LocalDay {
+        StationDay(timeZone: timeZone, recorded: try store.latestRecordedDay()).today(at: now())
+    }
+
+    /// The AI's answers `day` allows and has used (`ai.daily_limit`), as the station counts them.
+    func budget(on day: LocalDay) throws(StoreError) -> DailyBudget {
+        DailyBudget(limit: config.ai.dailyLimit, used: try store.aiUses(on: day))
+    }
 }

@@ -153,4 +153,30 @@ struct CorrectionTests {
             "/review/correct", [("csrf", browser.csrf), ("photo", "r1"), ("sentence", " ")], cookie: browser.cookie)
         #expect(empty.status == 400 && empty.text.contains("action=\"/review/correct\""))
     }
+
+    @Test("should count a correction on the station's day when the clock was set back, not on the clock's")
+    func clockSetBack() async throws {
+        let station = try station()
+        let browser = try station.pair()
+        let usedDay = station.today
+        try station.meal("m1", day: usedDay)
+        for _ in 0..<9 { try station.store.recordAIUse(on: usedDay) }
+        // The clock goes back two days (a Pi without a real-time clock, before NTP answers).
+        station.advance(-2 * 86_400)
+        #expect(station.today == usedDay.adding(days: -2))
+        let today = station.get("/", cookie: browser.cookie).text
+        #expect(today.contains("Spaghetti"), "the page's Today is the station's day, with its meal")
+        let reply = station.post(
+            "/meal/m1/correct", [("csrf", browser.csrf), ("version", "1"), ("sentence", "No tomato sauce at all")],
+            cookie: browser.cookie)
+        #expect(reply.status == 303, "\(reply.text)")
+        #expect(await eventually(within: 20) { (try? station.store.aiUses(on: usedDay)) == 10 })
+        #expect(try station.store.aiUses(on: station.today) == 0, "nothing counted on the clock's day")
+        #expect(station.link.events.contains(.answeredForThePage(day: usedDay)))
+        // The station's day has no analysis left, so the page offers none, whatever the clock says.
+        let again = station.post(
+            "/meal/m1/correct", [("csrf", browser.csrf), ("version", "2"), ("sentence", "And no cheese")],
+            cookie: browser.cookie)
+        #expect(again.status == 409 && again.text.contains("used up"), "\(again.text)")
+    }
 }

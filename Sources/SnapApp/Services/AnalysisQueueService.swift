@@ -62,8 +62,8 @@ public final class AnalysisQueueService: Service {
     private func drain() async -> Date? {
         do {
             for job in try store.dueAnalyses(now: Date()).due where !Task.isCancelled {
-                let today = LocalDay(containing: Date(), in: timeZone)
-                if try store.aiUses(on: today) >= dailyLimit {
+                let today = StationDay(timeZone: timeZone, recorded: try store.latestRecordedDay()).today(at: Date())
+                if DailyBudget(limit: dailyLimit, used: try store.aiUses(on: today)).isSpent {
                     logger.notice("analysis queue: today's \(dailyLimit) analyses are used up; it waits for midnight")
                     return DailyLimit.nextReset(after: today, in: timeZone)
                 }

@@ -25,7 +25,7 @@ extension WebApp {
         guard corrector != nil else { return history }
         let state = corrections.withLock { $0[id] }
         if case .asking? = state { return history }
-        let left = max(0, config.ai.dailyLimit - ((try? store.aiUses(on: today())) ?? 0))
+        let left = (try? budget(on: try today()).left) ?? 0
         let typed = visitor.form["sentence"] ?? state?.sentence ?? ""
         return """
             <form method="post" action="/meal/\(id.rawValue)/correct" class="correct">\(csrfField(visitor))\
@@ -94,11 +94,11 @@ extension WebApp {
     {
         let words = self.words
         let version = stored.version
-        let day = today()
+        let day = try today()
         guard let corrector else {
             return try mealPage(id, visitor, message: words("ai.not_configured"), status: 409)
         }
-        guard try store.aiUses(on: day) < config.ai.dailyLimit else {
+        guard try !budget(on: day).isSpent else {
             return try mealPage(id, visitor, message: words("page.meal.correct.used_up"), status: 409)
         }
         guard let photo = FileBytes.readIfPresent(stored.meal.photo.photoPath) else {

@@ -21,7 +21,7 @@ extension WebApp {
 
     func export(_ file: String, _ visitor: Visitor) throws -> WebReply {
         let words = self.words
-        let today = today()
+        let today = try today()
         let to = try exportDay(visitor.form["to"], default: today, words)
         let from = try exportDay(visitor.form["from"], default: to.adding(days: -29), words)
         guard from <= to, from.adding(days: Self.exportDays - 1) >= to else {

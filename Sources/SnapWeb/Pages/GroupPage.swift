@@ -20,7 +20,7 @@ extension WebApp {
         }
         let time = now()
         let shares = try store.sharedPhotos(limit: 50)
-        let day = today()
+        let day = try today()
         let retention = TimeInterval(config.storage.retentionHours * 3600)
         let todays = groups.map { group -> HTML in
             guard let job = shares.first(where: { $0.group == group && $0.day == day }) else {

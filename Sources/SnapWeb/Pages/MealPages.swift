@@ -10,7 +10,7 @@ extension WebApp {
         let words = self.words
         let meals = try store.mealSummaries(on: day)
         let totals = meals.reduce(Macros.zero) { $0 + $1.totals }
-        let isToday = day == today()
+        let isToday = day == (try today())
         let deletedAfter = words("page.today.photo_deleted", ["hours": words.integer(config.storage.retentionHours)])
         let rows = meals.reversed().map { meal -> HTML in
             let id = meal.id.rawValue
@@ -69,7 +69,7 @@ extension WebApp {
             <span>\(words("page.history.day", count: entry.meals, ["kcal": words.kcal(entry.calories)]))</span></a></li>
             """
         }
-        let today = today()
+        let today = try today()
         let month = (0..<30).map { today.adding(days: $0 - 29) }
         let totals = try store.dayTotals(from: month[0], to: today).mapValues(\.totals)
         let goal = rule.inForce((try? store.runtimeSettings()) ?? RuntimeSettings()).goals.calories
@@ -358,7 +358,7 @@ extension WebApp {
         }
         logger.info("owner's page: meal \(id) deleted")
         try mealsChanged(on: day)
-        return .redirect(day == today() ? "/?saved=deleted" : "/day/\(day.description)?saved=deleted")
+        return .redirect(day == (try today()) ? "/?saved=deleted" : "/day/\(day.description)?saved=deleted")
     }
 
     /// Logs a meal from history again today: its title and numbers, with no new photo and no analysis
@@ -366,7 +366,7 @@ extension WebApp {
     /// one leaves the other whole); the station hears of today's meals and drops its sticker into the jar.
     func eatAgain(_ id: PhotoID, _ visitor: Visitor) throws -> WebReply {
         let original = try storedMeal(id).meal
-        let (moment, day) = (now(), today())
+        let (moment, day) = (now(), try today())
         let again = PhotoID.new(at: moment, in: timeZone)
         let paths = store.paths(for: again, day: day)
         var photo = ProcessedPhoto(id: again, photoPath: "", thumbnailPath: "", takenAt: moment)

@@ -49,7 +49,7 @@ extension WebApp {
         let portions = typed.map { String($0.portions) } ?? form["plan_portions"] ?? "2"
         let times = typed.map { String($0.timesAWeek) } ?? form["plan_times"] ?? "1"
         let us = (typed?.units ?? (form["plan_units"] == "us" ? .us : .metric)) == .us
-        let left = max(0, config.ai.dailyLimit - (try store.aiUses(on: today())))
+        let left = try budget(on: try today()).left
         return """
             <form method="post" action="/shopping/plan" class="plan-form">\(csrfField(visitor))
             <fieldset><legend>\(words("page.plan.add"))</legend>
@@ -107,8 +107,8 @@ extension WebApp {
         guard let planner else {
             return try shoppingPage(visitor, message: words("ai.not_configured"), status: 409, typed: request)
         }
-        let day = today()
-        guard try store.aiUses(on: day) < config.ai.dailyLimit else {
+        let day = try today()
+        guard try !budget(on: day).isSpent else {
             return try shoppingPage(visitor, message: words("page.plan.used_up"), status: 409, typed: request)
         }
         let asking = planning.withLock { planning -> Bool in

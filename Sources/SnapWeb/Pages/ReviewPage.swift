@@ -33,7 +33,7 @@ extension WebApp {
     /// station saves the result first.
     private func correctShownForm(_ id: String, _ visitor: Visitor, _ words: Words) throws -> HTML {
         guard corrector != nil else { return "" }
-        let left = max(0, config.ai.dailyLimit - (try store.aiUses(on: today())))
+        let left = try budget(on: try today()).left
         return """
             <form method="post" action="/review/correct" class="correct">\(csrfField(visitor))\
             <input type="hidden" name="photo" value="\(id)">

@@ -26,7 +26,7 @@ extension WebApp {
                 <input name="\(p)name" class="name" maxlength="\(Self.maxName)" value="\(item.name)" aria-label="\(name)"></li>
                 """
         }
-        let recent = try (0..<7).flatMap { offset in try store.meals(on: today().adding(days: -offset)).reversed() }
+        let recent = try (0..<7).flatMap { offset in try store.meals(on: try today().adding(days: -offset)).reversed() }
         let choices = recent.map { meal -> HTML in
             let count = Self.shoppingLines(of: meal.analysis).count
             return """

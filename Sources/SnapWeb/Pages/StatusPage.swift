@@ -37,7 +37,7 @@ extension WebApp {
             (try? FreeSpace.available(at: config.storage.dir)).map {
                 words("page.status.free", ["mb": words.integer(Int($0 / 1_000_000))])
             } ?? words("page.status.free_unknown")
-        let used = try store.aiUses(on: today())
+        let budget = try budget(on: try today())
         let uptime = Int(now().timeIntervalSince(status.startedAt))
         let sessions = try store.sessions().map { session -> HTML in
             let own = session.tokenHash == visitor.session.tokenHash
@@ -60,8 +60,8 @@ extension WebApp {
         let uses = words(
             "page.status.ai_uses",
             [
-                "used": words.integer(used), "limit": words.integer(config.ai.dailyLimit),
-                "left": words.integer(max(0, config.ai.dailyLimit - used)),
+                "used": words.integer(budget.used), "limit": words.integer(budget.limit),
+                "left": words.integer(budget.left),
             ])
         let waiting = words(
             "page.status.queue_line",
