@@ -8,18 +8,13 @@ extension StationMachine {
                 return transition(
                     to: .pairing(pairing, note: .forgotten), now: now,
                     also: [.forgetPairedBrowsers, .log(.notice, "every paired browser forgotten, at the station")])
-            default: return []
+            case .mode, .pairHold: return []
             }
         }
         if case .menu(let entry) = phase { return menuGesture(gesture, entry: entry, now: now) }
         if case .week = phase { return weekGesture(gesture, now: now) }
         if let actions = jarGesture(gesture, now: now) { return actions }
-        if gesture == .mode {
-            switch phase {
-            case .ready, .locked, .idle: return toggleMode(now: now, throughMenu: true)
-            default: return []
-            }
-        }
+        if gesture == .mode { return phase.isCalm ? toggleMode(now: now, throughMenu: true) : [] }
         let press = gesture == .press
         switch phase {
         case .ready, .idle:
@@ -82,24 +77,35 @@ extension StationMachine {
         return enterResting(now: now, also: [.saveMeal(meal)])
     }
 
+    /// A timer the phase started ran out; one the phase no longer has (it moved on) changes nothing.
     mutating func timerFired(_ id: TimerID, now: Instant) -> [Action] {
-        switch (id, phase) {
-        case (.countdown, .countdown(let left)):
+        switch id {
+        case .countdown:
+            guard case .countdown(let left) = phase else { return [] }
             return transition(to: left > 1 ? .countdown(secondsLeft: left - 1) : .capturing, now: now)
-        case (.groupReview, .groupReview(let photo, let left)):
+        case .groupReview:
+            guard case .groupReview(let photo, let left) = phase else { return [] }
             return left > 1
                 ? transition(to: .groupReview(photo, secondsLeft: left - 1), now: now) : share(photo, now: now)
-        case (.mealAutoSave, .mealResult(let photo, let analysis, let day, let left)):
+        case .mealAutoSave:
+            guard case .mealResult(let photo, let analysis, let day, let left) = phase else { return [] }
             return left > 1
                 ? transition(to: .mealResult(photo, analysis, day: day, secondsLeft: left - 1), now: now)
                 : saveMeal(photo, analysis, day: day, now: now)
-        case (.sentLinger, .sent), (.problemDismiss, .problem):
+        case .sentLinger:
+            guard case .sent = phase else { return [] }
             return enterResting(now: now)
-        case (.menu, .menu):
+        case .problemDismiss:
+            guard case .problem = phase else { return [] }
+            return enterResting(now: now)
+        case .menu:
+            guard case .menu = phase else { return [] }
             return enterResting(now: now, also: [.log(.info, "settings menu closed (nobody touched it)")])
-        case (.week, .week):
+        case .week:
+            guard case .week = phase else { return [] }
             return enterResting(now: now)
-        case (.readyChange, .ready):
+        case .readyChange:
+            guard case .ready = phase else { return [] }
             if let deadline = jarDetailDeadline, now.uptime >= deadline {
                 return transition(to: .ready(), now: now)
             }
@@ -107,18 +113,19 @@ extension StationMachine {
             guard readyDay == today(now), settings.idleAfter != nil else { return enterResting(now: now) }
             slideShownAt = now.uptime
             return transition(to: .idle, now: now)
-        case (.slideshow, .idle):
+        case .slideshow:
+            guard case .idle = phase else { return [] }
             nextSlide(now: now)
             return transition(to: .idle, now: now)
-        case (.pairing, .pairing(let pairing, _, let closesAt)):
+        case .pairing:
+            guard case .pairing(let pairing, _, let closesAt) = phase else { return [] }
             let closed = closesAt.map { now.uptime >= $0 } ?? false
             if closed || (pairing.map { now.wall >= $0.expiresAt } ?? false) { return enterResting(now: now) }
             return transition(to: phase, now: now)
-        case (.lockTick, .locked):
+        case .lockTick:
+            guard case .locked = phase else { return [] }
             if now.uptime - slideShownAt >= settings.slideDuration { nextSlide(now: now) }
             return enterResting(now: now)
-        default:
-            return []
         }
     }
 
@@ -138,6 +145,7 @@ extension StationMachine {
     /// its way (which switched the mode) is taken back.
     mutating func pairHold(now: Instant) -> [Action] {
         guard settings.ownersPage else { return [.log(.notice, "no pairing: the owner's page is off (web.enabled)")] }
+        // From a calm screen or a problem: never over a photo on its way.
         switch phase {
         case .ready, .idle, .locked, .problem:
             if let undo = undoMode, now.uptime - undo.at < .seconds(10) {
@@ -147,7 +155,8 @@ extension StationMachine {
             return transition(
                 to: .pairing(nil, note: .none), now: now,
                 also: [.openPairing, .log(.info, "pairing screen opened at the station")])
-        default:
+        case .countdown, .capturing, .processing, .retake, .analysing, .mealResult, .groupReview, .uploading, .sent,
+            .pairing, .menu, .week:
             return []
         }
     }

@@ -93,7 +93,7 @@ extension StationMachine {
             return transition(to: .locked(.group(activeGroup ?? "")), now: now, also: extra)
         case .meal where settings.aiConfigured && budget(now).isSpent:
             return transition(to: .locked(.aiLimit), now: now, also: extra)
-        default:
+        case .group, .meal:
             readyDay = day
             // Resting again on the ready screen keeps a sticker's details up (a device back, a setting).
             return transition(to: .ready(jar: jarFocus), now: now, also: extra)

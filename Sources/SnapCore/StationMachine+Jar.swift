@@ -49,7 +49,8 @@ extension StationMachine {
             return toggleMode(now: now, throughMenu: true)
         case (.press, _?):
             return transition(to: .ready(), now: now)
-        default:
+        // A press with no details showing takes the photo; a hold is the shutter's.
+        case (.press, nil), (.hold, _), (.pairHold, _):
             return nil
         }
     }

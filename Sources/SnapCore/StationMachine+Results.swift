@@ -1,118 +1,154 @@
 extension StationMachine {
-    /// Results of the work the shell did for an action: capture, pipeline, analysis, upload, storage.
-    mutating func handleResult(_ event: Event, now: Instant) -> [Action] {
-        switch (event, phase) {
-        case (.captured(let id), .capturing):
-            return transition(to: .processing(id), now: now, also: [.process(id, sticker: mode == .meal)])
-        case (.captureFailed(let reason), .capturing):
+    // The results of the work the shell did for an action (capture, pipeline, analysis, upload, storage),
+    // each for the phase that asked for it; in any other phase it came too late and changes nothing.
+
+    mutating func captured(_ id: PhotoID, now: Instant) -> [Action] {
+        guard case .capturing = phase else { return [] }
+        return transition(to: .processing(id), now: now, also: [.process(id, sticker: mode == .meal)])
+    }
+
+    mutating func captureFailed(_ reason: String, now: Instant) -> [Action] {
+        guard case .capturing = phase else { return [] }
+        return transition(
+            to: .problem(.captureFailed(reason), photo: nil), now: now,
+            also: [.log(.error, "capture failed: \(reason)")])
+    }
+
+    mutating func processed(_ photo: ProcessedPhoto, now: Instant) -> [Action] {
+        guard case .processing(let id) = phase, photo.id == id else { return [] }
+        guard photo.quality == .good else {
             return transition(
-                to: .problem(.captureFailed(reason), photo: nil), now: now,
-                also: [.log(.error, "capture failed: \(reason)")])
-        case (.processed(let photo), .processing(let id)) where photo.id == id:
-            guard photo.quality == .good else {
-                return transition(
-                    to: .retake(photo), now: now,
-                    also: [.log(.notice, "quality gate: \(photo.id) is \(photo.quality.rawValue)")])
-            }
-            return use(photo, now: now)
-        case (.processingFailed(let id, let reason), .processing(let current)) where id == current:
-            return transition(
-                to: .problem(.processingFailed(reason), photo: nil), now: now,
-                also: [.log(.error, "processing \(id) failed: \(reason)")])
-        case (.analysed(let id, let analysis), .analysing(let photo)) where photo.id == id:
-            let day = today(now)
-            countAnswer(now: now)
-            let seconds = max(1, settings.mealAutoSaveSeconds)
-            return transition(to: .mealResult(photo, analysis, day: day, secondsLeft: seconds), now: now)
-        case (.analysisFailed(let id, let failure), .analysing(let photo)) where photo.id == id && failure.waitsInQueue:
+                to: .retake(photo), now: now,
+                also: [.log(.notice, "quality gate: \(photo.id) is \(photo.quality.rawValue)")])
+        }
+        return use(photo, now: now)
+    }
+
+    mutating func processingFailed(_ id: PhotoID, _ reason: String, now: Instant) -> [Action] {
+        guard case .processing(let current) = phase, id == current else { return [] }
+        return transition(
+            to: .problem(.processingFailed(reason), photo: nil), now: now,
+            also: [.log(.error, "processing \(id) failed: \(reason)")])
+    }
+
+    mutating func analysed(_ id: PhotoID, _ analysis: MealAnalysis, now: Instant) -> [Action] {
+        guard case .analysing(let photo) = phase, photo.id == id else { return [] }
+        let day = today(now)
+        countAnswer(now: now)
+        let seconds = max(1, settings.mealAutoSaveSeconds)
+        return transition(to: .mealResult(photo, analysis, day: day, secondsLeft: seconds), now: now)
+    }
+
+    mutating func analysisFailed(_ id: PhotoID, _ failure: AIFailure, now: Instant) -> [Action] {
+        guard case .analysing(let photo) = phase, photo.id == id else { return [] }
+        if failure.waitsInQueue {
             return transition(
                 to: .problem(.analysisQueued, photo: photo), now: now,
                 also: [
                     .queueAnalysis(photo, day: today(now)),
                     .log(.warning, "\(failure.message): \(id) queued for analysis"),
                 ])
-        case (.analysisFailed(let id, let failure), .analysing(let photo)) where photo.id == id:
-            if failure.cameFromAnAnswer { countAnswer(now: now) }
-            return transition(
-                to: .problem(.aiFailed(failure), photo: photo), now: now,
-                also: [.log(.warning, "analysis of \(id) failed: \(failure.message)")])
-        case (.uploadProgress(let id, let progress), .uploading(let photo, _)) where photo.id == id:
-            return transition(to: .uploading(photo, progress: min(1, max(0, progress))), now: now)
-        case (.uploaded(let id), .uploading(let photo, _)) where photo.id == id:
-            return transition(to: .sent, now: now)
-        case (.uploadFailed(let id, let failure), .uploading(let photo, _)) where photo.id == id:
-            return uploadFailed(photo, failure, now: now)
-        case (.storageFailed(let failure), _):
-            let kind: ProblemScreen.Kind =
-                switch failure {
-                case .full: .storageFull
-                case .failed(let reason): .storageFailed(reason)
-                }
-            return transition(
-                to: .problem(kind, photo: nil), now: now, also: [.log(.error, "storage failed: \(failure)")])
-        case (.analysisAnswered(let review), _):
-            countAnswer(now: now)
-            guard !reviews.contains(where: { $0.photo.id == review.photo.id }) else { return [] }
-            reviews.append(review)
-            let answered: Action = .log(
-                .info, "queued analysis of \(review.photo.id) answered: \(review.analysis.title)")
-            switch phase {
-            case .ready, .idle, .locked: return enterResting(now: now, also: [answered])
-            default: return [answered]
-            }
-        // The code the page opened, for the screen.
-        case (.pairingOpened(let pairing), .pairing(_, let note, let closesAt)):
-            return transition(to: .pairing(pairing, note: note, closesAt: closesAt), now: now)
-        case (.paired(let name), .pairing(let pairing, _, _)):
-            return transition(
-                to: .pairing(pairing, note: .paired(name), closesAt: now.uptime + .seconds(3)), now: now,
-                also: [.log(.notice, "paired \(name)")])
-        case (.paired(let name), _):
-            return [.log(.notice, "paired \(name)")]
-        case (.settingsChanged(let changed), _):
-            return apply(changed, now: now)
-        case (.analysisRetryAsked(let id), _):
-            return [.resumeAnalyses, .log(.info, "the AI is asked again about \(id) (the owner's page)")]
-        case (.answeredForThePage(let day), _):
-            aiUses[day, default: 0] += 1
-            record(day)
-            // At rest, the station rests again: the last of today's analyses spent on the page locks meal mode.
-            if case .ready = phase { return enterResting(now: now) }
-            return []
-        case (.mealsChanged(let day, let changed), _):
-            // Today's meals count on the ready screen; the jar may hold the week's.
-            guard day >= keptFirstDay(now), day <= today(now) else { return [] }
-            meals = (meals.filter { $0.day != day } + changed.filter { $0.day == day }).sorted {
-                $0.photo.takenAt < $1.photo.takenAt
-            }
-            if case .ready = phase { return transition(to: phase, now: now) }
-            return []
-        case (.reviewSubmitted(let id, let edited), .mealResult(let photo, _, let day, _)) where photo.id == id:
-            guard let edited else {
-                reviews.removeAll { $0.photo.id == id }
-                return enterResting(
-                    now: now, also: [.discardMeal(id), .log(.info, "meal \(id) discarded from the owner's page")])
-            }
-            return saveMeal(photo, edited, day: day, now: now)
-        case (.update(let note), _):
-            // Another update (or none) may need its own restart: the one asked for was for the old note.
-            if note != update { restartAsked = false }
-            update = note
-            if case .ready = phase { return transition(to: phase, now: now) }
-            return restartWhenCalm()
-        case (.inboxChanged(let photos), _):
-            inbox = photos.sorted { $0.takenAt < $1.takenAt }
-            switch phase {
-            case .idle, .locked(.group): return transition(to: phase, now: now)
-            default: return []
-            }
-        case (.uploaded(let id), _):
-            return [.log(.info, "queued photo \(id) delivered")]
-        case (.uploadFailed(let id, let failure), _):
-            return [.log(.warning, "queued photo \(id) not delivered: \(failure)")]
-        default:
-            return []
         }
+        if failure.cameFromAnAnswer { countAnswer(now: now) }
+        return transition(
+            to: .problem(.aiFailed(failure), photo: photo), now: now,
+            also: [.log(.warning, "analysis of \(id) failed: \(failure.message)")])
+    }
+
+    mutating func uploadProgress(_ id: PhotoID, _ progress: Double, now: Instant) -> [Action] {
+        guard case .uploading(let photo, _) = phase, photo.id == id else { return [] }
+        return transition(to: .uploading(photo, progress: min(1, max(0, progress))), now: now)
+    }
+
+    /// The photo on screen went, or one from the queue did.
+    mutating func uploaded(_ id: PhotoID, now: Instant) -> [Action] {
+        guard case .uploading(let photo, _) = phase, photo.id == id else {
+            return [.log(.info, "queued photo \(id) delivered")]
+        }
+        return transition(to: .sent, now: now)
+    }
+
+    mutating func uploadFailed(_ id: PhotoID, _ failure: UploadFailure, now: Instant) -> [Action] {
+        guard case .uploading(let photo, _) = phase, photo.id == id else {
+            return [.log(.warning, "queued photo \(id) not delivered: \(failure)")]
+        }
+        return uploadFailed(photo, failure, now: now)
+    }
+
+    mutating func storageFailed(_ failure: StorageFailure, now: Instant) -> [Action] {
+        let kind: ProblemScreen.Kind =
+            switch failure {
+            case .full: .storageFull
+            case .failed(let reason): .storageFailed(reason)
+            }
+        return transition(to: .problem(kind, photo: nil), now: now, also: [.log(.error, "storage failed: \(failure)")])
+    }
+
+    // What the station learns from elsewhere: the analysis queue, the owner's page, the group, an update.
+
+    /// An answer of the queue's: shown when the station is calm, after what is in front of someone.
+    mutating func analysisAnswered(_ review: MealReview, now: Instant) -> [Action] {
+        countAnswer(now: now)
+        guard !reviews.contains(where: { $0.photo.id == review.photo.id }) else { return [] }
+        reviews.append(review)
+        let answered: Action = .log(.info, "queued analysis of \(review.photo.id) answered: \(review.analysis.title)")
+        return phase.isCalm ? enterResting(now: now, also: [answered]) : [answered]
+    }
+
+    /// The code the page opened, for the pairing screen.
+    mutating func pairingOpened(_ pairing: Pairing, now: Instant) -> [Action] {
+        guard case .pairing(_, let note, let closesAt) = phase else { return [] }
+        return transition(to: .pairing(pairing, note: note, closesAt: closesAt), now: now)
+    }
+
+    mutating func paired(_ name: String, now: Instant) -> [Action] {
+        guard case .pairing(let pairing, _, _) = phase else { return [.log(.notice, "paired \(name)")] }
+        return transition(
+            to: .pairing(pairing, note: .paired(name), closesAt: now.uptime + .seconds(3)), now: now,
+            also: [.log(.notice, "paired \(name)")])
+    }
+
+    mutating func answeredForThePage(on day: LocalDay, now: Instant) -> [Action] {
+        aiUses[day, default: 0] += 1
+        record(day)
+        // At rest, the station rests again: the last of today's analyses spent on the page locks meal mode.
+        if case .ready = phase { return enterResting(now: now) }
+        return []
+    }
+
+    mutating func mealsChanged(on day: LocalDay, _ changed: [Meal], now: Instant) -> [Action] {
+        // Today's meals count on the ready screen; the jar may hold the week's.
+        guard day >= keptFirstDay(now), day <= today(now) else { return [] }
+        meals = (meals.filter { $0.day != day } + changed.filter { $0.day == day }).sorted {
+            $0.photo.takenAt < $1.photo.takenAt
+        }
+        if case .ready = phase { return transition(to: phase, now: now) }
+        return []
+    }
+
+    /// The result on screen, saved (edited) or discarded (nil) from the owner's page.
+    mutating func reviewSubmitted(_ id: PhotoID, _ edited: MealAnalysis?, now: Instant) -> [Action] {
+        guard case .mealResult(let photo, _, let day, _) = phase, photo.id == id else { return [] }
+        guard let edited else {
+            reviews.removeAll { $0.photo.id == id }
+            return enterResting(
+                now: now, also: [.discardMeal(id), .log(.info, "meal \(id) discarded from the owner's page")])
+        }
+        return saveMeal(photo, edited, day: day, now: now)
+    }
+
+    mutating func updated(_ note: UpdateNote?, now: Instant) -> [Action] {
+        // Another update (or none) may need its own restart: the one asked for was for the old note.
+        if note != update { restartAsked = false }
+        update = note
+        if case .ready = phase { return transition(to: phase, now: now) }
+        return restartWhenCalm()
+    }
+
+    /// The others' photos changed: the screens that show them show them again.
+    mutating func inboxChanged(_ photos: [SharedPhoto], now: Instant) -> [Action] {
+        inbox = photos.sorted { $0.takenAt < $1.takenAt }
+        return phase.showsTheInbox ? transition(to: phase, now: now) : []
     }
 
     /// Goes on with a processed photo: analyse it, or show it for review before it is shared.
@@ -174,7 +210,9 @@ extension StationMachine {
         case .capturing where kind == .camera:
             return transition(
                 to: .problem(.cameraMissing(missingDevices[.camera] ?? ""), photo: nil), now: now, also: [log])
-        default:
+        // What is under way finishes; the resting screen that follows shows what is missing.
+        case .capturing, .processing, .retake, .analysing, .mealResult, .groupReview, .uploading, .sent, .problem,
+            .pairing, .menu, .week:
             return [log]
         }
     }
@@ -208,9 +246,6 @@ extension StationMachine {
                 return enterResting(now: now, also: actions)
             }
         }
-        switch phase {
-        case .ready, .idle, .locked: return enterResting(now: now, also: actions)
-        default: return actions
-        }
+        return phase.isCalm ? enterResting(now: now, also: actions) : actions
     }
 }

@@ -4,16 +4,11 @@ extension StationMachine {
     /// or an analysis in front of someone finishes first; the restart comes with the next calm phase.
     mutating func restartWhenCalm() -> [Action] {
         guard case .restarting(let version)? = update, !restartAsked else { return [] }
-        switch phase {
-        case .ready, .idle, .locked:
-            restartAsked = true
-            return [
-                .restartForUpdate(version: version),
-                .log(.notice, "update: the station is idle: restarting into \(version)"),
-            ]
-        case .countdown, .capturing, .processing, .retake, .analysing, .mealResult, .groupReview, .uploading, .sent,
-            .problem, .pairing, .menu, .week:
-            return []
-        }
+        guard phase.isCalm else { return [] }
+        restartAsked = true
+        return [
+            .restartForUpdate(version: version),
+            .log(.notice, "update: the station is idle: restarting into \(version)"),
+        ]
     }
 }

@@ -115,20 +115,39 @@ public struct StationMachine: Sendable {
         return [.setCamera(on: cameraOn)] + actions
     }
 
+    /// Every event, named: a new one is a compile error here until the machine says what it does.
     private mutating func dispatch(_ event: Event, now: Instant) -> [Action] {
         switch event {
-        case .button(let gesture):
-            return handle(gesture, now: now)
+        case .button(let gesture): handle(gesture, now: now)
         case .timerFired(let id):
-            guard let deadline = pendingTimers[id], now.uptime >= deadline else { return [] }
-            pendingTimers[id] = nil
-            return timerFired(id, now: now)
-        case .device(let kind, let status):
-            return deviceChanged(kind, status, now: now)
-        case .heartbeat:
-            return []
-        default:
-            return handleResult(event, now: now)
+            if let deadline = pendingTimers[id], now.uptime >= deadline {
+                timerFired(id, now: now)
+            } else {
+                []
+            }
+        case .device(let kind, let status): deviceChanged(kind, status, now: now)
+        case .heartbeat: []
+        case .captured(let id): captured(id, now: now)
+        case .captureFailed(let reason): captureFailed(reason, now: now)
+        case .processed(let photo): processed(photo, now: now)
+        case .processingFailed(let id, let reason): processingFailed(id, reason, now: now)
+        case .analysed(let id, let analysis): analysed(id, analysis, now: now)
+        case .analysisFailed(let id, let failure): analysisFailed(id, failure, now: now)
+        case .uploadProgress(let id, let progress): uploadProgress(id, progress, now: now)
+        case .uploaded(let id): uploaded(id, now: now)
+        case .uploadFailed(let id, let failure): uploadFailed(id, failure, now: now)
+        case .storageFailed(let failure): storageFailed(failure, now: now)
+        case .analysisAnswered(let review): analysisAnswered(review, now: now)
+        case .inboxChanged(let photos): inboxChanged(photos, now: now)
+        case .pairingOpened(let pairing): pairingOpened(pairing, now: now)
+        case .paired(let name): paired(name, now: now)
+        case .settingsChanged(let changed): apply(changed, now: now)
+        case .mealsChanged(let day, let changed): mealsChanged(on: day, changed, now: now)
+        case .answeredForThePage(let day): answeredForThePage(on: day, now: now)
+        case .analysisRetryAsked(let id):
+            [.resumeAnalyses, .log(.info, "the AI is asked again about \(id) (the owner's page)")]
+        case .reviewSubmitted(let id, let edited): reviewSubmitted(id, edited, now: now)
+        case .update(let note): updated(note, now: now)
         }
     }
 
@@ -200,6 +219,28 @@ public struct StationMachine: Sendable {
 }
 
 extension StationMachine.Phase {
+    /// Calm: nothing is under way in front of anyone (the ready screen, the resting screen, a lock). From
+    /// here a mode switch, a settings change or an answer nobody has seen takes the station to its resting
+    /// screen at once, and an installed update restarts the station; anywhere else they wait.
+    public var isCalm: Bool {
+        switch self {
+        case .ready, .idle, .locked: true
+        case .countdown, .capturing, .processing, .retake, .analysing, .mealResult, .groupReview, .uploading, .sent,
+            .problem, .pairing, .menu, .week:
+            false
+        }
+    }
+
+    /// The screens that show the others' photos (the slideshow, the group's lock), drawn again when they change.
+    var showsTheInbox: Bool {
+        switch self {
+        case .idle, .locked(.group): true
+        case .ready, .countdown, .capturing, .processing, .retake, .analysing, .mealResult, .groupReview, .uploading,
+            .sent, .locked(.aiLimit), .problem, .pairing, .menu, .week:
+            false
+        }
+    }
+
     /// The LED lights for the last second of the countdown so exposure can settle, and for the shot.
     var wantsFlash: Bool {
         switch self {

@@ -73,7 +73,7 @@ extension WebApp {
             words("page.status.title"),
             """
             <table class="status"><tbody>
-            <tr><th>\(words("page.status.screen"))</th><td colspan="2">\(status.screen.map { words.screen($0.name) } ?? words("page.status.starting"))</td></tr>
+            <tr><th>\(words("page.status.screen"))</th><td colspan="2">\(status.screen.map { words.screen($0) } ?? words("page.status.starting"))</td></tr>
             <tr><th>\(words("page.status.mode"))</th><td colspan="2">\(mode)</td></tr>
             <tr><th>\(words("page.status.version"))</th><td colspan="2">\(updater?.systemVersion ?? StationVersion.current) · <a href="/update">\(words("page.update.title"))</a></td></tr>
             <tr><th>\(words("page.status.up_for"))</th><td colspan="2">\(upFor)</td></tr>

@@ -11,22 +11,27 @@ extension Words {
         self.day(year: day.year, month: day.month, day: day.day, weekday: day.weekday)
     }
 
-    /// What the station's screen shows, as the status page names it (`Screen.name`).
-    func screen(_ name: String) -> String {
+    /// What the station's screen shows, as the status page says it: one case for each screen, so a new
+    /// screen is named here by the compiler.
+    func screen(_ screen: Screen) -> String {
         let words = self
-        switch name {
-        case "ready": return words("page.screen.ready")
-        case "countdown": return words("page.screen.countdown")
-        case "capturing", "processing", "retake": return words("page.screen.photo")
-        case "analysing": return words("page.screen.analysing")
-        case "meal-result": return words("page.screen.meal_result")
-        case "group-review", "uploading", "sent": return words("page.screen.sharing")
-        case "ai-limit", "group-lock": return words("page.screen.locked")
-        case "idle": return words("page.screen.idle")
-        case "pairing": return words("page.screen.pairing")
-        case "menu": return words("page.screen.menu")
-        case "week": return words("page.screen.week")
-        default: return name.hasPrefix("error-") ? words("page.screen.problem", ["name": name]) : name
+        switch screen {
+        case .ready: return words("page.screen.ready")
+        case .countdown: return words("page.screen.countdown")
+        case .capturing, .retake: return words("page.screen.photo")
+        case .processing(let processing):
+            switch processing.stage {
+            case .processing: return words("page.screen.photo")
+            case .analysing: return words("page.screen.analysing")
+            }
+        case .mealResult: return words("page.screen.meal_result")
+        case .groupReview, .uploading, .sent: return words("page.screen.sharing")
+        case .locked: return words("page.screen.locked")
+        case .problem: return words("page.screen.problem", ["name": screen.name])
+        case .idle: return words("page.screen.idle")
+        case .pairing: return words("page.screen.pairing")
+        case .menu: return words("page.screen.menu")
+        case .week: return words("page.screen.week")
         }
     }
 
