@@ -55,6 +55,8 @@ let package = Package(
         .target(name: "CSnapV4L2", path: "Sources/CSystem/CSnapV4L2"),
         // A fatal signal's last word in the journal: Sources/SnapApp/CrashReport.swift.
         .target(name: "CSnapCrash", path: "Sources/CSystem/CSnapCrash"),
+        // posix_spawn's close-from action (a GNU extension) for SnapFiles' ChildProcess.
+        .target(name: "CSnapSpawn", path: "Sources/CSystem/CSnapSpawn"),
         // glibc's allocator controls: Sources/SnapApp/MemoryPolicy.swift.
         .systemLibrary(name: "CMalloc", path: "Sources/CSystem/CMalloc"),
         // ThreadSanitizer's annotations for SnapFiles' Lock (declarations only; used under -DSNAPSTATION_TSAN).
@@ -79,7 +81,7 @@ let package = Package(
                 [Resource.embedInCode("Catalogs/\(code).json"), .embedInCode("Catalogs/\(code)-page.json")]
             }),
         .target(name: "SnapCore", dependencies: ["SnapText"]),
-        .target(name: "SnapFiles", dependencies: ["CSnapTSan"]),
+        .target(name: "SnapFiles", dependencies: ["CSnapTSan", "CSnapSpawn"]),
         .target(name: "SnapConfig", dependencies: ["SnapCore", "SnapText", "SnapFiles", "CSnapTOML"]),
         .target(
             name: "SnapStore",
@@ -165,7 +167,7 @@ let package = Package(
             name: "SnapWebTests",
             dependencies: [
                 "SnapWeb", "SnapText", "SnapTestSupport", "SnapCore", "SnapStore", "SnapConfig", "SnapServices",
-                "SnapUpdates",
+                "SnapUpdates", "SnapFiles", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .testTarget(
             name: "SnapAppTests",

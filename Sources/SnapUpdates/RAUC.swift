@@ -1,4 +1,5 @@
 import Foundation
+import SnapFiles
 
 /// RAUC's command-line client (`rauc`, Debian bookworm's 1.8), which asks the RAUC service over D-Bus.
 /// Each call starts the client and waits for it: a blocking call, made only on `SlotUpdater`'s thread or
@@ -62,11 +63,42 @@ public struct RAUC: Sendable {
         bundle.hasPrefix("-") ? "./" + bundle : bundle
     }
 
-    /// `rauc install BUNDLE`, its progress given as it comes.
-    public func install(_ bundle: String, progress: (Int, String) -> Void) throws(Failure) {
-        _ = try run(["install", Self.operand(bundle)]) { line in
+    /// `rauc install BUNDLE`, its progress given as it comes; `stopper` ends the client early (the station
+    /// is stopping).
+    public func install(_ bundle: String, stopper: Stopper? = nil, progress: (Int, String) -> Void) throws(Failure) {
+        _ = try run(["install", Self.operand(bundle)], stopper: stopper) { line in
             if let step = Self.progress(line) { progress(step.percent, step.message) }
         }
+    }
+
+    /// Ends a client call from another thread: SIGTERM to the `rauc` client, which then returns. The RAUC
+    /// service goes on with, or abandons, what the client asked of it on its own.
+    public final class Stopper: Sendable {
+        private let state = Lock<(client: ChildProcess?, stopped: Bool)>((nil, false))
+
+        public init() {}
+
+        public func stop() {
+            let client = state.withLock { state -> ChildProcess? in
+                state.stopped = true
+                return state.client
+            }
+            client?.terminate()
+        }
+
+        /// The client just started: ended at once when `stop()` came first.
+        func started(_ client: ChildProcess) {
+            let stopped = state.withLock { state -> Bool in
+                state.client = client
+                return state.stopped
+            }
+            if stopped { client.terminate() }
+        }
+
+        /// The client has ended: nothing is left to stop.
+        func ended() { state.withLock { $0.client = nil } }
+
+        var stopped: Bool { state.withLock { $0.stopped } }
     }
 
     /// `rauc status mark-good`: the booted slot, which the bootloader then keeps.
@@ -131,29 +163,26 @@ public struct RAUC: Sendable {
 
     /// Runs the client with `arguments`, giving each line of its output to `line` as it comes; its whole
     /// output, or its error words when it exits non-zero.
-    private func run(_ arguments: [String], line: (String) -> Void = { _ in }) throws(Failure) -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
+    private func run(_ arguments: [String], stopper: Stopper? = nil, line: (String) -> Void = { _ in }) throws(Failure)
+        -> String
+    {
+        let client: ChildProcess
+        do throws(ChildProcess.Failure) {
+            client = try ChildProcess(path, arguments)
         } catch {
-            throw Failure(message: "\(path) could not be started: \(error.localizedDescription)")
+            throw Failure(message: error.description)
         }
+        stopper?.started(client)
+        defer { stopper?.ended() }
         // Errors are read on their own thread, so that a client writing much of them never blocks on a
         // full pipe while its output is read here.
         let said = ErrorWords()
-        let reader = Thread { said.bytes = errors.fileHandleForReading.readDataToEndOfFile() }
+        let reader = Thread { said.bytes = client.errors.readDataToEndOfFile() }
         reader.start()
         var all = Data()
         var pending = Data()
         while true {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = client.output.availableData
             if chunk.isEmpty { break }
             all.append(chunk)
             pending.append(chunk)
@@ -162,13 +191,18 @@ public struct RAUC: Sendable {
                 pending = Data(pending[(newline + 1)...])
             }
         }
-        process.waitUntilExit()
+        let ending = client.wait()
         said.done.wait()
-        guard process.terminationStatus == 0 else {
-            throw Failure(
-                message: Self.failure(output: all, errors: said.bytes) ?? "exit status \(process.terminationStatus)")
+        switch ending {
+        case .exited(0):
+            return String(decoding: all, as: UTF8.self)
+        case .signalled where stopper?.stopped == true:
+            throw Failure(message: "stopped with the station before RAUC answered")
+        case .exited(let status):
+            throw Failure(message: Self.failure(output: all, errors: said.bytes) ?? "exit status \(status)")
+        case .signalled(let signal):
+            throw Failure(message: Self.failure(output: all, errors: said.bytes) ?? "ended by signal \(signal)")
         }
-        return String(decoding: all, as: UTF8.self)
     }
 }
 

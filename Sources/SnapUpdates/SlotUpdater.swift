@@ -73,8 +73,17 @@ public final class SlotUpdater: StationUpdater {
         guard claimed else { throw .busy }
         defer { installing.withLock { $0 = false } }
         let outcome: Result<String, UpdateFailure>
+        // Cancelled (the station stops): the client is ended, not waited for; an install takes minutes,
+        // systemd's stop timeout seconds.
+        let stopper = RAUC.Stopper()
         do {
-            outcome = try await thread.run { [self] in installHere(path, allowDowngrade: allowDowngrade, progress) }
+            outcome = try await withTaskCancellationHandler {
+                try await thread.run { [self] in
+                    installHere(path, allowDowngrade: allowDowngrade, stopper: stopper, progress)
+                }
+            } onCancel: {
+                stopper.stop()
+            }
         } catch {
             outcome = .failure(.refused("the updater has stopped"))
         }
@@ -147,7 +156,8 @@ public final class SlotUpdater: StationUpdater {
     }
 
     private func installHere(
-        _ path: String, allowDowngrade: Bool, _ progress: @escaping @Sendable (String, Int, String) -> Void
+        _ path: String, allowDowngrade: Bool, stopper: RAUC.Stopper,
+        _ progress: @escaping @Sendable (String, Int, String) -> Void
     ) -> Result<String, UpdateFailure> {
         let status = readStatus()
         guard status.managed else { return .failure(.notManaged(status.problem ?? "no slots")) }
@@ -168,7 +178,7 @@ public final class SlotUpdater: StationUpdater {
                 "update: installing \(bundle.version) into slot \(target)\(asked)", metadata: ["bundle": "\(path)"])
             // What that slot ran is gone once RAUC writes it: a new system is tried, whatever its version.
             try? records.forget(slot: target)
-            try rauc.install(path) { percent, step in progress(bundle.version, percent, step) }
+            try rauc.install(path, stopper: stopper) { percent, step in progress(bundle.version, percent, step) }
             try? records.install(.init(slot: target, version: bundle.version, from: status.version, at: Date()))
             logger.notice("update: installed \(bundle.version) into slot \(target)")
             return .success(bundle.version)

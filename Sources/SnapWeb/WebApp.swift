@@ -9,9 +9,10 @@ import Synchronization
 
 /// The owner's page: every route, the pairing gate in front of them, and the checks on every form.
 ///
-/// Runs on the page's own thread (`WebServer` hands each request over), so a page of 500 meals never
-/// holds a thread the station's loop needs. It reads the store directly, writes through the store's
-/// thread, and tells the station of a change by an event, like any other port.
+/// Every page is made on the page's own thread (`pageThread`), so a page of 500 meals never holds a
+/// thread the station's loop needs; its long work runs in `PageJobs`, inside the station's services. It
+/// reads the store directly, writes through the store's thread, and tells the station of a change by an
+/// event, like any other port.
 public final class WebApp: Sendable {
     public static let sessionCookie = "snapstation_session"
     /// A paired browser stays paired this long without a visit; and never longer than `web.session_days`
@@ -47,6 +48,12 @@ public final class WebApp: Sendable {
     let updater: (any StationUpdater)?
     /// The update being installed from the page, or how the last one ended.
     let installation = Lock<Installation?>(nil)
+    /// The page's long work: corrections, planned meals, installs and the group's calls. A service of the
+    /// station's `ServiceGroup` (`Station.run`), so SIGTERM cancels what it runs.
+    let jobs: PageJobs
+    /// The page's own thread: every page is made there, so a page of 500 meals never holds a thread of the
+    /// pool the station's loop needs (`SerialThread`).
+    let pageThread = SerialThread(name: "web")
     /// The words of the request being answered, read from the owner's settings once as it comes in; a
     /// reply made off the page's thread (a request too large to read, a correction's answer) speaks the
     /// last request's.
@@ -56,8 +63,9 @@ public final class WebApp: Sendable {
         config: StationConfig, store: StationStore, link: any StationLink, desk: PairingDesk, logger: Logger,
         secure: Bool = false, directory: (any GroupDirectory)? = nil, names: StationNames? = nil,
         corrector: (any MealCorrector)? = nil, planner: (any MealPlanner)? = nil,
-        updater: (any StationUpdater)? = nil, now: @escaping @Sendable () -> Date = { Date() }
+        updater: (any StationUpdater)? = nil, jobs: PageJobs, now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.jobs = jobs
         self.updater = updater
         self.corrector = corrector
         self.planner = planner
@@ -79,39 +87,67 @@ public final class WebApp: Sendable {
     var words: Words { spoken.withLock { $0 } }
 
     /// The browser this request came from, once its session is known.
-    struct Visitor {
+    struct Visitor: Sendable {
         var session: WebSession
         /// The form a POST carried, read and checked against the session's CSRF token (a GET's query
         /// otherwise), its problems said in the page's language.
         var form: Form
     }
 
-    public func respond(_ request: WebRequest) -> WebReply {
-        let language = rule.inForce((try? store.runtimeSettings()) ?? RuntimeSettings()).language
-        spoken.withLock { $0 = Words(language) }
-        var reply: WebReply
-        do {
-            reply = try route(request)
-        } catch let problem as WebProblem {
-            reply = problemPage(problem, request: request)
-        } catch let error as StoreError {
-            logger.error("owner's page: \(error)")
-            let words = self.words
-            reply = problemPage(
-                WebProblem(
-                    500, words("page.problem.store.title"), words("page.problem.store.message", ["error": "\(error)"])),
-                request: request)
-        } catch {
-            logger.error("owner's page: \(error)")
-            let words = self.words
-            reply = problemPage(WebProblem(500, words("page.problem.failed.title"), "\(error)"), request: request)
+    /// The answer to `request`. Every page is made on the page's own thread (`pageThread`), never on the
+    /// pool's; a route that needs the group's server first (`PageStep.after`) has that call made in the
+    /// page's jobs (`PageJobs`), awaited by the request's task, and its page made on the page's thread again.
+    public func respond(_ request: WebRequest) async -> WebReply {
+        var step = await onPageThread(request, first: true) { try self.route(request) }
+        while case .after(let work) = step {
+            let next = await work()
+            step = await onPageThread(request, first: false) { try next() }
         }
+        guard case .reply(var reply) = step else { return .text("", status: 500) }
         if request.method == .head { reply.body = [] }
         reply.headers += Self.securityHeaders
         // Over https the browser keeps to https for this name for 180 days. Turning TLS off later leaves
         // such a browser unable to open http at that name until then (the README says so).
         if secure { reply.headers.append(("Strict-Transport-Security", "max-age=15552000")) }
         return reply
+    }
+
+    /// Runs one step of a request on the page's thread, a failure made into its problem page. The first
+    /// step reads the station's language from the owner's settings; the steps after it keep that one.
+    private func onPageThread(
+        _ request: WebRequest, first: Bool, _ body: @escaping @Sendable () throws -> PageStep
+    ) async -> PageStep {
+        let words = first ? nil : self.words
+        let step = try? await pageThread.run { [self] () -> PageStep in
+            let said = words ?? Words(rule.inForce((try? store.runtimeSettings()) ?? RuntimeSettings()).language)
+            spoken.withLock { $0 = said }
+            return catching(request, body)
+        }
+        // The page's thread stops only with the page.
+        return step ?? .reply(.text(self.words("page.problem.stopping"), status: 503))
+    }
+
+    /// `body`'s step, or the problem page for what it threw.
+    private func catching(_ request: WebRequest, _ body: () throws -> PageStep) -> PageStep {
+        do {
+            return try body()
+        } catch let problem as WebProblem {
+            return .reply(problemPage(problem, request: request))
+        } catch let error as StoreError {
+            logger.error("owner's page: \(error)")
+            let words = self.words
+            return .reply(
+                problemPage(
+                    WebProblem(
+                        500, words("page.problem.store.title"),
+                        words("page.problem.store.message", ["error": "\(error)"])),
+                    request: request))
+        } catch {
+            logger.error("owner's page: \(error)")
+            let words = self.words
+            return .reply(
+                problemPage(WebProblem(500, words("page.problem.failed.title"), "\(error)"), request: request))
+        }
     }
 
     /// Sent with every answer: no framing, no foreign scripts or styles, no sniffing, no referrer.
@@ -126,14 +162,15 @@ public final class WebApp: Sendable {
         ("Referrer-Policy", "same-origin"),
     ]
 
-    private func route(_ request: WebRequest) throws -> WebReply {
+    private func route(_ request: WebRequest) throws -> PageStep {
         let words = self.words
         guard names.allows(host: request.header("host")) else {
             logger.notice(
                 "owner's page: refused a request for \(request.header("host") ?? "no host") from \(request.client)")
-            return page(
-                words("page.problem.host.title"), paired: false, status: 421,
-                "<p class=\"problem\" role=\"alert\">\(words("page.problem.host.message"))</p>")
+            return .reply(
+                page(
+                    words("page.problem.host.title"), paired: false, status: 421,
+                    "<p class=\"problem\" role=\"alert\">\(words("page.problem.host.message"))</p>"))
         }
         let parts = request.components
         if request.method == .post, let origin = request.header("origin"), !Self.sameOrigin(origin, request) {
@@ -143,15 +180,15 @@ public final class WebApp: Sendable {
         // What anyone may have: the style sheet, the script and the pairing page.
         switch (request.method, parts.first) {
         case (.get, "static"), (.head, "static"):
-            return try staticFile(parts.dropFirst().joined(separator: "/"), words)
-        case (.get, "pair"), (.head, "pair"): return pairPage(message: nil, status: 200)
-        case (.post, "pair") where parts.count == 1: return try pair(request)
+            return .reply(try staticFile(parts.dropFirst().joined(separator: "/"), words))
+        case (.get, "pair"), (.head, "pair"): return .reply(pairPage(message: nil, status: 200))
+        case (.post, "pair") where parts.count == 1: return .reply(try pair(request))
         case (.other, _):
             throw WebProblem(405, words("page.problem.not_allowed.title"), words("page.problem.not_allowed.message"))
         default: break
         }
         guard let session = try session(of: request) else {
-            return pairPage(message: parts.isEmpty ? nil : words("page.pair.first"), status: 401)
+            return .reply(pairPage(message: parts.isEmpty ? nil : words("page.pair.first"), status: 401))
         }
         var visitor = Visitor(session: session, form: Form(fields: request.query, words: words))
         if request.method == .post {
@@ -161,58 +198,59 @@ public final class WebApp: Sendable {
     }
 
     private func dispatch(_ request: WebRequest, _ parts: [String], _ visitor: Visitor, _ words: Words) throws
-        -> WebReply
+        -> PageStep
     {
         let post = request.method == .post
         switch (post, parts.count, parts.first) {
-        case (false, 0, _): return try dayPage(try today(), visitor)
+        case (false, 0, _): return .reply(try dayPage(try today(), visitor))
         case (false, 2, "day"):
             guard let day = LocalDay(parts[1]) else {
                 throw WebProblem.notFound(words("page.problem.not_a_day", ["day": parts[1]]), words)
             }
-            return try dayPage(day, visitor)
-        case (false, 1, "history"): return try historyPage(visitor)
-        case (false, 2, "export"): return try export(parts[1], visitor)
-        case (false, 2, "meal"): return try mealPage(photoID(parts[1]), visitor, message: nil)
-        case (true, 2, "meal"): return try editMeal(photoID(parts[1]), visitor)
-        case (false, 3, "meal") where parts[2] == "delete": return try deletePage(photoID(parts[1]), visitor)
-        case (true, 3, "meal") where parts[2] == "delete": return try deleteMeal(photoID(parts[1]), visitor)
-        case (true, 3, "meal") where parts[2] == "again": return try eatAgain(photoID(parts[1]), visitor)
-        case (true, 3, "meal") where parts[2] == "correct": return try correctMeal(photoID(parts[1]), visitor)
-        case (false, 1, "review"): return try reviewPage(visitor)
-        case (true, 1, "review"): return try submitReview(visitor)
-        case (true, 2, "review") where parts[1] == "correct": return try correctShown(visitor)
-        case (false, 1, "shopping"): return try shoppingPage(visitor, message: nil)
-        case (true, 1, "shopping"): return try saveShopping(visitor)
-        case (true, 2, "shopping") where parts[1] == "add": return try addToShopping(visitor)
-        case (true, 2, "shopping") where parts[1] == "clear": return try clearShopping(visitor)
-        case (false, 1, "shopping.txt"): return try shoppingText()
-        case (true, 2, "shopping") where parts[1] == "plan": return try askForPlan(visitor)
-        case (false, 2, "shopping") where parts[1] == "plan": return try planningPage(visitor)
-        case (false, 2, "plan"): return try planPage(parts[1], visitor)
-        case (true, 3, "plan") where parts[2] == "confirm": return try confirmPlan(parts[1], visitor)
-        case (true, 3, "plan") where parts[2] == "discard": return try discardPlan(parts[1], visitor)
-        case (false, 3, "plan") where parts[2] == "delete": return try deletePlanPage(parts[1], visitor)
-        case (true, 3, "plan") where parts[2] == "delete": return try deletePlan(parts[1], visitor)
-        case (false, 1, "settings"): return try settingsPage(visitor, message: nil)
-        case (true, 1, "settings"): return try saveSettings(visitor)
-        case (false, 2, "settings") where parts[1] == "preview.jpg": return try settingsPreview(visitor)
+            return .reply(try dayPage(day, visitor))
+        case (false, 1, "history"): return .reply(try historyPage(visitor))
+        case (false, 2, "export"): return .reply(try export(parts[1], visitor))
+        case (false, 2, "meal"): return .reply(try mealPage(photoID(parts[1]), visitor, message: nil))
+        case (true, 2, "meal"): return .reply(try editMeal(photoID(parts[1]), visitor))
+        case (false, 3, "meal") where parts[2] == "delete": return .reply(try deletePage(photoID(parts[1]), visitor))
+        case (true, 3, "meal") where parts[2] == "delete": return .reply(try deleteMeal(photoID(parts[1]), visitor))
+        case (true, 3, "meal") where parts[2] == "again": return .reply(try eatAgain(photoID(parts[1]), visitor))
+        case (true, 3, "meal") where parts[2] == "correct": return .reply(try correctMeal(photoID(parts[1]), visitor))
+        case (false, 1, "review"): return .reply(try reviewPage(visitor))
+        case (true, 1, "review"): return .reply(try submitReview(visitor))
+        case (true, 2, "review") where parts[1] == "correct": return .reply(try correctShown(visitor))
+        case (false, 1, "shopping"): return .reply(try shoppingPage(visitor, message: nil))
+        case (true, 1, "shopping"): return .reply(try saveShopping(visitor))
+        case (true, 2, "shopping") where parts[1] == "add": return .reply(try addToShopping(visitor))
+        case (true, 2, "shopping") where parts[1] == "clear": return .reply(try clearShopping(visitor))
+        case (false, 1, "shopping.txt"): return .reply(try shoppingText())
+        case (true, 2, "shopping") where parts[1] == "plan": return .reply(try askForPlan(visitor))
+        case (false, 2, "shopping") where parts[1] == "plan": return .reply(try planningPage(visitor))
+        case (false, 2, "plan"): return .reply(try planPage(parts[1], visitor))
+        case (true, 3, "plan") where parts[2] == "confirm": return .reply(try confirmPlan(parts[1], visitor))
+        case (true, 3, "plan") where parts[2] == "discard": return .reply(try discardPlan(parts[1], visitor))
+        case (false, 3, "plan") where parts[2] == "delete": return .reply(try deletePlanPage(parts[1], visitor))
+        case (true, 3, "plan") where parts[2] == "delete": return .reply(try deletePlan(parts[1], visitor))
+        case (false, 1, "settings"): return .reply(try settingsPage(visitor, message: nil))
+        case (true, 1, "settings"): return .reply(try saveSettings(visitor))
+        case (false, 2, "settings") where parts[1] == "preview.jpg": return .reply(try settingsPreview(visitor))
         case (false, 1, "group"): return try groupPage(visitor)
         case (true, 2, "group") where parts[1] == "create": return try createGroup(visitor)
         case (true, 2, "group") where parts[1] == "join": return try joinGroup(visitor)
         case (true, 2, "group") where parts[1] == "invite": return try inviteToGroup(visitor)
-        case (false, 2, "group") where parts[1] == "leave": return try leavePage(visitor)
+        case (false, 2, "group") where parts[1] == "leave": return .reply(try leavePage(visitor))
         case (true, 2, "group") where parts[1] == "leave": return try leaveGroup(visitor)
-        case (false, 1, "status"): return try statusPage(visitor)
-        case (false, 1, "update"): return try updatePage(visitor)
-        case (true, 2, "update") where parts[1] == "install": return try installBundle(visitor)
-        case (false, 2, "update") where parts[1] == "downgrade": return try downgradePage(visitor)
-        case (true, 2, "update") where parts[1] == "downgrade": return try installBundle(visitor, allowDowngrade: true)
-        case (true, 2, "status") where parts[1] == "forget": return try forgetBrowser(visitor)
-        case (true, 2, "status") where parts[1] == "analyse": return try analyseAgain(visitor)
-        case (true, 1, "signout"): return try signOut(visitor)
-        case (false, 2, "photo"): return try photoFile(parts[1], visitor)
-        case (false, 2, "received"): return try receivedFile(parts[1], visitor)
+        case (false, 1, "status"): return .reply(try statusPage(visitor))
+        case (false, 1, "update"): return .reply(try updatePage(visitor))
+        case (true, 2, "update") where parts[1] == "install": return .reply(try installBundle(visitor))
+        case (false, 2, "update") where parts[1] == "downgrade": return .reply(try downgradePage(visitor))
+        case (true, 2, "update") where parts[1] == "downgrade":
+            return .reply(try installBundle(visitor, allowDowngrade: true))
+        case (true, 2, "status") where parts[1] == "forget": return .reply(try forgetBrowser(visitor))
+        case (true, 2, "status") where parts[1] == "analyse": return .reply(try analyseAgain(visitor))
+        case (true, 1, "signout"): return .reply(try signOut(visitor))
+        case (false, 2, "photo"): return .reply(try photoFile(parts[1], visitor))
+        case (false, 2, "received"): return .reply(try receivedFile(parts[1], visitor))
         default: throw WebProblem.notFound(words("page.problem.no_page", ["path": request.path]), words)
         }
     }

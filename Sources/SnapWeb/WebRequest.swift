@@ -86,10 +86,23 @@ public struct WebReply: Sendable {
             body: Array(html.text.utf8))
     }
 
+    static func text(_ text: String, status: Int) -> WebReply {
+        WebReply(
+            status: status, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")],
+            body: Array((text + "\n").utf8))
+    }
+
     /// After a form: back to a page with GET (303), so a reload does not post again.
     static func redirect(_ location: String) -> WebReply {
         WebReply(status: 303, headers: [("Location", location), ("Cache-Control", "no-store")])
     }
+}
+
+/// What a route answers on the page's thread: its reply, or a call to make first (the group's server, in
+/// the page's jobs) and what to do with its answer, on the page's thread again.
+enum PageStep: Sendable {
+    case reply(WebReply)
+    case after(@Sendable () async -> @Sendable () throws -> PageStep)
 }
 
 /// A request the page cannot carry out, said the way the page shows it (in its language).

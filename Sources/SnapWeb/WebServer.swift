@@ -24,7 +24,6 @@ public final class WebServer: Service {
     let desk: PairingDesk
     let logger: Logger
     let limits: ConnectionLimits
-    let thread = SerialThread(name: "web")
     /// Where an update bundle sent from the page is written as it arrives, off the page's thread.
     let uploads = SerialThread(name: "web-uploads")
     private let port = Lock<Int?>(nil)
@@ -49,7 +48,6 @@ public final class WebServer: Service {
     public var listeningPort: Int? { port.withLock { $0 } }
 
     public func run() async throws {
-        defer { thread.shutDown() }
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 try await serve()
@@ -90,7 +88,7 @@ public final class WebServer: Service {
         } else {
             builder = http
         }
-        let responder = PageResponder(app: app, thread: thread, writer: uploads)
+        let responder = PageResponder(app: app, writer: uploads)
         let application = Application(
             responder: responder, server: builder,
             configuration: ApplicationConfiguration(
@@ -118,11 +116,11 @@ public final class WebServer: Service {
     }
 }
 
-/// Hands each request to the page's thread and its reply back to Hummingbird.
+/// Hands each request to the page (`WebApp.respond`, which makes it on the page's thread) and its reply
+/// back to Hummingbird.
 struct PageResponder: HTTPResponder {
     typealias Context = PageContext
     let app: WebApp
-    let thread: SerialThread
     /// Where an update bundle's pieces are written as they arrive.
     let writer: SerialThread
 
@@ -153,8 +151,7 @@ struct PageResponder: HTTPResponder {
             method: method, path: request.uri.path.removingPercentEncoding ?? request.uri.path,
             query: request.uri.query ?? "", body: Array(buffer: body), headers: headers,
             client: context.remoteAddress?.ipAddress ?? "")
-        let reply = try await thread.run { [app] in app.respond(page) }
-        return Self.response(reply)
+        return Self.response(await app.respond(page))
     }
 
     /// The request's headers as the pages read them.
@@ -172,7 +169,7 @@ struct PageResponder: HTTPResponder {
         let head = WebRequest(
             method: .post, path: request.uri.path, headers: Self.headers(of: request),
             client: context.remoteAddress?.ipAddress ?? "")
-        let target = try await thread.run { [app] in app.bundleUpload(head) }
+        let target = try await app.pageThread.run { [app] in app.bundleUpload(head) }
         let path: String
         switch target {
         case .refused(let reply): return Self.response(reply)

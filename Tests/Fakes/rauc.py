@@ -26,6 +26,7 @@ slot in ORDER that is OK and untried is booted, and its TRY set). Each `install`
 """
 import json
 import os
+import signal
 import sys
 
 SLOTS = {"rootfs.0": "A", "rootfs.1": "B"}
@@ -129,7 +130,13 @@ def main(args):
         target = "B" if system["booted"] == "A" else "A"
         env[f"{target}_OK"] = 0
         save(system)
-        print(f" 40% Copying image to rootfs.{'AB'.index(target)}")
+        print(f" 40% Copying image to rootfs.{'AB'.index(target)}", flush=True)
+        if found.get("hangs"):
+            # A long write, for the tests that stop the station during it: the client says who it is and
+            # waits for a signal (SIGTERM ends it, as it ends the real client).
+            with open(found["hangs"], "w") as file:
+                file.write(str(os.getpid()))
+            signal.pause()
         if found.get("fails"):
             print(f"LastError: {found['fails']}")
             print(f"Installing `{path}` failed", file=sys.stderr)

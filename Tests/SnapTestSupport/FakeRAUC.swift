@@ -25,13 +25,15 @@ public final class FakeRAUC: Sendable {
         chmod(path, 0o755)
     }
 
-    /// Writes a bundle file: signed or not, for `compatible`, failing half way with `fails`.
+    /// Writes a bundle file: signed or not, for `compatible`, failing half way with `fails`; with
+    /// `hangs`, its install writes the client's process id to that file at 40% and waits for a signal.
     public func bundle(
         _ name: String, version: String, signed: Bool = true, compatible: String = "snapstation-x86-vm",
-        fails: String? = nil
+        fails: String? = nil, hangs: String? = nil
     ) throws -> String {
         var bundle: [String: Any] = ["compatible": compatible, "version": version, "signed": signed]
         if let fails { bundle["fails"] = fails }
+        if let hangs { bundle["hangs"] = hangs }
         let path = folder + "/" + name
         try JSONSerialization.data(withJSONObject: bundle).write(to: URL(fileURLWithPath: path))
         return path

@@ -36,16 +36,16 @@ struct CorrectionTests {
     @Test("should replace the estimate with the answer, keep the first in the meal's history and spend one use")
     func corrects() async throws {
         let station = try station()
-        let browser = try station.pair()
+        let browser = try await station.pair()
         let meal = try station.meal("m1")  // Spaghetti 320 kcal, Tomato sauce 210 kcal
-        let page = station.get("/meal/m1", cookie: browser.cookie).text
+        let page = await station.get("/meal/m1", cookie: browser.cookie).text
         #expect(page.contains("action=\"/meal/m1/correct\"") && page.contains("uses 1 of the 10 analyses left today"))
-        let reply = station.post(
+        let reply = await station.post(
             "/meal/m1/correct", [("csrf", browser.csrf), ("version", "1"), ("sentence", "No tomato sauce at all")],
             cookie: browser.cookie)
         #expect(reply.status == 303 && reply.header("Location") == "/meal/m1", "\(reply.text)")
         // The page answers at once; the meal's page says the AI is asked and reloads itself until it answers.
-        let asking = station.get("/meal/m1", cookie: browser.cookie).text
+        let asking = await station.get("/meal/m1", cookie: browser.cookie).text
         #expect(asking.contains("http-equiv=\"refresh\"") || asking.contains("Corrected: the AI"))
         #expect(
             await eventually(within: 20) { (try? station.store.storedMeal(PhotoID("m1")))??.version == 2 },
@@ -64,24 +64,24 @@ struct CorrectionTests {
             await eventually(within: 5) {
                 station.link.events.contains { if case .mealsChanged = $0 { true } else { false } }
             })
-        let after = station.get("/meal/m1", cookie: browser.cookie).text
+        let after = await station.get("/meal/m1", cookie: browser.cookie).text
         #expect(after.contains("Corrected: the AI") && after.contains("“No tomato sauce at all”"))
     }
 
     @Test("should leave the first estimate as it was on a refusal, which still counts, and keep the sentence")
     func refusalKeepsTheFirst() async throws {
         let station = try station()
-        let browser = try station.pair()
+        let browser = try await station.pair()
         let meal = try station.meal("m1")
         try await fake.queue("openai", ["refusal"])
-        let reply = station.post(
+        let reply = await station.post(
             "/meal/m1/correct", [("csrf", browser.csrf), ("version", "1"), ("sentence", "half the pasta")],
             cookie: browser.cookie)
         #expect(reply.status == 303)
         var shown = ""
         #expect(
             await eventually(within: 20) {
-                shown = station.get("/meal/m1", cookie: browser.cookie).text
+                shown = await station.get("/meal/m1", cookie: browser.cookie).text
                 return shown.contains("Not corrected")
             })
         #expect(shown.contains("Not corrected: The AI declined this photo"))
@@ -92,16 +92,17 @@ struct CorrectionTests {
         #expect(try station.store.aiUses(on: station.today) == 1, "the service answered: it counts")
         // A failure that is not an answer (the service down) spends nothing.
         try await fake.queue("openai", ["500"])
-        let down = station.post(
+        let down = await station.post(
             "/meal/m1/correct", [("csrf", browser.csrf), ("version", "1"), ("sentence", "half the pasta")],
             cookie: browser.cookie)
         #expect(down.status == 303)
         #expect(
             await eventually(within: 20) {
-                station.get("/meal/m1", cookie: browser.cookie).text.contains("Not corrected: The AI service failed")
+                await station.get("/meal/m1", cookie: browser.cookie).text.contains(
+                    "Not corrected: The AI service failed")
             })
         #expect(try station.store.aiUses(on: station.today) == 1)
-        let empty = station.post(
+        let empty = await station.post(
             "/meal/m1/correct", [("csrf", browser.csrf), ("version", "1"), ("sentence", "  ")], cookie: browser.cookie)
         #expect(empty.status == 400)
     }
@@ -109,7 +110,7 @@ struct CorrectionTests {
     @Test("should correct the result on the station's screen: the station saves it first, then the AI is asked")
     func correctsTheShownResult() async throws {
         let station = try station()
-        let browser = try station.pair()
+        let browser = try await station.pair()
         let template = try station.meal("m1")
         let paths = station.store.paths(for: PhotoID("r1"), day: station.today)
         let photo = ProcessedPhoto(
@@ -128,9 +129,9 @@ struct CorrectionTests {
                 }
             }
         }
-        let review = station.get("/review", cookie: browser.cookie).text
+        let review = await station.get("/review", cookie: browser.cookie).text
         #expect(review.contains("action=\"/review/correct\"") && review.contains("The station saves the meal first"))
-        let reply = station.post(
+        let reply = await station.post(
             "/review/correct", [("csrf", browser.csrf), ("photo", "r1"), ("sentence", "No tomato sauce at all")],
             cookie: browser.cookie)
         #expect(reply.status == 303 && reply.header("Location") == "/meal/r1", "\(reply.text)")
@@ -149,7 +150,7 @@ struct CorrectionTests {
         station.link.show(
             .mealResult(
                 MealResultScreen(photo: photo, analysis: template.analysis, clashes: [[], []], autoSaveIn: 12)))
-        let empty = station.post(
+        let empty = await station.post(
             "/review/correct", [("csrf", browser.csrf), ("photo", "r1"), ("sentence", " ")], cookie: browser.cookie)
         #expect(empty.status == 400 && empty.text.contains("action=\"/review/correct\""))
     }
@@ -157,16 +158,16 @@ struct CorrectionTests {
     @Test("should count a correction on the station's day when the clock was set back, not on the clock's")
     func clockSetBack() async throws {
         let station = try station()
-        let browser = try station.pair()
+        let browser = try await station.pair()
         let usedDay = station.today
         try station.meal("m1", day: usedDay)
         for _ in 0..<9 { try station.store.recordAIUse(on: usedDay) }
         // The clock goes back two days (a Pi without a real-time clock, before NTP answers).
         station.advance(-2 * 86_400)
         #expect(station.today == usedDay.adding(days: -2))
-        let today = station.get("/", cookie: browser.cookie).text
+        let today = await station.get("/", cookie: browser.cookie).text
         #expect(today.contains("Spaghetti"), "the page's Today is the station's day, with its meal")
-        let reply = station.post(
+        let reply = await station.post(
             "/meal/m1/correct", [("csrf", browser.csrf), ("version", "1"), ("sentence", "No tomato sauce at all")],
             cookie: browser.cookie)
         #expect(reply.status == 303, "\(reply.text)")
@@ -174,7 +175,7 @@ struct CorrectionTests {
         #expect(try station.store.aiUses(on: station.today) == 0, "nothing counted on the clock's day")
         #expect(station.link.events.contains(.answeredForThePage(day: usedDay)))
         // The station's day has no analysis left, so the page offers none, whatever the clock says.
-        let again = station.post(
+        let again = await station.post(
             "/meal/m1/correct", [("csrf", browser.csrf), ("version", "2"), ("sentence", "And no cheese")],
             cookie: browser.cookie)
         #expect(again.status == 409 && again.text.contains("used up"), "\(again.text)")

@@ -12,9 +12,9 @@ struct ExportTests {
     /// Titles and names a spreadsheet trips on: commas, quotes, line breaks, emoji, a leading quote.
     static let titles = ["Pasta, with \"pesto\"", "Soup\nand bread", "Curry 🍛, mild", "\"Quoted\" start", "=1+1"]
 
-    private func station() throws -> (WebTestStation, WebTestStation.Browser, [Meal]) {
+    private func station() async throws -> (WebTestStation, WebTestStation.Browser, [Meal]) {
         let station = try WebTestStation()
-        let browser = try station.pair()
+        let browser = try await station.pair()
         var meals: [Meal] = []
         for (index, title) in Self.titles.enumerated() {
             let items = [
@@ -43,10 +43,10 @@ struct ExportTests {
         """
 
     @Test("should write the meals and their items as CSV that Python's csv module reads back as the store has them")
-    func csv() throws {
-        let (station, browser, meals) = try station()
+    func csv() async throws {
+        let (station, browser, meals) = try await station()
         let from = station.today.adding(days: -10)
-        let reply = station.get("/export/meals.csv?from=\(from)&to=\(station.today)", cookie: browser.cookie)
+        let reply = await station.get("/export/meals.csv?from=\(from)&to=\(station.today)", cookie: browser.cookie)
         #expect(reply.status == 200 && reply.header("Content-Type") == "text/csv; charset=utf-8")
         #expect(reply.header("Content-Disposition")?.contains("attachment; filename=\"snapstation-") == true)
         #expect(Array(reply.body.prefix(3)) == [0xEF, 0xBB, 0xBF], "a byte-order mark for Excel")
@@ -64,7 +64,7 @@ struct ExportTests {
         }
         #expect(Array(rows.dropFirst()) == expected)
 
-        let items = station.get("/export/items.csv?from=\(from)&to=\(station.today)", cookie: browser.cookie)
+        let items = await station.get("/export/items.csv?from=\(from)&to=\(station.today)", cookie: browser.cookie)
         let itemRows = try #require(try python(Self.readCSV, items.body) as? [[String]])
         #expect(itemRows.count == 1 + 2 * meals.count)
         let first = try #require(itemRows.first { $0.count > 3 && $0[3] == "Item, \"4\"" })
@@ -77,12 +77,13 @@ struct ExportTests {
     }
 
     @Test("should separate the fields with a semicolon where the language writes a decimal comma, for its Excel")
-    func semicolons() throws {
-        let (station, browser, meals) = try station()
+    func semicolons() async throws {
+        let (station, browser, meals) = try await station()
         #expect(
-            station.post("/settings", [("csrf", browser.csrf), ("language", "de")], cookie: browser.cookie).status
+            await station.post("/settings", [("csrf", browser.csrf), ("language", "de")], cookie: browser.cookie).status
                 == 303)
-        let reply = station.get("/export/meals.csv?from=\(station.today.adding(days: -10))", cookie: browser.cookie)
+        let reply = await station.get(
+            "/export/meals.csv?from=\(station.today.adding(days: -10))", cookie: browser.cookie)
         let script = Self.readCSV.replacingOccurrences(of: "strict=True", with: "strict=True, delimiter=\";\"")
         let rows = try #require(try python(script, reply.body) as? [[String]])
         #expect(rows.first?.count == 9 && rows.count == 1 + meals.count)
@@ -93,9 +94,9 @@ struct ExportTests {
     @Test(
         "should put a ' before every text a spreadsheet would run, also behind invisible characters, and quote both separators"
     )
-    func formulas() throws {
+    func formulas() async throws {
         let station = try WebTestStation()
-        let browser = try station.pair()
+        let browser = try await station.pair()
         let hostile = [
             "\r\n=1+2", "=\u{301}HYPERLINK(\"http://x\")", "+\u{200D}5+6", "@SUM(1)", " =1", "\u{200B}=2", "\t=3",
             "\u{FEFF}-4", "-",
@@ -104,7 +105,8 @@ struct ExportTests {
         for (index, title) in (hostile + plain).enumerated() {
             _ = try station.meal("f\(index)", title: title, items: [], day: station.today)
         }
-        let reply = station.get("/export/meals.csv?from=\(station.today)&to=\(station.today)", cookie: browser.cookie)
+        let reply = await station.get(
+            "/export/meals.csv?from=\(station.today)&to=\(station.today)", cookie: browser.cookie)
         let rows = try #require(try python(Self.readCSV, reply.body) as? [[String]])
         let titles = rows.dropFirst().map { $0[2] }
         for title in hostile { #expect(titles.contains("'" + title), "\(title.debugDescription) is prefixed") }
@@ -118,9 +120,9 @@ struct ExportTests {
     }
 
     @Test("should write the same meals as JSON, keep to the range asked, and refuse a range it cannot cover")
-    func json() throws {
-        let (station, browser, meals) = try station()
-        let reply = station.get(
+    func json() async throws {
+        let (station, browser, meals) = try await station()
+        let reply = await station.get(
             "/export/meals.json?from=\(station.today.adding(days: -2))&to=\(station.today)", cookie: browser.cookie)
         #expect(reply.status == 200 && reply.header("Content-Type") == "application/json; charset=utf-8")
         let document = try #require(
@@ -133,13 +135,14 @@ struct ExportTests {
         #expect(items.first?["contains"] as? [String] == ["egg", "gluten"])
         #expect((exported.last?["totals"] as? [String: Int])?["kcal"] == meals[0].analysis.totals.calories)
         #expect(
-            station.get(
+            await station.get(
                 "/export/meals.csv?from=\(station.today)&to=\(station.today.adding(days: -1))", cookie: browser.cookie
             ).status == 400)
-        #expect(station.get("/export/meals.csv?from=2020-01-01&to=2026-01-01", cookie: browser.cookie).status == 400)
-        #expect(station.get("/export/meals.csv?from=yesterday", cookie: browser.cookie).status == 400)
-        #expect(station.get("/export/meals.xlsx", cookie: browser.cookie).status == 404)
-        #expect(station.get("/export/meals.csv").status != 200, "a browser without a session gets nothing")
-        #expect(station.get("/history", cookie: browser.cookie).text.contains("formaction=\"/export/items.csv\""))
+        #expect(
+            await station.get("/export/meals.csv?from=2020-01-01&to=2026-01-01", cookie: browser.cookie).status == 400)
+        #expect(await station.get("/export/meals.csv?from=yesterday", cookie: browser.cookie).status == 400)
+        #expect(await station.get("/export/meals.xlsx", cookie: browser.cookie).status == 404)
+        #expect(await station.get("/export/meals.csv").status != 200, "a browser without a session gets nothing")
+        #expect(await station.get("/history", cookie: browser.cookie).text.contains("formaction=\"/export/items.csv\""))
     }
 }

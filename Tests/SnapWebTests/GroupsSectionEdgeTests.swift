@@ -53,13 +53,11 @@ struct GroupsSectionEdgeTests {
     @Test("should keep no group the server answers a join with when no group can have that name, and tell nothing")
     func joinAnsweredWithNoGroupName() async throws {
         let station = try station()
-        let b = try station.pair()
+        let b = try await station.pair()
         let join = {
-            await answer {
-                station.post(
-                    "/group/join", [("csrf", b.csrf), ("code", "K7QM-3HXA-9TPZ"), ("member", "Kitchen")],
-                    cookie: b.cookie)
-            }
+            await station.post(
+                "/group/join", [("csrf", b.csrf), ("code", "K7QM-3HXA-9TPZ"), ("member", "Kitchen")],
+                cookie: b.cookie)
         }
         try await nextRESTAnswer(200, "Family")
         let joined = await join()
@@ -87,12 +85,10 @@ struct GroupsSectionEdgeTests {
     @Test("should refuse a typed group name that names no folder in the person's words, asking the server nothing")
     func createWithNoGroupName() async throws {
         let station = try station()
-        let b = try station.pair()
+        let b = try await station.pair()
         let create = { (name: String) in
-            await answer {
-                station.post(
-                    "/group/create", [("csrf", b.csrf), ("group", name), ("member", "Kitchen")], cookie: b.cookie)
-            }
+            await station.post(
+                "/group/create", [("csrf", b.csrf), ("group", name), ("member", "Kitchen")], cookie: b.cookie)
         }
         try await nextRESTAnswer(200, "K7QM-3HXA-9TPZ")
         let made = await create("Family")
@@ -119,10 +115,10 @@ struct GroupsSectionEdgeTests {
     @Test("should show a refusal's message and hint on the Group page with their markup escaped")
     func refusalEscaped() async throws {
         let station = try station(groups: ["Family"])
-        let b = try station.pair()
+        let b = try await station.pair()
         // The members of Family, refused: the page lists them on every visit.
         try await nextRESTAnswer(400, Self.markupRefusal)
-        let listed = await answer { station.get("/group", cookie: b.cookie) }
+        let listed = await station.get("/group", cookie: b.cookie)
         #expect(listed.status == 200)
         #expect(
             listed.text.contains("The members could not be listed: &lt;b onmouseover=alert(2)&gt;"), "\(listed.text)")
@@ -130,10 +126,8 @@ struct GroupsSectionEdgeTests {
 
         // Making a group, refused (the page's listing of Family after it gets the stand-in's 503).
         try await nextRESTAnswer(400, Self.markupRefusal)
-        let refused = await answer {
-            station.post(
-                "/group/create", [("csrf", b.csrf), ("group", "Climbers"), ("member", "Kitchen")], cookie: b.cookie)
-        }
+        let refused = await station.post(
+            "/group/create", [("csrf", b.csrf), ("group", "Climbers"), ("member", "Kitchen")], cookie: b.cookie)
         #expect(refused.status == 400, "\(refused.text)")
         #expect(
             refused.text.contains(
@@ -149,7 +143,7 @@ struct GroupsSectionEdgeTests {
     @Test("should show why the server refused a share on the Group page with its markup escaped")
     func shareFailureEscaped() async throws {
         let station = try station(groups: ["Family"])
-        let b = try station.pair()
+        let b = try await station.pair()
         let backend = SupabaseBackend(
             projectURL: fake.baseURL, bucket: "snapstation", key: "member-token", anonKey: "anon",
             client: HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(60)), logger: Logger(label: "test"))
@@ -177,7 +171,7 @@ struct GroupsSectionEdgeTests {
         // As UploadService gives up on it.
         try station.store.markFailed(try #require(try station.store.job(for: id)), error: "\(refused)")
 
-        let page = await answer { station.get("/group", cookie: b.cookie) }.text
+        let page = await station.get("/group", cookie: b.cookie).text
         #expect(
             page.contains("not sent: rejected(&quot;the server refused to find the folder of Family: &lt;b"), "\(page)")
         #expect(!page.contains("<b onmouseover"))
@@ -186,11 +180,9 @@ struct GroupsSectionEdgeTests {
     @Test("should refuse an invite or a leave for a group the station is not in, asking the server nothing")
     func groupNotInForce() async throws {
         let station = try station(groups: ["Family"])
-        let b = try station.pair()
+        let b = try await station.pair()
         try await nextRESTAnswer(200, "K7QM-3HXA-9TPZ")
-        let invited = await answer {
-            station.post("/group/invite", [("csrf", b.csrf), ("group", "Family")], cookie: b.cookie)
-        }
+        let invited = await station.post("/group/invite", [("csrf", b.csrf), ("group", "Family")], cookie: b.cookie)
         #expect(invited.status == 200 && invited.text.contains("K7QM-3HXA-9TPZ"), "\(invited.text)")
         #expect(try await asked() == ["/rest/v1/rpc/group_invite"])
 
@@ -201,15 +193,13 @@ struct GroupsSectionEdgeTests {
             ]
         for form in forms {
             for target in ["/group/invite", "/group/leave"] {
-                let refused = await answer { station.post(target, form, cookie: b.cookie) }
+                let refused = await station.post(target, form, cookie: b.cookie)
                 #expect(refused.status == 404 && refused.text.contains(notMember), "\(target) \(form): \(refused.text)")
             }
             let query = form.last!.0 == "group" ? form.last!.1 : ""
-            let ask = await answer {
-                station.get(
-                    "/group/leave?group=\(query.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
-                    cookie: b.cookie)
-            }
+            let ask = await station.get(
+                "/group/leave?group=\(query.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
+                cookie: b.cookie)
             #expect(ask.status == 404 && ask.text.contains(notMember), "\(query.debugDescription): \(ask.text)")
         }
         #expect(try await asked() == ["/rest/v1/rpc/group_invite"], "the server was asked nothing more")

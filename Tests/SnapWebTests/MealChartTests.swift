@@ -57,13 +57,13 @@ struct MealChartTests {
     }
 
     @Test("should show both charts on History with what they say, and none before the first meal")
-    func onHistory() throws {
+    func onHistory() async throws {
         let station = try WebTestStation()
-        let browser = try station.pair()
-        #expect(!station.get("/history", cookie: browser.cookie).text.contains("<svg"))
+        let browser = try await station.pair()
+        #expect(await !station.get("/history", cookie: browser.cookie).text.contains("<svg"))
         try station.meal("h1")
         try station.meal("h2", day: station.today.adding(days: -3))
-        let page = station.get("/history", cookie: browser.cookie).text
+        let page = await station.get("/history", cookie: browser.cookie).text
         #expect(page.components(separatedBy: "<svg class=\"chart\"").count == 3, "a week and a month")
         #expect(page.contains("2 days with meals"))
         #expect(

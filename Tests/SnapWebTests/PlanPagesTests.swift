@@ -40,7 +40,7 @@ struct PlanPagesTests {
         _ station: WebTestStation, _ browser: WebTestStation.Browser, name: String, portions: String = "4",
         times: String = "2", units: String = "metric"
     ) async throws -> String {
-        let reply = station.post(
+        let reply = await station.post(
             "/shopping/plan",
             [
                 ("csrf", browser.csrf), ("plan_name", name), ("plan_portions", portions), ("plan_times", times),
@@ -49,7 +49,7 @@ struct PlanPagesTests {
         #expect(reply.status == 303 && reply.header("Location") == "/shopping/plan", "\(reply.text)")
         var location = ""
         let answered = await eventually(within: 20) {
-            let page = station.get("/shopping/plan", cookie: browser.cookie)
+            let page = await station.get("/shopping/plan", cookie: browser.cookie)
             location = page.header("Location") ?? ""
             return location.hasPrefix("/plan/")
         }
@@ -60,20 +60,20 @@ struct PlanPagesTests {
     @Test("should ask the AI, let the owner review the week's lines, and merge them into the list")
     func plansAMeal() async throws {
         let station = try station()
-        let browser = try station.pair()
+        let browser = try await station.pair()
         // Already on the list: 200 g of minced beef, typed by hand. The plan's beef merges into it.
         try station.store.addToShopping([Ingredient(name: "minced beef", amount: 200, unit: "g")])
-        let list = station.get("/shopping", cookie: browser.cookie).text
+        let list = await station.get("/shopping", cookie: browser.cookie).text
         #expect(list.contains("action=\"/shopping/plan\"") && list.contains("uses 1 of the 10 analyses left today"))
         let id = try await ask(station, browser, name: "spaghetti bolognese")
         #expect(try station.store.aiUses(on: station.today) == 1)
         #expect(station.link.events.contains(.answeredForThePage(day: station.today)))
-        let draft = station.get("/plan/\(id)", cookie: browser.cookie).text
+        let draft = await station.get("/plan/\(id)", cookie: browser.cookie).text
         #expect(draft.contains("Review: Spaghetti bolognese") && draft.contains("4 portions, 2 times a week"))
         #expect(draft.contains("value=\"Gluten-free spaghetti\"") && draft.contains("value=\"800\""))
         #expect(draft.contains("contains meat") && !draft.contains("class=\"clash\""), "gluten-free pasta: no clash")
         // The owner removes the oil and buys 3 onions, not 4.
-        let confirm = station.post(
+        let confirm = await station.post(
             "/plan/\(id)/confirm",
             [("csrf", browser.csrf)]
                 + (0..<5).flatMap { index -> [(String, String)] in
@@ -90,10 +90,10 @@ struct PlanPagesTests {
         #expect(lines.first { $0.name == "minced beef" }?.amount == 1200, "merged with the typed line")
         #expect(lines.first { $0.name == "Onion" }?.amount == 3 && !lines.contains { $0.name == "Olive oil" })
         #expect(lines.count == 4)
-        let shown = station.get("/shopping", cookie: browser.cookie).text
+        let shown = await station.get("/shopping", cookie: browser.cookie).text
         #expect(shown.contains("Spaghetti bolognese") && shown.contains("<summary>1 more</summary>"))
         // A second tap on the same draft adds nothing twice.
-        let again = station.post(
+        let again = await station.post(
             "/plan/\(id)/confirm", [("csrf", browser.csrf), ("line", "0")], cookie: browser.cookie)
         #expect(again.status == 303 && again.header("Location") == "/plan/\(id)")
         #expect(try station.store.shoppingList().first { $0.name == "minced beef" }?.amount == 1200)
@@ -102,7 +102,7 @@ struct PlanPagesTests {
     @Test("should take a deleted planned meal's part back off the list, after asking")
     func deletesWithItsLines() async throws {
         let station = try station()
-        let browser = try station.pair()
+        let browser = try await station.pair()
         let id = try await ask(station, browser, name: "bolognese", portions: "2", times: "1")
         let fields =
             [("csrf", browser.csrf)] + (0..<5).flatMap { index -> [(String, String)] in [("line", "\(index)")] }
@@ -116,31 +116,31 @@ struct PlanPagesTests {
                     ("l\(index)_name", line.name),
                 ]
             }
-        #expect(station.post("/plan/\(id)/confirm", form, cookie: browser.cookie).status == 303)
+        #expect(await station.post("/plan/\(id)/confirm", form, cookie: browser.cookie).status == 303)
         try station.store.addToShopping([Ingredient(name: "Onion", amount: 2, unit: "piece")])  // typed later: 1 + 2
         #expect(try station.store.shoppingList().first { $0.name == "Onion" }?.amount == 3)
-        let ask = station.get("/plan/\(id)/delete", cookie: browser.cookie).text
+        let ask = await station.get("/plan/\(id)/delete", cookie: browser.cookie).text
         #expect(ask.contains("Delete “Bolognese”?") && ask.contains("Its 5 lines leave the shopping list too"))
-        let deleted = station.post("/plan/\(id)/delete", [("csrf", browser.csrf)], cookie: browser.cookie)
+        let deleted = await station.post("/plan/\(id)/delete", [("csrf", browser.csrf)], cookie: browser.cookie)
         #expect(deleted.status == 303)
         let lines = try station.store.shoppingList()
         #expect(lines.map(\.name) == ["Onion"] && lines.first?.amount == 2, "only the typed part is left")
         #expect(try station.store.plannedMeals().isEmpty)
-        #expect(station.get("/plan/\(id)", cookie: browser.cookie).status == 404)
+        #expect(await station.get("/plan/\(id)", cookie: browser.cookie).status == 404)
     }
 
     @Test("should keep what was typed when a field is missing or the AI fails, spending only what answered")
     func problemsKeepWhatWasTyped() async throws {
         let station = try station()
-        let browser = try station.pair()
-        let missing = station.post(
+        let browser = try await station.pair()
+        let missing = await station.post(
             "/shopping/plan",
             [("csrf", browser.csrf), ("plan_name", "risotto"), ("plan_portions", ""), ("plan_times", "2")],
             cookie: browser.cookie)
         #expect(missing.status == 400 && missing.text.contains("value=\"risotto\""))
         #expect(missing.text.contains("The portions"), "the field is named")
         try await fake.queue("openai", ["500"])
-        _ = station.post(
+        _ = await station.post(
             "/shopping/plan",
             [
                 ("csrf", browser.csrf), ("plan_name", "risotto"), ("plan_portions", "3"), ("plan_times", "2"),
@@ -149,7 +149,7 @@ struct PlanPagesTests {
         var shown = ""
         #expect(
             await eventually(within: 20) {
-                shown = station.get("/shopping/plan", cookie: browser.cookie).text
+                shown = await station.get("/shopping/plan", cookie: browser.cookie).text
                 return shown.contains("No plan:")
             })
         #expect(shown.contains("No plan: The AI service failed (HTTP 500)"))
@@ -157,13 +157,13 @@ struct PlanPagesTests {
         #expect(shown.contains("value=\"us\" checked"))
         #expect(try station.store.aiUses(on: station.today) == 0, "a failure that is no answer spends nothing")
         try await fake.queue("openai", ["refusal"])
-        _ = station.post(
+        _ = await station.post(
             "/shopping/plan",
             [("csrf", browser.csrf), ("plan_name", "risotto"), ("plan_portions", "3"), ("plan_times", "2")],
             cookie: browser.cookie)
         #expect(
             await eventually(within: 20) {
-                station.get("/shopping/plan", cookie: browser.cookie).text.contains(
+                await station.get("/shopping/plan", cookie: browser.cookie).text.contains(
                     "No plan: The AI declined to plan this meal")
             })
         #expect(try station.store.aiUses(on: station.today) == 1, "a refusal is an answer: it counts")

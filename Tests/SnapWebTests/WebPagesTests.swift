@@ -34,52 +34,54 @@ func mealForm(_ analysis: MealAnalysis, version: Int?, csrf: String, _ changes: 
 @Suite("The owner's page: meals, review, shopping, settings, group and status")
 struct WebPagesTests {
     @Test("should list today's meals with their thumbnails, times, macros and the day's totals")
-    func today() throws {
+    func today() async throws {
         let station = try WebTestStation()
         try station.meal("m1", title: "Porridge")
         try station.meal("m2", title: "Spaghetti")
         try station.meal("old", title: "Soup", day: station.today.adding(days: -1))
-        let browser = try station.pair()
-        let page = station.get("/", cookie: browser.cookie).text
+        let browser = try await station.pair()
+        let page = await station.get("/", cookie: browser.cookie).text
         #expect(page.contains("Porridge") && page.contains("Spaghetti") && !page.contains("Soup"))
         #expect(page.contains("1060 kcal"))
         #expect(page.contains("/photo/m1.thumb.jpg"))
         #expect(page.contains("12:00"))
-        let history = station.get("/history", cookie: browser.cookie).text
+        let history = await station.get("/history", cookie: browser.cookie).text
         #expect(history.contains(station.today.adding(days: -1).description) && history.contains("1 meal · 530 kcal"))
-        #expect(station.get("/day/\(station.today.adding(days: -1))", cookie: browser.cookie).text.contains("Soup"))
-        #expect(station.get("/day/2026-13-40", cookie: browser.cookie).status == 404)
-        let photo = station.get("/photo/m1.jpg", cookie: browser.cookie)
+        #expect(
+            await station.get("/day/\(station.today.adding(days: -1))", cookie: browser.cookie).text.contains("Soup"))
+        #expect(await station.get("/day/2026-13-40", cookie: browser.cookie).status == 404)
+        let photo = await station.get("/photo/m1.jpg", cookie: browser.cookie)
         #expect(photo.status == 200 && photo.header("Content-Type") == "image/jpeg")
         #expect(try JPEG.size(of: photo.body) == (320, 240))
-        #expect(station.get("/photo/m1.sticker.png", cookie: browser.cookie).header("Content-Type") == "image/png")
-        #expect(station.get("/photo/nope.jpg", cookie: browser.cookie).status == 404)
-        let download = station.get("/photo/m1.jpg?download=1", cookie: browser.cookie)
+        #expect(
+            await station.get("/photo/m1.sticker.png", cookie: browser.cookie).header("Content-Type") == "image/png")
+        #expect(await station.get("/photo/nope.jpg", cookie: browser.cookie).status == 404)
+        let download = await station.get("/photo/m1.jpg?download=1", cookie: browser.cookie)
         #expect(download.header("Content-Disposition") == "attachment; filename=\"m1.jpg\"")
     }
 
     @Test("should show a meal with its items, grams, macros and the dietary preferences it breaks")
-    func mealDetail() throws {
+    func mealDetail() async throws {
         let station = try WebTestStation()
         try station.meal("m1")
-        let browser = try station.pair()
-        _ = station.post(
+        let browser = try await station.pair()
+        _ = await station.post(
             "/settings", [("csrf", browser.csrf), ("dietary_shown", "1"), ("dietary", "gluten-free")],
             cookie: browser.cookie)
-        let page = station.get("/meal/m1", cookie: browser.cookie).text
+        let page = await station.get("/meal/m1", cookie: browser.cookie).text
         #expect(page.contains("Tomato sauce") && page.contains("150 g"))
         #expect(page.contains("not gluten-free"))
         #expect(page.contains("A fact."))
         #expect(page.contains("/photo/m1.sticker.png"))
-        #expect(station.get("/meal/nope", cookie: browser.cookie).status == 404)
+        #expect(await station.get("/meal/nope", cookie: browser.cookie).status == 404)
     }
 
     @Test("should save an edit: the totals follow the items, the version moves on, the station hears of it")
-    func editsMeal() throws {
+    func editsMeal() async throws {
         let station = try WebTestStation()
         let meal = try station.meal("m1")
-        let browser = try station.pair()
-        let reply = station.post(
+        let browser = try await station.pair()
+        let reply = await station.post(
             "/meal/m1",
             mealForm(
                 meal.analysis, version: 1, csrf: browser.csrf,
@@ -104,41 +106,41 @@ struct WebPagesTests {
             return
         }
         #expect(meals.map(\.analysis.totals.calories) == [426])
-        #expect(station.get("/", cookie: browser.cookie).text.contains("426 kcal"))
+        #expect(await station.get("/", cookie: browser.cookie).text.contains("426 kcal"))
     }
 
     @Test("should scale an item's numbers with its grams from the estimate's per-gram values, and keep typed ones")
-    func portions() throws {
+    func portions() async throws {
         let station = try WebTestStation()
         let meal = try station.meal("m1")  // Spaghetti: 200 g, 320 kcal, P 11, C 64, F 2
-        let browser = try station.pair()
-        func save(_ analysis: MealAnalysis, version: Int, _ changes: [String: String]) throws -> MealAnalysis {
-            let reply = station.post(
+        let browser = try await station.pair()
+        func save(_ analysis: MealAnalysis, version: Int, _ changes: [String: String]) async throws -> MealAnalysis {
+            let reply = await station.post(
                 "/meal/m1", mealForm(analysis, version: version, csrf: browser.csrf, changes), cookie: browser.cookie)
             #expect(reply.status == 303)
             return try #require(try station.store.storedMeal(PhotoID("m1"))).meal.analysis
         }
-        let smaller = try save(meal.analysis, version: 1, ["item0_grams": "150"])
+        let smaller = try await save(meal.analysis, version: 1, ["item0_grams": "150"])
         #expect(smaller.items[0].macros == Macros(calories: 240, protein: 8, carbs: 48, fats: 2))
         #expect(smaller.totals == smaller.items.reduce(.zero) { $0 + $1.macros }, "the totals follow")
         // Back and forth: from the estimate each time, so no rounding piles up (11 × 0.75 = 8.25 → 8).
-        let odd = try save(smaller, version: 2, ["item0_grams": "33"])
-        let back = try save(odd, version: 3, ["item0_grams": "200"])
+        let odd = try await save(smaller, version: 2, ["item0_grams": "33"])
+        let back = try await save(odd, version: 3, ["item0_grams": "200"])
         #expect(back.items[0].macros == meal.analysis.items[0].macros)
         // Numbers typed by the owner are the item's from then on, and a new weight scales from them.
-        let typed = try save(back, version: 4, ["item0_kcal": "400", "item0_protein": "20"])
+        let typed = try await save(back, version: 4, ["item0_kcal": "400", "item0_protein": "20"])
         #expect(typed.items[0].macros == Macros(calories: 400, protein: 20, carbs: 64, fats: 2))
-        let doubled = try save(typed, version: 5, ["item0_grams": "400"])
+        let doubled = try await save(typed, version: 5, ["item0_grams": "400"])
         #expect(doubled.items[0].macros == Macros(calories: 800, protein: 40, carbs: 128, fats: 4))
     }
 
     @Test("should log a meal from history again today: its numbers, its own copy of the files, no AI use")
-    func eatAgain() throws {
+    func eatAgain() async throws {
         let station = try WebTestStation()
-        let browser = try station.pair()
+        let browser = try await station.pair()
         let old = try station.meal("old", title: "Lentil soup", day: station.today.adding(days: -3))
-        #expect(station.get("/meal/old", cookie: browser.cookie).text.contains("action=\"/meal/old/again\""))
-        let reply = station.post("/meal/old/again", [("csrf", browser.csrf)], cookie: browser.cookie)
+        #expect(await station.get("/meal/old", cookie: browser.cookie).text.contains("action=\"/meal/old/again\""))
+        let reply = await station.post("/meal/old/again", [("csrf", browser.csrf)], cookie: browser.cookie)
         #expect(reply.status == 303 && reply.header("Location") == "/?saved=again")
         let today = try station.store.meals(on: station.today)
         let again = try #require(today.first)
@@ -155,16 +157,18 @@ struct WebPagesTests {
         #expect(day == station.today && meals.map(\.photo.id) == [again.photo.id])
         // Deleting the new one leaves the old one whole.
         #expect(
-            station.post("/meal/\(again.photo.id.rawValue)/delete", [("csrf", browser.csrf)], cookie: browser.cookie)
-                .status == 303)
+            await station.post(
+                "/meal/\(again.photo.id.rawValue)/delete", [("csrf", browser.csrf)], cookie: browser.cookie
+            )
+            .status == 303)
         #expect(FileManager.default.fileExists(atPath: old.photo.photoPath))
-        #expect(station.get("/?saved=again", cookie: browser.cookie).text.contains("Logged again for today."))
-        #expect(station.post("/meal/gone/again", [("csrf", browser.csrf)], cookie: browser.cookie).status == 404)
+        #expect(await station.get("/?saved=again", cookie: browser.cookie).text.contains("Logged again for today."))
+        #expect(await station.post("/meal/gone/again", [("csrf", browser.csrf)], cookie: browser.cookie).status == 404)
         // A meal from last week: retention took its photo, not its sticker, which still drops into the jar.
         let week = try station.meal("week", title: "Porridge", day: station.today.adding(days: -6))
         try FileManager.default.removeItem(atPath: week.photo.photoPath)
         try FileManager.default.removeItem(atPath: week.photo.thumbnailPath)
-        #expect(station.post("/meal/week/again", [("csrf", browser.csrf)], cookie: browser.cookie).status == 303)
+        #expect(await station.post("/meal/week/again", [("csrf", browser.csrf)], cookie: browser.cookie).status == 303)
         let porridge = try #require(
             try station.store.meals(on: station.today).first { $0.analysis.title == "Porridge" })
         #expect(porridge.photo.photoPath.isEmpty)
@@ -173,11 +177,11 @@ struct WebPagesTests {
     }
 
     @Test("should take totals typed by hand, and remove an item")
-    func totalsByHand() throws {
+    func totalsByHand() async throws {
         let station = try WebTestStation()
         let meal = try station.meal("m1")
-        let browser = try station.pair()
-        let reply = station.post(
+        let browser = try await station.pair()
+        let reply = await station.post(
             "/meal/m1",
             mealForm(
                 meal.analysis, version: 1, csrf: browser.csrf,
@@ -195,10 +199,10 @@ struct WebPagesTests {
     }
 
     @Test("should refuse bad numbers with a message naming the field, and write nothing")
-    func badNumbers() throws {
+    func badNumbers() async throws {
         let station = try WebTestStation()
         let meal = try station.meal("m1")
-        let browser = try station.pair()
+        let browser = try await station.pair()
         let cases: [([String: String], String)] = [
             (["item0_grams": "-5"], "Item 1's grams: -5 is outside 0–5000"),
             (["item1_kcal": "99999999"], "Item 2's kcal: 99999999 is outside 0–10000"),
@@ -210,7 +214,7 @@ struct WebPagesTests {
             (["version": "zero"], "The version"),
         ]
         for (changes, message) in cases {
-            let reply = station.post(
+            let reply = await station.post(
                 "/meal/m1", mealForm(meal.analysis, version: 1, csrf: browser.csrf, changes), cookie: browser.cookie)
             #expect(reply.status == 400, "\(changes)")
             #expect(reply.text.contains("Not saved: "), "\(changes)")
@@ -220,15 +224,15 @@ struct WebPagesTests {
         #expect(stored.version == 1 && stored.meal.analysis == meal.analysis)
         #expect(station.link.events == [.paired("Test phone")])
         // A broken form and a huge one.
-        var broken = station.post("/meal/m1", [], cookie: browser.cookie)
-        broken = station.app.respond(
+        var broken = await station.post("/meal/m1", [], cookie: browser.cookie)
+        broken = await station.app.respond(
             WebRequest(
                 method: .post, target: "/meal/m1", body: Array("csrf=\(browser.csrf)&title=%ZZ".utf8),
                 headers: WebTestStation.withHost([
                     "Cookie": browser.cookie, "Content-Type": "application/x-www-form-urlencoded",
                 ])))
         #expect(broken.status == 400)
-        let huge = station.app.respond(
+        let huge = await station.app.respond(
             WebRequest(
                 method: .post, target: "/meal/m1", body: [UInt8](repeating: 0x61, count: Form.maxBytes + 1),
                 headers: WebTestStation.withHost([
@@ -238,17 +242,17 @@ struct WebPagesTests {
     }
 
     @Test("should refuse an edit made against an older version (two phones), and one of a deleted meal")
-    func concurrentEdits() throws {
+    func concurrentEdits() async throws {
         let station = try WebTestStation()
         let meal = try station.meal("m1")
-        let phone = try station.pair(name: "Phone")
-        let tablet = try station.pair(name: "Tablet")
+        let phone = try await station.pair(name: "Phone")
+        let tablet = try await station.pair(name: "Tablet")
         #expect(
-            station.post(
+            await station.post(
                 "/meal/m1", mealForm(meal.analysis, version: 1, csrf: phone.csrf, ["title": "From the phone"]),
                 cookie: phone.cookie
             ).status == 303)
-        let late = station.post(
+        let late = await station.post(
             "/meal/m1", mealForm(meal.analysis, version: 1, csrf: tablet.csrf, ["title": "From the tablet"]),
             cookie: tablet.cookie)
         #expect(late.status == 409)
@@ -256,25 +260,25 @@ struct WebPagesTests {
         #expect(late.text.contains("From the phone"))
         #expect(try station.store.storedMeal(PhotoID("m1"))?.meal.analysis.title == "From the phone")
 
-        #expect(station.get("/meal/m1/delete", cookie: phone.cookie).text.contains("cannot be undone"))
-        let deleted = station.post("/meal/m1/delete", [("csrf", phone.csrf)], cookie: phone.cookie)
+        #expect(await station.get("/meal/m1/delete", cookie: phone.cookie).text.contains("cannot be undone"))
+        let deleted = await station.post("/meal/m1/delete", [("csrf", phone.csrf)], cookie: phone.cookie)
         #expect(deleted.status == 303 && deleted.header("Location") == "/?saved=deleted")
         #expect(try station.store.storedMeal(PhotoID("m1")) == nil)
         #expect(!FileManager.default.fileExists(atPath: meal.photo.photoPath))
         #expect(station.link.events.last == .mealsChanged(day: meal.day, []))
-        let again = station.post("/meal/m1/delete", [("csrf", tablet.csrf)], cookie: tablet.cookie)
+        let again = await station.post("/meal/m1/delete", [("csrf", tablet.csrf)], cookie: tablet.cookie)
         #expect(again.status == 404)
-        let edit = station.post(
+        let edit = await station.post(
             "/meal/m1", mealForm(meal.analysis, version: 2, csrf: tablet.csrf), cookie: tablet.cookie)
         #expect(edit.status == 404)
         #expect(edit.text.contains("deleted"))
     }
 
     @Test("should review the result on the station's screen: save it edited, or discard it")
-    func review() throws {
+    func review() async throws {
         let station = try WebTestStation()
-        let browser = try station.pair()
-        #expect(station.get("/review", cookie: browser.cookie).text.contains("shows no meal result"))
+        let browser = try await station.pair()
+        #expect(await station.get("/review", cookie: browser.cookie).text.contains("shows no meal result"))
         let template = try station.meal("m1")
         _ = try station.store.deleteMeal(PhotoID("m1"))
         let paths = station.store.paths(for: PhotoID("r1"), day: station.today)
@@ -295,10 +299,10 @@ struct WebPagesTests {
                 }
             }
         }
-        let page = station.get("/review", cookie: browser.cookie).text
+        let page = await station.get("/review", cookie: browser.cookie).text
         #expect(page.contains("Spaghetti") && page.contains("in 12 s"))
-        #expect(station.get("/", cookie: browser.cookie).text.contains("href=\"/review\""))
-        let saved = station.post(
+        #expect(await station.get("/", cookie: browser.cookie).text.contains("href=\"/review\""))
+        let saved = await station.post(
             "/review",
             mealForm(
                 analysis, version: nil, csrf: browser.csrf, ["photo": "r1", "decision": "save", "item0_kcal": "400"]),
@@ -318,33 +322,33 @@ struct WebPagesTests {
 
         // The station saved it by itself before the owner's edit came: the stored meal becomes the edit.
         station.link.show(nil)
-        let late = station.post(
+        let late = await station.post(
             "/review",
             mealForm(sent, version: nil, csrf: browser.csrf, ["photo": "r1", "decision": "save", "title": "Late"]),
             cookie: browser.cookie)
         #expect(late.status == 303)
         #expect(try station.store.storedMeal(PhotoID("r1"))?.meal.analysis.title == "Late")
         // Discarded after the station saved it: deleted.
-        let discard = station.post(
+        let discard = await station.post(
             "/review", [("csrf", browser.csrf), ("photo", "r1"), ("decision", "discard")], cookie: browser.cookie)
         #expect(discard.status == 303)
         #expect(try station.store.storedMeal(PhotoID("r1")) == nil)
         #expect(
-            station.post(
+            await station.post(
                 "/review", [("csrf", browser.csrf), ("photo", "r1"), ("decision", "save")], cookie: browser.cookie
             )
             .status == 404)
     }
 
     @Test("should gather a shopping list from meals, merged by name and unit; edit, tick, clear, export")
-    func shopping() throws {
+    func shopping() async throws {
         let station = try WebTestStation()
         try station.meal("m1")
         try station.meal("m2")
-        let browser = try station.pair()
-        #expect(station.get("/shopping", cookie: browser.cookie).text.contains("The list is empty"))
+        let browser = try await station.pair()
+        #expect(await station.get("/shopping", cookie: browser.cookie).text.contains("The list is empty"))
         #expect(
-            station.post(
+            await station.post(
                 "/shopping/add", [("csrf", browser.csrf), ("meal", "m1"), ("meal", "m2")], cookie: browser.cookie
             )
             .status == 303)
@@ -364,17 +368,17 @@ struct WebPagesTests {
             if item.id == tomatoes.id { fields.append(("line\(item.id)_ticked", "1")) }
         }
         fields += [("new_name", "Bread"), ("new_amount", ""), ("new_unit", "")]
-        #expect(station.post("/shopping", fields, cookie: browser.cookie).status == 303)
+        #expect(await station.post("/shopping", fields, cookie: browser.cookie).status == 303)
         list = try station.store.shoppingList()
         #expect(list.first { $0.name == "Olive oil" }?.amount == 20.5)
         #expect(list.first { $0.name == "Tomatoes" }?.ticked == true)
         #expect(list.first { $0.name == "Bread" }.map { ($0.amount, $0.unit) } ?? (0, "") == (1, "piece"))
-        let text = station.get("/shopping.txt", cookie: browser.cookie)
+        let text = await station.get("/shopping.txt", cookie: browser.cookie)
         #expect(text.header("Content-Type") == "text/plain; charset=utf-8")
         #expect(text.text.contains("[x] 600 g Tomatoes") && text.text.contains("[ ] 20.50 ml Olive oil"))
-        #expect(station.post("/shopping/clear", [("csrf", browser.csrf)], cookie: browser.cookie).status == 303)
+        #expect(await station.post("/shopping/clear", [("csrf", browser.csrf)], cookie: browser.cookie).status == 303)
         #expect(try station.store.shoppingList().map(\.name).sorted() == ["Bread", "Olive oil", "Spaghetti"])
-        let bad = station.post(
+        let bad = await station.post(
             "/shopping",
             [
                 ("csrf", browser.csrf), ("line", "\(oil.id)"), ("line\(oil.id)_name", "Oil"),
@@ -383,18 +387,19 @@ struct WebPagesTests {
             cookie: browser.cookie)
         #expect(bad.status == 400 && bad.text.contains("The amount of Oil: -1 is outside 0–100000"))
         #expect(
-            station.post("/shopping/add", [("csrf", browser.csrf), ("meal", "gone")], cookie: browser.cookie).status
+            await station.post("/shopping/add", [("csrf", browser.csrf), ("meal", "gone")], cookie: browser.cookie)
+                .status
                 == 404)
     }
 
     @Test("should store settings over the config's, tell the station, and leave locked ones alone")
-    func settings() throws {
+    func settings() async throws {
         let station = try WebTestStation(locked: ["countdown.seconds"])
-        let browser = try station.pair()
-        let page = station.get("/settings", cookie: browser.cookie).text
+        let browser = try await station.pair()
+        let page = await station.get("/settings", cookie: browser.cookie).text
         #expect(page.contains("locked by the config file (countdown.seconds)"))
         #expect(page.contains("name=\"countdown\" type=\"number\" min=\"0\" max=\"10\" value=\"3\" disabled"))
-        let reply = station.post(
+        let reply = await station.post(
             "/settings",
             [
                 ("csrf", browser.csrf), ("dietary_shown", "1"), ("dietary", "vegan"), ("filter", "mono"),
@@ -408,26 +413,28 @@ struct WebPagesTests {
         var told = expected
         told.mode = .meal  // the config's, chosen: stored as nothing, sent to the station as chosen
         #expect(station.link.events.last == .settingsChanged(told))
-        #expect(station.get("/settings", cookie: browser.cookie).text.contains("<option value=\"mono\" selected>"))
-        let bad = station.post(
+        #expect(
+            await station.get("/settings", cookie: browser.cookie).text.contains("<option value=\"mono\" selected>"))
+        let bad = await station.post(
             "/settings", [("csrf", browser.csrf), ("intensity", "7"), ("flash", "1")], cookie: browser.cookie)
         #expect(bad.status == 400 && bad.text.contains("The intensity: 7 is outside 0–1"))
-        let badFilter = station.post(
+        let badFilter = await station.post(
             "/settings", [("csrf", browser.csrf), ("filter", "x-ray")], cookie: browser.cookie)
         #expect(badFilter.status == 400)
         #expect(try station.store.runtimeSettings() == expected)
         #expect(
-            station.post("/settings", [("csrf", browser.csrf), ("reset", "1")], cookie: browser.cookie).status == 303)
+            await station.post("/settings", [("csrf", browser.csrf), ("reset", "1")], cookie: browser.cookie).status
+                == 303)
         #expect(try station.store.runtimeSettings() == RuntimeSettings())
     }
 
     @Test("should speak the language the owner chooses, with its numbers and days, and refuse one it lacks")
-    func language() throws {
+    func language() async throws {
         let station = try WebTestStation()
-        let browser = try station.pair()
-        let english = station.get("/settings", cookie: browser.cookie).text
+        let browser = try await station.pair()
+        let english = await station.get("/settings", cookie: browser.cookie).text
         #expect(english.contains("<html lang=\"en\">") && english.contains("<option value=\"de\">Deutsch</option>"))
-        let reply = station.post(
+        let reply = await station.post(
             "/settings", [("csrf", browser.csrf), ("language", "de"), ("intensity", "0.5")], cookie: browser.cookie)
         #expect(reply.status == 303)
         #expect(try station.store.runtimeSettings().language == .de)
@@ -437,28 +444,29 @@ struct WebPagesTests {
             Issue.record("the station was not told: \(station.link.events)")
         }
         let german = Words(.de)
-        let settings = station.get("/settings", cookie: browser.cookie).text
+        let settings = await station.get("/settings", cookie: browser.cookie).text
         #expect(settings.contains("<html lang=\"de\">"))
         #expect(settings.contains("<h1>\(german("page.settings.title"))</h1>"), "\(settings)")
         #expect(settings.contains(german("page.nav.today")) && !settings.contains(">Today</a>"))
         #expect(settings.contains("0,5"), "the intensity with a decimal comma")
         let day = station.today.adding(days: -2)
         try station.meal("past", day: day)
-        let history = station.get("/history", cookie: browser.cookie).text
+        let history = await station.get("/history", cookie: browser.cookie).text
         #expect(history.contains(german.day(year: day.year, month: day.month, day: day.day, weekday: day.weekday)))
         #expect(!history.contains(Words(.en).weekday(day.weekday)), "no English weekday: \(history)")
-        let bad = station.post("/settings", [("csrf", browser.csrf), ("language", "tlh")], cookie: browser.cookie)
+        let bad = await station.post(
+            "/settings", [("csrf", browser.csrf), ("language", "tlh")], cookie: browser.cookie)
         #expect(bad.status == 400)
         #expect(try station.store.runtimeSettings().language == .de)
     }
 
     @Test("should keep the owner's daily goals and show Today against them, over the goal in its own colour")
-    func goals() throws {
+    func goals() async throws {
         let station = try WebTestStation()
-        let browser = try station.pair()
+        let browser = try await station.pair()
         let meal = try station.meal("m1")
-        #expect(!station.get("/", cookie: browser.cookie).text.contains("<meter"), "no goals, no meters")
-        let reply = station.post(
+        #expect(await !station.get("/", cookie: browser.cookie).text.contains("<meter"), "no goals, no meters")
+        let reply = await station.post(
             "/settings",
             [
                 ("csrf", browser.csrf), ("goal_kcal", "2000"), ("goal_protein", "\(meal.analysis.totals.protein - 1)"),
@@ -473,13 +481,13 @@ struct WebPagesTests {
         } else {
             Issue.record("the station was not told: \(station.link.events)")
         }
-        let today = station.get("/", cookie: browser.cookie).text
+        let today = await station.get("/", cookie: browser.cookie).text
         #expect(
             today.contains("<meter min=\"0\" max=\"2000\" high=\"2000\" value=\"\(meal.analysis.totals.calories)\">"))
         #expect(today.contains("\(meal.analysis.totals.calories) / 2000 kcal"))
         #expect(today.components(separatedBy: "<meter").count == 4, "kcal, protein and fats; carbs has no goal")
         #expect(today.contains("<li class=\"over\"><span>Protein</span>"), "past the protein goal")
-        let bad = station.post(
+        let bad = await station.post(
             "/settings",
             [
                 ("csrf", browser.csrf), ("goal_kcal", "-5"), ("goal_protein", "0"), ("goal_carbs", "0"),
@@ -490,48 +498,51 @@ struct WebPagesTests {
     }
 
     @Test("should not offer the flash where no LED is wired, nor store it as turned off by the form's silence")
-    func noFlashLED() throws {
+    func noFlashLED() async throws {
         let station = try WebTestStation(ledWired: false)
-        let browser = try station.pair()
-        let page = station.get("/settings", cookie: browser.cookie).text
+        let browser = try await station.pair()
+        let page = await station.get("/settings", cookie: browser.cookie).text
         #expect(page.contains("No flash LED is wired") && !page.contains("name=\"flash\""))
-        let reply = station.post("/settings", [("csrf", browser.csrf), ("countdown", "5")], cookie: browser.cookie)
+        let reply = await station.post(
+            "/settings", [("csrf", browser.csrf), ("countdown", "5")], cookie: browser.cookie)
         #expect(reply.status == 303)
         #expect(try station.store.runtimeSettings() == RuntimeSettings(countdownSeconds: 5))
     }
 
     @Test("should offer the cameras the config names, keep the one chosen, and refuse one it does not name")
-    func cameras() throws {
+    func cameras() async throws {
         let single = try WebTestStation()
-        let alone = try single.pair()
-        #expect(single.get("/settings", cookie: alone.cookie).text.contains("the only one configured"))
+        let alone = try await single.pair()
+        #expect(await single.get("/settings", cookie: alone.cookie).text.contains("the only one configured"))
         let station = try WebTestStation(otherCameras: [.init(backend: .v4l2, id: "/dev/video2")])
-        let browser = try station.pair()
-        let page = station.get("/settings", cookie: browser.cookie).text
+        let browser = try await station.pair()
+        let page = await station.get("/settings", cookie: browser.cookie).text
         #expect(page.contains("<option value=\"0\" selected>1. Simulated</option>"))
         #expect(page.contains("<option value=\"1\">2. USB video2</option>"))
         #expect(
-            station.post("/settings", [("csrf", browser.csrf), ("camera", "1")], cookie: browser.cookie).status == 303)
+            await station.post("/settings", [("csrf", browser.csrf), ("camera", "1")], cookie: browser.cookie).status
+                == 303)
         #expect(try station.store.runtimeSettings().camera == 1)
         if case .settingsChanged(let told)? = station.link.events.last {
             #expect(told.camera == 1)
         } else {
             Issue.record("the station was not told: \(station.link.events)")
         }
-        #expect(station.get("/settings", cookie: browser.cookie).text.contains("<option value=\"1\" selected>"))
-        let bad = station.post("/settings", [("csrf", browser.csrf), ("camera", "2")], cookie: browser.cookie)
+        #expect(await station.get("/settings", cookie: browser.cookie).text.contains("<option value=\"1\" selected>"))
+        let bad = await station.post("/settings", [("csrf", browser.csrf), ("camera", "2")], cookie: browser.cookie)
         #expect(bad.status == 400 && bad.text.contains("The camera"))
         #expect(try station.store.runtimeSettings().camera == 1)
     }
 
     @Test("should preview a filter on the last capture, before and after")
-    func preview() throws {
+    func preview() async throws {
         let station = try WebTestStation()
-        let browser = try station.pair()
-        #expect(station.get("/settings/preview.jpg?which=before", cookie: browser.cookie).status == 404)
+        let browser = try await station.pair()
+        #expect(await station.get("/settings/preview.jpg?which=before", cookie: browser.cookie).status == 404)
         station.link.keep(TestImages.marked(width: 640, height: 480))
-        let before = station.get("/settings/preview.jpg?which=before", cookie: browser.cookie)
-        let after = station.get("/settings/preview.jpg?which=after&filter=mono&intensity=1", cookie: browser.cookie)
+        let before = await station.get("/settings/preview.jpg?which=before", cookie: browser.cookie)
+        let after = await station.get(
+            "/settings/preview.jpg?which=after&filter=mono&intensity=1", cookie: browser.cookie)
         #expect(before.header("Content-Type") == "image/jpeg")
         let (plain, mono) = (try JPEG.decode(before.body), try JPEG.decode(after.body))
         #expect(plain.width == 480 && plain.height == 360)
@@ -541,10 +552,10 @@ struct WebPagesTests {
     }
 
     @Test("should list the meals the AI could not analyse with why, and ask again for one on request")
-    func analyseAgain() throws {
+    func analyseAgain() async throws {
         let station = try WebTestStation()
-        let browser = try station.pair()
-        #expect(station.get("/status", cookie: browser.cookie).text.contains("None this week."))
+        let browser = try await station.pair()
+        #expect(await station.get("/status", cookie: browser.cookie).text.contains("None this week."))
         let paths = station.store.paths(for: PhotoID("m9"), day: station.today)
         let photo = ProcessedPhoto(
             id: PhotoID("m9"), photoPath: paths.photo, thumbnailPath: paths.thumbnail, takenAt: station.now)
@@ -552,22 +563,24 @@ struct WebPagesTests {
         try station.store.beginAnalysis(photo, day: station.today, now: station.now)
         try station.store.failAnalysis(
             photo.id, error: AIFailure.modelUnavailable("gpt-9").message, nextAttempt: nil)
-        let status = station.get("/status", cookie: browser.cookie).text
+        let status = await station.get("/status", cookie: browser.cookie).text
         #expect(status.contains("Model gpt-9 is not available to this key") && status.contains("Ask the AI again"))
-        #expect(station.get("/photo/m9.thumb.jpg", cookie: browser.cookie).status == 200)
-        let reply = station.post("/status/analyse", [("csrf", browser.csrf), ("meal", "m9")], cookie: browser.cookie)
+        #expect(await station.get("/photo/m9.thumb.jpg", cookie: browser.cookie).status == 200)
+        let reply = await station.post(
+            "/status/analyse", [("csrf", browser.csrf), ("meal", "m9")], cookie: browser.cookie)
         #expect(reply.status == 303)
         #expect(try station.store.dueAnalyses(now: station.now).due.map(\.photo.id) == [photo.id])
         #expect(station.link.events.last == .analysisRetryAsked(photo.id))
-        #expect(station.get("/status?asked=1", cookie: browser.cookie).text.contains("Asked again"))
-        let again = station.post("/status/analyse", [("csrf", browser.csrf), ("meal", "m9")], cookie: browser.cookie)
+        #expect(await station.get("/status?asked=1", cookie: browser.cookie).text.contains("Asked again"))
+        let again = await station.post(
+            "/status/analyse", [("csrf", browser.csrf), ("meal", "m9")], cookie: browser.cookie)
         #expect(again.status == 404, "no longer a failed analysis")
     }
 
     @Test("should name the stored reason and the station's screen on the status page in the page's language")
-    func statusInGerman() throws {
+    func statusInGerman() async throws {
         let station = try WebTestStation()
-        let browser = try station.pair()
+        let browser = try await station.pair()
         let paths = station.store.paths(for: PhotoID("m8"), day: station.today)
         let photo = ProcessedPhoto(
             id: PhotoID("m8"), photoPath: paths.photo, thumbnailPath: paths.thumbnail, takenAt: station.now)
@@ -576,10 +589,10 @@ struct WebPagesTests {
         // The queue keeps the log's English sentence; the page says it in its own words.
         try station.store.failAnalysis(photo.id, error: AIFailure.unauthorized.message, nextAttempt: nil)
         #expect(
-            station.post("/settings", [("csrf", browser.csrf), ("language", "de")], cookie: browser.cookie).status
+            await station.post("/settings", [("csrf", browser.csrf), ("language", "de")], cookie: browser.cookie).status
                 == 303)
         station.link.show(.week(WeekScreen(days: [], goals: .zero)))
-        let status = station.get("/status", cookie: browser.cookie).text
+        let status = await station.get("/status", cookie: browser.cookie).text
         let german = Words(.de)
         #expect(status.contains(german.aiFailure(.unauthorized)) && !status.contains(AIFailure.unauthorized.message))
         #expect(status.contains(german("page.screen.week")), "the screen by what it shows, not its name")
@@ -588,26 +601,27 @@ struct WebPagesTests {
     }
 
     @Test("should show the group's photos with their delivery and expiry, and the station's status")
-    func groupAndStatus() throws {
+    func groupAndStatus() async throws {
         let station = try WebTestStation()
-        let browser = try station.pair()
+        let browser = try await station.pair()
         let paths = station.store.paths(for: PhotoID("g1"), day: station.today)
         let photo = ProcessedPhoto(
             id: PhotoID("g1"), photoPath: paths.photo, thumbnailPath: paths.thumbnail, takenAt: station.now)
         try station.store.storePhoto(photo, jpeg: TestImages.jpeg(), thumbnail: TestImages.jpeg())
         #expect(try station.store.share(photo, group: "Friends", day: station.today, now: station.now))
-        let group = station.get("/group", cookie: browser.cookie).text
+        let group = await station.get("/group", cookie: browser.cookie).text
         #expect(group.contains("<b>Friends</b>: 12:00") && group.contains("waiting to send"))
         #expect(group.contains("/photo/g1.jpg?download=1"))
-        let status = station.get("/status", cookie: browser.cookie).text
+        let status = await station.get("/status", cookie: browser.cookie).text
         #expect(status.contains("no display is connected to card1"))
         #expect(status.contains(StationVersion.current))
         #expect(status.contains("1 photo to send"))
         #expect(status.contains("0 of 10 used, 10 left"))
         #expect(status.contains("MB free"))
         let none = try WebTestStation(groups: [])
-        let other = try none.pair()
+        let other = try await none.pair()
         #expect(
-            none.get("/group", cookie: other.cookie).text.contains("No group: this station shares through a folder"))
+            await none.get("/group", cookie: other.cookie).text.contains(
+                "No group: this station shares through a folder"))
     }
 }

@@ -254,7 +254,7 @@ struct WebServerTests {
     func onlyCheckedUploadsStream() async throws {
         let folder = TemporaryDirectory("trickle")
         let station = try Self.updatingStation(in: folder)
-        let browser = try station.pair()
+        let browser = try await station.pair()
         // The checked upload's body deadline is long enough for its head to be checked on a loaded machine:
         // before that it has the ordinary deadline, as every request has.
         let limits = ConnectionLimits(head: .seconds(1), body: .seconds(3), perClient: 8)
@@ -366,7 +366,7 @@ struct WebServerTests {
     func bundleUpload() async throws {
         let folder = TemporaryDirectory("upload")
         let station = try Self.updatingStation(in: folder, configure: { $0.update.maxBundleMB = 1 })
-        let browser = try station.pair()
+        let browser = try await station.pair()
         try await serving(station) { base in
             let client = HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(60))
             // Larger than any form the page takes (64 KB): it streams, it is not collected.

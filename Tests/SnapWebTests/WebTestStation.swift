@@ -46,12 +46,16 @@ final class WebTestStation: Sendable {
     let clock = TestClock()
     let app: WebApp
     let config: StationConfig
+    /// The page's jobs, running as the station's service group runs them, until the test ends (unless the
+    /// test runs them itself: `runsJobs`).
+    let jobs = PageJobs(logger: Logger(label: "web-test"))
+    private let running: Task<Void, any Error>?
 
     init(
         locked: [String] = [], secure: Bool = false, groups: [String] = ["Friends"],
         otherCameras: [StationConfig.Camera.Other] = [], ledWired: Bool = true,
         directory: (any GroupDirectory)? = nil, name: String = "SnapStation", corrector: (any MealCorrector)? = nil,
-        planner: (any MealPlanner)? = nil, updater: (any StationUpdater)? = nil,
+        planner: (any MealPlanner)? = nil, updater: (any StationUpdater)? = nil, runsJobs: Bool = true,
         configure: (inout StationConfig) -> Void = { _ in }
     ) throws {
         var config = StationConfig()
@@ -68,17 +72,21 @@ final class WebTestStation: Sendable {
         let clock = clock
         app = WebApp(
             config: config, store: store, link: link, desk: desk, logger: Logger(label: "web-test"), secure: secure,
-            directory: directory, corrector: corrector, planner: planner, updater: updater, now: { clock.now })
+            directory: directory, corrector: corrector, planner: planner, updater: updater, jobs: jobs,
+            now: { clock.now })
+        running = runsJobs ? Task { [jobs] in try await jobs.run() } : nil
     }
+
+    deinit { running?.cancel() }
 
     var now: Date { clock.now }
     var today: LocalDay { LocalDay(containing: now, in: TimeZone(identifier: "UTC")!) }
     func advance(_ seconds: TimeInterval) { clock.advance(seconds) }
 
-    func get(_ target: String, cookie: String? = nil, headers: [String: String] = [:]) -> WebReply {
+    func get(_ target: String, cookie: String? = nil, headers: [String: String] = [:]) async -> WebReply {
         var headers = Self.withHost(headers)
         if let cookie { headers["Cookie"] = cookie }
-        return app.respond(WebRequest(method: .get, target: target, headers: headers))
+        return await app.respond(WebRequest(method: .get, target: target, headers: headers))
     }
 
     /// The headers with the Host a browser at the station's address sends, unless they name one.
@@ -91,11 +99,11 @@ final class WebTestStation: Sendable {
     func post(
         _ target: String, _ fields: [(String, String)], cookie: String? = nil, headers: [String: String] = [:],
         client: String = "192.168.1.50"
-    ) -> WebReply {
+    ) async -> WebReply {
         var headers = Self.withHost(headers)
         headers["Content-Type"] = headers["Content-Type"] ?? "application/x-www-form-urlencoded"
         if let cookie { headers["Cookie"] = cookie }
-        return app.respond(
+        return await app.respond(
             WebRequest(method: .post, target: target, body: Self.encode(fields), headers: headers, client: client))
     }
 
@@ -115,9 +123,9 @@ final class WebTestStation: Sendable {
         var token: String
     }
 
-    func pair(name: String = "Test phone") throws -> Browser {
+    func pair(name: String = "Test phone") async throws -> Browser {
         let pairing = desk.open(now: now)
-        let reply = post("/pair", [("code", pairing.code), ("name", name)])
+        let reply = await post("/pair", [("code", pairing.code), ("name", name)])
         guard reply.status == 303, let setCookie = reply.header("Set-Cookie"),
             let token = setCookie.split(separator: ";").first?.split(separator: "=", maxSplits: 1).last
         else { throw TestFailure("pairing failed: \(reply.status) \(reply.text)") }
@@ -169,12 +177,4 @@ final class TestClock: Sendable {
 struct TestFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
-}
-
-/// The page's answer from a thread of its own, as the page's server calls it: a page that waits for a
-/// service (the group's server, the updater) must not hold one of the test pool's two threads.
-func answer(_ request: @escaping @Sendable () -> WebReply) async -> WebReply {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: request()) }.start()
-    }
 }

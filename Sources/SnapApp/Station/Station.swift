@@ -119,11 +119,16 @@ public enum Station {
         if let analysisQueue { services.append(analysisQueue) }
         if let board, let desk {
             let names = StationNames(config: config)
+            // The page's long work (the AI, RAUC, the group's server) is a service like the others: SIGTERM
+            // cancels it, and the station stops within its stop timeout.
+            let jobs = PageJobs(logger: logger)
+            services.append(jobs)
             let app = WebApp(
                 config: config, store: store, link: board, desk: desk, logger: logger,
                 secure: config.web.servesHTTPS, directory: parts.backend as? any GroupDirectory, names: names,
                 corrector: aiConfigured ? StationCorrector(analyzer: parts.analyzer, live: live) : nil,
-                planner: aiConfigured ? StationPlanner(analyzer: parts.analyzer, live: live) : nil, updater: updater)
+                planner: aiConfigured ? StationPlanner(analyzer: parts.analyzer, live: live) : nil, updater: updater,
+                jobs: jobs)
             do {
                 let selfSigned = try pageCertificate(config, logger: logger)
                 let server = WebServer(app: app, web: config.web, desk: desk, logger: logger, selfSigned: selfSigned)

@@ -4,8 +4,8 @@ import SnapFiles
 import SnapStore
 import SnapText
 
-/// A saved meal corrected in a sentence: the form on its page, the request to the AI off the page's
-/// thread, and what the answer does to the store.
+/// A saved meal corrected in a sentence: the form on its page, the request to the AI in the page's jobs,
+/// and what the answer does to the store.
 extension WebApp {
     /// "Correct it in a sentence": the form (what the button spends, said on it), and the estimates
     /// corrections replaced, kept in the meal's history. While the AI is asked, the form waits.
@@ -61,7 +61,7 @@ extension WebApp {
         }
     }
 
-    /// Asks the AI again about a saved meal with the owner's sentence, off the page's thread (the page's
+    /// Asks the AI again about a saved meal with the owner's sentence, in the page's jobs (the page's
     /// requests are answered one at a time, and the AI may take half a minute): the meal's page says it
     /// is asking and reloads itself until the answer is in. The answer replaces the estimate (the first
     /// kept in the meal's history) and counts as one of today's analyses; a refusal counts too and
@@ -87,7 +87,7 @@ extension WebApp {
         return try startCorrection(id, stored, sentence: sentence, visitor)
     }
 
-    /// Asks the AI about the stored meal `id` with the owner's sentence, off the page's thread, unless
+    /// Asks the AI about the stored meal `id` with the owner's sentence, in the page's jobs, unless
     /// there is no AI, no analysis left today or no photo; then its page, which says it is asking.
     func startCorrection(_ id: PhotoID, _ stored: StoredMeal, sentence: String, _ visitor: Visitor) throws
         -> WebReply
@@ -114,7 +114,7 @@ extension WebApp {
         guard asking else { return .redirect("/meal/\(id.rawValue)") }
         let first = stored.meal.analysis
         let moment = now()
-        Task.detached { [self] in
+        let started = jobs.start("the correction of \(id)") { [self] in
             let outcome: Result<MealAnalysis, AIFailure>
             do throws(AIFailure) {
                 outcome = .success(try await corrector.correct(photo: photo, first: first, sentence: sentence))
@@ -134,6 +134,9 @@ extension WebApp {
                     self.logger.error("owner's page: the correction of \(id) was not kept: \(error)")
                     self.corrections.withLock { $0[id] = .failed(reason: "\(error)", sentence: sentence) }
                 })
+        }
+        if !started {
+            corrections.withLock { $0[id] = .failed(reason: words("page.problem.stopping"), sentence: sentence) }
         }
         return .redirect("/meal/\(id.rawValue)")
     }

@@ -6,10 +6,28 @@ import SnapText
 extension WebApp {
     /// Today's photo for each group and whether it arrived, the station's own photos with their expiry,
     /// and what the others shared that the station keeps; each can be downloaded.
-    func groupPage(_ visitor: Visitor, message: String? = nil, status: Int = 200) throws -> WebReply {
-        let words = self.words
+    func groupPage(_ visitor: Visitor, message: String? = nil, status: Int = 200) throws -> PageStep {
         let groups = try groupsInForce()
-        let section = try groupsSection(groups, visitor, words)
+        guard let directory else {
+            return .reply(try groupPage(visitor, groups: groups, members: [:], message: message, status: status))
+        }
+        return .after { [jobs] in
+            let members =
+                await jobs.call("asking who is in each group", within: Self.directoryWait) {
+                    await Self.members(of: groups, in: directory)
+                } ?? [:]
+            return {
+                .reply(try self.groupPage(visitor, groups: groups, members: members, message: message, status: status))
+            }
+        }
+    }
+
+    /// The page, once the group's server said who is in each group (or did not: `members` has no list).
+    private func groupPage(
+        _ visitor: Visitor, groups: [String], members: Members, message: String?, status: Int
+    ) throws -> WebReply {
+        let words = self.words
+        let section = try groupsSection(groups, members, visitor, words)
         let done =
             visitor.form["joined"] != nil
             ? words("page.group.joined")

@@ -13,8 +13,9 @@ import Synchronization
 /// The groups are an owner's setting (`RuntimeSettings.groups`, over the config's `group.name` unless
 /// `web.locked` names it): making or joining a group here adds it to the station's groups, leaving takes
 /// it out, and the station follows at once (`.settingsChanged`). The calls go to the group's server
-/// (`GroupDirectory`, the Supabase backend) and the page waits for the answer on its own thread; with the
-/// folder backend the config's names are the groups, and the section says so.
+/// (`GroupDirectory`, the Supabase backend) in the page's jobs (`PageJobs.call`), awaited by the request's
+/// task, and the page is made from the answer on the page's thread (`PageStep.after`); with the folder
+/// backend the config's names are the groups, and the section says so.
 extension WebApp {
     /// The groups the station shares with now.
     func groupsInForce() throws(StoreError) -> [String] {
@@ -24,33 +25,37 @@ extension WebApp {
     /// Whether the owner may make, join and leave groups here.
     private var managesGroups: Bool { directory != nil && rule.offers(.groups) }
 
-    func groupsSection(_ groups: [String], _ visitor: Visitor, _ words: Words) throws -> HTML {
-        guard let directory else {
+    /// Every group's members, asked of the server at once, so a slow server costs the page one wait, not
+    /// one per group.
+    static func members(of groups: [String], in directory: any GroupDirectory) async -> Members {
+        await withTaskGroup(of: (String, Result<[GroupMember], UploadFailure>).self) { tasks in
+            for group in groups {
+                tasks.addTask {
+                    do throws(UploadFailure) {
+                        return (group, .success(try await directory.members(of: group)))
+                    } catch {
+                        return (group, .failure(error))
+                    }
+                }
+            }
+            var lists: Members = [:]
+            for await (group, list) in tasks { lists[group] = list }
+            return lists
+        }
+    }
+
+    typealias Members = [String: Result<[GroupMember], UploadFailure>]
+
+    func groupsSection(_ groups: [String], _ lists: Members, _ visitor: Visitor, _ words: Words) throws -> HTML {
+        guard directory != nil else {
             return groups.isEmpty
                 ? "<p class=\"empty\">\(words("page.group.folder_none"))</p>"
                 : "<p>\(words("page.group.folder", ["groups": groups.joined(separator: ", ")]))</p>"
         }
-        // Every group's members at once, so a slow server costs the page one wait, not one per group.
-        let lists = waiting { () async -> [String: Result<[GroupMember], UploadFailure>] in
-            await withTaskGroup(of: (String, Result<[GroupMember], UploadFailure>).self) { tasks in
-                for group in groups {
-                    tasks.addTask {
-                        do throws(UploadFailure) {
-                            return (group, .success(try await directory.members(of: group)))
-                        } catch {
-                            return (group, .failure(error))
-                        }
-                    }
-                }
-                var lists: [String: Result<[GroupMember], UploadFailure>] = [:]
-                for await (group, list) in tasks { lists[group] = list }
-                return lists
-            }
-        }
         let cards = groups.map { group -> HTML in
             let members: HTML
             do throws(UploadFailure) {
-                let list = try (lists?[group] ?? .failure(.offline)).get()
+                let list = try (lists[group] ?? .failure(.offline)).get()
                 members = HTML.joined(
                     list.map { member in
                         let shared =
@@ -104,7 +109,7 @@ extension WebApp {
             """
     }
 
-    func createGroup(_ visitor: Visitor) throws -> WebReply {
+    func createGroup(_ visitor: Visitor) throws -> PageStep {
         let words = self.words
         let directory = try managingDirectory()
         if let full = try roomForAnotherGroup(visitor) { return full }
@@ -121,22 +126,24 @@ extension WebApp {
             return try groupPage(
                 visitor, message: words("page.group.not_made.form", ["problem": error.message]), status: 400)
         }
-        let code: String
-        do throws(UploadFailure) {
-            code = try waiting { () async throws(UploadFailure) in
-                try await directory.create(group: group, member: member)
+        return calling("making the group \(group)") { () async throws(UploadFailure) in
+            try await directory.create(group: group, member: member)
+        } then: { outcome in
+            let code: String
+            switch outcome {
+            case .success(let made): code = made
+            case .failure(let error):
+                return try self.groupPage(
+                    visitor, message: words("page.group.not_made", ["reason": words.groupFailure(error)]),
+                    status: self.status(of: error))
             }
-        } catch {
-            return try groupPage(
-                visitor, message: words("page.group.not_made", ["reason": words.groupFailure(error)]),
-                status: status(of: error))
+            try self.keepGroups { $0 + [group] }
+            self.logger.info("owner's page: made group \(group)")
+            return .reply(self.invitePage(group: group, code: code, made: true))
         }
-        try keepGroups { $0 + [group] }
-        logger.info("owner's page: made group \(group)")
-        return invitePage(group: group, code: code, made: true)
     }
 
-    func joinGroup(_ visitor: Visitor) throws -> WebReply {
+    func joinGroup(_ visitor: Visitor) throws -> PageStep {
         let words = self.words
         let directory = try managingDirectory()
         if let full = try roomForAnotherGroup(visitor) { return full }
@@ -149,34 +156,40 @@ extension WebApp {
             return try groupPage(
                 visitor, message: words("page.group.not_joined.form", ["problem": error.message]), status: 400)
         }
-        let group: String
-        do throws(UploadFailure) {
-            group = try waiting { () async throws(UploadFailure) in try await directory.join(code: code, member: member)
+        return calling("joining a group") { () async throws(UploadFailure) in
+            try await directory.join(code: code, member: member)
+        } then: { outcome in
+            let group: String
+            switch outcome {
+            case .success(let joined): group = joined
+            case .failure(let error):
+                return try self.groupPage(
+                    visitor, message: words("page.group.not_joined", ["reason": words.groupFailure(error)]),
+                    status: self.status(of: error))
             }
-        } catch {
-            return try groupPage(
-                visitor, message: words("page.group.not_joined", ["reason": words.groupFailure(error)]),
-                status: status(of: error))
+            guard StationConfig.isGroupName(group) else {
+                throw WebProblem(502, words("page.group.not_joined.title"), words("page.group.problem.bad_name"))
+            }
+            try self.keepGroups { $0.contains(group) ? $0 : $0 + [group] }
+            self.logger.info("owner's page: joined group \(group)")
+            return .reply(.redirect("/group?joined=1"))
         }
-        guard StationConfig.isGroupName(group) else {
-            throw WebProblem(502, words("page.group.not_joined.title"), words("page.group.problem.bad_name"))
-        }
-        try keepGroups { $0.contains(group) ? $0 : $0 + [group] }
-        logger.info("owner's page: joined group \(group)")
-        return .redirect("/group?joined=1")
     }
 
-    func inviteToGroup(_ visitor: Visitor) throws -> WebReply {
+    func inviteToGroup(_ visitor: Visitor) throws -> PageStep {
         let words = self.words
         let directory = try managingDirectory()
         let group = try memberGroup(visitor.form["group"])
-        do throws(UploadFailure) {
-            let code = try waiting { () async throws(UploadFailure) in try await directory.invite(group: group) }
-            return invitePage(group: group, code: code, made: false)
-        } catch {
-            return try groupPage(
-                visitor, message: words("page.group.no_invite", ["reason": words.groupFailure(error)]),
-                status: status(of: error))
+        return calling("a new invite code for \(group)") { () async throws(UploadFailure) in
+            try await directory.invite(group: group)
+        } then: { outcome in
+            switch outcome {
+            case .success(let code): return .reply(self.invitePage(group: group, code: code, made: false))
+            case .failure(let error):
+                return try self.groupPage(
+                    visitor, message: words("page.group.no_invite", ["reason": words.groupFailure(error)]),
+                    status: self.status(of: error))
+            }
         }
     }
 
@@ -196,24 +209,27 @@ extension WebApp {
             """)
     }
 
-    func leaveGroup(_ visitor: Visitor) throws -> WebReply {
+    func leaveGroup(_ visitor: Visitor) throws -> PageStep {
         let words = self.words
         let directory = try managingDirectory()
         let group = try memberGroup(visitor.form["group"])
-        do throws(UploadFailure) {
-            try waiting { () async throws(UploadFailure) in try await directory.leave(group: group) }
-        } catch {
-            return try groupPage(
-                visitor, message: words("page.group.not_left", ["reason": words.groupFailure(error)]),
-                status: status(of: error))
+        return calling("leaving \(group)") { () async throws(UploadFailure) in
+            try await directory.leave(group: group)
+        } then: { outcome in
+            if case .failure(let error) = outcome {
+                return try self.groupPage(
+                    visitor, message: words("page.group.not_left", ["reason": words.groupFailure(error)]),
+                    status: self.status(of: error))
+            }
+            try self.keepGroups { $0.filter { $0 != group } }
+            let store = self.store
+            let forgotten = try store.writingAndWaiting { store throws(StoreError) in try store.forgetGroup(group) }
+            self.link.send(.inboxChanged(try store.receivedPhotos(now: self.now())))
+            self.logger.info(
+                "owner's page: left group \(group); \(forgotten.received) of its photos forgotten, \(forgotten.unsent) not sent"
+            )
+            return .reply(.redirect("/group?left=1"))
         }
-        try keepGroups { $0.filter { $0 != group } }
-        let forgotten = try store.writingAndWaiting { store throws(StoreError) in try store.forgetGroup(group) }
-        link.send(.inboxChanged(try store.receivedPhotos(now: now())))
-        logger.info(
-            "owner's page: left group \(group); \(forgotten.received) of its photos forgotten, \(forgotten.unsent) not sent"
-        )
-        return .redirect("/group?left=1")
     }
 
     /// The code as text and as a QR code (the other owner's phone reads it and copies the text).
@@ -259,7 +275,7 @@ extension WebApp {
 
     /// The page saying so when the station is in as many groups as it can be (a form from an old tab),
     /// before anything is asked of the server; nil when there is room.
-    private func roomForAnotherGroup(_ visitor: Visitor) throws -> WebReply? {
+    private func roomForAnotherGroup(_ visitor: Visitor) throws -> PageStep? {
         guard try groupsInForce().count >= StationConfig.maxGroups else { return nil }
         let words = self.words
         return try groupPage(
@@ -297,35 +313,22 @@ extension WebApp {
         }
     }
 
-    /// How long the page waits for the group's server: the page's thread serves one request at a time,
-    /// and a server that accepts and then stalls must not hold every other page.
-    static let directoryWait: TimeInterval = 15
+    /// How long the page waits for the group's server: a server that accepts and then stalls must not
+    /// keep the owner waiting; past it the call is cancelled and the page says the server is offline.
+    static let directoryWait: Duration = .seconds(15)
 
-    /// Runs the directory's call and waits for it on the page's thread (which is its own, not one of the
-    /// station's; never call this from a task). Past `directoryWait` it answers `.offline`, and the call's
-    /// late answer is dropped.
-    private func waiting<Value: Sendable>(_ work: @escaping @Sendable () async throws(UploadFailure) -> Value)
-        throws(UploadFailure) -> Value
-    {
-        let outcome = waiting { () async -> Result<Value, UploadFailure> in
-            do throws(UploadFailure) { return .success(try await work()) } catch { return .failure(error) }
+    /// Asks the group's server in the page's jobs, then `finish`es with its answer on the page's thread:
+    /// `.offline` when it took longer than `directoryWait` or the station is stopping.
+    private func calling<Value: Sendable>(
+        _ name: String, _ work: @escaping @Sendable () async throws(UploadFailure) -> Value,
+        then finish: @escaping @Sendable (Result<Value, UploadFailure>) throws -> PageStep
+    ) -> PageStep {
+        .after { [jobs] in
+            let outcome =
+                await jobs.call(name, within: Self.directoryWait) { () async -> Result<Value, UploadFailure> in
+                    do throws(UploadFailure) { return .success(try await work()) } catch { return .failure(error) }
+                } ?? .failure(.offline)
+            return { try finish(outcome) }
         }
-        return try (outcome ?? .failure(.offline)).get()
-    }
-
-    /// `work`'s value, or nil when it took longer than `directoryWait`.
-    private func waiting<Value: Sendable>(_ work: @escaping @Sendable () async -> Value) -> Value? {
-        let done = DispatchSemaphore(value: 0)
-        let outcome = Lock<Value?>(nil)
-        let task = Task {
-            let value = await work()
-            outcome.withLock { $0 = value }
-            done.signal()
-        }
-        guard done.wait(timeout: .now() + Self.directoryWait) == .success else {
-            task.cancel()
-            return nil
-        }
-        return outcome.withLock { $0 }
     }
 }

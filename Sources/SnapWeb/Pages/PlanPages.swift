@@ -82,7 +82,7 @@ extension WebApp {
         "\(words.number(ingredient.amount)) \(ingredient.unit) \(ingredient.name)"
     }
 
-    /// Asks the AI what the meal in the form needs, off the page's thread (it may take half a minute):
+    /// Asks the AI what the meal in the form needs, in the page's jobs (it may take half a minute):
     /// the planning page says it is asking and reloads itself until the answer is kept as a draft.
     /// Fields that are missing or out of range, an AI without a key or with no analysis left today, each
     /// say so with what was typed kept.
@@ -118,7 +118,7 @@ extension WebApp {
         }
         guard asking else { return .redirect("/shopping/plan") }
         let moment = now()
-        Task.detached { [self] in
+        let started = jobs.start("the planned meal \"\(request.name)\"") { [self] in
             let outcome: Result<MealPlan, AIFailure>
             do throws(AIFailure) {
                 outcome = .success(try await planner.plan(request))
@@ -137,6 +137,7 @@ extension WebApp {
                     self.planning.withLock { $0 = .failed(reason: "\(error)", request) }
                 })
         }
+        if !started { planning.withLock { $0 = .failed(reason: words("page.problem.stopping"), request) } }
         return .redirect("/shopping/plan")
     }
 

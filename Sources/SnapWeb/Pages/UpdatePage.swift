@@ -133,7 +133,7 @@ extension WebApp {
             """)
     }
 
-    /// Installs one of the bundles the page offers, off the page's thread; the page shows its progress and
+    /// Installs one of the bundles the page offers, in the page's jobs; the page shows its progress and
     /// the display its note, then the restart waits for an idle moment. A bundle older than the running
     /// system goes in only with `allowDowngrade` (the owner confirmed it, `downgradePage`); else it is
     /// refused, and the page offers that confirmation.
@@ -145,15 +145,17 @@ extension WebApp {
             throw WebProblem(404, words("page.update.title"), words("page.update.gone"))
         }
         let name = (path as NSString).lastPathComponent
-        let started = installation.withLock { installation -> Bool in
+        let claimed = installation.withLock { installation -> Bool in
             if case .installing? = installation { return false }
             installation = .installing(bundle: name, percent: 0, step: "")
             return true
         }
-        guard started else { return .redirect("/update") }
+        guard claimed else { return .redirect("/update") }
         let confirmed = allowDowngrade ? ", its older version confirmed by the owner" : ""
         logger.notice("owner's page: installing the update \(name)\(confirmed)")
-        Task.detached { [self] in
+        // In the page's jobs: SIGTERM cancels the install (its `rauc install` client is ended), and the
+        // station stops within its stop timeout instead of waiting minutes for RAUC.
+        let started = jobs.start("the update \(name)") { [self] in
             let shown = Lock(-1)
             do throws(UpdateFailure) {
                 let version = try await updater.install(bundle: path, allowDowngrade: allowDowngrade) {
@@ -187,6 +189,7 @@ extension WebApp {
                 }
             }
         }
+        if !started { installation.withLock { $0 = .failed(reason: words("page.problem.stopping")) } }
         return .redirect("/update")
     }
 }
