@@ -1,0 +1,236 @@
+import Foundation
+import SnapConfig
+import SnapCore
+import SnapFiles
+import SnapImaging
+import SnapStore
+import SnapText
+import Synchronization
+
+/// What the owner does in the Group section: make a group (and show its invite code, as text and as a QR
+/// code), join one with a code, renew a code, leave a group. Each asks the group's server in the page's
+/// jobs (`calling`) and makes its page from the answer.
+extension WebApp {
+    func createGroup(_ visitor: Visitor) throws -> PageStep {
+        let words = self.words
+        let directory = try managingDirectory()
+        if let full = try roomForAnotherGroup(visitor) { return full }
+        let group: String
+        let member: String
+        do throws(FormProblem) {
+            group = try visitor.form.text("group", label: words("page.group.field.name"), maxLength: 100)
+            member = try visitor.form.text("member", label: words("page.group.field.member"), maxLength: 60)
+            guard StationConfig.isGroupName(group) else {
+                throw FormProblem(
+                    words("page.group.problem.name", ["name": group, "allowed": words("page.group.allowed")]))
+            }
+        } catch {
+            return try groupPage(
+                visitor, message: words("page.group.not_made.form", ["problem": error.message]), status: 400)
+        }
+        return calling("making the group \(group)") { () async throws(UploadFailure) in
+            try await directory.create(group: group, member: member)
+        } then: { outcome in
+            let code: String
+            switch outcome {
+            case .success(let made): code = made
+            case .failure(let error):
+                return try self.groupPage(
+                    visitor, message: words("page.group.not_made", ["reason": words.groupFailure(error)]),
+                    status: self.status(of: error))
+            }
+            try self.keepGroups { $0 + [group] }
+            self.logger.info("owner's page: made group \(group)")
+            return .reply(self.invitePage(group: group, code: code, made: true))
+        }
+    }
+
+    func joinGroup(_ visitor: Visitor) throws -> PageStep {
+        let words = self.words
+        let directory = try managingDirectory()
+        if let full = try roomForAnotherGroup(visitor) { return full }
+        let code: String
+        let member: String
+        do throws(FormProblem) {
+            code = try visitor.form.text("code", label: words("page.group.field.code"), maxLength: 40)
+            member = try visitor.form.text("member", label: words("page.group.field.member"), maxLength: 60)
+        } catch {
+            return try groupPage(
+                visitor, message: words("page.group.not_joined.form", ["problem": error.message]), status: 400)
+        }
+        return calling("joining a group") { () async throws(UploadFailure) in
+            try await directory.join(code: code, member: member)
+        } then: { outcome in
+            let group: String
+            switch outcome {
+            case .success(let joined): group = joined
+            case .failure(let error):
+                return try self.groupPage(
+                    visitor, message: words("page.group.not_joined", ["reason": words.groupFailure(error)]),
+                    status: self.status(of: error))
+            }
+            guard StationConfig.isGroupName(group) else {
+                throw WebProblem(502, words("page.group.not_joined.title"), words("page.group.problem.bad_name"))
+            }
+            try self.keepGroups { $0.contains(group) ? $0 : $0 + [group] }
+            self.logger.info("owner's page: joined group \(group)")
+            return .reply(.redirect("/group?joined=1"))
+        }
+    }
+
+    func inviteToGroup(_ visitor: Visitor) throws -> PageStep {
+        let words = self.words
+        let directory = try managingDirectory()
+        let group = try memberGroup(visitor.form["group"])
+        return calling("a new invite code for \(group)") { () async throws(UploadFailure) in
+            try await directory.invite(group: group)
+        } then: { outcome in
+            switch outcome {
+            case .success(let code): return .reply(self.invitePage(group: group, code: code, made: false))
+            case .failure(let error):
+                return try self.groupPage(
+                    visitor, message: words("page.group.no_invite", ["reason": words.groupFailure(error)]),
+                    status: self.status(of: error))
+            }
+        }
+    }
+
+    func leavePage(_ visitor: Visitor) throws -> WebReply {
+        let words = self.words
+        _ = try managingDirectory()
+        let group = try memberGroup(visitor.form["group"])
+        let named = ["group": group]
+        return page(
+            words("page.group.leave.title", named),
+            """
+            <p>\(words("page.group.leave.text", named))</p>
+            <p>\(words("page.group.leave.back", named))</p>
+            <form method="post" action="/group/leave">\(csrfField(visitor))<input type="hidden" name="group" value="\(group)">
+            <button type="submit" class="danger">\(words("page.group.leave", named))</button> \
+            <a href="/group">\(words("page.group.stay"))</a></form>
+            """)
+    }
+
+    func leaveGroup(_ visitor: Visitor) throws -> PageStep {
+        let words = self.words
+        let directory = try managingDirectory()
+        let group = try memberGroup(visitor.form["group"])
+        return calling("leaving \(group)") { () async throws(UploadFailure) in
+            try await directory.leave(group: group)
+        } then: { outcome in
+            if case .failure(let error) = outcome {
+                return try self.groupPage(
+                    visitor, message: words("page.group.not_left", ["reason": words.groupFailure(error)]),
+                    status: self.status(of: error))
+            }
+            try self.keepGroups { $0.filter { $0 != group } }
+            let store = self.store
+            let forgotten = try store.writingAndWaiting { store throws(StoreError) in try store.forgetGroup(group) }
+            self.link.send(.inboxChanged(try store.receivedPhotos(now: self.now())))
+            self.logger.info(
+                "owner's page: left group \(group); \(forgotten.received) of its photos forgotten, \(forgotten.unsent) not sent"
+            )
+            return .reply(.redirect("/group?left=1"))
+        }
+    }
+
+    /// The code as text and as a QR code (the other owner's phone reads it and copies the text).
+    private func invitePage(group: String, code: String, made: Bool) -> WebReply {
+        let words = self.words
+        let named = ["group": group]
+        return page(
+            made ? words("page.group.made.title", named) : words("page.group.invite.title", named),
+            """
+            <p>\(made ? words("page.group.invite.text") : words("page.group.invite.text_renewed"))</p>
+            <p class="invite-code">\(code)</p>
+            \(Self.qrSVG(code, label: words("page.group.invite.qr")))
+            <p><a href="/group">\(words("page.group.back"))</a></p>
+            """)
+    }
+
+    /// An invite code as an SVG QR code: one path of dark modules, four modules of quiet zone; `label`
+    /// names it for a screen reader.
+    static func qrSVG(_ text: String, label: String) -> HTML {
+        guard let code = QRCode(text: text) else { return "" }
+        var path = ""
+        for y in 0..<code.size {
+            for x in 0..<code.size where code.isDark(x: x, y: y) { path += "M\(x + 4) \(y + 4)h1v1h-1z" }
+        }
+        let side = code.size + 8
+        return HTML(
+            trusted: """
+                <svg class="qr" role="img" aria-label="\(HTML.escaped(label))" viewBox="0 0 \(side) \(side)" width="200" height="200">\
+                <rect width="\(side)" height="\(side)" fill="#fff"/><path d="\(path)" fill="#000"/></svg>
+                """)
+    }
+
+    /// The directory, when this station makes and joins groups here.
+    private func managingDirectory() throws -> any GroupDirectory {
+        guard let directory, rule.offers(.groups) else {
+            let words = self.words
+            throw WebProblem(
+                403, words("page.problem.not_found.title"),
+                directory == nil ? words("page.group.problem.config_names") : words("page.group.locked"))
+        }
+        return directory
+    }
+
+    /// The page saying so when the station is in as many groups as it can be (a form from an old tab),
+    /// before anything is asked of the server; nil when there is room.
+    private func roomForAnotherGroup(_ visitor: Visitor) throws -> PageStep? {
+        guard try groupsInForce().count >= StationConfig.maxGroups else { return nil }
+        let words = self.words
+        return try groupPage(
+            visitor, message: words("page.group.problem.full", count: StationConfig.maxGroups), status: 400)
+    }
+
+    /// `name` when it is one of the station's groups.
+    private func memberGroup(_ name: String?) throws -> String {
+        guard let name, try groupsInForce().contains(name) else {
+            let words = self.words
+            throw WebProblem.notFound(words("page.group.problem.not_member"), words)
+        }
+        return name
+    }
+
+    /// Stores the groups `change` makes of those in force, and tells the station (without its mode: the
+    /// mode button's choice stands).
+    private func keepGroups(_ change: ([String]) -> [String]) throws {
+        var owner = try store.runtimeSettings()
+        owner.groups = Array(change(rule.inForce(owner).groups).prefix(StationConfig.maxGroups))
+        let settings = rule.kept(owner)
+        try store.writingAndWaiting { store throws(StoreError) in try store.saveRuntimeSettings(settings) }
+        var told = settings
+        told.mode = nil
+        link.send(.settingsChanged(told))
+    }
+
+    /// The answer's status for a failure: the server's refusal is the person's to mend (400); the rest
+    /// is the server's or the network's (502, 503).
+    private func status(of failure: UploadFailure) -> Int {
+        switch failure {
+        case .rejected, .alreadySentToday: 400
+        case .offline, .destinationFull: 503
+        case .untrusted, .signInFailed: 502
+        }
+    }
+
+    /// How long the page waits for the group's server: a server that accepts and then stalls must not
+    /// keep the owner waiting; past it the call is cancelled and the page says the server is offline.
+    static let directoryWait: Duration = .seconds(15)
+
+    /// Asks the group's server in the page's jobs, then `finish`es with its answer on the page's thread:
+    /// `.offline` when it took longer than `directoryWait` or the station is stopping.
+    private func calling<Value: Sendable>(
+        _ name: String, _ work: @escaping @Sendable () async throws(UploadFailure) -> Value,
+        then finish: @escaping @Sendable (Result<Value, UploadFailure>) throws -> PageStep
+    ) -> PageStep {
+        .after { [jobs] in
+            let outcome =
+                await jobs.call(name, within: Self.directoryWait) { () async -> Result<Value, UploadFailure> in
+                    do throws(UploadFailure) { return .success(try await work()) } catch { return .failure(error) }
+                } ?? .failure(.offline)
+            return { try finish(outcome) }
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import SnapCore
+import SnapFiles
+import SnapStore
+import SnapText
+
+/// What the meal's form does: an edit saved against the version it was loaded with, a meal deleted,
+/// a meal eaten again today.
+extension WebApp {
+    /// Saves an edit if nobody changed the meal since the form was loaded; the station hears of it.
+    func editMeal(_ id: PhotoID, _ visitor: Visitor) throws -> WebReply {
+        let words = self.words
+        let stored = try storedMeal(id)
+        let form = visitor.form
+        let edited: MealAnalysis
+        let byHand: Bool
+        let version: Int
+        do {
+            version = try form.int("version", label: words("page.meal.field.version"), in: 1...Int.max)
+            (edited, byHand) = try readMealForm(form, from: stored.meal.analysis)
+        } catch {
+            return try mealPage(
+                id, visitor, message: words("page.form.not_saved", ["problem": error.message]), status: 400)
+        }
+        let result = try store.writingAndWaiting { store throws(StoreError) in
+            try store.editMeal(id, edited, totalsSetByOwner: byHand, version: version)
+        }
+        switch result {
+        case .failure(.missing):
+            throw WebProblem.notFound(words("page.meal.deleted_elsewhere"), words)
+        case .failure(.changed):
+            return try mealPage(id, visitor, message: words("page.meal.changed_elsewhere"), status: 409)
+        case .success:
+            logger.info("owner's page: meal \(id) edited", metadata: ["kcal": "\(edited.totals.calories)"])
+            try mealsChanged(on: stored.meal.day)
+            return .redirect("/meal/\(id.rawValue)?saved=1")
+        }
+    }
+
+    func deletePage(_ id: PhotoID, _ visitor: Visitor) throws -> WebReply {
+        let words = self.words
+        let meal = try storedMeal(id).meal
+        return page(
+            words("page.meal.delete.title", ["title": meal.analysis.title]),
+            """
+            <p>\(dateAndTime(meal.photo.takenAt, words)) · \(macrosLine(meal.analysis.totals, words))</p>
+            <p>\(words("page.meal.delete.text"))</p>
+            <form method="post" action="/meal/\(id.rawValue)/delete">\(csrfField(visitor))
+            <button type="submit" class="danger">\(words("page.meal.delete.button"))</button> \
+            <a href="/meal/\(id.rawValue)">\(words("page.meal.delete.keep"))</a></form>
+            """)
+    }
+
+    func deleteMeal(_ id: PhotoID, _ visitor: Visitor) throws -> WebReply {
+        let day = try store.storedMeal(id)?.meal.day
+        let deleted = try store.writingAndWaiting { store throws(StoreError) in try store.deleteMeal(id) }
+        guard deleted, let day else {
+            let words = self.words
+            throw WebProblem.notFound(words("page.meal.already_deleted"), words)
+        }
+        logger.info("owner's page: meal \(id) deleted")
+        try mealsChanged(on: day)
+        return .redirect(day == (try today()) ? "/?saved=deleted" : "/day/\(day.description)?saved=deleted")
+    }
+
+    /// Logs a meal from history again today: its title and numbers, with no new photo and no analysis
+    /// used. Its photo's files are copied where they are still kept (each meal owns its files, so deleting
+    /// one leaves the other whole); the station hears of today's meals and drops its sticker into the jar.
+    func eatAgain(_ id: PhotoID, _ visitor: Visitor) throws -> WebReply {
+        let original = try storedMeal(id).meal
+        let (moment, day) = (now(), try today())
+        let again = PhotoID.new(at: moment, in: timeZone)
+        let paths = store.paths(for: again, day: day)
+        var photo = ProcessedPhoto(id: again, photoPath: "", thumbnailPath: "", takenAt: moment)
+        let jpeg = FileBytes.readIfPresent(original.photo.photoPath)
+        let thumbnail = FileBytes.readIfPresent(original.photo.thumbnailPath)
+        // The meal's own sticker: retention keeps it after the photo's files are gone (48 hours by default),
+        // so a meal from last week still drops its sticker into the jar.
+        let sticker = FileBytes.readIfPresent(try storedMeal(id).stickerPath ?? "")
+        if jpeg != nil && thumbnail != nil { (photo.photoPath, photo.thumbnailPath) = (paths.photo, paths.thumbnail) }
+        if sticker != nil { photo.stickerPath = paths.sticker }
+        let meal = Meal(photo: photo, day: day, analysis: original.analysis)
+        if jpeg == nil || thumbnail == nil, let sticker {
+            // Files first, then the row, as everywhere in the store.
+            try AtomicFile.createFolder((paths.sticker as NSString).deletingLastPathComponent)
+            try AtomicFile.write(sticker, to: paths.sticker)
+        }
+        try store.writingAndWaiting { store throws(StoreError) in
+            if let jpeg, let thumbnail {
+                try store.storePhoto(meal.photo, jpeg: jpeg, thumbnail: thumbnail, sticker: sticker)
+            }
+            try store.saveMeal(meal)
+        }
+        logger.info("owner's page: meal \(id) logged again today as \(again)")
+        try mealsChanged(on: day)
+        return .redirect("/?saved=again")
+    }
+
+    /// Tells the station the day's meals as the store now holds them; the station keeps those of the days
+    /// it shows (today's totals, its jar's days) and ignores the rest.
+    func mealsChanged(on day: LocalDay) throws {
+        link.send(.mealsChanged(day: day, try store.meals(on: day)))
+    }
+
+    /// The dietary preferences in force (the config's where the owner's settings cannot be read).
+    func currentPreferences() -> Set<DietaryPreference> {
+        rule.inForce((try? store.runtimeSettings()) ?? RuntimeSettings()).dietaryPreferences
+    }
+}
