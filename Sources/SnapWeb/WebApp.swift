@@ -98,10 +98,10 @@ public final class WebApp: Sendable {
     /// pool's; a route that needs the group's server first (`PageStep.after`) has that call made in the
     /// page's jobs (`PageJobs`), awaited by the request's task, and its page made on the page's thread again.
     public func respond(_ request: WebRequest) async -> WebReply {
-        var step = await onPageThread(request, first: true) { try self.route(request) }
+        var (step, words) = await onPageThread(request, words: nil) { try self.route(request) }
         while case .after(let work) = step {
             let next = await work()
-            step = await onPageThread(request, first: false) { try next() }
+            (step, words) = await onPageThread(request, words: words) { try next() }
         }
         guard case .reply(var reply) = step else { return .text("", status: 500) }
         if request.method == .head { reply.body = [] }
@@ -112,19 +112,20 @@ public final class WebApp: Sendable {
         return reply
     }
 
-    /// Runs one step of a request on the page's thread, a failure made into its problem page. The first
-    /// step reads the station's language from the owner's settings; the steps after it keep that one.
+    /// Runs one step of a request on the page's thread, a failure made into its problem page, and says
+    /// which words it spoke. The first step (`words` nil) reads the station's language from the owner's
+    /// settings; the steps after it speak the first one's, whatever another request spoke in between.
     private func onPageThread(
-        _ request: WebRequest, first: Bool, _ body: @escaping @Sendable () throws -> PageStep
-    ) async -> PageStep {
-        let words = first ? nil : self.words
-        let step = try? await pageThread.run { [self] () -> PageStep in
+        _ request: WebRequest, words: Words?, _ body: @escaping @Sendable () throws -> PageStep
+    ) async -> (PageStep, Words) {
+        let answered = try? await pageThread.run { [self] () -> (PageStep, Words) in
             let said = words ?? Words(rule.inForce((try? store.runtimeSettings()) ?? RuntimeSettings()).language)
             spoken.withLock { $0 = said }
-            return catching(request, body)
+            return (catching(request, body), said)
         }
         // The page's thread stops only with the page.
-        return step ?? .reply(.text(self.words("page.problem.stopping"), status: 503))
+        let said = words ?? self.words
+        return answered ?? (.reply(.text(said("page.problem.stopping"), status: 503)), said)
     }
 
     /// `body`'s step, or the problem page for what it threw.
