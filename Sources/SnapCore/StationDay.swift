@@ -5,7 +5,7 @@ import Foundation
 /// clock before NTP) therefore cannot reopen a day that is already used.
 ///
 /// The one rule for "today": the state machine holds one, and the page and the analysis queue make one
-/// from the store's latest recorded day (`StationStore.latestRecordedDay()`), so all three count on the
+/// from the store's latest recorded day (`StationStore.stationDay(in:)`), so all three count on the
 /// same day.
 public struct StationDay: Sendable, Equatable {
     public let timeZone: TimeZone

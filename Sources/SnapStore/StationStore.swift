@@ -183,11 +183,13 @@ public final class StationStore: Sendable {
         }
     }
 
-    /// The latest day anything was recorded for (an answer of the AI, a photo sent, a meal): the station's
-    /// day (`StationDay`) never goes back before it, on the station, the page and the analysis queue alike.
-    public func latestRecordedDay() throws(StoreError) -> LocalDay? {
+    /// The station's day in `timeZone` (`StationDay`), never before the latest day anything was recorded
+    /// for (an answer of the AI, a photo sent, a meal): the page and the analysis queue count on it as the
+    /// station does.
+    public func stationDay(in timeZone: TimeZone) throws(StoreError) -> StationDay {
         do {
-            return try database.read { db in try Self.latestRecordedDay(db) }
+            let latest = try database.read { db in try Self.latestRecordedDay(db) }
+            return StationDay(timeZone: timeZone, recorded: latest)
         } catch {
             throw StoreError("read the station's latest day", error)
         }

@@ -224,7 +224,7 @@ public final class WebApp: Sendable {
     /// The station's day (`StationDay`): the wall clock's, never before a day the store already used, so
     /// the page counts a correction on the day the station is looking at, whatever the clock says.
     func today() throws(StoreError) -> LocalDay {
-        StationDay(timeZone: timeZone, recorded: try store.latestRecordedDay()).today(at: now())
+        try store.stationDay(in: timeZone).today(at: now())
     }
 
     /// The AI's answers `day` allows and has used (`ai.daily_limit`), as the station counts them.

@@ -62,7 +62,7 @@ public final class AnalysisQueueService: Service {
     private func drain() async -> Date? {
         do {
             for job in try store.dueAnalyses(now: Date()).due where !Task.isCancelled {
-                let today = StationDay(timeZone: timeZone, recorded: try store.latestRecordedDay()).today(at: Date())
+                let today = try store.stationDay(in: timeZone).today(at: Date())
                 if DailyBudget(limit: dailyLimit, used: try store.aiUses(on: today)).isSpent {
                     logger.notice("analysis queue: today's \(dailyLimit) analyses are used up; it waits for midnight")
                     return DailyLimit.nextReset(after: today, in: timeZone)

@@ -35,9 +35,7 @@ extension WebApp {
             switch outcome {
             case .success(let made): code = made
             case .failure(let error):
-                return try self.groupPage(
-                    visitor, message: words("page.group.not_made", ["reason": words.groupFailure(error)]),
-                    status: self.status(of: error))
+                return try self.refused(visitor, error) { words("page.group.not_made", ["reason": $0]) }
             }
             try self.keepGroups { $0 + [group] }
             self.logger.info("owner's page: made group \(group)")
@@ -65,9 +63,7 @@ extension WebApp {
             switch outcome {
             case .success(let joined): group = joined
             case .failure(let error):
-                return try self.groupPage(
-                    visitor, message: words("page.group.not_joined", ["reason": words.groupFailure(error)]),
-                    status: self.status(of: error))
+                return try self.refused(visitor, error) { words("page.group.not_joined", ["reason": $0]) }
             }
             guard StationConfig.isGroupName(group) else {
                 throw WebProblem(502, words("page.group.not_joined.title"), words("page.group.problem.bad_name"))
@@ -88,9 +84,7 @@ extension WebApp {
             switch outcome {
             case .success(let code): return .reply(self.invitePage(group: group, code: code, made: false))
             case .failure(let error):
-                return try self.groupPage(
-                    visitor, message: words("page.group.no_invite", ["reason": words.groupFailure(error)]),
-                    status: self.status(of: error))
+                return try self.refused(visitor, error) { words("page.group.no_invite", ["reason": $0]) }
             }
         }
     }
@@ -119,9 +113,7 @@ extension WebApp {
             try await directory.leave(group: group)
         } then: { outcome in
             if case .failure(let error) = outcome {
-                return try self.groupPage(
-                    visitor, message: words("page.group.not_left", ["reason": words.groupFailure(error)]),
-                    status: self.status(of: error))
+                return try self.refused(visitor, error) { words("page.group.not_left", ["reason": $0]) }
             }
             try self.keepGroups { $0.filter { $0 != group } }
             let store = self.store
@@ -203,6 +195,12 @@ extension WebApp {
         var told = settings
         told.mode = nil
         link.send(.settingsChanged(told))
+    }
+
+    /// The Group page again, saying in `said`'s words why the server refused (or did not answer), with the
+    /// status that failure has.
+    private func refused(_ visitor: Visitor, _ failure: UploadFailure, said: (String) -> String) throws -> PageStep {
+        try groupPage(visitor, message: said(words.groupFailure(failure)), status: status(of: failure))
     }
 
     /// The answer's status for a failure: the server's refusal is the person's to mend (400); the rest
