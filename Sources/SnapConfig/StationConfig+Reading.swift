@@ -86,6 +86,14 @@ extension StationConfig {
         station.defaultMode = r.choice("station.default_mode", default: d.station.defaultMode)
         station.timeZone = r.string("station.time_zone", default: d.station.timeZone)
         station.language = r.choice("station.language", default: d.station.language)
+        let quiet = r.string("station.quiet_hours", default: d.station.quietHours.description)
+        if let hours = QuietHours(quiet) {
+            station.quietHours = hours
+        } else {
+            r.report(
+                "station.quiet_hours", "\"\(quiet)\" is not a span of local hours",
+                expected: "local hours such as \"22:00-07:00\", or \"\" for none")
+        }
         if !station.timeZone.isEmpty && TimeZone(identifier: station.timeZone) == nil {
             r.report(
                 "station.time_zone", "\"\(station.timeZone)\" is not a known time zone",

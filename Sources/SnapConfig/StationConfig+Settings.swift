@@ -14,7 +14,7 @@ extension StationConfig {
             defaults: SettingsInForce(
                 dietaryPreferences: Set(ai.dietary), filter: processing.filter, intensity: processing.intensity,
                 flash: countdown.flash, countdownSeconds: countdown.seconds, mode: station.defaultMode, camera: 0,
-                groups: group.names, language: station.language, goals: goals),
+                groups: group.names, language: station.language, goals: goals, quietHours: station.quietHours),
             locked: Set(web.locked.compactMap(RuntimeSettings.Key.init(rawValue:))),
             cameras: camera.all.map(\.name), flashWired: gpio.ledLine != nil && gpio.backend != .none)
     }

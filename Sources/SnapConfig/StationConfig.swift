@@ -27,6 +27,8 @@ public struct StationConfig: Sendable, Hashable {
         public var timeZone = ""
         /// The language of the display, the page and the AI's answers; the owner can change it on the page.
         public var language = Language.en
+        /// The hours the flash stays off and the display dims ("22:00-07:00"); none by default.
+        public var quietHours = QuietHours.never
     }
 
     public struct Camera: Sendable, Hashable {
@@ -250,7 +252,7 @@ public struct StationConfig: Sendable, Hashable {
     }
 
     /// The most groups one station belongs to (the mode button cycles through them).
-    public static let maxGroups = 8
+    public static let maxGroups = SettingsInForce.maxGroups
 }
 
 /// A quarter turn of the camera or the panel.

@@ -24,8 +24,9 @@ public enum Event: Sendable, Hashable {
     case pairingOpened(Pairing)
     /// A browser gave the pairing code and is paired; its name as it said.
     case paired(String)
-    /// The owner changed settings on the page (all of them, over the config's defaults).
-    case settingsChanged(RuntimeSettings)
+    /// The owner changed settings on the page: the machine makes the change over the settings it holds,
+    /// stores them and tells the station's parts.
+    case settingsChanged(SettingsChange)
     /// The owner edited or deleted meals on the page: `day`'s meals as the store now holds them.
     case mealsChanged(day: LocalDay, [Meal])
     /// The AI service answered a request the page made (a correction; a refusal counts too), which the
@@ -80,13 +81,15 @@ public enum Action: Sendable, Hashable {
     /// Use the settings in force where the shell needs them (the photo filter, the AI's dietary
     /// preferences); the camera goes through `.useCamera`.
     case applySettings(SettingsInForce)
+    /// Dim the display for the owner's quiet hours, or light it again.
+    case dimDisplay(Bool)
     /// Restart the system into the update installed in the other slot: the station is idle now (ready,
     /// resting or locked; never during a countdown, an upload, an analysis or a result).
     case restartForUpdate(version: String)
     /// Switch to camera `index` of the station's cameras (the menu, the owner's page, a restart).
     case useCamera(Int)
-    /// Store one setting changed at the station (the menu) with the owner's others.
-    case storeSetting(RuntimeSettings.Change)
+    /// Store the owner's settings as the machine holds them now (the machine is their only writer).
+    case storeSettings(RuntimeSettings)
     /// Claim `day` for `group` in the store and queue the photo for upload, in one transaction.
     case share(ProcessedPhoto, group: String, day: LocalDay)
     /// Give `day` back to `group` after the server refused the photo for good, so the person can try again.

@@ -44,7 +44,10 @@ public struct NightHours: Sendable, Hashable, CustomStringConvertible {
         }.min()
     }
 
-    public var description: String {
-        String(format: "%02d:%02d-%02d:%02d", from / 60, from % 60, until / 60, until % 60)
+    public var description: String { "\(ends.from)-\(ends.until)" }
+
+    /// The start and the end as "HH:MM" (what a time field holds).
+    public var ends: (from: String, until: String) {
+        (String(format: "%02d:%02d", from / 60, from % 60), String(format: "%02d:%02d", until / 60, until % 60))
     }
 }

@@ -5,12 +5,14 @@ import SnapText
 /// config locks it** (`web.locked`). `SettingsRule.inForce(_:)` is that rule; the state machine, the
 /// shell's live settings and every page ask it, and nothing else resolves a setting.
 ///
-/// To add a setting the owner can change (docs/architecture.md, "Adding a setting"): its stored override
-/// and its `Key` (the config key it overrides) in `RuntimeSettings`, its value in `SettingsInForce` and
-/// one line in `SettingsRule.inForce`, here; the config key (StationConfig.swift, StationConfig+Reading.swift);
-/// the config's value in `StationConfig.settingsRule` (StationConfig+Settings.swift); the page's field
-/// (SettingsPage.swift). The compiler names the switches over `Key` that need it; `StationConfigSettingsTests`
-/// fail until the config side knows the key.
+/// The state machine is the only writer of the owner's settings: the page and the menu send a
+/// `SettingsChange`, the machine makes it over the settings it holds and stores the result
+/// (`.storeSettings`), and the page reads the values back from the station's status. Two changes made at
+/// once (the flash at the menu while the page joins a group) are made one after the other, both kept.
+///
+/// Each setting is one row of `RuntimeSettings.Key.field`: where the owner's value is kept, where it is
+/// in force, how the log says it. Clearing, the rule, the log's summary and the page's form are loops
+/// over the keys. To add a setting, see docs/architecture.md, "Adding a setting the owner can change".
 
 /// What the owner changed on the page over the config file's defaults (stored in SQLite as JSON); nil
 /// keeps the config's value.
@@ -32,11 +34,13 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
     public var language: Language?
     /// The daily goals: kcal, protein, carbs and fats, each 0 for none.
     public var goals: Macros?
+    /// The hours the station keeps quiet: no flash, a dimmed display.
+    public var quietHours: QuietHours?
 
     public init(
         dietaryPreferences: Set<DietaryPreference>? = nil, filter: PhotoFilter? = nil, intensity: Double? = nil,
         flash: Bool? = nil, countdownSeconds: Int? = nil, mode: StationMode? = nil, camera: Int? = nil,
-        groups: [String]? = nil, language: Language? = nil, goals: Macros? = nil
+        groups: [String]? = nil, language: Language? = nil, goals: Macros? = nil, quietHours: QuietHours? = nil
     ) {
         self.goals = goals
         self.language = language
@@ -48,6 +52,7 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
         self.flash = flash
         self.countdownSeconds = countdownSeconds
         self.mode = mode
+        self.quietHours = quietHours
     }
 
     /// The config keys a setting overrides, as `web.locked` names them.
@@ -63,6 +68,33 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
         case language = "station.language"
         /// The whole `[goals]` table: the four goals are set together.
         case goals
+        case quietHours = "station.quiet_hours"
+
+        /// The setting's row: where the owner's value is kept, where it is in force, and what the log says
+        /// of it. The one switch a new setting adds a line to.
+        var field: any OwnerSetting {
+            switch self {
+            case .dietary:
+                SettingField(\.dietaryPreferences, \.dietaryPreferences) {
+                    "dietary \($0.map(\.rawValue).sorted().joined(separator: "+"))"
+                }
+            case .filter: SettingField(\.filter, \.filter) { "filter \($0.rawValue)" }
+            case .intensity: SettingField(\.intensity, \.intensity) { "intensity \($0)" }
+            case .flash: SettingField(\.flash, \.flash) { "flash \($0 ? "on" : "off")" }
+            case .countdown: SettingField(\.countdownSeconds, \.countdownSeconds) { "countdown \($0) s" }
+            case .mode: SettingField(\.mode, \.mode) { "mode \($0.rawValue)" }
+            case .camera: SettingField(\.camera, \.camera) { "camera \($0 + 1)" }
+            case .groups:
+                SettingField(\.groups, \.groups) { $0.isEmpty ? "no group" : "groups \($0.joined(separator: ", "))" }
+            case .language: SettingField(\.language, \.language) { "language \($0.rawValue)" }
+            case .goals:
+                SettingField(\.goals, \.goals) {
+                    "goals \($0.calories) kcal P \($0.protein) C \($0.carbs) F \($0.fats)"
+                }
+            case .quietHours:
+                SettingField(\.quietHours, \.quietHours) { "quiet hours \($0.hours.map(\.description) ?? "none")" }
+            }
+        }
     }
 
     public static let keys = Key.allCases.map(\.rawValue)
@@ -70,170 +102,121 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
     /// These settings without the values of `keys` (the config's come back for them).
     public func clearing(_ keys: Set<Key>) -> RuntimeSettings {
         var kept = self
-        for key in keys {
-            switch key {
-            case .dietary: kept.dietaryPreferences = nil
-            case .filter: kept.filter = nil
-            case .intensity: kept.intensity = nil
-            case .flash: kept.flash = nil
-            case .countdown: kept.countdownSeconds = nil
-            case .mode: kept.mode = nil
-            case .camera: kept.camera = nil
-            case .groups: kept.groups = nil
-            case .language: kept.language = nil
-            case .goals: kept.goals = nil
-            }
-        }
+        for key in keys { key.field.clear(&kept) }
         return kept
     }
 
-    /// One setting changed at the station itself (its menu), stored over the owner's others.
-    public enum Change: Sendable, Hashable {
-        case flash(Bool)
-        case camera(Int)
-    }
+    /// Whether the owner set `key` (over the config's value).
+    public func sets(_ key: Key) -> Bool { key.field.isSet(in: self) }
 
-    /// These settings with `change` made.
-    public func applying(_ change: Change) -> RuntimeSettings {
-        var changed = self
-        switch change {
-        case .flash(let on): changed.flash = on
-        case .camera(let index): changed.camera = index
-        }
-        return changed
-    }
+    /// The keys the owner set, in the page's order.
+    public var changedKeys: [Key] { Key.allCases.filter(sets) }
 
     /// A line for the log: what differs from the config.
     public var summary: String {
-        var parts: [String] = []
-        if let dietaryPreferences {
-            parts.append("dietary \(dietaryPreferences.map(\.rawValue).sorted().joined(separator: "+"))")
-        }
-        if let filter { parts.append("filter \(filter.rawValue)") }
-        if let intensity { parts.append("intensity \(intensity)") }
-        if let flash { parts.append("flash \(flash ? "on" : "off")") }
-        if let countdownSeconds { parts.append("countdown \(countdownSeconds) s") }
-        if let mode { parts.append("mode \(mode.rawValue)") }
-        if let camera { parts.append("camera \(camera + 1)") }
-        if let groups { parts.append(groups.isEmpty ? "no group" : "groups \(groups.joined(separator: ", "))") }
-        if let language { parts.append("language \(language.rawValue)") }
-        if let goals {
-            parts.append("goals \(goals.calories) kcal P \(goals.protein) C \(goals.carbs) F \(goals.fats)")
-        }
+        let parts = Key.allCases.compactMap { $0.field.logged(self) }
         return parts.isEmpty ? "the config's" : parts.joined(separator: ", ")
     }
 }
 
-/// The value of every owner-changeable setting as it is in force.
-public struct SettingsInForce: Sendable, Hashable {
-    public var dietaryPreferences: Set<DietaryPreference>
-    public var filter: PhotoFilter
-    /// 0 leaves the photo as it is.
-    public var intensity: Double
-    /// The flash LED lights for the last second of the countdown and the shot.
-    public var flash: Bool
-    public var countdownSeconds: Int
-    /// The mode the station starts in (the mode button changes the mode of the moment, not this).
-    public var mode: StationMode
-    /// An index into `SettingsRule.cameras`.
-    public var camera: Int
-    /// The groups the station shares with, in the mode button's order; none turns group mode off.
-    public var groups: [String]
-    /// The language of the display, the page and the AI's answers.
-    public var language: Language
-    /// The daily goals (kcal, protein, carbs, fats), each 0 for none.
-    public var goals: Macros
-
-    /// The countdown's seconds the config and the page accept.
-    public static let countdownRange = 0...10
-    /// The filter's intensity the config and the page accept.
-    public static let intensityRange = 0.0...1.0
-    /// The daily kcal goal the config and the page accept (0: none).
-    public static let kcalGoalRange = 0...20_000
-    /// A daily protein, carbs or fats goal in grams the config and the page accept (0: none).
-    public static let gramsGoalRange = 0...2_000
-
-    public init(
-        dietaryPreferences: Set<DietaryPreference> = [], filter: PhotoFilter = .sepia, intensity: Double = 0,
-        flash: Bool = true, countdownSeconds: Int = 3, mode: StationMode = .group, camera: Int = 0,
-        groups: [String] = ["Friends"], language: Language = .en, goals: Macros = .zero
-    ) {
-        self.goals = goals
-        self.language = language
-        self.groups = groups
-        self.dietaryPreferences = dietaryPreferences
-        self.filter = filter
-        self.intensity = intensity
-        self.flash = flash
-        self.countdownSeconds = countdownSeconds
-        self.mode = mode
-        self.camera = camera
-    }
-
-    /// The modes the station has: meal always, group while it is in a group.
-    public var modes: [StationMode] { StationMode.available(groups: groups) }
-
-    /// The filter a photo gets: none at intensity 0.
-    public var photoFilter: PhotoFilter? { intensity > 0 ? filter : nil }
-
-    /// The dietary preferences in a fixed order (for a request, a page).
-    public var sortedDietary: [DietaryPreference] { dietaryPreferences.sorted { $0.rawValue < $1.rawValue } }
+/// One row of the settings' table, whatever its value's type.
+protocol OwnerSetting {
+    func clear(_ owner: inout RuntimeSettings)
+    func isSet(in owner: RuntimeSettings) -> Bool
+    /// The owner's value, where set, over `value`'s.
+    func resolve(_ owner: RuntimeSettings, into value: inout SettingsInForce)
+    func logged(_ owner: RuntimeSettings) -> String?
 }
 
-/// The one rule for the owner's settings, with what it needs from the config: the config's values, the
-/// locks, and what the station has to choose from.
-public struct SettingsRule: Sendable, Hashable {
-    /// The config file's values.
-    public var defaults: SettingsInForce
-    /// The settings the config locks (`web.locked`): neither the page nor the menu changes them.
-    public var locked: Set<RuntimeSettings.Key>
-    /// The cameras the camera setting chooses from, by what the owner sees ("CSI camera", "USB camera").
-    public var cameras: [String]
-    /// A flash LED is wired (`gpio.led_line`): the flash is a setting only then, and off without it.
-    public var flashWired: Bool
+/// A setting kept at `owner` (nil: the config's) and in force at `inForce`.
+struct SettingField<Value>: OwnerSetting {
+    let owner: WritableKeyPath<RuntimeSettings, Value?>
+    let inForce: WritableKeyPath<SettingsInForce, Value>
+    let log: (Value) -> String
 
-    public init(
-        defaults: SettingsInForce = SettingsInForce(), locked: Set<RuntimeSettings.Key> = [],
-        cameras: [String] = ["Camera"], flashWired: Bool = true
+    init(
+        _ owner: WritableKeyPath<RuntimeSettings, Value?>, _ inForce: WritableKeyPath<SettingsInForce, Value>,
+        log: @escaping (Value) -> String
     ) {
-        self.defaults = defaults
-        self.locked = locked
-        self.cameras = cameras
-        self.flashWired = flashWired
+        self.owner = owner
+        self.inForce = inForce
+        self.log = log
     }
 
-    /// The settings in force: the owner's value where set and not locked, the config's otherwise; a value
-    /// the station cannot have (a camera or a mode it lacks, the flash without an LED) falls back.
-    public func inForce(_ owner: RuntimeSettings) -> SettingsInForce {
-        let owner = kept(owner)
-        var value = defaults
-        if let dietary = owner.dietaryPreferences { value.dietaryPreferences = dietary }
-        if let filter = owner.filter { value.filter = filter }
-        if let intensity = owner.intensity { value.intensity = intensity }
-        if let flash = owner.flash { value.flash = flash }
-        if let seconds = owner.countdownSeconds { value.countdownSeconds = seconds }
-        if let mode = owner.mode { value.mode = mode }
-        if let camera = owner.camera { value.camera = camera }
-        if let groups = owner.groups { value.groups = groups }
-        if let language = owner.language { value.language = language }
-        if let goals = owner.goals { value.goals = goals }
-        value.flash = value.flash && flashWired
-        value.camera = min(max(0, value.camera), max(0, cameras.count - 1))
-        if !value.modes.contains(value.mode) { value.mode = .meal }
-        return value
+    func clear(_ settings: inout RuntimeSettings) { settings[keyPath: owner] = nil }
+    func isSet(in settings: RuntimeSettings) -> Bool { settings[keyPath: owner] != nil }
+    func resolve(_ settings: RuntimeSettings, into value: inout SettingsInForce) {
+        if let set = settings[keyPath: owner] { value[keyPath: inForce] = set }
     }
+    func logged(_ settings: RuntimeSettings) -> String? { settings[keyPath: owner].map(log) }
+}
 
-    /// What the store keeps of the owner's settings: a locked one is the config's again (a lock added
-    /// after the owner changed a setting gives the config's value back).
-    public func kept(_ owner: RuntimeSettings) -> RuntimeSettings { owner.clearing(locked) }
+/// A change to the owner's settings, as the page or the menu asks it. The state machine makes it over the
+/// settings it holds (`RuntimeSettings.changed(by:)`), so a change names only what it changes.
+public enum SettingsChange: Sendable, Hashable {
+    /// The settings page's form: the owner's value for every setting on it (nil: the config's), and the
+    /// mode to be in now (the config's too: the mode button may have left it). The groups are not on the
+    /// form: they are memberships on the group's server, not a preference, and stay as they are.
+    case form(RuntimeSettings, mode: StationMode?)
+    /// The flash turned on or off at the station's menu.
+    case flash(Bool)
+    /// Another camera chosen at the station's menu.
+    case camera(Int)
+    /// The station made or joined `group` on the page: it shares with it after the others.
+    case joined(String)
+    /// The station left `group` on the page.
+    case left(String)
+}
 
-    /// Whether the page and the menu offer `key`: not locked, and with something to choose.
-    public func offers(_ key: RuntimeSettings.Key) -> Bool {
-        guard !locked.contains(key) else { return false }
-        switch key {
-        case .camera: return cameras.count > 1
-        case .flash: return flashWired
-        case .dietary, .filter, .intensity, .countdown, .mode, .groups, .language, .goals: return true
+extension RuntimeSettings {
+    /// These settings with `change` made; `groups` are the groups in force (the config's, unless the
+    /// owner's page changed them), which a join or a leave starts from; never more than
+    /// `SettingsInForce.maxGroups`.
+    public func changed(by change: SettingsChange, groups: [String]) -> RuntimeSettings {
+        var changed = self
+        switch change {
+        case .form(let form, _):
+            changed = form
+            changed.groups = self.groups
+        case .flash(let on): changed.flash = on
+        case .camera(let index): changed.camera = index
+        case .joined(let group):
+            changed.groups = Array(
+                (groups.contains(group) ? groups : groups + [group]).prefix(SettingsInForce.maxGroups))
+        case .left(let group): changed.groups = groups.filter { $0 != group }
+        }
+        return changed
+    }
+}
+
+/// The hours the station keeps quiet, as local clock times ("22:00-07:00"): the flash stays off and the
+/// display dims. None by default.
+public struct QuietHours: Sendable, Hashable, TextCoded, CustomStringConvertible {
+    public var hours: NightHours?
+
+    /// No quiet hours.
+    public static let never = QuietHours(hours: nil)
+
+    public init(hours: NightHours?) { self.hours = hours }
+
+    /// "HH:MM-HH:MM", or "" for none; nil for anything else.
+    public init?(_ text: String) { self.init(parsing: text) }
+
+    public init?(parsing text: String) {
+        if text.isEmpty {
+            self = .never
+        } else if let hours = NightHours(text) {
+            self.hours = hours
+        } else {
+            return nil
         }
     }
+
+    /// Whether `minute` (after local midnight) is quiet.
+    public func contains(minute: Int) -> Bool { hours?.contains(minute: minute) ?? false }
+
+    public var description: String { hours?.description ?? "" }
+
+    public var text: String { description }
+    public static let textMeaning = "a span of local hours such as \"22:00-07:00\", or \"\""
 }

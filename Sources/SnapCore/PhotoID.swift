@@ -7,7 +7,7 @@ import Foundation
 /// A value from outside (a group's row, a form, a URL, a sidecar file's name) becomes one through
 /// `init?(parsing:)`, which refuses anything else; `init(_:)` is for ids the station makes itself and stops
 /// the process on a malformed one, since that is a bug in the station. Decoding checks as parsing does.
-public struct PhotoID: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct PhotoID: Sendable, Hashable, TextCoded, CustomStringConvertible {
     /// The longest id taken: the station's own are 20 characters (`PhotoID.new`).
     public static let maximumLength = 64
 
@@ -26,19 +26,8 @@ public struct PhotoID: Sendable, Hashable, Codable, CustomStringConvertible {
         rawValue = text
     }
 
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        guard let id = PhotoID(parsing: text) else {
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "not a photo id: \(text.debugDescription)"))
-        }
-        self = id
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
+    public var text: String { rawValue }
+    public static let textMeaning = "a photo id"
 
     public var description: String { rawValue }
 

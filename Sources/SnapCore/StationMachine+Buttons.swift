@@ -109,6 +109,8 @@ extension StationMachine {
             if let deadline = jarDetailDeadline, now.uptime >= deadline {
                 return transition(to: .ready(), now: now)
             }
+            // The quiet hours started or ended: the screen dims or lights, and the idle time starts again.
+            if isQuiet(now) != dimmed { return transition(to: .ready(), now: now) }
             // Midnight, or nobody pressed for the idle time (the earlier of the two was set).
             guard readyDay == today(now), settings.idleAfter != nil else { return enterResting(now: now) }
             slideShownAt = now.uptime

@@ -48,11 +48,15 @@ extension StationMachine {
         return night.contains(minute: minuteOfDay(now))
     }
 
-    /// Time until the night hours start or end, by the local clock (daylight saving included); two days
-    /// without night hours.
-    func untilNightEdge(_ now: Instant) -> Duration {
-        guard let night = settings.nightHours,
-            let edge = night.nextEdge(after: now.wall, in: Calendar.gregorian(in: settings.timeZone))
+    /// Whether the owner's quiet hours hold at `now`, local time: no flash, a dimmed display.
+    func isQuiet(_ now: Instant) -> Bool {
+        inForce.quietHours.hours != nil && inForce.isQuiet(minute: minuteOfDay(now))
+    }
+
+    /// Time until `hours` (the night hours, the quiet hours) start or end, by the local clock (daylight
+    /// saving included); two days without them.
+    func until(edgeOf hours: NightHours?, _ now: Instant) -> Duration {
+        guard let hours, let edge = hours.nextEdge(after: now.wall, in: Calendar.gregorian(in: settings.timeZone))
         else { return .seconds(86_400 * 2) }
         return .milliseconds(Int64((max(0.001, edge.timeIntervalSince(now.wall)) * 1000).rounded(.up)))
     }

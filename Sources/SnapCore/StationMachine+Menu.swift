@@ -49,7 +49,7 @@ extension StationMachine {
         let entries = menuEntries
         switch gesture {
         case .press where entry < entries.count:
-            let change: RuntimeSettings.Change
+            let change: SettingsChange
             var actions: [Action] = []
             switch entries[entry] {
             case .camera:
@@ -60,8 +60,7 @@ extension StationMachine {
                 change = .flash(!inForce.flash)
                 actions = [.log(.info, "flash turned \(inForce.flash ? "off" : "on") at the station")]
             }
-            owner = owner.applying(change)
-            return transition(to: .menu(entry: entry), now: now, also: [.storeSetting(change)] + actions)
+            return transition(to: .menu(entry: entry), now: now, also: [keep(change)] + actions)
         case .mode where entry + 1 < entries.count:
             return transition(to: .menu(entry: entry + 1), now: now)
         case .mode:

@@ -222,14 +222,14 @@ extension StationMachine {
     /// The owner's settings over the config's, as the rule resolves them: the machine's own (dietary
     /// flags, countdown, flash, mode) at once, the shell's (filter, dietary preferences for the AI)
     /// through `.applySettings`, the camera through `.useCamera`.
-    mutating func apply(_ changed: RuntimeSettings, now: Instant) -> [Action] {
+    mutating func apply(_ change: SettingsChange, now: Instant) -> [Action] {
         let before = inForce
         let group = activeGroup
-        owner = settings.owner.kept(changed)
+        let store = keep(change)
         let after = inForce
-        var actions: [Action] = [.applySettings(after), .log(.info, "owner's settings: \(owner.summary)")]
+        var actions: [Action] = [store, .applySettings(after), .log(.info, "owner's settings: \(owner.summary)")]
         if after.camera != before.camera { actions.append(.useCamera(after.camera)) }
-        if let wanted = owner.mode, wanted != mode, after.modes.contains(wanted) {
+        if case .form(_, let wanted?) = change, wanted != mode, after.modes.contains(wanted) {
             mode = wanted
             groupIndex = 0
             actions.append(.log(.info, "mode switched to \(wanted.rawValue) on the owner's page"))
@@ -247,5 +247,13 @@ extension StationMachine {
             }
         }
         return phase.isCalm ? enterResting(now: now, also: actions) : actions
+    }
+
+    /// Makes `change` over the owner's settings the machine holds (a locked one stays the config's), and
+    /// stores the result: the one place the owner's settings are written.
+    mutating func keep(_ change: SettingsChange) -> Action {
+        owner = settings.owner.kept(owner.changed(by: change, groups: inForce.groups))
+        inForce = settings.owner.inForce(owner)
+        return .storeSettings(owner)
     }
 }

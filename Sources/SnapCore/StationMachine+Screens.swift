@@ -14,7 +14,7 @@ extension StationMachine {
                 missingDevices: DeviceKind.allCases.filter { missingDevices[$0] != nil },
                 jar: jarContents(now: now),
                 cameras: settings.owner.cameras.count > 1 ? settings.owner.cameras : [], camera: inForce.camera,
-                flashOff: !inForce.flash, goals: inForce.goals)
+                flashOff: !inForce.flash || isQuiet(now), goals: inForce.goals)
             ready.update = update
             return .ready(ready)
         case .countdown(let left):

@@ -60,11 +60,14 @@ public struct StationMachine: Sendable {
     public internal(set) var missingDevices: [DeviceKind: String] = [:]
     var pendingTimers: [TimerID: Duration] = [:]
     var flashOn = false
-    /// The owner's settings over the config's, as last told (the page, the store at start) and changed
-    /// at the station's menu since.
-    var owner = RuntimeSettings()
-    /// The owner's settings in force (`SettingsRule.inForce`: the owner's over the config's, unless locked).
-    public var inForce: SettingsInForce { settings.owner.inForce(owner) }
+    /// The owner's settings over the config's, as stored at start and changed since (the page, the menu):
+    /// the machine is their only writer (`.storeSettings`).
+    public internal(set) var owner: RuntimeSettings
+    /// The owner's settings in force (`SettingsRule.inForce`: the owner's over the config's, unless locked),
+    /// resolved again whenever `owner` changes.
+    public internal(set) var inForce: SettingsInForce
+    /// The display is dimmed for the quiet hours (`Action.dimDisplay`).
+    var dimmed = false
     /// What the machine last asked of the camera (`Action.setCamera`).
     var cameraOn = false
     /// The update's news for the ready screen (`Event.update`).
@@ -72,9 +75,15 @@ public struct StationMachine: Sendable {
     /// The restart into an installed update was asked for (`Action.restartForUpdate`), once.
     var restartAsked = false
 
-    public init(settings: StationSettings, snapshot: StationSnapshot = StationSnapshot()) {
+    /// `owner`: the owner's settings as the store kept them.
+    public init(
+        settings: StationSettings, snapshot: StationSnapshot = StationSnapshot(),
+        owner: RuntimeSettings = RuntimeSettings()
+    ) {
         self.settings = settings
-        self.mode = settings.owner.inForce(RuntimeSettings()).mode
+        self.owner = settings.owner.kept(owner)
+        self.inForce = settings.owner.inForce(owner)
+        self.mode = inForce.mode
         self.meals = snapshot.meals
         self.aiUses = snapshot.aiUses
         self.groupSends = snapshot.groupSends
@@ -85,7 +94,8 @@ public struct StationMachine: Sendable {
 
     /// Shows the first screen. Call once, before any event.
     public mutating func start(now: Instant) -> [Action] {
-        followingCamera(enterResting(now: now))
+        let camera = inForce.camera
+        return (camera != 0 ? [.useCamera(camera)] : []) + followingCamera(enterResting(now: now))
     }
 
     /// Handles one event that happened at `now` and returns what the shell must do.
@@ -165,10 +175,15 @@ public struct StationMachine: Sendable {
             actions.append(.cancelTimer(id))
             pendingTimers[id] = nil
         }
-        let wantFlash = inForce.flash && phase.wantsFlash
+        let quiet = isQuiet(now)
+        let wantFlash = inForce.flash && phase.wantsFlash && !quiet
         if wantFlash != flashOn {
             flashOn = wantFlash
             actions.append(.setFlash(on: wantFlash))
+        }
+        if quiet != dimmed {
+            dimmed = quiet
+            actions.append(.dimDisplay(quiet))
         }
         actions.append(.show(screen(now: now)))
         if let timer {
@@ -195,6 +210,7 @@ public struct StationMachine: Sendable {
                 .readyChange,
                 min(
                     untilMidnight(now: now), settings.idleAfter ?? .seconds(86_400 * 2),
+                    until(edgeOf: inForce.quietHours.hours, now),
                     jarDetailDeadline.map { max(.zero, $0 - now.uptime) } ?? .seconds(86_400 * 2))
             )
         case .idle:
@@ -204,7 +220,8 @@ public struct StationMachine: Sendable {
             (
                 .slideshow,
                 min(
-                    untilMidnight(now: now), untilNightEdge(now),
+                    untilMidnight(now: now), until(edgeOf: settings.nightHours, now),
+                    until(edgeOf: inForce.quietHours.hours, now),
                     isNight(now)
                         ? .seconds(86_400 * 2)
                         : slideshow(now: now).isEmpty ? untilNextMinute(now) : settings.slideDuration)

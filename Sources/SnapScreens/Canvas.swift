@@ -42,6 +42,15 @@ public final class Canvas {
         fill(bounds, color)
     }
 
+    /// Darkens everything drawn so far, by `amount` (0: not at all, 1: black): the quiet hours' dimmed
+    /// display, on panels without a backlight the station can turn down.
+    public func shade(_ amount: Double) {
+        cairo_save(context)
+        defer { cairo_restore(context) }
+        cairo_set_source_rgba(context, 0, 0, 0, amount)
+        cairo_paint(context)
+    }
+
     /// Runs `body` with drawing limited to `regions` (nil: the whole canvas): cairo then touches only
     /// those pixels, which is what makes a partial redraw cheap. Whatever lies wholly outside them is not
     /// drawn at all (`touches`): the texts and stickers it spares cost more than their pixels.

@@ -15,6 +15,11 @@ public struct ScreenRenderer: Sendable {
     public var images: ScreenImages
     /// The language the screens speak (`station.language`).
     public var words: Words
+    /// The display is dimmed (the owner's quiet hours): every screen is drawn darker.
+    public var dimmed = false
+
+    /// How much darker a dimmed screen is drawn: its texts stay readable across a room at night.
+    public static let dimming = 0.6
 
     public init(images: ScreenImages, words: Words = Words()) {
         self.images = images
@@ -47,6 +52,7 @@ public struct ScreenRenderer: Sendable {
         case .menu(let menu): drawMenu(menu, canvas, layout)
         case .week(let week): drawWeek(week, canvas, layout)
         }
+        if dimmed { canvas.shade(Self.dimming) }
     }
 
     // MARK: Parts shared by several screens

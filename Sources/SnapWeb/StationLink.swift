@@ -4,10 +4,14 @@ import SnapImaging
 
 /// What the owner's page needs of the running station, and nothing more: it sends events like any
 /// other port (the state machine decides), and reads a snapshot of what the station shows. The page
-/// reads and writes the store itself.
+/// reads and writes the store itself, except the owner's settings: the state machine is their only
+/// writer, and the page reads them in the snapshot.
 public protocol StationLink: Sendable {
-    /// Hands an event to the station's loop (the edit of a meal, new settings, a pairing).
+    /// Hands an event to the station's loop (the edit of a meal, a pairing).
     func send(_ event: Event)
+    /// Hands a change of the owner's settings to the state machine and waits until it made it: the
+    /// status then has the settings in force. Nil when the station stopped before it did.
+    func change(_ change: SettingsChange) async -> StationStatus?
     /// What the station shows and knows now.
     func status() -> StationStatus
     /// The last photo taken, upright and small and before its filter: the settings page's preview.
@@ -37,8 +41,17 @@ public struct StationStatus: Sendable {
     public var group: String?
     public var devices: [Device]
     public var startedAt: Date
+    /// The owner's settings over the config's, as the state machine holds (and stored) them.
+    public var owner: RuntimeSettings
+    /// The settings in force (`SettingsRule.inForce(owner)`).
+    public var inForce: SettingsInForce
 
-    public init(screen: Screen?, mode: StationMode, group: String?, devices: [Device], startedAt: Date) {
+    public init(
+        screen: Screen?, mode: StationMode, group: String?, devices: [Device], startedAt: Date,
+        owner: RuntimeSettings, inForce: SettingsInForce
+    ) {
+        self.owner = owner
+        self.inForce = inForce
         self.screen = screen
         self.mode = mode
         self.group = group

@@ -86,6 +86,9 @@ public final class WebApp: Sendable {
     /// in: one read of the settings a request, however many texts its page writes.
     var words: Words { spoken.withLock { $0 } }
 
+    /// The owner's settings in force, as the state machine (their only writer) holds them now.
+    var inForce: SettingsInForce { link.status().inForce }
+
     /// The browser this request came from, once its session is known.
     struct Visitor: Sendable {
         var session: WebSession
@@ -119,7 +122,7 @@ public final class WebApp: Sendable {
         _ request: WebRequest, words: Words?, _ body: @escaping @Sendable () throws -> PageStep
     ) async -> (PageStep, Words) {
         let answered = try? await pageThread.run { [self] () -> (PageStep, Words) in
-            let said = words ?? Words(rule.inForce((try? store.runtimeSettings()) ?? RuntimeSettings()).language)
+            let said = words ?? Words(inForce.language)
             spoken.withLock { $0 = said }
             return (catching(request, body), said)
         }
@@ -198,7 +201,7 @@ public final class WebApp: Sendable {
         case (false, 3, "plan") where parts[2] == "delete": return .reply(try deletePlanPage(parts[1], visitor))
         case (true, 3, "plan") where parts[2] == "delete": return .reply(try deletePlan(parts[1], visitor))
         case (false, 1, "settings"): return .reply(try settingsPage(visitor, message: nil))
-        case (true, 1, "settings"): return .reply(try saveSettings(visitor))
+        case (true, 1, "settings"): return try saveSettings(visitor)
         case (false, 2, "settings") where parts[1] == "preview.jpg": return .reply(try settingsPreview(visitor))
         case (false, 1, "group"): return try groupPage(visitor)
         case (true, 2, "group") where parts[1] == "create": return try createGroup(visitor)

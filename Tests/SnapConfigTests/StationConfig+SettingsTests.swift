@@ -26,6 +26,8 @@ struct StationConfigSettingsTests {
                 "[goals]\nkcal = 2000\nprotein = 120",
                 { $0.goals == Macros(calories: 2000, protein: 120, carbs: 0, fats: 0) }
             )
+        case .quietHours:
+            ("[station]\nquiet_hours = \"22:00-07:00\"", { $0.quietHours.description == "22:00-07:00" })
         }
     }
 

@@ -25,7 +25,7 @@ struct GoalsFlowTests {
         #expect(ready.totals == Fixture.analysis.totals && ready.goals == config)
         #expect(Screen.ready(ready).caption.contains("goals 2000 kcal P 120 C 0 F 70"))
         let owner = Macros(calories: 1600, protein: 100, carbs: 180, fats: 50)
-        let told = script.send(.settingsChanged(RuntimeSettings(goals: owner)))
+        let told = script.send(.settingsChanged(.form(RuntimeSettings(goals: owner), mode: nil)))
         #expect(try #require(script.screen?.ready).goals == owner)
         #expect(told.contains { if case .applySettings(let inForce) = $0 { inForce.goals == owner } else { false } })
     }
@@ -33,7 +33,9 @@ struct GoalsFlowTests {
     @Test("should keep the config's goals when the config locks them")
     func lockedGoals() throws {
         var script = script(locked: [.goals])
-        script.send(.settingsChanged(RuntimeSettings(goals: Macros(calories: 1, protein: 1, carbs: 1, fats: 1))))
+        script.send(
+            .settingsChanged(
+                .form(RuntimeSettings(goals: Macros(calories: 1, protein: 1, carbs: 1, fats: 1)), mode: nil)))
         #expect(try #require(script.screen?.ready).goals == config)
     }
 

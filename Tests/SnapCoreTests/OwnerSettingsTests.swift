@@ -9,7 +9,7 @@ struct OwnerSettingsTests {
     let owner = RuntimeSettings(
         dietaryPreferences: [.glutenFree], filter: .mono, intensity: 0, flash: false, countdownSeconds: 7,
         mode: .meal, camera: 1, groups: ["Climbers"], language: .it,
-        goals: Macros(calories: 1800, protein: 100, carbs: 0, fats: 0))
+        goals: Macros(calories: 1800, protein: 100, carbs: 0, fats: 0), quietHours: QuietHours("22:30-06:45"))
 
     @Test("should put every value the owner set over the config's")
     func ownerWins() {
@@ -20,7 +20,8 @@ struct OwnerSettingsTests {
                 == SettingsInForce(
                     dietaryPreferences: [.glutenFree], filter: .mono, intensity: 0, flash: false, countdownSeconds: 7,
                     mode: .meal, camera: 1, groups: ["Climbers"], language: .it,
-                    goals: Macros(calories: 1800, protein: 100, carbs: 0, fats: 0)))
+                    goals: Macros(calories: 1800, protein: 100, carbs: 0, fats: 0),
+                    quietHours: QuietHours("22:30-06:45")!))
     }
 
     @Test("should give the config's value back for every locked key, and keep none of them")

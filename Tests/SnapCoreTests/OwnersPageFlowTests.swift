@@ -103,14 +103,16 @@ struct OwnersPageFlowTests {
         let owner = RuntimeSettings(
             dietaryPreferences: [.glutenFree], filter: .mono, intensity: 0.5, flash: false, countdownSeconds: 5,
             mode: .group)
-        let actions = script.send(.settingsChanged(owner))
+        let actions = script.send(.settingsChanged(.form(owner, mode: .group)))
         #expect(actions.contains(.applySettings(script.machine.settings.owner.inForce(owner))))
         #expect(script.machine.inForce.filter == .mono && script.machine.inForce.intensity == 0.5)
         #expect(script.machine.mode == .group)
         #expect(script.screen?.ready?.mode == .group)
         script.send(
             .settingsChanged(
-                RuntimeSettings(dietaryPreferences: [.glutenFree], flash: false, countdownSeconds: 5, mode: .meal)))
+                .form(
+                    RuntimeSettings(dietaryPreferences: [.glutenFree], flash: false, countdownSeconds: 5, mode: .meal),
+                    mode: .meal)))
         #expect(script.machine.mode == .meal)
         script.press()
         #expect(script.screen?.countdownSeconds == 5)
@@ -126,7 +128,7 @@ struct OwnersPageFlowTests {
         }
         #expect(sheet.clashes == [[.glutenFree], [], []])
         // Back to the config's.
-        script.send(.settingsChanged(RuntimeSettings()))
+        script.send(.settingsChanged(.form(RuntimeSettings(), mode: nil)))
         #expect(script.machine.inForce == script.machine.settings.owner.defaults)
     }
 
@@ -168,15 +170,18 @@ struct OwnersPageFlowTests {
         script.press(.hold)
         #expect(script.machine.mode == .meal, "no group: the mode stays meal")
 
-        script.send(.settingsChanged(RuntimeSettings(groups: ["Family"])))
+        script.send(.settingsChanged(.joined("Family")))
         script.press(.hold)
         #expect(script.machine.mode == .group && script.machine.activeGroup == "Family", "the first group joined")
 
-        script.send(.settingsChanged(RuntimeSettings(groups: ["Family", "Climbers"])))
+        script.send(.settingsChanged(.joined("Climbers")))
         script.press(.hold)
         #expect(script.machine.activeGroup == "Climbers")
-        script.send(.settingsChanged(RuntimeSettings(groups: ["Climbers"])))
+        script.send(.settingsChanged(.left("Family")))
         #expect(script.machine.activeGroup == "Climbers", "leaving another group keeps the one on screen")
+        script.send(.settingsChanged(.joined("Family")))
+        #expect(script.machine.inForce.groups == ["Climbers", "Family"], "joined after the others")
+        #expect(script.machine.activeGroup == "Climbers", "joining another group keeps the one on screen")
         #expect(script.screen?.ready?.mode == .group)
 
         // Left while its photo waits for review: the photo is shared nowhere else.
@@ -189,14 +194,14 @@ struct OwnersPageFlowTests {
             return
         }
         #expect(review.group == "Climbers")
-        let cancelled = script.send(.settingsChanged(RuntimeSettings(groups: ["Family"])))
+        let cancelled = script.send(.settingsChanged(.left("Climbers")))
         #expect(!cancelled.contains { if case .share = $0 { true } else { false } })
         #expect(cancelled.contains(.log(.notice, "sharing of g1 cancelled: the station left Climbers")))
         #expect(script.screen?.ready != nil)
         script.advance(seconds: 5)
         #expect(!script.actions.contains { if case .share = $0 { true } else { false } }, "nothing shared")
 
-        let left = script.send(.settingsChanged(RuntimeSettings(groups: [])))
+        let left = script.send(.settingsChanged(.left("Family")))
         #expect(script.machine.mode == .meal && script.machine.activeGroup == nil, "no group left: meal mode")
         #expect(left.contains(.log(.info, "mode switched to meal: the station is in no group now")))
         #expect(script.screen?.ready?.mode == .meal)

@@ -52,7 +52,7 @@ struct GroupsSectionTests {
         #expect(try kitchen.store.runtimeSettings().groups == ["Family"])
         #expect(
             kitchen.link.events.contains {
-                if case .settingsChanged(let s) = $0 { s.groups == ["Family"] } else { false }
+                $0 == .settingsChanged(.joined("Family"))
             },
             "the station was told")
 

@@ -410,9 +410,8 @@ struct WebPagesTests {
         let expected = RuntimeSettings(
             dietaryPreferences: [.vegan], filter: .mono, intensity: 0.6, flash: false, mode: .meal)
         #expect(try station.store.runtimeSettings() == expected)
-        var told = expected
-        told.mode = .meal  // the config's, chosen: stored as nothing, sent to the station as chosen
-        #expect(station.link.events.last == .settingsChanged(told))
+        // The config's mode, chosen: stored as nothing, the station told to be in it now.
+        #expect(station.link.events.last == .settingsChanged(.form(expected, mode: .meal)))
         #expect(
             await station.get("/settings", cookie: browser.cookie).text.contains("<option value=\"mono\" selected>"))
         let bad = await station.post(
@@ -438,7 +437,7 @@ struct WebPagesTests {
             "/settings", [("csrf", browser.csrf), ("language", "de"), ("intensity", "0.5")], cookie: browser.cookie)
         #expect(reply.status == 303)
         #expect(try station.store.runtimeSettings().language == .de)
-        if case .settingsChanged(let told)? = station.link.events.last {
+        if case .settingsChanged(.form(let told, _))? = station.link.events.last {
             #expect(told.language == .de)
         } else {
             Issue.record("the station was not told: \(station.link.events)")
@@ -476,7 +475,7 @@ struct WebPagesTests {
         #expect(reply.status == 303)
         let goals = Macros(calories: 2000, protein: meal.analysis.totals.protein - 1, carbs: 0, fats: 70)
         #expect(try station.store.runtimeSettings().goals == goals)
-        if case .settingsChanged(let told)? = station.link.events.last {
+        if case .settingsChanged(.form(let told, _))? = station.link.events.last {
             #expect(told.goals == goals)
         } else {
             Issue.record("the station was not told: \(station.link.events)")
@@ -523,7 +522,7 @@ struct WebPagesTests {
             await station.post("/settings", [("csrf", browser.csrf), ("camera", "1")], cookie: browser.cookie).status
                 == 303)
         #expect(try station.store.runtimeSettings().camera == 1)
-        if case .settingsChanged(let told)? = station.link.events.last {
+        if case .settingsChanged(.form(let told, _))? = station.link.events.last {
             #expect(told.camera == 1)
         } else {
             Issue.record("the station was not told: \(station.link.events)")

@@ -10,24 +10,55 @@ import Synchronization
 
 @testable import SnapWeb
 
-/// The station as the page sees it, for tests: what it was sent, and a screen and capture to show.
+/// The station as the page sees it, for tests: what it was sent, and a screen and capture to show. The
+/// owner's settings go through a real `StationMachine`, which stores them as the station's loop does
+/// (`.storeSettings`): the page's settings are what the machine made of its changes.
 final class RecordingLink: StationLink {
     private let state = Lock<(events: [Event], screen: Screen?, capture: PixelImage?)>(([], nil, nil))
+    private let machine: Lock<StationMachine>
+    private let store: StationStore
     /// Called with each event, as the station's loop would handle it.
     let onEvent: Lock<(@Sendable (Event) -> Void)?> = Lock(nil)
+
+    init(settings: StationSettings, store: StationStore) throws {
+        self.store = store
+        var machine = StationMachine(settings: settings, owner: try store.runtimeSettings())
+        _ = machine.start(now: Instant(uptime: .zero, wall: Date()))
+        self.machine = Lock(machine)
+    }
 
     func send(_ event: Event) {
         state.withLock { $0.events.append(event) }
         onEvent.withLock { $0 }?(event)
     }
 
+    func change(_ change: SettingsChange) async -> StationStatus? {
+        send(.settingsChanged(change))
+        station(.settingsChanged(change))
+        return status()
+    }
+
+    /// Hands `event` to the station's machine, as its loop does, and stores the owner's settings it asks to.
+    @discardableResult
+    func station(_ event: Event) -> [Action] {
+        let actions = machine.withLock { $0.handle(event, now: Instant(uptime: .zero, wall: Date())) }
+        for case .storeSettings(let owner) in actions {
+            try? store.writingAndWaiting { store throws(StoreError) in try store.saveRuntimeSettings(owner) }
+        }
+        return actions
+    }
+
+    /// The screen the station's machine shows now.
+    var stationScreen: Screen { machine.withLock { $0.screen(now: Instant(uptime: .zero, wall: Date())) } }
+
     func status() -> StationStatus {
-        StationStatus(
+        let (owner, inForce) = machine.withLock { ($0.owner, $0.inForce) }
+        return StationStatus(
             screen: state.withLock { $0.screen }, mode: .meal, group: nil,
             devices: [
                 .init(kind: .camera, backend: "simulated", problem: nil),
                 .init(kind: .display, backend: "drm", problem: "no display is connected to card1"),
-            ], startedAt: Date(timeIntervalSinceNow: -3_725))
+            ], startedAt: Date(timeIntervalSinceNow: -3_725), owner: owner, inForce: inForce)
     }
 
     func lastCapture() -> PixelImage? { state.withLock { $0.capture } }
@@ -41,7 +72,7 @@ final class RecordingLink: StationLink {
 final class WebTestStation: Sendable {
     let folder = TemporaryDirectory("web")
     let store: StationStore
-    let link = RecordingLink()
+    let link: RecordingLink
     let desk = PairingDesk()
     let clock = TestClock()
     let app: WebApp
@@ -69,6 +100,7 @@ final class WebTestStation: Sendable {
         configure(&config)
         self.config = config
         store = try StationStore(directory: folder.path)
+        link = try RecordingLink(settings: config.stationSettings(aiConfigured: false), store: store)
         let clock = clock
         app = WebApp(
             config: config, store: store, link: link, desk: desk, logger: Logger(label: "web-test"), secure: secure,

@@ -469,6 +469,29 @@ def run(args):
         follow(driver, driver.find_element(By.CSS_SELECTOR, "form.settings button[type=submit]"))
         check(driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en", "back in English")
 
+        print("settings: quiet hours around now")
+        now = time.gmtime()
+        start, end = (now.tm_hour + 23) % 24, (now.tm_hour + 1) % 24
+        driver.get(base + "/settings")
+        driver.execute_script(f"document.getElementById('quiet_from').value = '{start:02d}:00';"
+                              f"document.getElementById('quiet_until').value = '{end:02d}:59';")
+        mark = station.mark()
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "form.settings button[type=submit]"))
+        check(shows(driver, f"quiet {start:02d}:00-{end:02d}:59"), "the page says the quiet hours are kept")
+        check(station.latest(r"owner's settings: .*quiet hours (\S+)", mark) == f"{start:02d}:00-{end:02d}:59",
+              "the station's log: the quiet hours")
+        station.wait_caption("the ready screen without the flash", r"^ready · .*flash off")
+        driver.get(base + "/settings")
+        if args.screenshots:
+            fieldset = driver.find_element(By.ID, "quiet_from").find_element(By.XPATH, "./ancestor::fieldset")
+            driver.execute_script("arguments[0].scrollIntoView()", fieldset)
+            fieldset.screenshot(os.path.join(args.screenshots, "page-settings-capture-phone.png"))
+        driver.execute_script("document.getElementById('quiet_from').value = '';"
+                              "document.getElementById('quiet_until').value = '';")
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "form.settings button[type=submit]"))
+        check(shows(driver, "Saved. The station uses it"), "no quiet hours again")
+        wait_for("the flash back on the ready screen", lambda: "flash off" not in station.caption(), timeout=10)
+
         print("goals, the charts and the export")
         driver.get(base + "/settings")
         for name, value in (("goal_kcal", "2000"), ("goal_protein", "120")):

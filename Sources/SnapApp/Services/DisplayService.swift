@@ -67,6 +67,7 @@ public final class DisplayService: Service {
     private let renderer: ScreenRenderer
     /// The language the screens speak now (`station.language`, which the owner may change).
     private let words: Lock<Words>
+    private let dimmed = Lock(false)
     private let slot: PreviewSlot
     private let orientation: Orientation
     private let logger: Logger
@@ -134,7 +135,20 @@ public final class DisplayService: Service {
             defer { current = words }
             return current != words
         }
-        guard changed else { return }
+        if changed { redrawCurrent() }
+    }
+
+    /// Dims every frame from the next on (the owner's quiet hours), or lights them again; the screen
+    /// showing is drawn again.
+    public func dim(_ dimmed: Bool) {
+        let changed = self.dimmed.withLock { current in
+            defer { current = dimmed }
+            return current != dimmed
+        }
+        if changed { redrawCurrent() }
+    }
+
+    private func redrawCurrent() {
         requestRedraw { mailbox in
             guard let current = mailbox.current, mailbox.pending.isEmpty else { return !mailbox.pending.isEmpty }
             mailbox.pending = [current]
@@ -228,6 +242,7 @@ public final class DisplayService: Service {
     private var speaking: ScreenRenderer {
         var renderer = self.renderer
         renderer.words = words.withLock { $0 }
+        renderer.dimmed = dimmed.withLock { $0 }
         return renderer
     }
 

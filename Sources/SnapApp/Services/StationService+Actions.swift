@@ -52,10 +52,10 @@ extension StationService {
                 cameras.select(index)
                 logger.info("camera: \(cameras.names[cameras.selected]) in use")
             }
-        case .storeSetting(let change):
-            storing("keep the setting changed at the station") { store throws(StoreError) in
-                try store.saveRuntimeSettings(store.runtimeSettings().applying(change))
-            }
+        case .storeSettings(let owner):
+            storing("keep the owner's settings") { store throws(StoreError) in try store.saveRuntimeSettings(owner) }
+        case .dimDisplay(let dimmed):
+            display.dim(dimmed)
         case .capture:
             group.addTask { await self.capture() }
         case .process(let id, let sticker):

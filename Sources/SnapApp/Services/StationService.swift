@@ -88,7 +88,7 @@ public final class StationService: Service {
         let groups = settings.owner.inForce(ownerSettings).groups
         let snapshot = try parts.store.snapshot(
             groups: groups, day: today, mealDays: max(StationMachine.weekDays, settings.jarDays))
-        var machine = StationMachine(settings: settings, snapshot: snapshot)
+        var machine = StationMachine(settings: settings, snapshot: snapshot, owner: ownerSettings)
         logger.info(
             "station ready",
             metadata: ["mode": "\(machine.mode.rawValue)", "day": "\(today)", "ai": "\(settings.aiConfigured)"])
@@ -102,26 +102,24 @@ public final class StationService: Service {
                 for action in actions { self.perform(action, lastScreen: &lastScreen, in: &group) }
             }
             perform(machine.start(now: clock.now()), &group)
-            if ownerSettings != RuntimeSettings() {
-                perform(machine.handle(.settingsChanged(ownerSettings), now: clock.now()), &group)
-            }
             for problem in parts.missing {
                 bus.send(.device(problem.device, .missing(problem.message)))
             }
-            board?.note(mode: machine.mode, group: machine.activeGroup, problems: machine.missingDevices)
+            board?.note(machine)
             await withGracefulShutdownHandler {
                 for await stamped in bus.stamped {
                     let event = stamped.event
                     loopWaits.withLock { $0.record(.now - stamped.sent, label: "\(event)".prefix(60).description) }
                     perform(machine.handle(event, now: clock.now()), &group)
                     if event == .heartbeat { notifier.send("WATCHDOG=1") }
-                    board?.note(mode: machine.mode, group: machine.activeGroup, problems: machine.missingDevices)
+                    board?.note(machine, handled: event)
                 }
             } onGracefulShutdown: { [bus] in
                 bus.finish()
             }
             group.cancelAll()
         }
+        board?.stopped()
         try? parts.flash.set(on: false)
         notifier.send("STOPPING=1")
         logger.info("event loop: \(loopWaits.withLock { $0 }.summary("events waited for the loop"))")

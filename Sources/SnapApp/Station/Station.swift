@@ -87,7 +87,7 @@ public enum Station {
                 store: store, analyzer: parts.analyzer, bus: bus, logger: logger, dailyLimit: config.ai.dailyLimit,
                 timeZone: config.resolvedTimeZone, dietary: { live.dietary },
                 language: { live.language }) : nil
-        let board = config.web.enabled ? StationBoard(bus: bus, config: config) : nil
+        let board = config.web.enabled ? StationBoard(bus: bus, config: config, owner: ownerSettings) : nil
         let desk = config.web.enabled ? PairingDesk() : nil
         startup.mark("services")
         let station = StationService(

@@ -25,8 +25,8 @@ extension WebApp {
                 """
         }
         let title = isToday ? words("page.today.title") : words.day(day)
-        let goals = rule.inForce((try? store.runtimeSettings()) ?? RuntimeSettings()).goals
-        let progress = Self.goalFields.compactMap { field -> HTML? in
+        let goals = inForce.goals
+        let progress = SettingsForm.goalFields.compactMap { field -> HTML? in
             let (done, goal) = (totals[keyPath: field.value], goals[keyPath: field.value])
             guard goal > 0 else { return nil }
             let amount =
@@ -73,7 +73,7 @@ extension WebApp {
         let today = try today()
         let month = (0..<30).map { today.adding(days: $0 - 29) }
         let totals = try store.dayTotals(from: month[0], to: today).mapValues(\.totals)
-        let goal = rule.inForce((try? store.runtimeSettings()) ?? RuntimeSettings()).goals.calories
+        let goal = inForce.goals.calories
         let charts: HTML =
             days.isEmpty
             ? ""

@@ -37,9 +37,10 @@ extension WebApp {
             case .failure(let error):
                 return try self.refused(visitor, error) { words("page.group.not_made", ["reason": $0]) }
             }
-            try self.keepGroups { $0 + [group] }
-            self.logger.info("owner's page: made group \(group)")
-            return .reply(self.invitePage(group: group, code: code, made: true))
+            return self.changing(.joined(group)) { _ in
+                self.logger.info("owner's page: made group \(group)")
+                return .reply(self.invitePage(group: group, code: code, made: true))
+            }
         }
     }
 
@@ -68,9 +69,10 @@ extension WebApp {
             guard StationConfig.isGroupName(group) else {
                 throw WebProblem(502, words("page.group.not_joined.title"), words("page.group.problem.bad_name"))
             }
-            try self.keepGroups { $0.contains(group) ? $0 : $0 + [group] }
-            self.logger.info("owner's page: joined group \(group)")
-            return .reply(.redirect("/group?joined=1"))
+            return self.changing(.joined(group)) { _ in
+                self.logger.info("owner's page: joined group \(group)")
+                return .reply(.redirect("/group?joined=1"))
+            }
         }
     }
 
@@ -115,14 +117,15 @@ extension WebApp {
             if case .failure(let error) = outcome {
                 return try self.refused(visitor, error) { words("page.group.not_left", ["reason": $0]) }
             }
-            try self.keepGroups { $0.filter { $0 != group } }
-            let store = self.store
-            let forgotten = try store.writingAndWaiting { store throws(StoreError) in try store.forgetGroup(group) }
-            self.link.send(.inboxChanged(try store.receivedPhotos(now: self.now())))
-            self.logger.info(
-                "owner's page: left group \(group); \(forgotten.received) of its photos forgotten, \(forgotten.unsent) not sent"
-            )
-            return .reply(.redirect("/group?left=1"))
+            return self.changing(.left(group)) { _ in
+                let store = self.store
+                let forgotten = try store.writingAndWaiting { store throws(StoreError) in try store.forgetGroup(group) }
+                self.link.send(.inboxChanged(try store.receivedPhotos(now: self.now())))
+                self.logger.info(
+                    "owner's page: left group \(group); \(forgotten.received) of its photos forgotten, \(forgotten.unsent) not sent"
+                )
+                return .reply(.redirect("/group?left=1"))
+            }
         }
     }
 
@@ -170,7 +173,7 @@ extension WebApp {
     /// The page saying so when the station is in as many groups as it can be (a form from an old tab),
     /// before anything is asked of the server; nil when there is room.
     private func roomForAnotherGroup(_ visitor: Visitor) throws -> PageStep? {
-        guard try groupsInForce().count >= StationConfig.maxGroups else { return nil }
+        guard groupsInForce().count >= StationConfig.maxGroups else { return nil }
         let words = self.words
         return try groupPage(
             visitor, message: words("page.group.problem.full", count: StationConfig.maxGroups), status: 400)
@@ -178,23 +181,11 @@ extension WebApp {
 
     /// `name` when it is one of the station's groups.
     private func memberGroup(_ name: String?) throws -> String {
-        guard let name, try groupsInForce().contains(name) else {
+        guard let name, groupsInForce().contains(name) else {
             let words = self.words
             throw WebProblem.notFound(words("page.group.problem.not_member"), words)
         }
         return name
-    }
-
-    /// Stores the groups `change` makes of those in force, and tells the station (without its mode: the
-    /// mode button's choice stands).
-    private func keepGroups(_ change: ([String]) -> [String]) throws {
-        var owner = try store.runtimeSettings()
-        owner.groups = Array(change(rule.inForce(owner).groups).prefix(StationConfig.maxGroups))
-        let settings = rule.kept(owner)
-        try store.writingAndWaiting { store throws(StoreError) in try store.saveRuntimeSettings(settings) }
-        var told = settings
-        told.mode = nil
-        link.send(.settingsChanged(told))
     }
 
     /// The Group page again, saying in `said`'s words why the server refused (or did not answer), with the

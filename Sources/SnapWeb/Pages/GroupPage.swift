@@ -7,7 +7,7 @@ extension WebApp {
     /// Today's photo for each group and whether it arrived, the station's own photos with their expiry,
     /// and what the others shared that the station keeps; each can be downloaded.
     func groupPage(_ visitor: Visitor, message: String? = nil, status: Int = 200) throws -> PageStep {
-        let groups = try groupsInForce()
+        let groups = groupsInForce()
         guard let directory else {
             return .reply(try groupPage(visitor, groups: groups, members: [:], message: message, status: status))
         }

@@ -18,9 +18,7 @@ import Synchronization
 /// backend the config's names are the groups, and the section says so.
 extension WebApp {
     /// The groups the station shares with now.
-    func groupsInForce() throws(StoreError) -> [String] {
-        rule.inForce(try store.runtimeSettings()).groups
-    }
+    func groupsInForce() -> [String] { inForce.groups }
 
     /// Whether the owner may make, join and leave groups here.
     private var managesGroups: Bool { directory != nil && rule.offers(.groups) }

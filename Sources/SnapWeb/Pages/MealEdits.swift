@@ -104,6 +104,6 @@ extension WebApp {
 
     /// The dietary preferences in force (the config's where the owner's settings cannot be read).
     func currentPreferences() -> Set<DietaryPreference> {
-        rule.inForce((try? store.runtimeSettings()) ?? RuntimeSettings()).dietaryPreferences
+        inForce.dietaryPreferences
     }
 }

@@ -210,7 +210,7 @@ extension WebApp {
     /// `X-CSRF-Token`: the page's script sends the file as the body, with no form around it). The file
     /// it goes to, or the answer that refuses it before a byte of the body is read.
     func bundleUpload(_ request: WebRequest) -> UploadTarget {
-        let language = rule.inForce((try? store.runtimeSettings()) ?? RuntimeSettings()).language
+        let language = inForce.language
         let words = Words(language)
         func refused(_ status: Int, _ message: String) -> UploadTarget {
             var reply = WebReply(

@@ -1,0 +1,301 @@
+import SnapCore
+import SnapText
+
+/// The settings page's form as rows, one per setting (`RuntimeSettings.Key`): the page draws its fields,
+/// reads the form and says what the owner changed by looping over the keys, and `row(_:)` is the one
+/// switch a new setting adds its field to.
+struct SettingsForm {
+    /// Where a field sits on the page, in the page's order.
+    enum Section: CaseIterable {
+        case dietary, photo, capture, goals, language
+    }
+
+    /// One setting on the page.
+    struct Row {
+        /// Nil: not on this form (the groups: the Group section keeps them).
+        var section: Section?
+        /// The field with the value in force; "" where the station has nothing to choose.
+        var field: () -> HTML
+        /// Reads the form's value into `chosen` where it differs from the config's.
+        var read: (Form, inout RuntimeSettings) throws(FormProblem) -> Void
+        /// The owner's value as the page says it; nil where the owner kept the config's.
+        var said: (RuntimeSettings) -> String?
+    }
+
+    let rule: SettingsRule
+    let words: Words
+    /// The station now: the settings in force, and the mode it is in (the mode button may have switched
+    /// it since the settings).
+    let station: StationStatus
+    /// `camera.id`, for the line that names the only camera.
+    let cameraID: String
+
+    /// The settings in force, and the config's.
+    var now: SettingsInForce { station.inForce }
+    var base: SettingsInForce { rule.inForce(RuntimeSettings()) }
+
+    /// `raw` as one of `Value`'s choices (of `among`, where given), or the problem `problem` says with it.
+    private func choice<Value: RawRepresentable<String> & Equatable>(
+        _ raw: String, among: [Value]? = nil, problem: String
+    ) throws(FormProblem) -> Value {
+        guard let value = Value(rawValue: raw), among?.contains(value) ?? true else {
+            throw FormProblem(words(problem, ["value": String(raw.prefix(30))]))
+        }
+        return value
+    }
+
+    /// `disabled` and a note for a setting the config locks.
+    func lock(_ key: RuntimeSettings.Key) -> (disabled: HTML, note: HTML) {
+        rule.locked.contains(key)
+            ? (" disabled", " <small class=\"locked\">\(words("page.settings.locked", ["key": key.rawValue]))</small>")
+            : ("", "")
+    }
+
+    /// The fields of `section`, in the keys' order.
+    func fields(_ section: Section) -> HTML {
+        let fields = RuntimeSettings.Key.allCases.map(row).filter { $0.section == section }.map { $0.field() }
+        return "\(fields)"
+    }
+
+    /// The owner's settings the form asks for, and the mode it asks to be in now (nil: the config locks it).
+    func read(_ form: Form) throws(FormProblem) -> (RuntimeSettings, mode: StationMode?) {
+        var chosen = RuntimeSettings()
+        for key in RuntimeSettings.Key.allCases { try row(key).read(form, &chosen) }
+        let wanted = rule.locked.contains(.mode) ? nil : form["mode"].flatMap(StationMode.init(rawValue:))
+        return (rule.kept(chosen), wanted)
+    }
+
+    /// What the owner changed, as `RuntimeSettings.summary` writes it for the log, in the page's language.
+    func said(_ owner: RuntimeSettings) -> String {
+        RuntimeSettings.Key.allCases.compactMap { row($0).said(owner) }.joined(separator: ", ")
+    }
+
+    func row(_ key: RuntimeSettings.Key) -> Row {
+        let (words, now, base, lock) = (words, now, base, lock(key))
+        switch key {
+        case .dietary:
+            return Row(
+                section: .dietary,
+                field: {
+                    let boxes = DietaryPreference.allCases.map { preference -> HTML in
+                        "<label><input type=\"checkbox\" name=\"dietary\" value=\"\(preference.rawValue)\"\(now.dietaryPreferences.contains(preference) ? " checked" : "")\(lock.disabled)> \(words.dietary(preference))</label>"
+                    }
+                    return "\(boxes)<input type=\"hidden\" name=\"dietary_shown\" value=\"1\">\(lock.note)"
+                },
+                read: { form, chosen throws(FormProblem) in
+                    guard form["dietary_shown"] != nil else { return }
+                    var dietary = Set<DietaryPreference>()
+                    for raw in form.all("dietary") {
+                        dietary.insert(try choice(raw, problem: "page.settings.problem.dietary"))
+                    }
+                    keep(dietary, at: \.dietaryPreferences, over: base.dietaryPreferences, in: &chosen)
+                },
+                said: { owner in
+                    owner.dietaryPreferences.map { dietary in
+                        let names = dietary.sorted { $0.rawValue < $1.rawValue }.map(words.dietary)
+                        return words("page.settings.summary.dietary", ["preferences": names.joined(separator: "+")])
+                    }
+                })
+        case .filter:
+            return oneOf(
+                "filter", \.filter, PhotoFilter.allCases, current: now.filter, config: base.filter, in: .photo,
+                label: "page.settings.filter",
+                problem: "page.settings.problem.filter", lock: lock, named: words.photoFilter
+            ) { words("page.settings.summary.filter", ["filter": words.photoFilter($0)]) }
+        case .intensity:
+            return Row(
+                section: .photo,
+                field: {
+                    let intensity = Form.format(now.intensity)
+                    return """
+                        <label>\(words("page.settings.intensity")) <input type="range" name="intensity" id="intensity" min="0" max="1" step="0.05" value="\(intensity)"\(lock.disabled)>\
+                        <output id="intensity-value" data-decimal="\(words("number.decimal"))">\(words.number(now.intensity))</output>\(lock.note)</label>
+                        <small>\(words("page.settings.intensity_hint"))</small>
+                        """
+                },
+                read: { form, chosen throws(FormProblem) in
+                    let label = words("page.settings.field.intensity")
+                    keep(
+                        form["intensity"] == nil
+                            ? nil : try form.number("intensity", label: label, in: SettingsInForce.intensityRange),
+                        at: \.intensity, over: base.intensity, in: &chosen)
+                },
+                said: {
+                    $0.intensity.map { words("page.settings.summary.intensity", ["intensity": words.number($0)]) }
+                })
+        case .flash:
+            let offered = rule.offers(.flash)
+            return Row(
+                section: .capture,
+                field: {
+                    rule.flashWired
+                        ? "<label><input type=\"checkbox\" name=\"flash\" value=\"1\"\(now.flash ? " checked" : "")\(lock.disabled)> \(words("page.settings.flash"))\(lock.note)</label>"
+                        : "<small>\(words("page.settings.no_flash"))</small>"
+                },
+                read: { form, chosen throws(FormProblem) in
+                    // A checkbox says nothing when unticked: the flash is off when the form came without it.
+                    keep(offered ? form["flash"] != nil : nil, at: \.flash, over: base.flash, in: &chosen)
+                },
+                said: {
+                    $0.flash.map { words($0 ? "page.settings.summary.flash_on" : "page.settings.summary.flash_off") }
+                })
+        case .countdown:
+            return Row(
+                section: .capture,
+                field: {
+                    let range = SettingsInForce.countdownRange
+                    return
+                        "<label>\(words("page.settings.countdown")) <input name=\"countdown\" type=\"number\" min=\"\(range.lowerBound)\" max=\"\(range.upperBound)\" value=\"\(now.countdownSeconds)\"\(lock.disabled)> \(words("page.settings.seconds"))\(lock.note)</label>"
+                },
+                read: { form, chosen throws(FormProblem) in
+                    let label = words("page.settings.field.countdown")
+                    keep(
+                        form["countdown"] == nil
+                            ? nil : try form.int("countdown", label: label, in: SettingsInForce.countdownRange),
+                        at: \.countdownSeconds, over: base.countdownSeconds, in: &chosen)
+                },
+                said: {
+                    $0.countdownSeconds.map { words("page.settings.summary.countdown", ["seconds": words.integer($0)]) }
+                })
+        case .mode:
+            // The mode the station is in now (the mode button may have switched it), of those it has now.
+            return oneOf(
+                "mode", \.mode, now.modes, current: rule.locked.contains(.mode) ? now.mode : station.mode,
+                config: base.mode, in: .capture, label: "page.settings.mode", problem: "page.settings.problem.mode",
+                lock: lock, named: words.mode
+            ) { words("page.settings.summary.mode", ["mode": words.mode($0)]) }
+        case .camera:
+            let (cameras, cameraID) = (rule.cameras, cameraID)
+            return Row(
+                section: .capture,
+                field: {
+                    let options = cameras.enumerated().map { index, camera -> HTML in
+                        "<option value=\"\(index)\"\(index == now.camera ? " selected" : "")>\(index + 1). \(camera)</option>"
+                    }
+                    return cameras.count > 1
+                        ? "<label>\(words("page.settings.camera")) <select name=\"camera\"\(lock.disabled)>\(options)</select>\(lock.note)</label>"
+                        : "<small>\(words("page.settings.only_camera", ["camera": cameras[0], "id": cameraID]))</small>"
+                },
+                read: { form, chosen throws(FormProblem) in
+                    guard form["camera"] != nil else { return }
+                    let camera = try form.int(
+                        "camera", label: words("page.settings.field.camera"), in: 0...(cameras.count - 1))
+                    keep(camera, at: \.camera, over: base.camera, in: &chosen)
+                },
+                said: { $0.camera.map { words("page.settings.summary.camera", ["n": words.integer($0 + 1)]) } })
+        case .groups:
+            return Row(
+                section: nil, field: { "" }, read: { _, _ in },
+                said: { owner in
+                    owner.groups.map {
+                        $0.isEmpty
+                            ? words("page.settings.summary.no_group")
+                            : words("page.settings.summary.groups", ["groups": $0.joined(separator: ", ")])
+                    }
+                })
+        case .language:
+            var row = oneOf(
+                "language", \.language, Language.allCases, current: now.language, config: base.language,
+                in: .language, label: "page.settings.language",
+                problem: "page.settings.problem.language", lock: lock, named: \.name
+            ) { words("page.settings.summary.language", ["language": $0.name]) }
+            let (offered, select) = (rule.offers(.language), row.field)
+            row.field = { offered ? "\(select())\n<small>\(words("page.settings.language_hint"))</small>" : "" }
+            return row
+        case .goals:
+            let offered = rule.offers(.goals)
+            return Row(
+                section: .goals,
+                field: {
+                    let inputs = Self.goalFields.map { field -> HTML in
+                        """
+                        <label>\(words(field.label)) <input name="\(field.name)" id="\(field.name)" type="number" min="0" \
+                        max="\(field.range.upperBound)" value="\(now.goals[keyPath: field.value])"\(lock.disabled)> \
+                        \(field.name == "goal_kcal" ? "kcal" : "g")</label>
+                        """
+                    }
+                    return "\(inputs)\(lock.note)<small>\(words("page.settings.goals_hint"))</small>"
+                },
+                read: { form, chosen throws(FormProblem) in
+                    guard offered, form["goal_kcal"] != nil else { return }
+                    var goals = Macros.zero
+                    for field in Self.goalFields {
+                        goals[keyPath: field.value] = try form.int(
+                            field.name, label: words(field.label), in: field.range)
+                    }
+                    keep(goals, at: \.goals, over: base.goals, in: &chosen)
+                },
+                said: { $0.goals.map { words("page.settings.summary.goals", ["goals": words.goals($0)]) } })
+        case .quietHours:
+            let (from, until) = now.quietHours.hours.map(\.ends) ?? ("", "")
+            return Row(
+                section: .capture,
+                field: {
+                    """
+                    <label>\(words("page.settings.quiet")) <input type="time" name="quiet_from" id="quiet_from" value="\(from)"\(lock.disabled)></label>
+                    <label>\(words("page.settings.quiet_until")) <input type="time" name="quiet_until" id="quiet_until" value="\(until)"\(lock.disabled)>\(lock.note)</label>
+                    <small>\(words("page.settings.quiet_hint"))</small>
+                    """
+                },
+                read: { form, chosen throws(FormProblem) in
+                    guard let from = form["quiet_from"], let until = form["quiet_until"] else { return }
+                    let text = from.isEmpty && until.isEmpty ? "" : "\(from)-\(until)"
+                    guard let quiet = QuietHours(text) else {
+                        throw FormProblem(words("page.settings.problem.quiet", ["value": String(text.prefix(30))]))
+                    }
+                    keep(quiet, at: \.quietHours, over: base.quietHours, in: &chosen)
+                },
+                said: { owner in
+                    owner.quietHours.map {
+                        $0.hours == nil
+                            ? words("page.settings.summary.no_quiet")
+                            : words("page.settings.summary.quiet", ["hours": $0.description])
+                    }
+                })
+        }
+    }
+
+    /// Keeps `value` at `owner` in `chosen` where it is not the config's `config` (nil: the form had no
+    /// such field).
+    private func keep<Value: Equatable>(
+        _ value: Value?, at owner: WritableKeyPath<RuntimeSettings, Value?>, over config: Value,
+        in chosen: inout RuntimeSettings
+    ) {
+        if let value, value != config { chosen[keyPath: owner] = value }
+    }
+
+    /// The row of a setting chosen from a list (`options`), named `name` in the form and kept at `owner`:
+    /// `current` is selected, and a choice other than the config's (`config`) is kept.
+    private func oneOf<Value: RawRepresentable<String> & Equatable>(
+        _ name: String, _ owner: WritableKeyPath<RuntimeSettings, Value?>, _ options: [Value], current: Value,
+        config: Value, in section: Section, label: String, problem: String, lock: (disabled: HTML, note: HTML),
+        named: @escaping (Value) -> String, said: @escaping (Value) -> String
+    ) -> Row {
+        Row(
+            section: section,
+            field: { [words] in
+                let list = options.map { option -> HTML in
+                    "<option value=\"\(option.rawValue)\"\(option == current ? " selected" : "")>\(named(option))</option>"
+                }
+                return
+                    "<label>\(words(label)) <select name=\"\(name)\" id=\"\(name)\"\(lock.disabled)>\(list)</select>\(lock.note)</label>"
+            },
+            read: { form, chosen throws(FormProblem) in
+                guard let raw = form[name] else { return }
+                let value = try choice(raw, among: options, problem: problem)
+                keep(value, at: owner, over: config, in: &chosen)
+            },
+            said: { $0[keyPath: owner].map(said) })
+    }
+
+    /// The goals' fields: the form's name, the label's key, the range it takes and the value it sets.
+    static var goalFields: [(name: String, label: String, range: ClosedRange<Int>, value: WritableKeyPath<Macros, Int>)]
+    {
+        [
+            ("goal_kcal", "page.settings.goal_kcal", SettingsInForce.kcalGoalRange, \.calories),
+            ("goal_protein", "page.settings.goal_protein", SettingsInForce.gramsGoalRange, \.protein),
+            ("goal_carbs", "page.settings.goal_carbs", SettingsInForce.gramsGoalRange, \.carbs),
+            ("goal_fats", "page.settings.goal_fats", SettingsInForce.gramsGoalRange, \.fats),
+        ]
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import SnapCore
+import SnapFiles
+import SnapStore
+import SnapTestSupport
+import Synchronization
+import Testing
+
+@testable import SnapWeb
+
+/// A group's server that answers a join only when the test lets it: the page waits in the middle of
+/// joining, where a change made at the station's menu used to be lost.
+private final class HeldDirectory: GroupDirectory {
+    private let state = Lock<(asked: Bool, answer: CheckedContinuation<Void, Never>?, released: Bool)>(
+        (false, nil, false))
+
+    var asked: Bool { state.withLock { $0.asked } }
+
+    func release() {
+        let waiting = state.withLock { state in
+            state.released = true
+            defer { state.answer = nil }
+            return state.answer
+        }
+        waiting?.resume()
+    }
+
+    func join(code: String, member: String) async throws(UploadFailure) -> String {
+        await withCheckedContinuation { answer in
+            let now = state.withLock { state -> Bool in
+                state.asked = true
+                if state.released { return true }
+                state.answer = answer
+                return false
+            }
+            if now { answer.resume() }
+        }
+        return "Family"
+    }
+
+    func create(group: String, member: String) async throws(UploadFailure) -> String { throw .offline }
+    func invite(group: String) async throws(UploadFailure) -> String { throw .offline }
+    func leave(group: String) async throws(UploadFailure) { throw .offline }
+    func members(of group: String) async throws(UploadFailure) -> [GroupMember] { [] }
+}
+
+@Suite("The owner's settings: one writer, the state machine")
+struct SettingsWriterTests {
+    private func menu(_ station: WebTestStation) -> MenuScreen? {
+        if case .menu(let menu) = station.link.stationScreen { return menu }
+        return nil
+    }
+
+    @Test("should keep both the flash turned off at the station's menu and the group the page joins meanwhile")
+    func menuAndPageAtOnce() async throws {
+        let directory = HeldDirectory()
+        let station = try WebTestStation(groups: [], directory: directory, name: "Kitchen")
+        let browser = try await station.pair()
+        let joining = Task {
+            await station.post(
+                "/group/join", [("csrf", browser.csrf), ("code", "K7QM-3HXA-9TPZ"), ("member", "Kitchen")],
+                cookie: browser.cookie)
+        }
+        #expect(await eventually(within: 10, every: .milliseconds(5)) { directory.asked }, "the page asked to join")
+
+        // Meanwhile, at the station: the mode button round to the settings menu, and a press on the flash.
+        for _ in 0..<4 where menu(station) == nil { station.link.station(.button(.mode)) }
+        let opened = try #require(menu(station), "the menu: \(station.link.stationScreen)")
+        #expect(opened.entries == [.flash(on: true)])
+        station.link.station(.button(.press))
+        #expect(try station.store.runtimeSettings() == RuntimeSettings(flash: false), "the menu's change is stored")
+
+        directory.release()
+        let joined = await joining.value
+        #expect(joined.status == 303 && joined.header("Location") == "/group?joined=1", "\(joined.text)")
+        let both = RuntimeSettings(flash: false, groups: ["Family"])
+        #expect(try station.store.runtimeSettings() == both, "both changes stored")
+        let status = station.link.status()
+        #expect(status.owner == both && !status.inForce.flash && status.inForce.groups == ["Family"])
+    }
+
+    @Test("should keep the groups when the settings form is saved or reset, and give a locked setting back")
+    func formKeepsTheGroups() async throws {
+        let station = try WebTestStation(locked: ["countdown.flash"], groups: [])
+        let browser = try await station.pair()
+        _ = await station.link.change(.joined("Family"))
+        let saved = await station.post(
+            "/settings", [("csrf", browser.csrf), ("countdown", "5"), ("flash", "1")], cookie: browser.cookie)
+        #expect(saved.status == 303)
+        #expect(try station.store.runtimeSettings() == RuntimeSettings(countdownSeconds: 5, groups: ["Family"]))
+        let reset = await station.post("/settings", [("csrf", browser.csrf), ("reset", "1")], cookie: browser.cookie)
+        #expect(reset.status == 303)
+        #expect(try station.store.runtimeSettings() == RuntimeSettings(groups: ["Family"]))
+    }
+
+    @Test("should take the quiet hours from the form, show them, and refuse hours that are no span")
+    func quietHours() async throws {
+        let station = try WebTestStation()
+        let browser = try await station.pair()
+        let empty = await station.get("/settings", cookie: browser.cookie).text
+        #expect(empty.contains("name=\"quiet_from\" id=\"quiet_from\" value=\"\""), "none by default")
+        let saved = await station.post(
+            "/settings", [("csrf", browser.csrf), ("quiet_from", "22:00"), ("quiet_until", "07:00")],
+            cookie: browser.cookie)
+        #expect(saved.status == 303)
+        #expect(try station.store.runtimeSettings().quietHours?.description == "22:00-07:00")
+        #expect(station.link.status().inForce.quietHours == QuietHours("22:00-07:00"))
+        let page = await station.get("/settings", cookie: browser.cookie).text
+        #expect(page.contains("name=\"quiet_from\" id=\"quiet_from\" value=\"22:00\""))
+        #expect(page.contains("quiet 22:00-07:00"), "the page says what the owner changed")
+        for (from, until) in [("22:00", ""), ("07:00", "07:00"), ("25:00", "07:00")] {
+            let bad = await station.post(
+                "/settings", [("csrf", browser.csrf), ("quiet_from", from), ("quiet_until", until)],
+                cookie: browser.cookie)
+            #expect(bad.status == 400 && bad.text.contains("is not a span of hours"), "\(from)-\(until)")
+        }
+        #expect(station.link.status().inForce.quietHours == QuietHours("22:00-07:00"), "kept")
+    }
+}
