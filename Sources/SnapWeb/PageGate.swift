@@ -2,17 +2,36 @@ import Foundation
 import SnapStore
 import SnapText
 
-/// The gate in front of every room of the page: the Host a request names, the Origin a POST comes from,
-/// what anyone may have (the style sheet, the script, the pairing page), the paired browser's session,
-/// and the CSRF token every form carries. Only a request that passed it reaches `dispatch`.
-extension WebApp {
-    func route(_ request: WebRequest) throws -> PageStep {
+/// The browser a request came from, once its session is known.
+struct PageVisitor: Sendable {
+    var session: WebSession
+    /// The form a POST carried, read and checked against the session's CSRF token (a GET's query
+    /// otherwise), its problems said in the page's language.
+    var form: Form
+}
+
+/// The gate in front of every room of the page, one middleware: the Host a request names, the Origin a
+/// POST comes from, what anyone may have (the routes a room adds with `PageRouter.anyone`: the style
+/// sheet, the script, the pairing page), the paired browser's session, and the CSRF token every form
+/// carries. Only a request that passed it reaches a room's handler.
+struct PageGate: Sendable {
+    let names: StationNames
+    let store: StationStore
+    let frame: PageFrame
+    /// How long a pairing lasts however often it is used: `web.session_days`.
+    let sessionLifetime: TimeInterval
+    /// The pairing page, for a browser that is not paired (with why, where it asked for another page).
+    let unpaired: @Sendable (_ message: String?, _ status: Int) -> WebReply
+
+    var words: Words { frame.words }
+
+    func pass(_ request: WebRequest, to router: PageRouter) throws -> PageStep {
         let words = self.words
         guard names.allows(host: request.header("host")) else {
-            logger.notice(
+            frame.logger.notice(
                 "owner's page: refused a request for \(request.header("host") ?? "no host") from \(request.client)")
             return .reply(
-                page(
+                frame.page(
                     words("page.problem.host.title"), paired: false, status: 421,
                     "<p class=\"problem\" role=\"alert\">\(words("page.problem.host.message"))</p>"))
         }
@@ -21,40 +40,37 @@ extension WebApp {
             throw WebProblem(
                 403, words("page.problem.refused.title"), words("page.problem.other_site", ["origin": origin]))
         }
-        // What anyone may have: the style sheet, the script and the pairing page.
-        switch (request.method, parts.first) {
-        case (.get, "static"), (.head, "static"):
-            return .reply(try staticFile(parts.dropFirst().joined(separator: "/"), words))
-        case (.get, "pair"), (.head, "pair"): return .reply(pairPage(message: nil, status: 200))
-        case (.post, "pair") where parts.count == 1: return .reply(try pair(request))
-        case (.other, _):
+        if request.method == .other {
             throw WebProblem(405, words("page.problem.not_allowed.title"), words("page.problem.not_allowed.message"))
-        default: break
+        }
+        let found = router.route(post: request.method == .post, parts)
+        if let (route, named) = found, route.access == .anyone {
+            return try route.handler(PageRequest(request: request, visitor: nil, parameters: named))
         }
         guard let session = try session(of: request) else {
-            return .reply(pairPage(message: parts.isEmpty ? nil : words("page.pair.first"), status: 401))
+            return .reply(unpaired(parts.isEmpty ? nil : words("page.pair.first"), 401))
         }
-        var visitor = Visitor(session: session, form: Form(fields: request.query, words: words))
+        var visitor = PageVisitor(session: session, form: Form(fields: request.query, words: words))
         if request.method == .post {
             visitor.form = try checkedForm(request, session: session, words)
         }
-        return try dispatch(request, parts, visitor, words)
+        guard let (route, named) = found else {
+            throw WebProblem.notFound(words("page.problem.no_page", ["path": request.path]), words)
+        }
+        return try route.handler(PageRequest(request: request, visitor: visitor, parameters: named))
     }
-
-    /// How long a pairing lasts however often it is used: `web.session_days`.
-    var sessionLifetime: TimeInterval { TimeInterval(config.web.sessionDays) * 86_400 }
 
     /// Whether `session` is over at `time`: unused for `sessionIdle`, or paired longer ago than
     /// `sessionLifetime`.
     func expired(_ session: WebSession, at time: Date) -> Bool {
-        time.timeIntervalSince(session.lastSeen) > Self.sessionIdle
+        time.timeIntervalSince(session.lastSeen) > WebApp.sessionIdle
             || time.timeIntervalSince(session.created) > sessionLifetime
     }
 
     /// The session the request's cookie names and that is not over, or nil.
     func liveSession(of request: WebRequest) throws(StoreError) -> WebSession? {
-        guard let token = request.cookies[Self.sessionCookie], !token.isEmpty, token.count <= 100,
-            let session = try store.session(hash: Secrets.sha256(token)), !expired(session, at: now())
+        guard let token = request.cookies[WebApp.sessionCookie], !token.isEmpty, token.count <= 100,
+            let session = try store.session(hash: Secrets.sha256(token)), !expired(session, at: frame.now())
         else { return nil }
         return session
     }
@@ -62,10 +78,10 @@ extension WebApp {
     /// The session the request's cookie names, or nil; one that is over is forgotten, and a visit is
     /// noted at most once a minute.
     private func session(of request: WebRequest) throws(StoreError) -> WebSession? {
-        guard let token = request.cookies[Self.sessionCookie], !token.isEmpty, token.count <= 100 else { return nil }
+        guard let token = request.cookies[WebApp.sessionCookie], !token.isEmpty, token.count <= 100 else { return nil }
         let hash = Secrets.sha256(token)
         guard let session = try store.session(hash: hash) else { return nil }
-        let time = now()
+        let time = frame.now()
         if expired(session, at: time) {
             _ = try store.writingAndWaiting { store throws(StoreError) in try store.forgetSessions(hash: hash) }
             return nil

@@ -1,6 +1,6 @@
 import SnapText
 
-extension WebApp {
+extension PairingRoom {
     /// The page's only style sheet and script, served from the binary: nothing to install, nothing to
     /// fetch from elsewhere (the Content-Security-Policy allows only this station).
     func staticFile(_ name: String, _ words: Words) throws -> WebReply {

@@ -272,7 +272,8 @@ struct WebServerTests {
             send(checked, upload + "Cookie: \(browser.cookie)\r\nX-CSRF-Token: \(browser.csrf)\r\n\r\n")
             let opened = await eventually(within: 60, every: .milliseconds(50)) {
                 _ = Glibc.send(checked, "1", 1, Int32(MSG_NOSIGNAL))
-                let names = (try? FileManager.default.contentsOfDirectory(atPath: station.app.bundleFolder)) ?? []
+                let names =
+                    (try? FileManager.default.contentsOfDirectory(atPath: station.app.update.bundleFolder)) ?? []
                 return names.contains { $0.contains("snapstation-2.0.0.raucb") }
             }
             try #require(opened, "the page took the checked upload")
@@ -383,13 +384,13 @@ struct WebServerTests {
             }
             let kept = try await send(bytes, token: browser.csrf)
             #expect(kept.status == 303 && kept.header("location")?.hasPrefix("/update?uploaded=snapstation") == true)
-            let path = station.app.bundleFolder + "/snapstation-2.0.0.raucb"
+            let path = station.app.update.bundleFolder + "/snapstation-2.0.0.raucb"
             #expect(FileManager.default.contents(atPath: path).map { [UInt8]($0) } == bytes, "whole, byte for byte")
             #expect(try await send(bytes, token: nil).status == 403, "no CSRF token, no upload")
             #expect(try await send(bytes, token: browser.csrf, name: "evil.sh").status == 415)
             let large = try await send([UInt8](repeating: 7, count: (1 << 20) + 1), token: browser.csrf)
             #expect(large.status == 413 && String(decoding: large.body, as: UTF8.self).contains("larger than 1 MB"))
-            let names = try FileManager.default.contentsOfDirectory(atPath: station.app.bundleFolder)
+            let names = try FileManager.default.contentsOfDirectory(atPath: station.app.update.bundleFolder)
             #expect(names == ["snapstation-2.0.0.raucb"], "nothing of the refused ones is left: \(names)")
         }
     }

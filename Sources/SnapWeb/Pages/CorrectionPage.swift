@@ -6,7 +6,7 @@ import SnapText
 
 /// A saved meal corrected in a sentence: the form on its page, the request to the AI in the page's jobs,
 /// and what the answer does to the store.
-extension WebApp {
+extension CorrectionsRoom {
     /// "Correct it in a sentence": the form (what the button spends, said on it), and the estimates
     /// corrections replaced, kept in the meal's history. While the AI is asked, the form waits.
     func correctionSection(_ id: PhotoID, _ stored: StoredMeal, _ visitor: Visitor, _ words: Words) -> HTML {
@@ -61,57 +61,23 @@ extension WebApp {
         }
     }
 
-    /// Asks the AI again about a saved meal with the owner's sentence, in the page's jobs (the page's
-    /// requests are answered one at a time, and the AI may take half a minute): the meal's page says it
-    /// is asking and reloads itself until the answer is in. The answer replaces the estimate (the first
-    /// kept in the meal's history) and counts as one of today's analyses; a refusal counts too and
-    /// changes nothing; any failure leaves the estimate as it was, with the sentence kept in the form.
-    func correctMeal(_ id: PhotoID, _ visitor: Visitor) throws -> WebReply {
-        let words = self.words
-        let stored = try storedMeal(id)
-        let form = visitor.form
-        let sentence: String
-        let version: Int
-        do {
-            version = try form.int("version", label: words("page.meal.field.version"), in: 1...Int.max)
-            sentence = try form.text(
-                "sentence", label: words("page.meal.correct.field"), maxLength: Self.maxSentence)
-        } catch {
-            return try mealPage(
-                id, visitor, message: words("page.form.not_saved", ["problem": error.message]), status: 400)
-        }
-        // A page loaded before another edit asks about an estimate that is gone: nothing is spent on it.
-        guard version == stored.version else {
-            return try mealPage(id, visitor, message: words("page.meal.changed_elsewhere"), status: 409)
-        }
-        return try startCorrection(id, stored, sentence: sentence, visitor)
-    }
-
     /// Asks the AI about the stored meal `id` with the owner's sentence, in the page's jobs, unless
-    /// there is no AI, no analysis left today or no photo; then its page, which says it is asking.
-    func startCorrection(_ id: PhotoID, _ stored: StoredMeal, sentence: String, _ visitor: Visitor) throws
-        -> WebReply
-    {
+    /// there is no AI, no analysis left today or no photo: then why not, for the meal's page to say.
+    func start(_ id: PhotoID, _ stored: StoredMeal, sentence: String) throws -> String? {
         let words = self.words
         let version = stored.version
         let day = try today()
-        guard let corrector else {
-            return try mealPage(id, visitor, message: words("ai.not_configured"), status: 409)
-        }
-        guard try !budget(on: day).isSpent else {
-            return try mealPage(id, visitor, message: words("page.meal.correct.used_up"), status: 409)
-        }
+        guard let corrector else { return words("ai.not_configured") }
+        guard try !budget(on: day).isSpent else { return words("page.meal.correct.used_up") }
         guard let photo = FileBytes.readIfPresent(stored.meal.photo.photoPath) else {
-            return try mealPage(
-                id, visitor, message: words("page.meal.correct.no_photo", count: config.storage.retentionHours),
-                status: 409)
+            return words("page.meal.correct.no_photo", count: retentionHours)
         }
         let asking = corrections.withLock { corrections -> Bool in
             if case .asking? = corrections[id] { return false }
             corrections[id] = .asking(sentence: sentence)
             return true
         }
-        guard asking else { return .redirect("/meal/\(id.rawValue)") }
+        guard asking else { return nil }
         let first = stored.meal.analysis
         let moment = now()
         let started = jobs.start("the correction of \(id)") { [self] in
@@ -138,16 +104,7 @@ extension WebApp {
         if !started {
             corrections.withLock { $0[id] = .failed(reason: words("page.problem.stopping"), sentence: sentence) }
         }
-        return .redirect("/meal/\(id.rawValue)")
-    }
-
-    /// On the store's thread: a failure that came from the service's answer (a refusal, an answer that does
-    /// not read) spends one of the day's analyses, as the station counts them; one that is no answer
-    /// spends nothing. For the page's corrections and planned meals alike.
-    func countIfAnswered(_ failure: AIFailure, on day: LocalDay, in store: StationStore) throws(StoreError) {
-        guard failure.cameFromAnAnswer else { return }
-        try store.recordAIUse(on: day)
-        link.send(.answeredForThePage(day: day))
+        return nil
     }
 
     /// On the store's thread: what a correction's answer does, and how it ended for its page.
@@ -203,5 +160,50 @@ enum Correction: Sendable, CustomStringConvertible {
         case .failed(let reason, _): "not corrected: \(reason)"
         case .shown: "its failure shown"
         }
+    }
+}
+
+/// A meal corrected from its page.
+extension MealsRoom {
+    /// Asks the AI again about a saved meal with the owner's sentence, in the page's jobs (the page's
+    /// requests are answered one at a time, and the AI may take half a minute): the meal's page says it
+    /// is asking and reloads itself until the answer is in. The answer replaces the estimate (the first
+    /// kept in the meal's history) and counts as one of today's analyses; a refusal counts too and
+    /// changes nothing; any failure leaves the estimate as it was, with the sentence kept in the form.
+    func correctMeal(_ id: PhotoID, _ visitor: Visitor) throws -> WebReply {
+        let words = self.words
+        let stored = try storedMeal(id)
+        let (sentence, version): (String, Int)
+        do {
+            version = try loadedVersion(visitor.form)
+            sentence = try visitor.form.text(
+                "sentence", label: words("page.meal.correct.field"), maxLength: CorrectionsRoom.maxSentence)
+        } catch {
+            return try notSaved(id, visitor, error)
+        }
+        // A page loaded before another edit asks about an estimate that is gone: nothing is spent on it.
+        guard version == stored.version else {
+            return try mealPage(id, visitor, message: words("page.meal.changed_elsewhere"), status: 409)
+        }
+        return try correct(id, stored, sentence: sentence, visitor)
+    }
+
+    /// Starts the correction of the stored meal `id`, and shows its page: asking, or why it cannot.
+    func correct(_ id: PhotoID, _ stored: StoredMeal, sentence: String, _ visitor: Visitor) throws -> WebReply {
+        if let refused = try corrections.start(id, stored, sentence: sentence) {
+            return try mealPage(id, visitor, message: refused, status: 409)
+        }
+        return .redirect("/meal/\(id.rawValue)")
+    }
+}
+
+extension PageRoom {
+    /// On the store's thread: a failure that came from the service's answer (a refusal, an answer that does
+    /// not read) spends one of the day's analyses, as the station counts them; one that is no answer
+    /// spends nothing. For the page's corrections and planned meals alike.
+    func countIfAnswered(_ failure: AIFailure, on day: LocalDay, in store: StationStore) throws(StoreError) {
+        guard failure.cameFromAnAnswer else { return }
+        try store.recordAIUse(on: day)
+        link.send(.answeredForThePage(day: day))
     }
 }

@@ -15,7 +15,7 @@ import SnapText
 /// formula (`=`, `+`, `-`, `@`, a tab) gets a `'` before it, as OWASP advises: the meal's title comes from
 /// the AI or the owner, and a spreadsheet must not run it. The column names are the data's, in English
 /// and the same in every language, so a script that reads them keeps working.
-extension WebApp {
+extension HistoryRoom {
     /// The longest range one export covers.
     static let exportDays = 366
 

@@ -10,7 +10,7 @@ import Synchronization
 /// What the owner does in the Group section: make a group (and show its invite code, as text and as a QR
 /// code), join one with a code, renew a code, leave a group. Each asks the group's server in the page's
 /// jobs (`calling`) and makes its page from the answer.
-extension WebApp {
+extension GroupRoom {
     func createGroup(_ visitor: Visitor) throws -> PageStep {
         let words = self.words
         let directory = try managingDirectory()

@@ -3,7 +3,7 @@ import SnapCore
 import SnapStore
 import SnapText
 
-extension WebApp {
+extension GroupRoom {
     /// Today's photo for each group and whether it arrived, the station's own photos with their expiry,
     /// and what the others shared that the station keeps; each can be downloaded.
     func groupPage(_ visitor: Visitor, message: String? = nil, status: Int = 200) throws -> PageStep {
@@ -39,7 +39,7 @@ extension WebApp {
         let time = now()
         let shares = try store.sharedPhotos(limit: 50)
         let day = try today()
-        let retention = TimeInterval(config.storage.retentionHours * 3600)
+        let retention = TimeInterval(retentionHours * 3600)
         let todays = groups.map { group -> HTML in
             guard let job = shares.first(where: { $0.group == group && $0.day == day }) else {
                 return "<li>\(HTML(filling: words("page.group.no_photo_today"), ["group": "<b>\(group)</b>"]))</li>"
@@ -51,7 +51,7 @@ extension WebApp {
             return "<li>\(line)</li>"
         }
         let download = words("page.group.download")
-        let nothingSent = words("page.group.sent_none", count: config.storage.retentionHours)
+        let nothingSent = words("page.group.sent_none", count: retentionHours)
         let own = shares.filter { time.timeIntervalSince($0.takenAt) < retention }.map { job -> HTML in
             let id = job.photoID.rawValue
             let kept = FileManager.default.fileExists(atPath: job.photoPath)

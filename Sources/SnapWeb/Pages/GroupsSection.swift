@@ -16,7 +16,7 @@ import Synchronization
 /// (`GroupDirectory`, the Supabase backend) in the page's jobs (`PageJobs.call`), awaited by the request's
 /// task, and the page is made from the answer on the page's thread (`PageStep.after`); with the folder
 /// backend the config's names are the groups, and the section says so.
-extension WebApp {
+extension GroupRoom {
     /// The groups the station shares with now.
     func groupsInForce() -> [String] { inForce.groups }
 
@@ -82,7 +82,7 @@ extension WebApp {
         let locked: HTML =
             rule.locked.contains(.groups)
             ? "<p><small class=\"locked\">\(words("page.group.locked"))</small></p>" : ""
-        let member = config.station.name
+        let member = frame.stationName
         let full = groups.count >= StationConfig.maxGroups
         let forms: HTML =
             managesGroups && !full

@@ -1,9 +1,27 @@
 import Foundation
+import Logging
 import SnapCore
+import SnapFiles
 import SnapStore
 import SnapText
+import Synchronization
 
-extension WebApp {
+/// What every room writes its pages with: the words of the request being answered (read from the
+/// owner's settings once as it comes in), the layout (the header, the sections, the review banner), the
+/// station's clock and zone, and the log.
+struct PageFrame: Sendable {
+    let stationName: String
+    /// For the review banner: what the station's screen shows.
+    let link: any StationLink
+    let logger: Logger
+    let now: @Sendable () -> Date
+    let timeZone: TimeZone
+    /// The words of the request being answered; a reply made off the page's thread (a request too large
+    /// to read, a correction's answer) speaks the last request's.
+    let spoken = RoomState(Words())
+
+    var words: Words { spoken.withLock { $0 } }
+
     /// A whole page: the header with the station's name and the sections, a banner while the station
     /// shows a meal result that can be reviewed here, and the content.
     /// `refresh` reloads the page after that many seconds (while the AI is asked about a correction).
@@ -31,30 +49,18 @@ extension WebApp {
             <html lang="\(words.language.rawValue)"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">\
             \(refresh.map { HTML("<meta http-equiv=\"refresh\" content=\"\($0)\">") } ?? "")
-            <title>\(title) · \(config.station.name)</title>
+            <title>\(title) · \(stationName)</title>
             <link rel="stylesheet" href="/static/style.css"><script src="/static/page.js" defer></script>
             </head><body>
-            <header><a class="brand" href="/">\(config.station.name)</a>\(nav)</header>
+            <header><a class="brand" href="/">\(stationName)</a>\(nav)</header>
             <main>\(banner)<h1>\(title)</h1>
             \(content)
             </main></body></html>
             """, status: status)
     }
 
-    func problemPage(_ problem: WebProblem, request: WebRequest) -> WebReply {
-        let words = self.words
-        // Only a live session sees the station's navigation and what its screen shows.
-        let paired = ((try? liveSession(of: request)) ?? nil) != nil
-        return page(
-            problem.title, paired: paired, status: problem.status,
-            """
-            <p class="problem" role="alert">\(problem.message)</p>
-            <p><a href="\(paired ? "/" : "/pair")">\(words("page.problem.back"))</a></p>
-            """)
-    }
-
     /// The hidden field every form carries.
-    func csrfField(_ visitor: Visitor) -> HTML {
+    func csrfField(_ visitor: PageVisitor) -> HTML {
         "<input type=\"hidden\" name=\"csrf\" value=\"\(visitor.session.csrf)\">"
     }
 
@@ -98,4 +104,27 @@ extension WebApp {
                 "page.time.in_hours", ["hours": words.integer(minutes / 60), "minutes": words.integer(minutes % 60)])
             : words("page.time.in_minutes", count: minutes)
     }
+}
+
+/// Every room writes with its frame: these are its words, its layout and its clock.
+extension PageRoom {
+    typealias Visitor = PageVisitor
+
+    var words: Words { frame.words }
+    var logger: Logger { frame.logger }
+    var timeZone: TimeZone { frame.timeZone }
+    func now() -> Date { frame.now() }
+
+    func page(_ title: String, paired: Bool = true, status: Int = 200, refresh: Int? = nil, _ content: HTML)
+        -> WebReply
+    {
+        frame.page(title, paired: paired, status: status, refresh: refresh, content)
+    }
+
+    func csrfField(_ visitor: PageVisitor) -> HTML { frame.csrfField(visitor) }
+    func notice(_ text: String?, problem: Bool = false) -> HTML { frame.notice(text, problem: problem) }
+    func macrosLine(_ macros: Macros, _ words: Words) -> HTML { frame.macrosLine(macros, words) }
+    func clock(_ date: Date) -> String { frame.clock(date) }
+    func dateAndTime(_ date: Date, _ words: Words) -> String { frame.dateAndTime(date, words) }
+    func remaining(until date: Date, _ words: Words) -> String { frame.remaining(until: date, words) }
 }

@@ -6,7 +6,7 @@ import SnapText
 
 /// What the meal's form does: an edit saved against the version it was loaded with, a meal deleted,
 /// a meal eaten again today.
-extension WebApp {
+extension MealsRoom {
     /// Saves an edit if nobody changed the meal since the form was loaded; the station hears of it.
     func editMeal(_ id: PhotoID, _ visitor: Visitor) throws -> WebReply {
         let words = self.words
@@ -16,11 +16,10 @@ extension WebApp {
         let byHand: Bool
         let version: Int
         do {
-            version = try form.int("version", label: words("page.meal.field.version"), in: 1...Int.max)
+            version = try loadedVersion(form)
             (edited, byHand) = try readMealForm(form, from: stored.meal.analysis)
         } catch {
-            return try mealPage(
-                id, visitor, message: words("page.form.not_saved", ["problem": error.message]), status: 400)
+            return try notSaved(id, visitor, error)
         }
         let result = try store.writingAndWaiting { store throws(StoreError) in
             try store.editMeal(id, edited, totalsSetByOwner: byHand, version: version)
@@ -35,6 +34,16 @@ extension WebApp {
             try mealsChanged(on: stored.meal.day)
             return .redirect("/meal/\(id.rawValue)?saved=1")
         }
+    }
+
+    /// The version of the meal the form was loaded with (an edit or a correction is made only on it).
+    func loadedVersion(_ form: Form) throws(FormProblem) -> Int {
+        try form.int("version", label: words("page.meal.field.version"), in: 1...Int.max)
+    }
+
+    /// The meal's page again, saying what in its form was not saved.
+    func notSaved(_ id: PhotoID, _ visitor: Visitor, _ problem: FormProblem) throws -> WebReply {
+        try mealPage(id, visitor, message: words("page.form.not_saved", ["problem": problem.message]), status: 400)
     }
 
     func deletePage(_ id: PhotoID, _ visitor: Visitor) throws -> WebReply {
@@ -103,6 +112,9 @@ extension WebApp {
     }
 
     /// The dietary preferences in force (the config's where the owner's settings cannot be read).
+}
+
+extension PageRoom {
     func currentPreferences() -> Set<DietaryPreference> {
         inForce.dietaryPreferences
     }

@@ -5,7 +5,7 @@ import SnapStore
 import SnapText
 
 /// One meal's page: its photo, items and macros, and the form that edits it.
-extension WebApp {
+extension MealsRoom {
     func storedMeal(_ id: PhotoID) throws -> StoredMeal {
         guard let meal = try store.storedMeal(id) else {
             let words = self.words
@@ -25,7 +25,7 @@ extension WebApp {
         let photo: HTML =
             FileManager.default.fileExists(atPath: meal.photo.photoPath)
             ? "<img class=\"photo\" src=\"/photo/\(id.rawValue).jpg\" alt=\"\(words("page.meal.photo_alt", ["title": meal.analysis.title]))\">"
-            : "<p class=\"empty\">\(words("page.meal.photo_deleted", count: config.storage.retentionHours))</p>"
+            : "<p class=\"empty\">\(words("page.meal.photo_deleted", count: retentionHours))</p>"
         let sticker: HTML =
             stored.stickerPath.map { FileManager.default.fileExists(atPath: $0) } == true
             ? "<img class=\"sticker\" src=\"/photo/\(id.rawValue).sticker.png\" alt=\"\(words("page.meal.sticker_alt"))\">"
@@ -44,7 +44,7 @@ extension WebApp {
                 """
         }
         let saved = visitor.form["saved"].map { _ in words("page.meal.saved") }
-        let correction = correctionNotice(id, words)
+        let correction = corrections.correctionNotice(id, words)
         return page(
             meal.analysis.title, status: status, refresh: correction?.refresh,
             """
@@ -56,7 +56,7 @@ extension WebApp {
             <table class="items"><thead><tr><th>\(words("page.meal.item"))</th><th>\(words("page.meal.weight"))</th>\
             <th>\(words("page.macro.kcal"))</th><th>\(words("page.macro.protein"))</th><th>\(words("page.macro.carbs"))</th>\
             <th>\(words("page.macro.fats"))</th></tr></thead><tbody>\(items)</tbody></table>
-            \(correctionSection(id, stored, visitor, words))
+            \(corrections.correctionSection(id, stored, visitor, words))
             <details class="edit"><summary>\(words("page.meal.edit"))</summary>
             \(mealForm(action: "/meal/\(id.rawValue)", analysis: meal.analysis, totalsByHand: stored.totalsSetByOwner, visitor, words, hidden: "<input type=\"hidden\" name=\"version\" value=\"\(stored.version)\">"))
             </details>

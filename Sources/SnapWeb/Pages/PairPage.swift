@@ -3,7 +3,7 @@ import SnapCore
 import SnapStore
 import SnapText
 
-extension WebApp {
+extension PairingRoom {
     func pairPage(message: String?, status: Int) -> WebReply {
         let words = self.words
         return page(
@@ -78,7 +78,7 @@ extension WebApp {
     }
 
     private func cookie(_ value: String, maxAge: Int) -> String {
-        "\(Self.sessionCookie)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict\(secure ? "; Secure" : "")"
+        "\(WebApp.sessionCookie)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict\(secure ? "; Secure" : "")"
     }
 
     /// "Firefox on Android", from a User-Agent, for the list of paired browsers (kept as it is named at

@@ -3,7 +3,7 @@ import SnapCore
 import SnapStore
 import SnapText
 
-extension WebApp {
+extension MealsRoom {
     /// `/photo/ID.jpg`, `/photo/ID.thumb.jpg`, `/photo/ID.sticker.png`: the station's own photos, by the
     /// paths the store recorded (the id from the URL is only looked up, never made into a path).
     func photoFile(_ name: String, _ visitor: Visitor) throws -> WebReply {
@@ -18,7 +18,7 @@ extension WebApp {
             throw WebProblem.notFound(
                 words(
                     "page.problem.photo_not_kept",
-                    ["id": id.rawValue, "hours": words.integer(config.storage.retentionHours)]),
+                    ["id": id.rawValue, "hours": words.integer(retentionHours)]),
                 words)
         }
         let path = kind == "thumb" ? files.thumbnail : kind == "sticker" ? files.sticker : files.photo
@@ -37,14 +37,6 @@ extension WebApp {
     }
 
     /// A photo id from a URL or a form; anything else is a photo the station does not have.
-    func photoID(_ text: String?) throws -> PhotoID {
-        guard let id = text.flatMap(PhotoID.init(parsing:)) else {
-            let words = self.words
-            throw WebProblem.notFound(words("page.problem.no_photo"), words)
-        }
-        return id
-    }
-
     private func file(_ path: String?, type: String, name: String, _ visitor: Visitor) throws -> WebReply {
         guard let path, let bytes = FileManager.default.contents(atPath: path) else {
             let words = self.words
@@ -58,5 +50,16 @@ extension WebApp {
             headers.append(("Content-Disposition", "attachment; filename=\"\(safe)\""))
         }
         return WebReply(headers: headers, body: Array(bytes))
+    }
+}
+
+extension PageRoom {
+    /// The photo a path names, or the page that says there is none.
+    func photoID(_ text: String?) throws -> PhotoID {
+        guard let id = text.flatMap(PhotoID.init(parsing:)) else {
+            let words = self.words
+            throw WebProblem.notFound(words("page.problem.no_photo"), words)
+        }
+        return id
     }
 }

@@ -4,7 +4,7 @@ import SnapStore
 import SnapText
 
 /// A planned meal asked of the AI in the page's jobs, and its answer kept as a draft for the owner to review.
-extension WebApp {
+extension PlansRoom {
     /// Asks the AI what the meal in the form needs, in the page's jobs (it may take half a minute):
     /// the planning page says it is asking and reloads itself until the answer is kept as a draft.
     /// Fields that are missing or out of range, an AI without a key or with no analysis left today, each

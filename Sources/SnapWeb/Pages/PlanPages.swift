@@ -6,7 +6,7 @@ import SnapText
 /// Meals planned into the shopping list: the form that asks the AI what a meal needs (text only, one of
 /// the day's analyses), the draft the owner reviews, the planned meals on the list, and their deletion,
 /// which takes their lines back off the list.
-extension WebApp {
+extension PlansRoom {
     /// The shopping page's part for planned meals: drafts waiting for review, the meals on the list (each
     /// with its first three ingredients, the rest behind "more"), and the form to plan another.
     func plansSection(_ visitor: Visitor, typed: PlanRequest?) throws -> HTML {
@@ -134,7 +134,7 @@ extension WebApp {
                 <li class="line"><input type="hidden" name="line" value="\(index)">\
                 <input name="\(p)amount" class="amount" inputmode="decimal" value="\(form[p + "amount"] ?? Form.format(line.amount))" aria-label="\(words("page.shopping.amount"))">\
                 <input name="\(p)unit" class="unit" maxlength="12" value="\(form[p + "unit"] ?? line.unit)" aria-label="\(words("page.shopping.unit"))">\
-                <input name="\(p)name" class="name" maxlength="\(Self.maxName)" value="\(form[p + "name"] ?? line.name)" aria-label="\(words("page.shopping.name"))">\
+                <input name="\(p)name" class="name" maxlength="\(MealsRoom.maxName)" value="\(form[p + "name"] ?? line.name)" aria-label="\(words("page.shopping.name"))">\
                 <label><input type="checkbox" name="\(p)remove" value="1"\(form[p + "remove"] != nil ? " checked" : "")> \(words("page.plan.remove"))</label></li>
                 """
         }
@@ -167,7 +167,7 @@ extension WebApp {
                 let p = "l\(index)_"
                 guard form[p + "remove"] == nil else { continue }
                 let name = try form.text(
-                    p + "name", label: words("page.shopping.field.line_name"), maxLength: Self.maxName)
+                    p + "name", label: words("page.shopping.field.line_name"), maxLength: MealsRoom.maxName)
                 let of = ["name": name]
                 lines.append(
                     Ingredient(

@@ -3,7 +3,7 @@ import SnapCore
 import SnapStore
 import SnapText
 
-extension WebApp {
+extension ReviewRoom {
     /// The meal result the station shows now, to save edited or discard from here.
     func reviewPage(_ visitor: Visitor, message: String? = nil, status: Int = 200) throws -> WebReply {
         let words = self.words
@@ -23,7 +23,7 @@ extension WebApp {
             """
             \(notice(message, problem: true))<p>\(words("page.review.auto_save", ["seconds": words.integer(result.autoSaveIn)]))</p>
             <div class="pictures"><img class="photo" src="/photo/\(id).jpg" alt="\(words("page.review.photo_alt"))"></div>
-            \(mealForm(action: "/review", analysis: result.analysis, totalsByHand: false, visitor, words,
+            \(meals.mealForm(action: "/review", analysis: result.analysis, totalsByHand: false, visitor, words,
                 hidden: "<input type=\"hidden\" name=\"photo\" value=\"\(id)\">", buttons: buttons))
             \(try correctShownForm(id, visitor, words))
             """)
@@ -32,12 +32,12 @@ extension WebApp {
     /// "Correct it in a sentence" for the result on the screen: what the button spends, and that the
     /// station saves the result first.
     private func correctShownForm(_ id: String, _ visitor: Visitor, _ words: Words) throws -> HTML {
-        guard corrector != nil else { return "" }
+        guard corrections.corrector != nil else { return "" }
         let left = try budget(on: try today()).left
         return """
             <form method="post" action="/review/correct" class="correct">\(csrfField(visitor))\
             <input type="hidden" name="photo" value="\(id)">
-            <label>\(words("page.meal.correct.label")) <textarea name="sentence" rows="2" maxlength="\(Self.maxSentence)" \
+            <label>\(words("page.meal.correct.label")) <textarea name="sentence" rows="2" maxlength="\(CorrectionsRoom.maxSentence)" \
             placeholder="\(words("page.meal.correct.example"))"></textarea></label>
             <button type="submit"\(left == 0 ? " disabled" : "")>\(words("page.meal.correct.button", count: left))</button>
             <p><small>\(words("page.review.correct_saves"))</small></p>
@@ -54,7 +54,8 @@ extension WebApp {
         let id = try photoID(form["photo"] ?? "")
         let sentence: String
         do {
-            sentence = try form.text("sentence", label: words("page.meal.correct.field"), maxLength: Self.maxSentence)
+            sentence = try form.text(
+                "sentence", label: words("page.meal.correct.field"), maxLength: CorrectionsRoom.maxSentence)
         } catch {
             return try reviewPage(
                 visitor, message: words("page.form.not_saved", ["problem": error.message]), status: 400)
@@ -66,7 +67,7 @@ extension WebApp {
             throw WebProblem(503, words("page.review.not_saved_yet.title"), words("page.review.not_saved_yet.message"))
         }
         logger.info("owner's page: result \(id) saved to be corrected")
-        return try startCorrection(id, stored, sentence: sentence, visitor)
+        return try meals.correct(id, stored, sentence: sentence, visitor)
     }
 
     /// Saves the result edited, or discards it. The station decides (it may have saved it by itself a
@@ -90,7 +91,7 @@ extension WebApp {
             // Saved by the station before the decision arrived: deleted, as the owner asked.
             if let saved = try waitForMeal(id, present: false), let day = try store.storedMeal(saved)?.meal.day {
                 try store.writingAndWaiting { store throws(StoreError) in _ = try store.deleteMeal(saved) }
-                try mealsChanged(on: day)
+                try meals.mealsChanged(on: day)
             }
             logger.info("owner's page: result \(id) discarded")
             return .redirect("/?saved=deleted")
@@ -98,7 +99,7 @@ extension WebApp {
         let edited: MealAnalysis
         let byHand: Bool
         do {
-            (edited, byHand) = try readMealForm(form, from: original)
+            (edited, byHand) = try meals.readMealForm(form, from: original)
         } catch {
             return page(
                 words("page.review.not_saved"), status: 400,
@@ -124,7 +125,7 @@ extension WebApp {
                 throw WebProblem(
                     409, words("page.review.not_saved"), words("page.review.save_failed", ["failure": what]))
             }
-            try mealsChanged(on: stored.meal.day)
+            try meals.mealsChanged(on: stored.meal.day)
         }
         logger.info("owner's page: result \(id) saved", metadata: ["kcal": "\(edited.totals.calories)"])
         return .redirect("/meal/\(id.rawValue)?saved=1")

@@ -4,7 +4,7 @@ import SnapImaging
 import SnapStore
 import SnapText
 
-extension WebApp {
+extension SettingsRoom {
     func settingsPage(_ visitor: Visitor, message: String?, status: Int = 200) throws -> WebReply {
         let words = self.words
         let station = link.status()
@@ -47,19 +47,7 @@ extension WebApp {
 
     /// The settings page's rows, with the values the station holds now.
     private func settingsForm(_ station: StationStatus, _ words: Words) -> SettingsForm {
-        SettingsForm(rule: rule, words: words, station: station, cameraID: config.camera.id)
-    }
-
-    /// Hands `change` to the state machine (the owner's settings' only writer), and goes on with `then` on
-    /// the page's thread once it made it, with the station's status after it.
-    func changing(_ change: SettingsChange, then: @escaping @Sendable (StationStatus) throws -> PageStep) -> PageStep {
-        .after { [link, words] in
-            let status = await link.change(change)
-            return {
-                guard let status else { throw WebProblem(503, words("page.problem.stopping"), "") }
-                return try then(status)
-            }
-        }
+        SettingsForm(rule: rule, words: words, station: station, cameraID: cameraID)
     }
 
     /// Hands the settings the form asks for to the station (the state machine keeps them: a locked one
@@ -104,7 +92,7 @@ extension WebApp {
         }
         image = image.downscaled(toFit: 480)
         if form["which"] == "after" {
-            let filter = PhotoFilter(rawValue: form["filter"] ?? "") ?? config.processing.filter
+            let filter = PhotoFilter(rawValue: form["filter"] ?? "") ?? filter
             let asked = SettingsInForce(
                 filter: filter,
                 intensity: (try? form.number(
@@ -119,5 +107,19 @@ extension WebApp {
             throw WebProblem(500, words("page.settings.no_preview"), "\(error)")
         }
         return WebReply(headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "no-store")], body: jpeg)
+    }
+}
+
+extension PageRoom {
+    /// Hands `change` to the state machine (the owner's settings' only writer), and goes on with `then` on
+    /// the page's thread once it made it, with the station's status after it.
+    func changing(_ change: SettingsChange, then: @escaping @Sendable (StationStatus) throws -> PageStep) -> PageStep {
+        .after { [link, words] in
+            let status = await link.change(change)
+            return {
+                guard let status else { throw WebProblem(503, words("page.problem.stopping"), "") }
+                return try then(status)
+            }
+        }
     }
 }

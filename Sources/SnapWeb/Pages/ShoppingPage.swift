@@ -3,7 +3,7 @@ import SnapCore
 import SnapStore
 import SnapText
 
-extension WebApp {
+extension PlansRoom {
     /// The shopping list: every line editable and tickable in one form, lines added by hand, from the
     /// ingredients of chosen meals or from meals planned with the AI (`plansSection`), ticked lines
     /// cleared, and the list as plain text. `typed` fills the planning form again after a failure.
@@ -23,7 +23,7 @@ extension WebApp {
                 <label class="tick"><input type="checkbox" name="\(p)ticked" value="1"\(item.ticked ? " checked" : "") aria-label="\(gotIt)"></label>\
                 <input name="\(p)amount" class="amount" inputmode="decimal" value="\(Form.format(item.amount))" aria-label="\(amount)">\
                 <input name="\(p)unit" class="unit" maxlength="12" value="\(item.unit)" aria-label="\(unit)">\
-                <input name="\(p)name" class="name" maxlength="\(Self.maxName)" value="\(item.name)" aria-label="\(name)"></li>
+                <input name="\(p)name" class="name" maxlength="\(MealsRoom.maxName)" value="\(item.name)" aria-label="\(name)"></li>
                 """
         }
         let recent = try (0..<7).flatMap { offset in try store.meals(on: try today().adding(days: -offset)).reversed() }
@@ -45,7 +45,7 @@ extension WebApp {
             <fieldset class="add"><legend>\(words("page.shopping.add_line"))</legend>
             <input name="new_amount" class="amount" inputmode="decimal" placeholder="1" aria-label="\(amount)">\
             <input name="new_unit" class="unit" maxlength="12" placeholder="\(words("page.shopping.piece"))" aria-label="\(unit)">\
-            <input name="new_name" class="name" maxlength="\(Self.maxName)" placeholder="\(words("page.shopping.name_example"))" aria-label="\(name)">
+            <input name="new_name" class="name" maxlength="\(MealsRoom.maxName)" placeholder="\(words("page.shopping.name_example"))" aria-label="\(name)">
             </fieldset>
             <div class="buttons"><button type="submit">\(words("page.shopping.save"))</button></div>
             </form>
@@ -82,7 +82,7 @@ extension WebApp {
                 guard let id = Int64(raw) else { throw FormProblem(words("page.shopping.problem.broken_line")) }
                 let p = "line\(id)_"
                 let name = try form.text(
-                    p + "name", label: words("page.shopping.field.line_name"), maxLength: Self.maxName)
+                    p + "name", label: words("page.shopping.field.line_name"), maxLength: MealsRoom.maxName)
                 let of = ["name": name]
                 lines.append(
                     (
@@ -94,7 +94,8 @@ extension WebApp {
                     ))
             }
             let name = try form.text(
-                "new_name", label: words("page.shopping.field.new_name"), maxLength: Self.maxName, allowEmpty: true)
+                "new_name", label: words("page.shopping.field.new_name"), maxLength: MealsRoom.maxName, allowEmpty: true
+            )
             if !name.isEmpty {
                 let of = ["name": name]
                 let amount =

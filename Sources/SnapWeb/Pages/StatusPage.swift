@@ -4,7 +4,7 @@ import SnapFiles
 import SnapStore
 import SnapText
 
-extension WebApp {
+extension StatusRoom {
     /// The devices as the station sees them, the queues and their last errors, disk space, AI uses left
     /// today, the version and uptime, and the paired browsers (each can be forgotten).
     func statusPage(_ visitor: Visitor) throws -> WebReply {
@@ -34,7 +34,7 @@ extension WebApp {
         }
         let asked = visitor.form["asked"].map { _ in words("page.status.asked") }
         let free =
-            (try? FreeSpace.available(at: config.storage.dir)).map {
+            (try? FreeSpace.available(at: storageDir)).map {
                 words("page.status.free", ["mb": words.integer(Int($0 / 1_000_000))])
             } ?? words("page.status.free_unknown")
         let budget = try budget(on: try today())
@@ -77,7 +77,7 @@ extension WebApp {
             <tr><th>\(words("page.status.mode"))</th><td colspan="2">\(mode)</td></tr>
             <tr><th>\(words("page.status.version"))</th><td colspan="2">\(updater?.systemVersion ?? StationVersion.current) · <a href="/update">\(words("page.update.title"))</a></td></tr>
             <tr><th>\(words("page.status.up_for"))</th><td colspan="2">\(upFor)</td></tr>
-            <tr><th>\(words("page.status.storage"))</th><td colspan="2">\(words("page.status.storage_line", ["free": free, "dir": config.storage.dir]))</td></tr>
+            <tr><th>\(words("page.status.storage"))</th><td colspan="2">\(words("page.status.storage_line", ["free": free, "dir": storageDir]))</td></tr>
             <tr><th>\(words("page.status.ai_today"))</th><td colspan="2">\(uses)</td></tr>
             <tr><th>\(words("page.status.queues"))</th><td colspan="2">\(waiting)</td></tr>
             </tbody></table>

@@ -1,23 +1,21 @@
 import Foundation
 import SnapCore
 import SnapFiles
+import SnapStore
 import SnapText
 import Synchronization
 
 /// The station's system update: the running version and slot, the other slot, the bundles at hand (sent
 /// from the phone, or on a USB stick), and installing one with its progress. The restart into it is the
 /// station's, at an idle moment (`Action.restartForUpdate`).
-extension WebApp {
-    /// Where bundles sent from the phone are kept: the state folder, on the data partition.
-    var bundleFolder: String { config.storage.dir + "/updates/bundles" }
-
+extension UpdateRoom {
     /// The bundles the page offers: those sent from the phone, newest first, then those on a USB stick
     /// (`*.raucb` up to three folders under `/media`).
     func bundles() -> [String] {
         let sent = Self.files(in: bundleFolder, depth: 1).sorted {
             Self.modified($0) > Self.modified($1)
         }
-        return sent + Self.files(in: config.update.usbFolder, depth: 3).sorted()
+        return sent + Self.files(in: usbFolder, depth: 3).sorted()
     }
 
     static func files(in folder: String, depth: Int) -> [String] {
@@ -208,47 +206,35 @@ extension WebApp {
     /// Whether the head of an upload may send a bundle, checked as any request of the page is: one of the
     /// station's own names, a live session, the page's own origin, and the session's CSRF token (in
     /// `X-CSRF-Token`: the page's script sends the file as the body, with no form around it). The file
-    /// it goes to, or the answer that refuses it before a byte of the body is read.
+    /// it goes to (the update's room says), or the answer that refuses it before a byte of the body is read.
     func bundleUpload(_ request: WebRequest) -> UploadTarget {
-        let language = inForce.language
-        let words = Words(language)
-        func refused(_ status: Int, _ message: String) -> UploadTarget {
-            var reply = WebReply(
-                status: status, headers: [("Content-Type", "text/plain; charset=utf-8")],
-                body: Array((message + "\n").utf8))
-            reply.headers += Self.securityHeaders
-            return .refused(reply)
+        let words = Words(frame.link.status().inForce.language)
+        guard gate.names.allows(host: request.header("host")) else {
+            return .refused(421, words("page.problem.host.message"))
         }
-        guard names.allows(host: request.header("host")) else {
-            return refused(421, words("page.problem.host.message"))
+        guard let session = (try? gate.liveSession(of: request)) ?? nil else {
+            return .refused(401, words("page.pair.first"))
         }
-        guard let session = (try? liveSession(of: request)) ?? nil else {
-            return refused(401, words("page.pair.first"))
-        }
-        if let origin = request.header("origin"), !Self.sameOrigin(origin, request) {
-            return refused(403, words("page.problem.other_site", ["origin": origin]))
+        if let origin = request.header("origin"), !PageGate.sameOrigin(origin, request) {
+            return .refused(403, words("page.problem.other_site", ["origin": origin]))
         }
         guard let token = request.header("x-csrf-token"), Secrets.equal(token, session.csrf) else {
-            return refused(403, words("page.problem.out_of_date.message"))
+            return .refused(403, words("page.problem.out_of_date.message"))
         }
-        guard updater != nil else { return refused(404, words("page.update.none")) }
-        let limit = config.update.maxBundleMB << 20
-        if let length = request.header("content-length").flatMap(Int.init), length > limit {
-            return refused(413, words("page.update.too_large", ["mb": words.integer(config.update.maxBundleMB)]))
-        }
-        let typed = (request.header("x-bundle-name") ?? "").removingPercentEncoding ?? ""
-        let name = String(typed.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "-" }.suffix(100))
-        guard name.hasSuffix(".raucb"), !name.hasPrefix(".") else {
-            return refused(415, words("page.update.not_a_bundle"))
-        }
-        logger.notice("owner's page: \(session.name) sends the update bundle \(name)")
-        return .file(bundleFolder + "/" + name)
+        return update.bundleTarget(request, session: session, words)
     }
 
     /// Where a bundle sent goes, or the answer that refuses it.
     enum UploadTarget: Sendable {
         case file(String)
         case refused(WebReply)
+
+        static func refused(_ status: Int, _ message: String) -> UploadTarget {
+            .refused(
+                WebReply(
+                    status: status, headers: [("Content-Type", "text/plain; charset=utf-8")] + WebApp.securityHeaders,
+                    body: Array((message + "\n").utf8)))
+        }
     }
 
     /// Why a bundle sent was not kept.
@@ -259,6 +245,31 @@ extension WebApp {
 
     /// The answer to an upload that ended: its name on the update page, or why it was not kept.
     func bundleReceived(_ path: String, problem: UploadProblem?) -> WebReply {
+        update.bundleReceived(path, problem: problem)
+    }
+}
+
+extension UpdateRoom {
+    /// The file a bundle the gate let through goes to, or why the room refuses it: no updates here, too
+    /// large, not a bundle's name.
+    func bundleTarget(_ request: WebRequest, session: WebSession, _ words: Words) -> WebApp.UploadTarget {
+        func refused(_ status: Int, _ message: String) -> WebApp.UploadTarget { .refused(status, message) }
+        guard updater != nil else { return refused(404, words("page.update.none")) }
+        let limit = maxBundleMB << 20
+        if let length = request.header("content-length").flatMap(Int.init), length > limit {
+            return refused(413, words("page.update.too_large", ["mb": words.integer(maxBundleMB)]))
+        }
+        let typed = (request.header("x-bundle-name") ?? "").removingPercentEncoding ?? ""
+        let name = String(typed.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "-" }.suffix(100))
+        guard name.hasSuffix(".raucb"), !name.hasPrefix(".") else {
+            return refused(415, words("page.update.not_a_bundle"))
+        }
+        logger.notice("owner's page: \(session.name) sends the update bundle \(name)")
+        return .file(bundleFolder + "/" + name)
+    }
+
+    /// The answer to an upload that ended: its name on the update page, or why it was not kept.
+    func bundleReceived(_ path: String, problem: WebApp.UploadProblem?) -> WebReply {
         let words = self.words
         let name = (path as NSString).lastPathComponent
         let failure: String
@@ -268,13 +279,13 @@ extension WebApp {
             let query =
                 name.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(["&", "=", "+"])) ?? ""
             return .redirect("/update?uploaded=" + query)
-        case .tooLarge?: failure = words("page.update.too_large", ["mb": words.integer(config.update.maxBundleMB)])
+        case .tooLarge?: failure = words("page.update.too_large", ["mb": words.integer(maxBundleMB)])
         case .failed(let reason)?: failure = words("page.update.upload_failed", ["reason": reason])
         }
         logger.error("owner's page: the update bundle \(name) was not kept: \(failure)")
         return WebReply(
             status: problem.map { if case .tooLarge = $0 { 413 } else { 500 } } ?? 500,
-            headers: [("Content-Type", "text/plain; charset=utf-8")] + Self.securityHeaders,
+            headers: [("Content-Type", "text/plain; charset=utf-8")] + WebApp.securityHeaders,
             body: Array((failure + "\n").utf8))
     }
 }
