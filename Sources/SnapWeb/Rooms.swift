@@ -125,8 +125,8 @@ struct ReviewRoom: DayRoom {
 
     func addRoutes(to router: inout PageRouter) {
         router.get("review") { try .reply(reviewPage($0.paired)) }
-        router.post("review", page: submitReview)
-        router.post("review/correct", page: correctShown)
+        router.post("review", steps: submitReview)
+        router.post("review/correct", steps: correctShown)
     }
 }
 

@@ -9,13 +9,20 @@ import SnapImaging
 public protocol StationLink: Sendable {
     /// Hands an event to the station's loop (the edit of a meal, a pairing).
     func send(_ event: Event)
-    /// Hands a change of the owner's settings to the state machine and waits until it made it: the
-    /// status then has the settings in force. Nil when the station stopped before it did.
-    func change(_ change: SettingsChange) async -> StationStatus?
+    /// Hands an event to the station's loop and waits until the loop handled it (what the machine asked
+    /// of the store is then queued on the store's thread): a settings change made, a review decided. The
+    /// status after it; nil when the station stopped before it did.
+    func deliver(_ event: Event) async -> StationStatus?
     /// What the station shows and knows now.
     func status() -> StationStatus
     /// The last photo taken, upright and small and before its filter: the settings page's preview.
     func lastCapture() -> PixelImage?
+}
+
+extension StationLink {
+    /// Hands a change of the owner's settings to the state machine (their only writer) and waits until it
+    /// made it: the status then has the settings in force.
+    public func change(_ change: SettingsChange) async -> StationStatus? { await deliver(.settingsChanged(change)) }
 }
 
 /// A snapshot of the running station for the page.

@@ -32,9 +32,9 @@ final class RecordingLink: StationLink {
         onEvent.withLock { $0 }?(event)
     }
 
-    func change(_ change: SettingsChange) async -> StationStatus? {
-        send(.settingsChanged(change))
-        station(.settingsChanged(change))
+    func deliver(_ event: Event) async -> StationStatus? {
+        send(event)
+        station(event)
         return status()
     }
 

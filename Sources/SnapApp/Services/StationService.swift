@@ -112,7 +112,7 @@ public final class StationService: Service {
                     loopWaits.withLock { $0.record(.now - stamped.sent, label: "\(event)".prefix(60).description) }
                     perform(machine.handle(event, now: clock.now()), &group)
                     if event == .heartbeat { notifier.send("WATCHDOG=1") }
-                    board?.note(machine, handled: event)
+                    board?.note(machine, ticket: stamped.ticket)
                 }
             } onGracefulShutdown: { [bus] in
                 bus.finish()

@@ -7,6 +7,9 @@ public struct EventBus: Sendable {
     public struct Stamped: Sendable {
         public var event: Event
         public var sent: ContinuousClock.Instant
+        /// The owner's page's number for the event, when the page waits until the loop handled it
+        /// (`StationBoard.deliver`).
+        public var ticket: Int?
     }
 
     public let stamped: AsyncStream<Stamped>
@@ -19,8 +22,8 @@ public struct EventBus: Sendable {
     /// The events alone, for a reader that does not time them.
     public var events: AsyncMapSequence<AsyncStream<Stamped>, Event> { stamped.map(\.event) }
 
-    public func send(_ event: Event) {
-        continuation.yield(Stamped(event: event, sent: .now))
+    public func send(_ event: Event, ticket: Int? = nil) {
+        continuation.yield(Stamped(event: event, sent: .now, ticket: ticket))
     }
 
     public func finish() {

@@ -18,11 +18,10 @@ public final class StationBoard: StationLink {
         var lastCapture: PixelImage?
         var owner = RuntimeSettings()
         var inForce: SettingsInForce
-        /// Settings changes sent into the bus, and made by the loop: the bus keeps their order, so the
-        /// n-th sent is made when `made` reaches n.
+        /// The page's events sent into the bus, numbered: the bus keeps their order, so the loop has
+        /// handled the n-th once it handled a number n or above.
         var sent = 0
-        var made = 0
-        var waiting: [(change: Int, resume: CheckedContinuation<Bool, Never>)] = []
+        var waiting: [(ticket: Int, resume: CheckedContinuation<Bool, Never>)] = []
         var stopped = false
     }
 
@@ -44,24 +43,25 @@ public final class StationBoard: StationLink {
         self.state = Lock(State(mode: inForce.mode, owner: owner, inForce: inForce))
     }
 
-    public func send(_ event: Event) {
-        state.withLock { state in
-            // Under the lock: the count and the bus agree on the order of the changes.
-            if case .settingsChanged = event { state.sent += 1 }
-            bus.send(event)
-        }
-    }
+    public func send(_ event: Event) { _ = post(event) }
 
-    public func change(_ change: SettingsChange) async -> StationStatus? {
-        let made = await withCheckedContinuation { (resume: CheckedContinuation<Bool, Never>) in
+    public func deliver(_ event: Event) async -> StationStatus? {
+        let handled = await withCheckedContinuation { (resume: CheckedContinuation<Bool, Never>) in
             state.withLock { state in
                 guard !state.stopped else { return resume.resume(returning: false) }
-                state.sent += 1
-                bus.send(.settingsChanged(change))
-                state.waiting.append((state.sent, resume))
+                state.waiting.append((post(event, &state), resume))
             }
         }
-        return made ? status() : nil
+        return handled ? status() : nil
+    }
+
+    /// Sends `event` with the page's next number, under the lock: the numbers and the bus agree on the order.
+    private func post(_ event: Event) -> Int { state.withLock { post(event, &$0) } }
+
+    private func post(_ event: Event, _ state: inout State) -> Int {
+        state.sent += 1
+        bus.send(event, ticket: state.sent)
+        return state.sent
     }
 
     public func status() -> StationStatus {
@@ -78,20 +78,18 @@ public final class StationBoard: StationLink {
 
     func showing(_ screen: Screen) { state.withLock { $0.screen = screen } }
 
-    /// What the machine holds after it handled `event` (nil: at start); a settings change handled lets
-    /// the page that sent it go on.
-    func note(_ machine: StationMachine, handled event: Event? = nil) {
+    /// What the machine holds after it handled the page's event numbered `ticket` (nil: at start, or an
+    /// event of another port's); the page waiting for it goes on.
+    func note(_ machine: StationMachine, ticket: Int? = nil) {
         let ready = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
             state.mode = machine.mode
             state.group = machine.activeGroup
             state.problems = machine.missingDevices
             state.owner = machine.owner
             state.inForce = machine.inForce
-            guard case .settingsChanged? = event else { return [] }
-            state.made += 1
-            let made = state.made
-            defer { state.waiting.removeAll { $0.change <= made } }
-            return state.waiting.filter { $0.change <= made }.map(\.resume)
+            guard let ticket else { return [] }
+            defer { state.waiting.removeAll { $0.ticket <= ticket } }
+            return state.waiting.filter { $0.ticket <= ticket }.map(\.resume)
         }
         for page in ready { page.resume(returning: true) }
     }

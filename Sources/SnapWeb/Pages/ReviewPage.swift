@@ -48,7 +48,7 @@ extension ReviewRoom {
     /// Corrects the result the station shows: the station saves it as it is first (so the answer has one
     /// place to go, whatever the person at the station does meanwhile), and the saved meal is corrected as
     /// any other, its page saying that the AI is asked.
-    func correctShown(_ visitor: Visitor) throws -> WebReply {
+    func correctShown(_ visitor: Visitor) throws -> PageStep {
         let words = self.words
         let form = visitor.form
         let id = try photoID(form["photo"] ?? "")
@@ -57,59 +57,66 @@ extension ReviewRoom {
             sentence = try form.text(
                 "sentence", label: words("page.meal.correct.field"), maxLength: CorrectionsRoom.maxSentence)
         } catch {
-            return try reviewPage(
-                visitor, message: words("page.form.not_saved", ["problem": error.message]), status: 400)
+            return .reply(
+                try reviewPage(visitor, message: words("page.form.not_saved", ["problem": error.message]), status: 400))
         }
-        if case .mealResult(let result)? = link.status().screen, result.photo.id == id {
-            link.send(.reviewSubmitted(id, result.analysis))
+        let shown = showing(id)
+        return deciding(shown.map { .reviewSubmitted(id, $0) }) {
+            guard let stored = try store.storedMeal(id) else {
+                throw WebProblem(
+                    503, words("page.review.not_saved_yet.title"), words("page.review.not_saved_yet.message"))
+            }
+            logger.info("owner's page: result \(id) saved to be corrected")
+            return .reply(try meals.correct(id, stored, sentence: sentence, visitor))
         }
-        guard try waitForMeal(id, present: true) != nil, let stored = try store.storedMeal(id) else {
-            throw WebProblem(503, words("page.review.not_saved_yet.title"), words("page.review.not_saved_yet.message"))
-        }
-        logger.info("owner's page: result \(id) saved to be corrected")
-        return try meals.correct(id, stored, sentence: sentence, visitor)
     }
 
     /// Saves the result edited, or discards it. The station decides (it may have saved it by itself a
     /// moment ago): the page sends its decision, waits for the store to settle, and then makes the
     /// stored meal what the owner sent, so nothing typed is lost either way.
-    func submitReview(_ visitor: Visitor) throws -> WebReply {
+    func submitReview(_ visitor: Visitor) throws -> PageStep {
         let words = self.words
         let form = visitor.form
         let id = try photoID(form["photo"] ?? "")
         let discard = form["decision"] == "discard"
-        let shown: MealAnalysis? =
-            if case .mealResult(let result)? = link.status().screen, result.photo.id == id { result.analysis } else {
-                nil
-            }
+        let shown = showing(id)
         let original = try shown ?? store.storedMeal(id)?.meal.analysis
         guard let original else {
             throw WebProblem.notFound(words("page.review.gone"), words)
         }
         if discard {
-            if shown != nil { link.send(.reviewSubmitted(id, nil)) }
-            // Saved by the station before the decision arrived: deleted, as the owner asked.
-            if let saved = try waitForMeal(id, present: false), let day = try store.storedMeal(saved)?.meal.day {
-                try store.writingAndWaiting { store throws(StoreError) in _ = try store.deleteMeal(saved) }
-                try meals.mealsChanged(on: day)
+            return deciding(shown.map { _ in .reviewSubmitted(id, nil) }) {
+                // Saved by the station before the decision arrived: deleted, as the owner asked.
+                if let day = try store.storedMeal(id)?.meal.day {
+                    try store.writingAndWaiting { store throws(StoreError) in _ = try store.deleteMeal(id) }
+                    try meals.mealsChanged(on: day)
+                }
+                logger.info("owner's page: result \(id) discarded")
+                return .reply(.redirect("/?saved=deleted"))
             }
-            logger.info("owner's page: result \(id) discarded")
-            return .redirect("/?saved=deleted")
         }
         let edited: MealAnalysis
         let byHand: Bool
         do {
             (edited, byHand) = try meals.readMealForm(form, from: original)
         } catch {
-            return page(
-                words("page.review.not_saved"), status: 400,
-                """
-                <p class="problem" role="alert">\(words("page.form.not_saved", ["problem": error.message]))</p>
-                <p><a href="/review">\(words("page.review.back"))</a></p>
-                """)
+            return .reply(
+                page(
+                    words("page.review.not_saved"), status: 400,
+                    """
+                    <p class="problem" role="alert">\(words("page.form.not_saved", ["problem": error.message]))</p>
+                    <p><a href="/review">\(words("page.review.back"))</a></p>
+                    """))
         }
-        if shown != nil { link.send(.reviewSubmitted(id, edited)) }
-        guard try waitForMeal(id, present: true) != nil, let stored = try store.storedMeal(id) else {
+        return deciding(shown.map { _ in .reviewSubmitted(id, edited) }) {
+            try keep(edited, byHand: byHand, of: id)
+        }
+    }
+
+    /// Makes the meal the station saved from the result what the owner sent (`edited`), unless it is.
+    private func keep(_ edited: MealAnalysis, byHand: Bool, of id: PhotoID) throws -> PageStep {
+        let words = self.words
+        guard let stored = try store.storedMeal(id) else {
             throw WebProblem(503, words("page.review.not_saved_yet.title"), words("page.review.not_saved_yet.message"))
         }
         if stored.meal.analysis != edited || stored.totalsSetByOwner != byHand {
@@ -128,17 +135,28 @@ extension ReviewRoom {
             try meals.mealsChanged(on: stored.meal.day)
         }
         logger.info("owner's page: result \(id) saved", metadata: ["kcal": "\(edited.totals.calories)"])
-        return .redirect("/meal/\(id.rawValue)?saved=1")
+        return .reply(.redirect("/meal/\(id.rawValue)?saved=1"))
     }
 
-    /// Waits up to 3 s for the meal `id` to be stored (`present`), or returns at once with it if it is
-    /// already; nil when it is not stored.
-    private func waitForMeal(_ id: PhotoID, present: Bool) throws -> PhotoID? {
-        let deadline = Date().addingTimeInterval(present ? 3 : 0.5)
-        while true {
-            if try store.storedMeal(id) != nil { return id }
-            if Date() >= deadline { return nil }
-            usleep(30_000)
+    /// The result the station shows for `id`, if it shows it.
+    private func showing(_ id: PhotoID) -> MealAnalysis? {
+        if case .mealResult(let result)? = link.status().screen, result.photo.id == id { result.analysis } else { nil }
+    }
+
+    /// Hands the owner's decision (`decision`, where the station still shows the result) to the station
+    /// and waits until its loop handled it; then, once the store's thread wrote what the station asked
+    /// of it (the meal saved, or saved a moment before by the station itself), goes on with `then` on the
+    /// page's thread. No polling: the loop says when it handled the event, and the store's thread keeps
+    /// its writes in order.
+    private func deciding(_ decision: Event?, then: @escaping @Sendable () throws -> PageStep) -> PageStep {
+        .after { [link, store, words] in
+            if let decision, await link.deliver(decision) == nil {
+                return { throw WebProblem(503, words("page.problem.stopping"), "") }
+            }
+            return {
+                try store.writingAndWaiting { _ throws(StoreError) in }
+                return try then()
+            }
         }
     }
 }
