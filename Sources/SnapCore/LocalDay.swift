@@ -28,30 +28,44 @@ public struct LocalDay: Sendable, Hashable, Comparable, Codable, CustomStringCon
     }
 
     /// `YYYY-MM-DD`, the form kept in the store and in file names.
+    /// "2026-03-09". By hand: `String(format:)` went through CoreFoundation's formatter, and History writes
+    /// a day in each of its rows and bars.
     public var description: String {
-        String(format: "%04d-%02d-%02d", year, month, day)
+        func digits(_ value: Int, _ width: Int) -> String {
+            let text = String(value)
+            return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+        }
+        return digits(year, 4) + "-" + digits(month, 2) + "-" + digits(day, 2)
     }
 
-    /// The day `days` after this one (before it, for a negative count).
+    /// The day `days` after this one (before it, for a negative count), by arithmetic on the days since
+    /// 1970-01-01 (Howard Hinnant's `civil_from_days`): a Calendar for each of a month's days was a tenth
+    /// of History's time.
     public func adding(days: Int) -> LocalDay {
-        let utc = Calendar.gregorian(in: TimeZone(identifier: "UTC")!)
-        let noon =
-            utc.date(from: DateComponents(year: year, month: month, day: day, hour: 12))
-            ?? Date(timeIntervalSince1970: 0)
-        return LocalDay(containing: utc.date(byAdding: .day, value: days, to: noon) ?? noon, in: utc.timeZone)
+        let count = daysSince1970 + days + 719_468
+        let era = (count >= 0 ? count : count - 146_096) / 146_097
+        let dayOfEra = count - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return LocalDay(year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month: month, day: day)
     }
 
-    /// 1 Monday to 7 Sunday (ISO 8601), by arithmetic on the days since 1970-01-01, a Thursday (Howard
-    /// Hinnant's `days_from_civil`): no Calendar, which costs more than a whole row of History.
-    public var weekday: Int {
+    /// The days since 1970-01-01 (Howard Hinnant's `days_from_civil`).
+    var daysSince1970: Int {
         let shifted = month <= 2 ? year - 1 : year
         let era = (shifted >= 0 ? shifted : shifted - 399) / 400
         let yearOfEra = shifted - era * 400
         let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = era * 146_097 + dayOfEra - 719_468
-        return ((days % 7) + 7 + 3) % 7 + 1
+        return era * 146_097 + dayOfEra - 719_468
     }
+
+    /// 1 Monday to 7 Sunday (ISO 8601), by arithmetic on the days since 1970-01-01, a Thursday: no
+    /// Calendar, which costs more than a whole row of History.
+    public var weekday: Int { ((daysSince1970 % 7) + 7 + 3) % 7 + 1 }
 
     public static func < (lhs: LocalDay, rhs: LocalDay) -> Bool {
         (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)

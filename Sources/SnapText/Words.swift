@@ -69,6 +69,7 @@ public struct Words: Sendable, Hashable {
 
     /// A whole number: digits grouped from 10 000 up, with the language's separator ("12 500", "12.500").
     public func integer(_ value: Int) -> String {
+        if (0..<10_000).contains(value) { return String(value) }
         let digits = String(value.magnitude)
         guard digits.count > 4 else { return value < 0 ? "-" + digits : digits }
         let separator = self("number.group")

@@ -24,7 +24,6 @@ import os
 import shutil
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -158,7 +157,7 @@ class PeerHandler(http.server.BaseHTTPRequestHandler):
         database.close()
         parts = ["<!doctype html><html><head><title>History</title></head><body><main><h1>History</h1>"]
         for span in (7, 30):
-            parts.append(f'<svg class="chart" viewBox="0 0 700 220">')
+            parts.append('<svg class="chart" viewBox="0 0 700 220">')
             highest = max([row[0] for row in totals.values()] + [100]) * 1.05
             for index in range(span):
                 day = time.strftime("%Y-%m-%d", time.gmtime(time.time() - (span - 1 - index) * 86400))
@@ -201,6 +200,29 @@ def timed_gets(port, path, count, headers):
     return times, size
 
 
+def alternating(first, second, count):
+    """Milliseconds per GET for two servers asked in turn, one request each, over a kept-alive connection
+    each (after ten each to warm up); and each last body's size. `first` and `second`: (port, path,
+    headers)."""
+    connections = [http.client.HTTPConnection("127.0.0.1", port, timeout=30) for port, _, _ in (first, second)]
+    times = ([], [])
+    sizes = [0, 0]
+    for round in range(count + 10):
+        for which, (_, path, headers) in enumerate((first, second)):
+            started = time.perf_counter()
+            connections[which].request("GET", path, headers=headers)
+            response = connections[which].getresponse()
+            body = response.read()
+            if response.status != 200:
+                raise RuntimeError(f"GET {path}: {response.status}")
+            if round >= 10:
+                times[which].append((time.perf_counter() - started) * 1000)
+            sizes[which] = len(body)
+    for connection in connections:
+        connection.close()
+    return (times[0], sizes[0]), (times[1], sizes[1])
+
+
 def percentile(values, fraction):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
@@ -241,25 +263,26 @@ def main():
         cookie = response.getheader("Set-Cookie").split(";")[0]
         connection.close()
         headers = {"Cookie": cookie}
-        timed_gets(port, "/", 10, headers)  # warm-up
-        station_times, station_bytes = timed_gets(port, "/", args.requests, headers)
-        timed_gets(port, "/history", 10, headers)
-        history_times, history_bytes = timed_gets(port, "/history", args.requests, headers)
-        on_busy = station.memory()
-        station.stop()
 
+        # The peer serves the same database file while the station runs, and the two are asked in turn, one
+        # request each, over a kept-alive connection each: whatever else the machine does in the meantime
+        # (the station's own display, another process) falls on both alike.
         PeerHandler.database_path = os.path.join(state, "snapstation.sqlite")
         peer = http.server.ThreadingHTTPServer(("127.0.0.1", 0), PeerHandler)
         threading.Thread(target=peer.serve_forever, daemon=True).start()
-        timed_gets(peer.server_address[1], "/", 10, {})
-        peer_times, peer_bytes = timed_gets(peer.server_address[1], "/", args.requests, {})
-        timed_gets(peer.server_address[1], "/history", 10, {})
-        peer_history, peer_history_bytes = timed_gets(peer.server_address[1], "/history", args.requests, {})
+        peer_port = peer.server_address[1]
+        (station_times, station_bytes), (peer_times, peer_bytes) = alternating(
+            (port, "/", headers), (peer_port, "/", {}), args.requests)
+        (history_times, history_bytes), (peer_history, peer_history_bytes) = alternating(
+            (port, "/history", headers), (peer_port, "/history", {}), args.requests)
+        floor_times, _ = timed_gets(port, "/shopping.txt", args.requests, headers)
+        on_busy = station.memory()
+        station.stop()
         peer.shutdown()
 
         station_median, peer_median = statistics.median(station_times), statistics.median(peer_times)
         print(f"Today page with {args.meals} meals, {args.requests} requests over one connection "
-              f"(python3 {sys.version.split()[0]} as the peer, same database, same client):")
+              f"(python3 {sys.version.split()[0]} as the peer, same database, same client, asked in turn):")
         print(f"  snapstation   median {station_median:6.2f} ms  p99 {percentile(station_times, 0.99):6.2f} ms  "
               f"{station_bytes / 1024:.0f} KB")
         print(f"  python peer   median {peer_median:6.2f} ms  p99 {percentile(peer_times, 0.99):6.2f} ms  "
@@ -273,6 +296,8 @@ def main():
         print(f"  python peer   median {peer_history_median:6.2f} ms  p99 {percentile(peer_history, 0.99):6.2f} ms  "
               f"{peer_history_bytes / 1024:.0f} KB")
         print(f"  ratio (snapstation / peer, medians): {history_median / peer_history_median:.2f}")
+        print(f"The page's floor, a paired GET of a short text (/shopping.txt, an empty list): median "
+              f"{statistics.median(floor_times):.2f} ms")
         print("resident memory of the station (VmRSS, private part):")
         print(f"  page off, idle         {off[0] / 1024:6.1f} MB  ({off[1] / 1024:.1f} MB private)")
         print(f"  page on, idle          {on_idle[0] / 1024:6.1f} MB  ({on_idle[1] / 1024:.1f} MB private)")

@@ -1,6 +1,7 @@
 import Foundation
 import SnapCore
 import SnapTestSupport
+import SnapText
 import Testing
 
 @testable import SnapWeb
@@ -42,7 +43,8 @@ struct MealChartTests {
             totals[day] = Macros(calories: 1500 + index * 100, protein: 100, carbs: 150, fats: 50)
         }
         let chart = MealChart(days: days, totals: totals, goal: 1900)
-        let bars = try bars(chart.svg(.init(.de), label: "Woche", every: 1).text)
+        let bars = try bars(
+            chart.svg(RowWords(Words(.de), timeZone: TimeZone(identifier: "UTC")!), label: "Woche", every: 1).text)
         #expect(bars.map { $0["day"] } == days.enumerated().filter { $0.offset != 2 }.map { $0.element.description })
         #expect(bars.map { $0["kcal"] } == ["1500", "1600", "1800", "1900", "2000", "2100"])
         #expect(bars.map { $0["over"] } == ["False", "False", "False", "False", "True", "True"])
@@ -53,7 +55,9 @@ struct MealChartTests {
         #expect(chart.summary.logged == 6 && chart.summary.over == 2 && chart.summary.under == 4)
         #expect(chart.summary.average == (1500 + 1600 + 1800 + 1900 + 2000 + 2100) / 6)
         // German short weekday names on the axis, Thursday first.
-        #expect(chart.svg(.init(.de), label: "Woche", every: 1).text.contains(">Do</text>"))
+        #expect(
+            chart.svg(RowWords(Words(.de), timeZone: TimeZone(identifier: "UTC")!), label: "Woche", every: 1).text
+                .contains(">Do</text>"))
     }
 
     @Test("should show both charts on History with what they say, and none before the first meal")

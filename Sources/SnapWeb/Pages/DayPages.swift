@@ -13,15 +13,16 @@ extension MealsRoom {
         let totals = meals.reduce(Macros.zero) { $0 + $1.totals }
         let isToday = day == (try today())
         let deletedAfter = words("page.today.photo_deleted", ["hours": words.integer(retentionHours)])
+        var row = rowWords(words)
         let rows = meals.reversed().map { meal -> HTML in
             let id = meal.id.rawValue
             let thumbnail: HTML =
-                access(meal.thumbnailPath, F_OK) == 0
+                meal.hasPhoto
                 ? "<img src=\"/photo/\(id).thumb.jpg\" alt=\"\" width=\"72\" height=\"72\" loading=\"lazy\">"
                 : "<span class=\"nophoto\" title=\"\(deletedAfter)\"></span>"
             return """
                 <li class="meal"><a href="/meal/\(id)">\(thumbnail)<span class="what"><b>\(meal.title)</b>\
-                <small>\(clock(meal.takenAt))</small></span><span class="nums">\(macrosLine(meal.totals, words))</span></a></li>
+                <small>\(row.clock(meal.takenAt))</small></span><span class="nums">\(row.macrosLine(meal.totals))</span></a></li>
                 """
         }
         let title = isToday ? words("page.today.title") : words.day(day)

@@ -9,10 +9,12 @@ extension HistoryRoom {
     func historyPage(_ visitor: Visitor) throws -> WebReply {
         let words = self.words
         let days = try store.mealDays(limit: 120)
+        let row = rowWords(words)
+        let dayLine = words.template("page.history.day", ["count", "kcal"])
         let rows = days.map { entry -> HTML in
             """
-            <li><a href="/day/\(entry.day.description)"><b>\(words.day(entry.day))</b>\
-            <span>\(words("page.history.day", count: entry.meals, ["kcal": words.kcal(entry.calories)]))</span></a></li>
+            <li><a href="/day/\(entry.day.description)"><b>\(row.day(entry.day))</b>\
+            <span>\(dayLine(count: entry.meals, words.integer(entry.meals), row.kcal(entry.calories)))</span></a></li>
             """
         }
         let today = try today()
@@ -24,8 +26,8 @@ extension HistoryRoom {
             ? ""
             : """
             <section class="charts">
-            \(chart(MealChart(days: Array(month.suffix(7)), totals: totals, goal: goal), "page.chart.week", every: 1, words))
-            \(chart(MealChart(days: month, totals: totals, goal: goal), "page.chart.month", every: 5, words))
+            \(chart(MealChart(days: Array(month.suffix(7)), totals: totals, goal: goal), "page.chart.week", every: 1, row))
+            \(chart(MealChart(days: month, totals: totals, goal: goal), "page.chart.month", every: 5, row))
             <p class="legend"><span class="p"></span>\(words("page.settings.goal_protein")) \
             <span class="c"></span>\(words("page.settings.goal_carbs")) <span class="f"></span>\(words("page.settings.goal_fats"))</p>
             </section>
@@ -50,7 +52,8 @@ extension HistoryRoom {
 
 extension HistoryRoom {
     /// A chart with its heading and what it says in words: the average, and the days over and under the goal.
-    func chart(_ chart: MealChart, _ title: String, every: Int, _ words: Words) -> HTML {
+    func chart(_ chart: MealChart, _ title: String, every: Int, _ row: RowWords) -> HTML {
+        let words = row.words
         let summary = chart.summary
         var said = [words("page.chart.logged", count: summary.logged)]
         if let average = summary.average { said.append(words("page.chart.average", ["kcal": words.kcal(average)])) }
@@ -60,7 +63,7 @@ extension HistoryRoom {
         }
         return """
             <figure><figcaption><b>\(words(title))</b> <small>\(said.joined(separator: " · "))</small></figcaption>
-            \(chart.svg(words, label: words(title), every: every))</figure>
+            \(chart.svg(row, label: words(title), every: every))</figure>
             """
     }
 }

@@ -106,6 +106,64 @@ struct PageFrame: Sendable {
     }
 }
 
+/// The texts a page writes in each of its rows (a meal's macros and time, a day's name, its kcal), read
+/// from the catalog once for the page: a page of 500 meals filled each by name, which built a dictionary
+/// and searched its text for every row (`Words.Template`).
+struct RowWords {
+    let words: Words
+    private let kcalText: Words.Template
+    private let macrosText: Words.Template
+    private let pcfText: Words.Template
+    private let dayText: Words.Template
+    private let weekdays: [String]
+    private let months: [String]
+    private let timeZone: TimeZone
+    /// The zone's offset from UTC, and the span of time it holds for (until the next change of the
+    /// clocks): a day's meals ask it once, not once a row.
+    private var offset: (seconds: Int, from: Date, until: Date)?
+
+    init(_ words: Words, timeZone: TimeZone) {
+        self.words = words
+        self.timeZone = timeZone
+        kcalText = words.template("unit.kcal", ["n"])
+        macrosText = words.template("macros.line", ["protein", "carbs", "fats"])
+        pcfText = words.template("page.macros", ["protein", "carbs", "fats"])
+        dayText = words.template("date.day", ["weekday", "day", "month", "year"])
+        weekdays = (1...7).map(words.weekday)
+        months = (1...12).map(words.month)
+    }
+
+    /// "650 kcal".
+    func kcal(_ calories: Int) -> String { kcalText(words.integer(calories)) }
+
+    /// "P 24 g · C 80 g · F 22 g".
+    func macros(_ macros: Macros) -> String {
+        macrosText(words.integer(macros.protein), words.integer(macros.carbs), words.integer(macros.fats))
+    }
+
+    /// "650 kcal P 24 · C 80 · F 22 g", as `PageFrame.macrosLine` writes it.
+    func macrosLine(_ macros: Macros) -> HTML {
+        let line = pcfText(words.integer(macros.protein), words.integer(macros.carbs), words.integer(macros.fats))
+        return "<span class=\"kcal\">\(kcal(macros.calories))</span> <span class=\"pcf\">\(line)</span>"
+    }
+
+    /// "Monday 3 March", as `Words.day` says it.
+    func day(_ day: LocalDay) -> String {
+        dayText(weekdays[day.weekday - 1], String(day.day), months[day.month - 1], String(day.year))
+    }
+
+    /// "HH:MM" in the station's zone, as `PageFrame.clock` writes it.
+    mutating func clock(_ date: Date) -> String {
+        if offset.map({ date < $0.from || date >= $0.until }) ?? true {
+            let until = timeZone.nextDaylightSavingTimeTransition(after: date) ?? .distantFuture
+            offset = (timeZone.secondsFromGMT(for: date), date, until)
+        }
+        let local = Int(date.timeIntervalSince1970.rounded(.down)) + (offset?.seconds ?? 0)
+        let minutes = ((local / 60) % 1440 + 1440) % 1440
+        return Words.clock(hour: minutes / 60, minute: minutes % 60)
+    }
+}
+
 /// Every room writes with its frame: these are its words, its layout and its clock.
 extension PageRoom {
     typealias Visitor = PageVisitor
@@ -124,6 +182,8 @@ extension PageRoom {
     func csrfField(_ visitor: PageVisitor) -> HTML { frame.csrfField(visitor) }
     func notice(_ text: String?, problem: Bool = false) -> HTML { frame.notice(text, problem: problem) }
     func macrosLine(_ macros: Macros, _ words: Words) -> HTML { frame.macrosLine(macros, words) }
+    /// The texts of a page's rows, read once for the page.
+    func rowWords(_ words: Words) -> RowWords { RowWords(words, timeZone: timeZone) }
     func clock(_ date: Date) -> String { frame.clock(date) }
     func dateAndTime(_ date: Date, _ words: Words) -> String { frame.dateAndTime(date, words) }
     func remaining(until date: Date, _ words: Words) -> String { frame.remaining(until: date, words) }

@@ -25,7 +25,8 @@ struct MealChart {
     static let plot = (left: 44.0, right: 692.0, top: 12.0, bottom: 186.0)
 
     /// The chart; `every` labels every n-th day on the axis (1 for a week, 5 for a month).
-    func svg(_ words: Words, label: String, every: Int) -> HTML {
+    func svg(_ row: RowWords, label: String, every: Int) -> HTML {
+        let words = row.words
         let plot = Self.plot
         let highest = max(Double(goal) * 1.15, Double(days.compactMap { totals[$0]?.calories }.max() ?? 0) * 1.05, 100)
         let y = { (kcal: Double) in plot.bottom - (plot.bottom - plot.top) * kcal / highest }
@@ -48,7 +49,7 @@ struct MealChart {
                 )
             }
             guard let day = totals[day].map({ (day, $0) }) else { continue }
-            parts.append(bar(day.0, day.1, x: x + slot * 0.15, width: slot * 0.7, y: y, words))
+            parts.append(bar(day.0, day.1, x: x + slot * 0.15, width: slot * 0.7, y: y, row))
         }
         if goal > 0 {
             let level = y(Double(goal))
@@ -67,7 +68,9 @@ struct MealChart {
 
     /// One day's bar: protein, carbs and fats stacked from the bottom, their heights the day's kcal split
     /// by the energy each brought.
-    private func bar(_ day: LocalDay, _ totals: Macros, x: Double, width: Double, y: (Double) -> Double, _ words: Words)
+    private func bar(
+        _ day: LocalDay, _ totals: Macros, x: Double, width: Double, y: (Double) -> Double, _ row: RowWords
+    )
         -> HTML
     {
         let energy = [Double(totals.protein) * 4, Double(totals.carbs) * 4, Double(totals.fats) * 9]
@@ -84,7 +87,7 @@ struct MealChart {
                 base = top
             }
         }
-        let title = "\(words.day(day)): \(words.kcal(totals.calories)) · \(words.macros(totals))"
+        let title = "\(row.day(day)): \(row.kcal(totals.calories)) · \(row.macros(totals))"
         return """
             <g class="day\(goal > 0 && totals.calories > goal ? " over" : "")" data-day="\(day.description)" \
             data-kcal="\(totals.calories)"><title>\(title)</title>\(HTML.joined(rects))</g>
@@ -97,6 +100,6 @@ struct MealChart {
 
     private static func round(_ value: Double) -> String {
         let tenths = Int((value * 10).rounded())
-        return "\(tenths / 10).\(abs(tenths % 10))"
+        return String(tenths / 10) + "." + String(abs(tenths % 10))
     }
 }
