@@ -171,7 +171,7 @@ extension StationStore {
             return try database.read { db in
                 let rows = try Row.fetchCursor(
                     db.cachedStatement(
-                        sql: "SELECT day, COUNT(*), SUM(calories) FROM meals GROUP BY day ORDER BY day DESC LIMIT ?"),
+                        sql: "SELECT day, meals, calories FROM day_totals ORDER BY day DESC LIMIT ?"),
                     arguments: [limit])
                 var days: [(day: LocalDay, meals: Int, calories: Int)] = []
                 while let row = try rows.next() {
@@ -194,8 +194,8 @@ extension StationStore {
                 let rows = try Row.fetchCursor(
                     db.cachedStatement(
                         sql: """
-                            SELECT day, COUNT(*), SUM(calories), SUM(protein), SUM(carbs), SUM(fats) FROM meals
-                            WHERE day BETWEEN ? AND ? GROUP BY day
+                            SELECT day, meals, calories, protein, carbs, fats FROM day_totals
+                            WHERE day BETWEEN ? AND ?
                             """),
                     arguments: [from.description, to.description])
                 while let row = try rows.next() {

@@ -199,6 +199,51 @@ extension StationStore {
                     WHERE length(photo_id) NOT BETWEEN 1 AND 64 OR photo_id GLOB '*[^A-Za-z0-9_-]*';
                     """)
         }
+        register("v11: each day's totals kept as meals are written") { db in
+            // History lists the days and charts a month: summing every meal ever logged for it grew with
+            // the log (0.65 ms a page over a year). The triggers keep one row a day as meals come, change
+            // and go, whoever writes them. A day's row is added only where there is none, not with
+            // INSERT OR IGNORE: inside a trigger, the conflict clause of the statement that fired it wins,
+            // and a meal saved again (INSERT OR REPLACE) would have replaced the day's row with zeros.
+            try db.execute(
+                sql: """
+                    CREATE TABLE day_totals (
+                        day TEXT PRIMARY KEY,
+                        meals INTEGER NOT NULL,
+                        calories INTEGER NOT NULL,
+                        protein INTEGER NOT NULL,
+                        carbs INTEGER NOT NULL,
+                        fats INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    INSERT INTO day_totals
+                    SELECT day, COUNT(*), SUM(calories), SUM(protein), SUM(carbs), SUM(fats) FROM meals GROUP BY day;
+                    CREATE TRIGGER day_totals_meal_added AFTER INSERT ON meals BEGIN
+                        INSERT INTO day_totals SELECT NEW.day, 0, 0, 0, 0, 0
+                        WHERE NOT EXISTS (SELECT 1 FROM day_totals WHERE day = NEW.day);
+                        UPDATE day_totals SET meals = meals + 1, calories = calories + NEW.calories,
+                            protein = protein + NEW.protein, carbs = carbs + NEW.carbs, fats = fats + NEW.fats
+                        WHERE day = NEW.day;
+                    END;
+                    CREATE TRIGGER day_totals_meal_removed AFTER DELETE ON meals BEGIN
+                        UPDATE day_totals SET meals = meals - 1, calories = calories - OLD.calories,
+                            protein = protein - OLD.protein, carbs = carbs - OLD.carbs, fats = fats - OLD.fats
+                        WHERE day = OLD.day;
+                        DELETE FROM day_totals WHERE day = OLD.day AND meals <= 0;
+                    END;
+                    CREATE TRIGGER day_totals_meal_changed
+                    AFTER UPDATE OF day, calories, protein, carbs, fats ON meals BEGIN
+                        UPDATE day_totals SET meals = meals - 1, calories = calories - OLD.calories,
+                            protein = protein - OLD.protein, carbs = carbs - OLD.carbs, fats = fats - OLD.fats
+                        WHERE day = OLD.day;
+                        DELETE FROM day_totals WHERE day = OLD.day AND meals <= 0;
+                        INSERT INTO day_totals SELECT NEW.day, 0, 0, 0, 0, 0
+                        WHERE NOT EXISTS (SELECT 1 FROM day_totals WHERE day = NEW.day);
+                        UPDATE day_totals SET meals = meals + 1, calories = calories + NEW.calories,
+                            protein = protein + NEW.protein, carbs = carbs + NEW.carbs, fats = fats + NEW.fats
+                        WHERE day = NEW.day;
+                    END;
+                    """)
+        }
         return migrator
     }
 }

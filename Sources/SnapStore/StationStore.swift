@@ -31,6 +31,9 @@ public final class StationStore: Sendable {
                 // 512 KiB of page cache per connection instead of SQLite's 2 MiB: the station's queries touch
                 // a few pages, and a cache that grows with the database is resident memory that only grows.
                 try db.execute(sql: "PRAGMA cache_size = -512")
+                // A meal saved again (INSERT OR REPLACE) deletes the row it replaces: the triggers that
+                // keep `day_totals` hear of that deletion only with recursive triggers on.
+                try db.execute(sql: "PRAGMA recursive_triggers = ON")
             }
             // The writer and two readers at most (the station, its queues and the page read at once).
             configuration.maximumReaderCount = 2

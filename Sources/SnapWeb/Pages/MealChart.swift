@@ -24,82 +24,135 @@ struct MealChart {
     static let height = 220.0
     static let plot = (left: 44.0, right: 692.0, top: 12.0, bottom: 186.0)
 
-    /// The chart; `every` labels every n-th day on the axis (1 for a week, 5 for a month).
+    /// The chart; `every` labels every n-th day on the axis (1 for a week, 5 for a month). Written into one
+    /// string as it goes (`SVGWriter`): History draws two charts a request, and building each of a bar's
+    /// parts as a value of its own and joining them was half of its time.
     func svg(_ row: RowWords, label: String, every: Int) -> HTML {
         let words = row.words
         let plot = Self.plot
         let highest = max(Double(goal) * 1.15, Double(days.compactMap { totals[$0]?.calories }.max() ?? 0) * 1.05, 100)
         let y = { (kcal: Double) in plot.bottom - (plot.bottom - plot.top) * kcal / highest }
         let slot = (plot.right - plot.left) / Double(max(1, days.count))
-        var parts: [HTML] = []
+        var svg = SVGWriter(capacity: 600 + days.count * 420)
+        svg.raw(
+            "<svg class=\"chart\" viewBox=\"0 0 \(Int(Self.width)) \(Int(Self.height))\" role=\"img\" aria-label=\"")
+        svg.text(label)
+        svg.raw("\" xmlns=\"http://www.w3.org/2000/svg\">")
         // The scale: 0 and the top, in kcal.
         for value in [0, Int(highest / 100) * 100] {
-            parts.append(
-                """
-                <line class="grid" x1="\(Self.round(plot.left))" x2="\(Self.round(plot.right))" y1="\(Self.round(y(Double(value))))" y2="\(Self.round(y(Double(value))))"/>\
-                <text class="axis" x="\(Self.round(plot.left - 4))" y="\(Self.round(y(Double(value)) + 4))" text-anchor="end">\(words.integer(value))</text>
-                """)
+            let level = y(Double(value))
+            svg.line("grid", from: plot.left, to: plot.right, at: level)
+            svg.label("axis", x: plot.left - 4, y: level + 4, anchor: "end", words.integer(value))
         }
         for (index, day) in days.enumerated() {
             let x = plot.left + slot * Double(index)
             if index % every == 0 || index == days.count - 1 {
                 let text = every == 1 ? words.shortWeekday(day.weekday) : String(day.day)
-                parts.append(
-                    "<text class=\"axis\" x=\"\(Self.round(x + slot / 2))\" y=\"\(Self.round(Self.height - 14))\" text-anchor=\"middle\">\(text)</text>"
-                )
+                svg.label("axis", x: x + slot / 2, y: Self.height - 14, anchor: "middle", text)
             }
-            guard let day = totals[day].map({ (day, $0) }) else { continue }
-            parts.append(bar(day.0, day.1, x: x + slot * 0.15, width: slot * 0.7, y: y, row))
+            guard let totals = totals[day] else { continue }
+            bar(day, totals, x: x + slot * 0.15, width: slot * 0.7, y: y, row, into: &svg)
         }
         if goal > 0 {
             let level = y(Double(goal))
-            let line = Self.round(level)
-            parts.append(
-                """
-                <line class="goal" x1="\(Self.round(plot.left))" x2="\(Self.round(plot.right))" y1="\(line)" y2="\(line)"/>\
-                <text class="goal" x="\(Self.round(plot.right))" y="\(Self.round(level - 4))" text-anchor="end">\(words("page.chart.goal", ["kcal": words.kcal(goal)]))</text>
-                """)
+            svg.line("goal", from: plot.left, to: plot.right, at: level)
+            svg.label(
+                "goal", x: plot.right, y: level - 4, anchor: "end", words("page.chart.goal", ["kcal": row.kcal(goal)]))
         }
-        return """
-            <svg class="chart" viewBox="0 0 \(Int(Self.width)) \(Int(Self.height))" role="img" aria-label="\(label)" \
-            xmlns="http://www.w3.org/2000/svg">\(HTML.joined(parts))</svg>
-            """
+        svg.raw("</svg>")
+        return svg.html
     }
 
     /// One day's bar: protein, carbs and fats stacked from the bottom, their heights the day's kcal split
     /// by the energy each brought.
     private func bar(
-        _ day: LocalDay, _ totals: Macros, x: Double, width: Double, y: (Double) -> Double, _ row: RowWords
-    )
-        -> HTML
-    {
-        let energy = [Double(totals.protein) * 4, Double(totals.carbs) * 4, Double(totals.fats) * 9]
-        let sum = energy.reduce(0, +)
-        var rects: [HTML] = []
+        _ day: LocalDay, _ totals: Macros, x: Double, width: Double, y: (Double) -> Double, _ row: RowWords,
+        into svg: inout SVGWriter
+    ) {
+        svg.raw(
+            "<g class=\"day\(goal > 0 && totals.calories > goal ? " over" : "")\" data-day=\"\(day.description)\" data-kcal=\""
+        )
+        svg.raw(String(totals.calories))
+        svg.raw("\"><title>")
+        svg.text(row.day(day) + ": " + row.kcal(totals.calories) + " · " + row.macros(totals))
+        svg.raw("</title>")
+        let energy = (Double(totals.protein) * 4, Double(totals.carbs) * 4, Double(totals.fats) * 9)
+        let sum = energy.0 + energy.1 + energy.2
         if sum == 0 {
             // Without macros, one plain bar.
-            rects.append(rect("kcal", x: x, width: width, from: y(0), to: y(Double(totals.calories))))
+            svg.rect("kcal", x: x, width: width, from: y(0), to: y(Double(totals.calories)))
         } else {
             var base = 0.0
-            for (part, name) in zip(energy, ["p", "c", "f"]) {
+            for (part, name) in [(energy.0, "p"), (energy.1, "c"), (energy.2, "f")] {
                 let top = base + Double(totals.calories) * part / sum
-                rects.append(rect(name, x: x, width: width, from: y(base), to: y(top)))
+                svg.rect(name, x: x, width: width, from: y(base), to: y(top))
                 base = top
             }
         }
-        let title = "\(row.day(day)): \(row.kcal(totals.calories)) · \(row.macros(totals))"
-        return """
-            <g class="day\(goal > 0 && totals.calories > goal ? " over" : "")" data-day="\(day.description)" \
-            data-kcal="\(totals.calories)"><title>\(title)</title>\(HTML.joined(rects))</g>
-            """
+        svg.raw("</g>")
     }
+}
 
-    private func rect(_ name: String, x: Double, width: Double, from bottom: Double, to top: Double) -> HTML {
-        "<rect class=\"\(name)\" x=\"\(Self.round(x))\" y=\"\(Self.round(top))\" width=\"\(Self.round(width))\" height=\"\(Self.round(max(0, bottom - top)))\"/>"
-    }
+/// Markup written into one string as it goes (an SVG, a page's rows): markup as it is, texts escaped,
+/// coordinates to a tenth.
+struct SVGWriter {
+    private var text = ""
 
-    private static func round(_ value: Double) -> String {
+    init(capacity: Int) { text.reserveCapacity(capacity) }
+
+    var html: HTML { HTML(trusted: text) }
+
+    mutating func raw(_ markup: String) { text += markup }
+
+    mutating func text(_ value: String) { HTML.escape(value, into: &text) }
+
+    /// `value` to a tenth: "12.5".
+    mutating func number(_ value: Double) {
         let tenths = Int((value * 10).rounded())
-        return String(tenths / 10) + "." + String(abs(tenths % 10))
+        text += String(tenths / 10)
+        text += "."
+        text += String(abs(tenths % 10))
+    }
+
+    mutating func rect(_ name: String, x: Double, width: Double, from bottom: Double, to top: Double) {
+        text += "<rect class=\""
+        text += name
+        text += "\" x=\""
+        number(x)
+        text += "\" y=\""
+        number(top)
+        text += "\" width=\""
+        number(width)
+        text += "\" height=\""
+        number(max(0, bottom - top))
+        text += "\"/>"
+    }
+
+    mutating func line(_ name: String, from left: Double, to right: Double, at level: Double) {
+        text += "<line class=\""
+        text += name
+        text += "\" x1=\""
+        number(left)
+        text += "\" x2=\""
+        number(right)
+        text += "\" y1=\""
+        number(level)
+        text += "\" y2=\""
+        number(level)
+        text += "\"/>"
+    }
+
+    mutating func label(_ name: String, x: Double, y: Double, anchor: String, _ value: String) {
+        text += "<text class=\""
+        text += name
+        text += "\" x=\""
+        number(x)
+        text += "\" y=\""
+        number(y)
+        text += "\" text-anchor=\""
+        text += anchor
+        text += "\">"
+        HTML.escape(value, into: &text)
+        text += "</text>"
     }
 }
