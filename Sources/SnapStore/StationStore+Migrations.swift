@@ -205,6 +205,19 @@ extension StationStore {
             // and go, whoever writes them. A day's row is added only where there is none, not with
             // INSERT OR IGNORE: inside a trigger, the conflict clause of the statement that fired it wins,
             // and a meal saved again (INSERT OR REPLACE) would have replaced the day's row with zeros.
+            let remove = """
+                UPDATE day_totals SET meals = meals - 1, calories = calories - OLD.calories,
+                    protein = protein - OLD.protein, carbs = carbs - OLD.carbs, fats = fats - OLD.fats
+                WHERE day = OLD.day;
+                DELETE FROM day_totals WHERE day = OLD.day AND meals <= 0;
+                """
+            let add = """
+                INSERT INTO day_totals SELECT NEW.day, 0, 0, 0, 0, 0
+                WHERE NOT EXISTS (SELECT 1 FROM day_totals WHERE day = NEW.day);
+                UPDATE day_totals SET meals = meals + 1, calories = calories + NEW.calories,
+                    protein = protein + NEW.protein, carbs = carbs + NEW.carbs, fats = fats + NEW.fats
+                WHERE day = NEW.day;
+                """
             try db.execute(
                 sql: """
                     CREATE TABLE day_totals (
@@ -217,31 +230,10 @@ extension StationStore {
                     ) WITHOUT ROWID;
                     INSERT INTO day_totals
                     SELECT day, COUNT(*), SUM(calories), SUM(protein), SUM(carbs), SUM(fats) FROM meals GROUP BY day;
-                    CREATE TRIGGER day_totals_meal_added AFTER INSERT ON meals BEGIN
-                        INSERT INTO day_totals SELECT NEW.day, 0, 0, 0, 0, 0
-                        WHERE NOT EXISTS (SELECT 1 FROM day_totals WHERE day = NEW.day);
-                        UPDATE day_totals SET meals = meals + 1, calories = calories + NEW.calories,
-                            protein = protein + NEW.protein, carbs = carbs + NEW.carbs, fats = fats + NEW.fats
-                        WHERE day = NEW.day;
-                    END;
-                    CREATE TRIGGER day_totals_meal_removed AFTER DELETE ON meals BEGIN
-                        UPDATE day_totals SET meals = meals - 1, calories = calories - OLD.calories,
-                            protein = protein - OLD.protein, carbs = carbs - OLD.carbs, fats = fats - OLD.fats
-                        WHERE day = OLD.day;
-                        DELETE FROM day_totals WHERE day = OLD.day AND meals <= 0;
-                    END;
-                    CREATE TRIGGER day_totals_meal_changed
-                    AFTER UPDATE OF day, calories, protein, carbs, fats ON meals BEGIN
-                        UPDATE day_totals SET meals = meals - 1, calories = calories - OLD.calories,
-                            protein = protein - OLD.protein, carbs = carbs - OLD.carbs, fats = fats - OLD.fats
-                        WHERE day = OLD.day;
-                        DELETE FROM day_totals WHERE day = OLD.day AND meals <= 0;
-                        INSERT INTO day_totals SELECT NEW.day, 0, 0, 0, 0, 0
-                        WHERE NOT EXISTS (SELECT 1 FROM day_totals WHERE day = NEW.day);
-                        UPDATE day_totals SET meals = meals + 1, calories = calories + NEW.calories,
-                            protein = protein + NEW.protein, carbs = carbs + NEW.carbs, fats = fats + NEW.fats
-                        WHERE day = NEW.day;
-                    END;
+                    CREATE TRIGGER day_totals_meal_added AFTER INSERT ON meals BEGIN \(add) END;
+                    CREATE TRIGGER day_totals_meal_removed AFTER DELETE ON meals BEGIN \(remove) END;
+                    CREATE TRIGGER day_totals_meal_changed AFTER UPDATE OF day, calories, protein, carbs, fats ON meals
+                    BEGIN \(remove) \(add) END;
                     """)
         }
         return migrator

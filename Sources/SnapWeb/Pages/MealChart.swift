@@ -115,43 +115,28 @@ struct SVGWriter {
     }
 
     mutating func rect(_ name: String, x: Double, width: Double, from bottom: Double, to top: Double) {
-        text += "<rect class=\""
-        text += name
-        text += "\" x=\""
-        number(x)
-        text += "\" y=\""
-        number(top)
-        text += "\" width=\""
-        number(width)
-        text += "\" height=\""
-        number(max(0, bottom - top))
-        text += "\"/>"
+        element("rect", name, [("x", x), ("y", top), ("width", width), ("height", max(0, bottom - top))])
+        text += "/>"
     }
 
     mutating func line(_ name: String, from left: Double, to right: Double, at level: Double) {
-        text += "<line class=\""
-        text += name
-        text += "\" x1=\""
-        number(left)
-        text += "\" x2=\""
-        number(right)
-        text += "\" y1=\""
-        number(level)
-        text += "\" y2=\""
-        number(level)
-        text += "\"/>"
+        element("line", name, [("x1", left), ("x2", right), ("y1", level), ("y2", level)])
+        text += "/>"
+    }
+
+    /// `<tag class="name" a="1.0" …`, left open for what follows.
+    private mutating func element(_ tag: String, _ name: String, _ attributes: [(String, Double)]) {
+        text += "<" + tag + " class=\"" + name + "\""
+        for (attribute, value) in attributes {
+            text += " " + attribute + "=\""
+            number(value)
+            text += "\""
+        }
     }
 
     mutating func label(_ name: String, x: Double, y: Double, anchor: String, _ value: String) {
-        text += "<text class=\""
-        text += name
-        text += "\" x=\""
-        number(x)
-        text += "\" y=\""
-        number(y)
-        text += "\" text-anchor=\""
-        text += anchor
-        text += "\">"
+        element("text", name, [("x", x), ("y", y)])
+        text += " text-anchor=\"" + anchor + "\">"
         HTML.escape(value, into: &text)
         text += "</text>"
     }
