@@ -300,7 +300,9 @@ struct WebServerTests {
             }
             for fd in refused {
                 let after = try #require(closedAfter[fd], "a trickled body that may not stream is closed")
-                #expect(after >= .seconds(3) && after < .seconds(7), "at the body's deadline: \(after)")
+                // The trickle's clock starts once every head is sent, the server's deadline as it read each:
+                // a close at the deadline is seen up to the sending's few milliseconds early (2.99 s in CI).
+                #expect(after >= .milliseconds(2_800) && after < .seconds(7), "at the body's deadline: \(after)")
             }
             #expect(closedAfter[checked] == nil, "the checked upload streams on while its pieces come")
         }
