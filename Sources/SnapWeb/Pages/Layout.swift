@@ -73,13 +73,7 @@ struct PageFrame: Sendable {
 
     /// "650 kcal P 24 · C 80 · F 22 g".
     func macrosLine(_ macros: Macros, _ words: Words) -> HTML {
-        let line = words(
-            "page.macros",
-            [
-                "protein": words.integer(macros.protein), "carbs": words.integer(macros.carbs),
-                "fats": words.integer(macros.fats),
-            ])
-        return "<span class=\"kcal\">\(words.kcal(macros.calories))</span> <span class=\"pcf\">\(line)</span>"
+        RowWords(words, timeZone: timeZone).macrosLine(macros)
     }
 
     /// "HH:MM" in the station's zone, by arithmetic on the zone's offset at that moment: a Calendar per
@@ -141,7 +135,7 @@ struct RowWords {
         macrosText(words.integer(macros.protein), words.integer(macros.carbs), words.integer(macros.fats))
     }
 
-    /// "650 kcal P 24 · C 80 · F 22 g", as `PageFrame.macrosLine` writes it.
+    /// "650 kcal P 24 · C 80 · F 22 g" (`PageFrame.macrosLine` writes a single one with it).
     func macrosLine(_ macros: Macros) -> HTML {
         let line = pcfText(words.integer(macros.protein), words.integer(macros.carbs), words.integer(macros.fats))
         return "<span class=\"kcal\">\(kcal(macros.calories))</span> <span class=\"pcf\">\(line)</span>"
