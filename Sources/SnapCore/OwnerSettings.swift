@@ -106,12 +106,6 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
         return kept
     }
 
-    /// Whether the owner set `key` (over the config's value).
-    public func sets(_ key: Key) -> Bool { key.field.isSet(in: self) }
-
-    /// The keys the owner set, in the page's order.
-    public var changedKeys: [Key] { Key.allCases.filter(sets) }
-
     /// A line for the log: what differs from the config.
     public var summary: String {
         let parts = Key.allCases.compactMap { $0.field.logged(self) }
@@ -122,7 +116,6 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
 /// One row of the settings' table, whatever its value's type.
 protocol OwnerSetting {
     func clear(_ owner: inout RuntimeSettings)
-    func isSet(in owner: RuntimeSettings) -> Bool
     /// The owner's value, where set, over `value`'s.
     func resolve(_ owner: RuntimeSettings, into value: inout SettingsInForce)
     func logged(_ owner: RuntimeSettings) -> String?
@@ -144,7 +137,6 @@ struct SettingField<Value>: OwnerSetting {
     }
 
     func clear(_ settings: inout RuntimeSettings) { settings[keyPath: owner] = nil }
-    func isSet(in settings: RuntimeSettings) -> Bool { settings[keyPath: owner] != nil }
     func resolve(_ settings: RuntimeSettings, into value: inout SettingsInForce) {
         if let set = settings[keyPath: owner] { value[keyPath: inForce] = set }
     }
