@@ -78,8 +78,11 @@ struct PageFrame: Sendable {
 
     /// "HH:MM" in the station's zone, by arithmetic on the zone's offset at that moment: a Calendar per
     /// meal costs more than the rest of a day's page. A 24-hour clock in every language (`Words`).
-    func clock(_ date: Date) -> String {
-        let local = Int(date.timeIntervalSince1970.rounded(.down)) + timeZone.secondsFromGMT(for: date)
+    func clock(_ date: Date) -> String { Self.clock(date, offset: timeZone.secondsFromGMT(for: date)) }
+
+    /// "HH:MM" of `date` in a zone `offset` seconds from UTC.
+    static func clock(_ date: Date, offset: Int) -> String {
+        let local = Int(date.timeIntervalSince1970.rounded(.down)) + offset
         let minutes = ((local / 60) % 1440 + 1440) % 1440
         return Words.clock(hour: minutes / 60, minute: minutes % 60)
     }
@@ -152,9 +155,7 @@ struct RowWords {
             let until = timeZone.nextDaylightSavingTimeTransition(after: date) ?? .distantFuture
             offset = (timeZone.secondsFromGMT(for: date), date, until)
         }
-        let local = Int(date.timeIntervalSince1970.rounded(.down)) + (offset?.seconds ?? 0)
-        let minutes = ((local / 60) % 1440 + 1440) % 1440
-        return Words.clock(hour: minutes / 60, minute: minutes % 60)
+        return PageFrame.clock(date, offset: offset?.seconds ?? 0)
     }
 }
 
