@@ -270,13 +270,15 @@ struct WebServerTests {
             let checked = try connect(from: "127.0.0.34", port: port)
             defer { close(checked) }
             send(checked, upload + "Cookie: \(browser.cookie)\r\nX-CSRF-Token: \(browser.csrf)\r\n\r\n")
-            let opened = await eventually(within: 60, every: .milliseconds(50)) {
-                _ = Glibc.send(checked, "1", 1, Int32(MSG_NOSIGNAL))
-                let names =
-                    (try? FileManager.default.contentsOfDirectory(atPath: station.app.update.bundleFolder)) ?? []
+            // From a thread of its own, as below: a byte that waits on a busy cooperative pool for the
+            // body's deadline is the client's silence, and the server rightly ends it.
+            let bundleFolder = station.app.update.bundleFolder
+            let opening = await Self.trickle([checked], seconds: 60, every: 50) {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: bundleFolder)) ?? []
                 return names.contains { $0.contains("snapstation-2.0.0.raucb") }
             }
-            try #require(opened, "the page took the checked upload")
+            try #require(opening.until, "the page took the checked upload")
+            try #require(opening.closed[checked] == nil, "the checked upload is open while the page takes it")
             // The page's writer is held up for the whole trickle (a slow card, a busy machine): the pieces
             // that come meanwhile fill the page's buffer, and the page stops reading the socket. Its wait
             // on itself is not the client's fault: the checked upload stays open through it.
@@ -293,7 +295,7 @@ struct WebServerTests {
             for (fd, head) in zip(refused, heads) { send(fd, head) }
             // A byte to each every 200 ms for 9 s, three times the body's deadline, from a thread of its
             // own: the cooperative pool may be busy for seconds while the whole suite runs.
-            let closedAfter = await Self.trickle(refused + [checked], seconds: 9)
+            let closedAfter = await Self.trickle(refused + [checked], seconds: 9).closed
             let names = ["GET", "POST without a session", "POST with a wrong token", "POST paired with its token"]
             for (fd, name) in zip(refused + [checked], names) {
                 print("trickled body: \(name) closed after \(closedAfter[fd].map { "\($0)" } ?? "no close in 9 s")")
@@ -318,14 +320,23 @@ struct WebServerTests {
         return try WebTestStation(updater: updater, configure: configure)
     }
 
-    /// Sends a byte to each socket every 200 ms (sooner after an answer came) for `seconds`, on a thread of
-    /// its own, and notes when the server ended each (from the start).
-    private static func trickle(_ sockets: [Int32], seconds: Double) async -> [Int32: Duration] {
+    /// Sends a byte to each socket every 200 ms (or `milliseconds`; sooner after an answer came) for
+    /// `seconds` or until `done` holds, on a thread of its own, and notes when the server ended each (from
+    /// the start) and whether `done` came.
+    private static func trickle(
+        _ sockets: [Int32], seconds: Double, every milliseconds: Int32 = 200,
+        until done: @escaping @Sendable () -> Bool = { false }
+    ) async -> (closed: [Int32: Duration], until: Bool) {
         await withCheckedContinuation { continuation in
             Thread {
                 let started = ContinuousClock.now
                 var closed: [Int32: Duration] = [:]
+                var reached = false
                 while ContinuousClock.now - started < .seconds(seconds) {
+                    if done() {
+                        reached = true
+                        break
+                    }
                     for fd in sockets where closed[fd] == nil {
                         if endedAfterAnswer(fd) {
                             closed[fd] = ContinuousClock.now - started
@@ -333,13 +344,13 @@ struct WebServerTests {
                             _ = Glibc.send(fd, "1", 1, Int32(MSG_NOSIGNAL))
                         }
                     }
-                    // Until one of them has news (an answer, its end), or 200 ms for the next byte.
+                    // Until one of them has news (an answer, its end), or the next byte's time.
                     var open = sockets.filter { closed[$0] == nil }.map {
                         pollfd(fd: $0, events: Int16(POLLIN), revents: 0)
                     }
-                    _ = poll(&open, nfds_t(open.count), 200)
+                    _ = poll(&open, nfds_t(open.count), milliseconds)
                 }
-                continuation.resume(returning: closed)
+                continuation.resume(returning: (closed, reached))
             }.start()
         }
     }
