@@ -15,13 +15,20 @@ extension PairingRoom {
 
     static let styleSheet = """
         :root { --ink: #1d2327; --muted: #65717a; --line: #d9dee2; --panel: #f4f6f7; --accent: #1f7a5c;
-          --warn: #a8401a; --bg: #ffffff; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+          --warn: #a8401a; --bg: #ffffff; --field: #75808a; color-scheme: light dark;
+          font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
         @media (prefers-color-scheme: dark) { :root { --ink: #e8ecee; --muted: #9aa6ae; --line: #36414a;
-          --panel: #20282e; --accent: #5fd0a5; --warn: #ff9a70; --bg: #14191d; } }
+          --panel: #20282e; --accent: #5fd0a5; --warn: #ff9a70; --bg: #14191d; --field: #7a8791; } }
         * { box-sizing: border-box; }
-        body { margin: 0; color: var(--ink); background: var(--bg); line-height: 1.45; }
+        body { margin: 0; color: var(--ink); background: var(--bg); line-height: 1.45; overflow-wrap: break-word;
+          hyphens: auto; }
         header { display: flex; flex-wrap: wrap; align-items: center; gap: .25rem 1rem; padding: .6rem 1rem;
-          border-bottom: 1px solid var(--line); position: sticky; top: 0; background: var(--bg); }
+          border-bottom: 1px solid var(--line); background: var(--bg); }
+        /* The header stays on screen only where it is one short line (a wide screen, text at its usual
+           size: media queries' em follow the browser's text setting): on a phone, or with large text, it
+           would cover the field the focus is on (WCAG 2.2 SC 2.4.11), so there it scrolls away. */
+        @media (min-width: 48em) and (min-height: 30em) { header { position: sticky; top: 0; }
+          html { scroll-padding-top: 4.5rem; } }
         .brand { font-weight: 700; color: var(--ink); text-decoration: none; }
         nav { display: flex; flex-wrap: wrap; gap: .2rem .9rem; }
         nav a { color: var(--accent); text-decoration: none; padding: .2rem 0; }
@@ -38,11 +45,22 @@ extension PairingRoom {
         .kcal { font-weight: 700; } .pcf { color: var(--muted); }
         .goals li { display: grid; grid-template-columns: 7rem 1fr auto; gap: .6rem; align-items: center; padding: .2rem 0; }
         .charts figure { margin: 1rem 0; } .chart { width: 100%; height: auto; display: block; }
-        .chart .p, .legend .p { fill: #4f9d69; background: #4f9d69; } .chart .c, .legend .c { fill: #e0a43a; background: #e0a43a; }
-        .chart .f, .legend .f { fill: #c8553d; background: #c8553d; } .chart .kcal { fill: var(--muted); }
-        .chart .grid { stroke: var(--muted); stroke-width: .5; opacity: .4; } .chart .axis { font-size: 13px; fill: var(--muted); }
+        /* Protein, carbs and fats told apart by pattern as well as colour: plain, stripes, dots (the
+           patterns are defined once on History, in svg.patterns). */
+        .chart .p, .legend .p { fill: #4f9d69; background: #4f9d69; } .swatch-c { fill: #e0a43a; }
+        .swatch-f { fill: #c8553d; } .patterns .mark { fill: var(--bg); }
+        .chart .c { fill: url(#pattern-c); } .chart .f { fill: url(#pattern-f); }
+        .legend .c { background: repeating-linear-gradient(45deg, #e0a43a 0 4px, var(--bg) 4px 6px); }
+        .legend .f { background: radial-gradient(circle, var(--bg) 1.5px, #c8553d 2px) 0 0 / 6px 6px; }
+        svg.patterns { position: absolute; width: 0; height: 0; }
+        .chart .kcal { fill: var(--muted); }
+        /* The chart's text in the page's text size: its user units are about half a CSS pixel on a
+           phone (a 700-unit-wide chart in ~360 px), about one on a wider screen. */
+        .chart .grid { stroke: var(--muted); stroke-width: .5; opacity: .4; } .chart .axis { font-size: 1.5rem; fill: var(--muted); }
         .chart line.goal { stroke: var(--ink); stroke-width: 1.5; stroke-dasharray: 6 4; }
-        .chart text.goal { font-size: 13px; fill: var(--ink); }
+        .chart text.goal { font-size: 1.5rem; fill: var(--ink); }
+        @media (min-width: 40em) { .chart .axis, .chart text.goal { font-size: .85rem; } }
+        .chart-values summary { cursor: pointer; color: var(--accent); font-weight: 600; padding: .4rem 0; }
         .legend span { display: inline-block; width: .8rem; height: .8rem; border-radius: .2rem; margin: 0 .3rem 0 .6rem; }
         .goals meter { width: 100%; height: 1rem; } .goals li.over span:last-child { color: var(--warn); }
         ul { padding: 0; list-style: none; }
@@ -50,12 +68,13 @@ extension PairingRoom {
           border-bottom: 1px solid var(--line); color: var(--ink); text-decoration: none; }
         .meals img, .nophoto, .photo-row img { width: 72px; height: 72px; object-fit: cover; border-radius: .4rem;
           background: var(--panel); display: inline-block; flex: none; }
-        .what { display: flex; flex-direction: column; flex: 1 1 8rem; }
+        .what { display: flex; flex-direction: column; flex: 1 1 8rem; min-width: 0; overflow-wrap: anywhere; }
+        .meals li a { flex-wrap: wrap; }
         .nums { display: flex; flex-direction: column; align-items: flex-end; text-align: right; }
         @media (min-width: 40rem) { .nums { flex-direction: row; gap: .7rem; align-items: baseline; } }
         details.edit { margin: 1rem 0; } details.edit summary { cursor: pointer; font-weight: 600; color: var(--accent);
           padding: .4rem 0; }
-        .days li a { justify-content: space-between; }
+        .days li a { justify-content: space-between; flex-wrap: wrap; gap: 0 .8rem; }
         .pictures { display: flex; flex-wrap: wrap; gap: .8rem; align-items: flex-start; }
         .photo { max-width: 100%; border-radius: .5rem; } .sticker { max-width: 40%; }
         .fact { font-style: italic; }
@@ -65,13 +84,15 @@ extension PairingRoom {
         .clash { color: var(--warn); font-weight: 600; }
         .ok { color: var(--accent); } .bad { color: var(--warn); }
         fieldset { border: 1px solid var(--line); border-radius: .5rem; margin: .6rem 0; padding: .5rem .7rem;
-          display: flex; flex-wrap: wrap; gap: .4rem .8rem; align-items: center; }
+          display: flex; flex-wrap: wrap; gap: .4rem .8rem; align-items: center; min-width: 0; }
         legend { font-weight: 600; padding: 0 .3rem; }
-        label { display: inline-flex; gap: .3rem; align-items: center; }
+        label { display: inline-flex; flex-wrap: wrap; gap: .3rem; align-items: center; max-width: 100%; }
         label.wide { display: flex; flex: 1 1 100%; width: 100%; margin: .3rem 0; }
         label.wide input:not([type=checkbox]) { flex: 1; min-width: 0; }
-        input, select, button { font: inherit; padding: .45rem .55rem; border: 1px solid var(--line);
-          border-radius: .4rem; background: var(--bg); color: var(--ink); min-height: 2.4rem; }
+        input, select, textarea, button { font: inherit; padding: .45rem .55rem; border: 1px solid var(--field);
+          border-radius: .4rem; background: var(--bg); color: var(--ink); min-height: 2.4rem; max-width: 100%; }
+        input[type=file] { border: none; padding-left: 0; }
+        .table-box { overflow-x: auto; } td, th { overflow-wrap: anywhere; }
         input[type=number] { width: 5.5rem; } input[type=checkbox] { min-height: auto; width: 1.2rem; height: 1.2rem; }
         button { background: var(--accent); color: var(--bg); border: none; font-weight: 600; cursor: pointer; }
         button.secondary { background: var(--panel); color: var(--ink); }
@@ -79,7 +100,7 @@ extension PairingRoom {
           text-decoration: none; display: inline-block; }
         .buttons, .actions { display: flex; flex-wrap: wrap; gap: .6rem; align-items: center; margin: .8rem 0; }
         .actions form { margin: 0; }
-        .lines li { display: flex; gap: .4rem; align-items: center; padding: .25rem 0; }
+        .lines li { display: flex; flex-wrap: wrap; gap: .4rem; align-items: center; padding: .25rem 0; }
         .lines .amount, .add .amount { width: 5rem; } .lines .unit, .add .unit { width: 5rem; }
         .lines .name, .add .name { flex: 1; min-width: 6rem; }
         .ticked .name, .ticked .amount, .ticked .unit { text-decoration: line-through; color: var(--muted); }

@@ -70,8 +70,15 @@ struct MealChartTests {
         let page = await station.get("/history", cookie: browser.cookie).text
         #expect(page.components(separatedBy: "<svg class=\"chart\"").count == 3, "a week and a month")
         #expect(page.contains("2 days with meals"))
-        #expect(
-            try bars(String(page[page.range(of: "<svg")!.lowerBound..<page.range(of: "</svg>")!.upperBound])).count == 2
-        )
+        let chart = try #require(page.range(of: "<svg class=\"chart\""))
+        let end = try #require(page.range(of: "</svg>", range: chart.upperBound..<page.endIndex))
+        #expect(try bars(String(page[chart.lowerBound..<end.upperBound])).count == 2)
+        // What the bars draw, in numbers: a row a day with meals, newest first, its kcal and grams.
+        let values = try #require(page.range(of: "<details class=\"chart-values\">"))
+        let rows = page[values.upperBound...].components(separatedBy: "<tr><th scope=\"row\">")
+            .dropFirst().map { $0.components(separatedBy: "</tr>")[0] }
+        #expect(rows.count == 2, "a row for each of the two days")
+        #expect(rows.allSatisfy { $0.contains("<td>530</td><td>14</td><td>79</td><td>13</td>") }, "\(rows)")
+        #expect(rows.first?.contains(station.today.day.description) == true, "today first: \(rows)")
     }
 }

@@ -43,6 +43,8 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
+from accessibility import Audit
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Benchmarks"))
 import common  # noqa: E402  (Tests/Benchmarks/common.py: the station's log reader the benchmarks use too)
 
@@ -342,10 +344,13 @@ def run(args):
                                  capture_output=True, text=True)
         check(scanned.stdout.strip() == base + "/pair", f"the QR code on the frame reads {scanned.stdout.strip()}")
         driver.get(scanned.stdout.strip())
+        audit = Audit(driver)
+        audit.check("pairing")
         wrong = "00000000" if code != "00000000" else "11111111"
         driver.find_element(By.NAME, "code").send_keys(wrong)
         follow(driver, driver.find_element(By.CSS_SELECTOR, "form.pair button"))
         check(shows(driver, "not the code"), "a wrong code is refused")
+        audit.check("pairing, a wrong code", again=False)
         driver.find_element(By.NAME, "code").send_keys(code[:4] + " " + code[4:])
         driver.find_element(By.NAME, "name").send_keys("Selenium")
         follow(driver, driver.find_element(By.CSS_SELECTOR, "form.pair button"))
@@ -362,6 +367,7 @@ def run(args):
         check(shows(driver, "The station shows"), "the page says the station shows a result")
         follow(driver, driver.find_element(By.CSS_SELECTOR, ".banner a"))
         check(shows(driver, "<h1>Review"), "the page shows the station's result")
+        audit.check("review", again=False)
         field = driver.find_element(By.NAME, "item0_kcal")
         field.clear()
         field.send_keys("300")
@@ -378,7 +384,9 @@ def run(args):
         check(len(meals) == 2, "Today lists two meals")
         check("1280 kcal" in driver.find_element(By.CSS_SELECTOR, ".totals").text, "Today's totals: 1280 kcal")
         follow(driver, meals[0])
+        audit.check("a meal")
         driver.find_element(By.CSS_SELECTOR, "details.edit summary").click()
+        audit.check("a meal, its edit open", again=False)
         field = driver.find_element(By.NAME, "item2_kcal")
         field.clear()
         field.send_keys("20")
@@ -391,6 +399,7 @@ def run(args):
         print("deleting a meal")
         follow(driver, driver.find_element(By.LINK_TEXT, "Delete this meal…"))
         check(shows(driver, "cannot be undone"), "deleting asks first")
+        audit.check("deleting a meal")
         follow(driver, driver.find_element(By.CSS_SELECTOR, "button.danger"))
         check(shows(driver, "The meal is deleted."), "deleted")
         station.wait_caption("one meal left", r"^ready .* 630 kcal .* 1 meal", timeout=3)
@@ -402,6 +411,7 @@ def run(args):
         check(shows(driver, "Saved."), "the meal's ingredients are added")
         names = [e.get_attribute("value") for e in driver.find_elements(By.CSS_SELECTOR, ".lines input.name")]
         check("Tomatoes" in names and "Olive oil" in names and "Spaghetti" in names, f"gathered: {names}")
+        audit.check("shopping")
         line = next(e for e in driver.find_elements(By.CSS_SELECTOR, ".lines li")
                     if e.find_element(By.CSS_SELECTOR, "input.name").get_attribute("value") == "Tomatoes")
         line.find_element(By.CSS_SELECTOR, "input[type=checkbox]").click()
@@ -446,6 +456,9 @@ def run(args):
 
         driver.get(base + "/status")
         check("simulated" in driver.page_source and "Selenium" in driver.page_source, "the status page")
+        audit.check("status")
+        driver.get(base + "/update")
+        audit.check("system update")
 
         print("the page and the station in German")
         german = catalog("de")
@@ -508,6 +521,7 @@ def run(args):
         driver.get(base + "/history")
         bars = driver.find_elements(By.CSS_SELECTOR, "svg.chart g.day")
         check(len(bars) == 2 and bars[0].get_attribute("data-kcal") == "1280", f"the charts show today's 1280 kcal: {len(bars)}")
+        audit.check("history")
         if args.screenshots:
             driver.save_screenshot(os.path.join(args.screenshots, "page-history-phone.png"))
         status, text = fetch_status(driver, "/export/meals.csv", None)
@@ -546,6 +560,7 @@ def run(args):
         lines = driver.find_elements(By.CSS_SELECTOR, ".lines li")
         amounts = [line.find_element(By.CSS_SELECTOR, "input.amount").get_attribute("value") for line in lines]
         check(amounts[:3] == ["800", "1000", "1200"], f"a week's amounts, 8 portions of one: {amounts}")
+        audit.check("a planned meal's review", again=False)
         lines[-1].find_element(By.CSS_SELECTOR, "input[type=checkbox]").click()
         follow(driver, driver.find_element(By.XPATH, "//button[text()='Put on the shopping list']"))
         check(shows(driver, "Saved."), "the plan is on the list")
@@ -561,6 +576,12 @@ def run(args):
                                       By.XPATH, "preceding-sibling::h2[1]"))
             driver.save_screenshot(os.path.join(args.screenshots, "page-plan-phone.png"))
         station.wait_caption("the plan counted at the station", r"^ready .* 5 analyses left")
+        driver.get(base + "/")
+        audit.check("today")
+        driver.get(base + "/settings")
+        audit.check("settings")
+        driver.get(base + "/shopping")
+        audit.check("shopping with a planned meal")
 
         if args.screenshots:
             station.wait_caption("the ready screen", r"^ready", timeout=15)
@@ -571,6 +592,15 @@ def run(args):
             driver.save_screenshot(os.path.join(args.screenshots, "page-today-desktop.png"))
             driver.get(base + "/status")
             driver.save_screenshot(os.path.join(args.screenshots, "page-status-desktop.png"))
+        print("the page's states again in German")
+        driver.get(base + "/settings")
+        Select(driver.find_element(By.ID, "language")).select_by_value("de")
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "form.settings button[type=submit]"))
+        audit.revisit("de")
+        driver.get(base + "/settings")
+        Select(driver.find_element(By.ID, "language")).select_by_value("en")
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "form.settings button[type=submit]"))
+        check(audit.report(), "every page state audited for every phone and eye, with no problem listed above")
         print(f"the meals, shopping and settings parts: passed in {time.monotonic() - started:.0f} s")
         return 0
     except Failure as failure:

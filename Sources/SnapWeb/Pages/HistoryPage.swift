@@ -26,10 +26,16 @@ extension HistoryRoom {
             ? ""
             : """
             <section class="charts">
+            <svg class="patterns" aria-hidden="true" focusable="false"><defs>\
+            <pattern id="pattern-c" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">\
+            <rect class="swatch-c" width="8" height="8"/><rect class="mark" width="2.5" height="8"/></pattern>\
+            <pattern id="pattern-f" width="8" height="8" patternUnits="userSpaceOnUse">\
+            <rect class="swatch-f" width="8" height="8"/><circle class="mark" cx="4" cy="4" r="1.8"/></pattern></defs></svg>
             \(chart(MealChart(days: Array(month.suffix(7)), totals: totals, goal: goal), "page.chart.week", every: 1, row))
             \(chart(MealChart(days: month, totals: totals, goal: goal), "page.chart.month", every: 5, row))
             <p class="legend"><span class="p"></span>\(words("page.settings.goal_protein")) \
             <span class="c"></span>\(words("page.settings.goal_carbs")) <span class="f"></span>\(words("page.settings.goal_fats"))</p>
+            \(values(month, totals, row))
             </section>
             """
         return page(
@@ -51,6 +57,32 @@ extension HistoryRoom {
 }
 
 extension HistoryRoom {
+    /// What the charts draw, in numbers: each day with meals, newest first, its kcal and each macro's
+    /// grams (a bar's parts are told apart by pattern as well as colour, and here by name).
+    func values(_ days: [LocalDay], _ totals: [LocalDay: Macros], _ row: RowWords) -> HTML {
+        let words = row.words
+        let rows = days.reversed().compactMap { day -> HTML? in
+            guard let day = totals[day].map({ (day, $0) }) else { return nil }
+            let (date, macros) = day
+            return """
+                <tr><th scope="row">\(row.day(date))</th><td>\(words.integer(macros.calories))</td>\
+                <td>\(words.integer(macros.protein))</td><td>\(words.integer(macros.carbs))</td>\
+                <td>\(words.integer(macros.fats))</td></tr>
+                """
+        }
+        let title = words("page.chart.values")
+        return """
+            <details class="chart-values"><summary>\(title)</summary>
+            \(tableBox(title, """
+            <table class="items"><thead><tr><th scope="col">\(words("page.chart.day"))</th>\
+            <th scope="col">\(words("page.field.kcal"))</th><th scope="col">\(words("page.field.protein"))</th>\
+            <th scope="col">\(words("page.field.carbs"))</th><th scope="col">\(words("page.field.fats"))</th></tr></thead>
+            <tbody>\(rows)</tbody></table>
+            """))
+            </details>
+            """
+    }
+
     /// A chart with its heading and what it says in words: the average, and the days over and under the goal.
     func chart(_ chart: MealChart, _ title: String, every: Int, _ row: RowWords) -> HTML {
         let words = row.words

@@ -71,6 +71,12 @@ struct PageFrame: Sendable {
             ? "<p class=\"problem\" role=\"alert\">\(text)</p>" : "<p class=\"notice\" role=\"status\">\(text)</p>"
     }
 
+    /// A table that may be wider than a phone: it scrolls sideways inside its own box, never the page
+    /// (WCAG SC 1.4.10), and the box takes the focus so that a keyboard can scroll it, named by `label`.
+    func tableBox(_ label: String, _ table: HTML) -> HTML {
+        "<div class=\"table-box\" tabindex=\"0\" role=\"region\" aria-label=\"\(label)\">\(table)</div>"
+    }
+
     /// "650 kcal P 24 · C 80 · F 22 g".
     func macrosLine(_ macros: Macros, _ words: Words) -> HTML {
         RowWords(words, timeZone: timeZone).macrosLine(macros)
@@ -176,6 +182,7 @@ extension PageRoom {
 
     func csrfField(_ visitor: PageVisitor) -> HTML { frame.csrfField(visitor) }
     func notice(_ text: String?, problem: Bool = false) -> HTML { frame.notice(text, problem: problem) }
+    func tableBox(_ label: String, _ table: HTML) -> HTML { frame.tableBox(label, table) }
     func macrosLine(_ macros: Macros, _ words: Words) -> HTML { frame.macrosLine(macros, words) }
     /// The texts of a page's rows, read once for the page.
     func rowWords(_ words: Words) -> RowWords { RowWords(words, timeZone: timeZone) }

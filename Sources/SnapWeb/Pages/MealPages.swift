@@ -53,9 +53,11 @@ extension MealsRoom {
             \(stored.totalsSetByOwner ? " <small>\(words("page.meal.totals_by_hand"))</small>" as HTML : "")</p>
             <div class="pictures">\(photo)\(sticker)</div>
             \(meal.analysis.funFact.map { HTML("<p class=\"fact\">\($0)</p>") })
-            <table class="items"><thead><tr><th>\(words("page.meal.item"))</th><th>\(words("page.meal.weight"))</th>\
-            <th>\(words("page.macro.kcal"))</th><th>\(words("page.macro.protein"))</th><th>\(words("page.macro.carbs"))</th>\
-            <th>\(words("page.macro.fats"))</th></tr></thead><tbody>\(items)</tbody></table>
+            \(tableBox(words("page.meal.items"), """
+            <table class="items"><thead><tr><th>\(words("page.meal.item"))</th><th>\(words("page.field.grams"))</th>\
+            <th>\(words("page.field.kcal"))</th><th>\(words("page.field.protein"))</th><th>\(words("page.field.carbs"))</th>\
+            <th>\(words("page.field.fats"))</th></tr></thead><tbody>\(items)</tbody></table>
+            """))
             \(corrections.correctionSection(id, stored, visitor, words))
             <details class="edit"><summary>\(words("page.meal.edit"))</summary>
             \(mealForm(action: "/meal/\(id.rawValue)", analysis: meal.analysis, totalsByHand: stored.totalsSetByOwner, visitor, words, hidden: "<input type=\"hidden\" name=\"version\" value=\"\(stored.version)\">"))
@@ -80,8 +82,8 @@ extension MealsRoom {
             "<label>\(label) <input name=\"\(name)\" type=\"number\" inputmode=\"numeric\" min=\"0\" max=\"\(max)\" value=\"\(value)\"></label>"
         }
         let (grams, kcal, protein, carbs, fats) = (
-            words("page.macro.grams"), words("page.macro.kcal"), words("page.macro.protein"),
-            words("page.macro.carbs"), words("page.macro.fats")
+            words("page.field.grams"), words("page.field.kcal"), words("page.field.protein"),
+            words("page.field.carbs"), words("page.field.fats")
         )
         let name = words("page.meal.form.name")
         let rows = analysis.items.enumerated().map { index, item -> HTML in

@@ -11,16 +11,15 @@ extension PlansRoom {
         -> WebReply
     {
         let words = self.words
-        let (gotIt, amount, unit, name) = (
-            words("page.shopping.got_it"), words("page.shopping.amount"), words("page.shopping.unit"),
-            words("page.shopping.name")
+        let (amount, unit, name) = (
+            words("page.shopping.amount"), words("page.shopping.unit"), words("page.shopping.name")
         )
         let list = try store.shoppingList()
         let rows = list.map { item -> HTML in
             let p = "line\(item.id)_"
             return """
                 <li class="line\(item.ticked ? " ticked" : "")"><input type="hidden" name="line" value="\(item.id)">\
-                <label class="tick"><input type="checkbox" name="\(p)ticked" value="1"\(item.ticked ? " checked" : "") aria-label="\(gotIt)"></label>\
+                <label class="tick"><input type="checkbox" name="\(p)ticked" value="1"\(item.ticked ? " checked" : "") aria-label="\(words("page.shopping.bought", ["line": "\(words.number(item.amount)) \(item.unit) \(item.name)"]))"></label>\
                 <input name="\(p)amount" class="amount" inputmode="decimal" value="\(Form.format(item.amount))" aria-label="\(amount)">\
                 <input name="\(p)unit" class="unit" maxlength="12" value="\(item.unit)" aria-label="\(unit)">\
                 <input name="\(p)name" class="name" maxlength="\(MealsRoom.maxName)" value="\(item.name)" aria-label="\(name)"></li>
