@@ -45,12 +45,12 @@ struct Form: Sendable {
     /// Trimmed text of at most `maxLength` characters; empty only when `allowEmpty`.
     func text(_ name: String, label: String, maxLength: Int, allowEmpty: Bool = false) throws(FormProblem) -> String {
         let value = (self[name] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        if value.isEmpty && !allowEmpty { throw FormProblem(words("page.form.empty", ["label": label])) }
+        if value.isEmpty && !allowEmpty { throw FormProblem(words("page.form.empty", ["label": label]), field: name) }
         if value.count > maxLength {
-            throw FormProblem(words("page.form.too_long", count: maxLength, ["label": label]))
+            throw FormProblem(words("page.form.too_long", count: maxLength, ["label": label]), field: name)
         }
         if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            throw FormProblem(words("page.form.control", ["label": label]))
+            throw FormProblem(words("page.form.control", ["label": label]), field: name)
         }
         return value
     }
@@ -65,7 +65,7 @@ struct Form: Sendable {
             throw FormProblem(
                 raw.isEmpty
                     ? words("page.form.empty", ["label": label])
-                    : words("page.form.not_whole", ["label": label, "value": String(raw.prefix(20))]))
+                    : words("page.form.not_whole", ["label": label, "value": String(raw.prefix(20))]), field: name)
         }
         guard range.contains(value) else {
             throw FormProblem(
@@ -74,7 +74,7 @@ struct Form: Sendable {
                     [
                         "label": label, "value": String(value), "low": String(range.lowerBound),
                         "high": String(range.upperBound),
-                    ]))
+                    ]), field: name)
         }
         return value
     }
@@ -86,7 +86,7 @@ struct Form: Sendable {
             throw FormProblem(
                 raw.isEmpty
                     ? words("page.form.empty", ["label": label])
-                    : words("page.form.not_number", ["label": label, "value": String(raw.prefix(20))]))
+                    : words("page.form.not_number", ["label": label, "value": String(raw.prefix(20))]), field: name)
         }
         guard range.contains(value) else {
             throw FormProblem(
@@ -95,7 +95,7 @@ struct Form: Sendable {
                     [
                         "label": label, "value": Self.format(value), "low": Self.format(range.lowerBound),
                         "high": Self.format(range.upperBound),
-                    ]))
+                    ]), field: name)
         }
         return value
     }
@@ -110,6 +110,39 @@ struct Form: Sendable {
 /// What was wrong with a submitted form, said the way the page shows it (in its language).
 struct FormProblem: Error, Sendable, Equatable, CustomStringConvertible {
     var message: String
-    init(_ message: String) { self.message = message }
+    /// The field at fault, by its name in the form; nil when the form as a whole is.
+    var field: String?
+    /// The form's other wrong fields, when it was read whole (`FormReading`).
+    var others: [FormProblem] = []
+
+    init(_ message: String, field: String? = nil) {
+        self.message = message
+        self.field = field
+    }
+
     var description: String { message }
+    /// This problem and the others, in the form's order.
+    var all: [FormProblem] { [self] + others }
+}
+
+/// Reads a form on past a wrong field, so that a failed form comes back with every wrong field marked,
+/// not only the first: each read gives its fallback when its field is wrong, and `check` throws the
+/// first problem with the others.
+struct FormReading {
+    private(set) var problems: [FormProblem] = []
+
+    mutating func read<T>(_ fallback: T, _ field: () throws(FormProblem) -> T) -> T {
+        do {
+            return try field()
+        } catch {
+            problems.append(error)
+            return fallback
+        }
+    }
+
+    func check() throws(FormProblem) {
+        guard var first = problems.first else { return }
+        first.others = Array(problems.dropFirst())
+        throw first
+    }
 }

@@ -92,6 +92,8 @@ extension PairingRoom {
         input, select, textarea, button { font: inherit; padding: .45rem .55rem; border: 1px solid var(--field);
           border-radius: .4rem; background: var(--bg); color: var(--ink); min-height: 2.4rem; max-width: 100%; }
         input[type=file] { border: none; padding-left: 0; }
+        [aria-invalid=true] { border: 2px solid var(--warn); } .field-problem { color: var(--warn); font-weight: 600; }
+        .problem ul { margin: .3rem 0 0; padding-left: 1.2rem; list-style: disc; } .problem a { color: var(--warn); }
         .table-box { overflow-x: auto; } td, th { overflow-wrap: anywhere; }
         input[type=number] { width: 5.5rem; } input[type=checkbox] { min-height: auto; width: 1.2rem; height: 1.2rem; }
         button { background: var(--accent); color: var(--bg); border: none; font-weight: 600; cursor: pointer; }

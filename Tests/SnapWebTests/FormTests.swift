@@ -20,7 +20,9 @@ struct FormTests {
         #expect(try text("  Soup \n") == "Soup")
         #expect(try text("\t\r\nab c\u{3000}") == "ab c", "any white space at either end, not between")
         for empty in [nil, "", "   ", "\n\t"] {
-            #expect(throws: FormProblem("Title is empty"), "\(empty.debugDescription)") { try text(empty) }
+            #expect(throws: FormProblem("Title is empty", field: "title"), "\(empty.debugDescription)") {
+                try text(empty)
+            }
             #expect(try text(empty, allowEmpty: true) == "")
         }
         let typed = try Form(parsing: "title=+Soup%20%0A&other=1", words: words)
@@ -33,23 +35,27 @@ struct FormTests {
         #expect(try text("   abcde   ") == "abcde", "the spaces trimmed are not counted")
         #expect(try text("e\u{301}e\u{301}e\u{301}e\u{301}e\u{301}") == "e\u{301}e\u{301}e\u{301}e\u{301}e\u{301}")
         #expect(try text("👨‍👩‍👧👨‍👩‍👧") == "👨‍👩‍👧👨‍👩‍👧", "what the person sees as one is one")
-        #expect(throws: FormProblem("Title is longer than 5 characters")) { try text("abcdef") }
-        #expect(throws: FormProblem("Title is longer than 5 characters")) {
+        #expect(throws: FormProblem("Title is longer than 5 characters", field: "title")) { try text("abcdef") }
+        #expect(throws: FormProblem("Title is longer than 5 characters", field: "title")) {
             try text(String(repeating: "a", count: 10_000))
         }
-        #expect(throws: FormProblem("Title is longer than 1 character")) { try text("ab", maxLength: 1) }
+        #expect(throws: FormProblem("Title is longer than 1 character", field: "title")) {
+            try text("ab", maxLength: 1)
+        }
     }
 
     @Test("should refuse text holding a control character anywhere inside it")
     func controlCharacters() throws {
         let hostile = ["a\u{0}b", "a\u{7}", "\u{1B}[1m", "a\tb", "a\nb", "a\r\nb", "a\u{7F}b", "a\u{85}b", "a\u{9B}b"]
         for hostile in hostile {
-            #expect(throws: FormProblem("Title contains control characters"), "\(hostile.debugDescription)") {
+            #expect(
+                throws: FormProblem("Title contains control characters", field: "title"), "\(hostile.debugDescription)"
+            ) {
                 try text(hostile)
             }
         }
         let typed = try Form(parsing: "title=a%0Db", words: words)
-        #expect(throws: FormProblem("Title contains control characters")) {
+        #expect(throws: FormProblem("Title contains control characters", field: "title")) {
             try typed.text("title", label: "Title", maxLength: 5)
         }
     }

@@ -139,6 +139,12 @@ struct PlanPagesTests {
             cookie: browser.cookie)
         #expect(missing.status == 400 && missing.text.contains("value=\"risotto\""))
         #expect(missing.text.contains("The portions"), "the field is named")
+        // Said at the form, not at the top of the page: the summary inside the plan's form, the field marked.
+        let form = try #require(missing.text.range(of: "<form method=\"post\" action=\"/shopping/plan\""))
+        #expect(missing.text[form.upperBound...].contains("<div class=\"problem\" role=\"alert\">"))
+        #expect(!missing.text[..<form.lowerBound].contains("class=\"problem\""), "nothing said at the top")
+        #expect(missing.text.contains("id=\"f-plan_portions\" aria-invalid=\"true\""))
+        #expect(!missing.text.contains("id=\"f-plan_name\" aria-invalid"), "the name was right")
         try await fake.queue("openai", ["500"])
         _ = await station.post(
             "/shopping/plan",

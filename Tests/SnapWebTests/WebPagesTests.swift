@@ -198,6 +198,42 @@ struct WebPagesTests {
         #expect(stored.totalsSetByOwner)
     }
 
+    @Test("should bring a failed edit back as it was typed: each wrong field marked and linked, the first focused")
+    func failedEditKeepsWhatWasTyped() async throws {
+        let station = try WebTestStation()
+        let meal = try station.meal("m1")
+        let browser = try await station.pair()
+        let changes = [
+            "title": "Spaghetti al pomodoro", "item0_grams": "", "item0_kcal": "333", "item1_fats": "lots",
+            "item1_remove": "1", "new_name": "Bread",
+        ]
+        let reply = await station.post(
+            "/meal/m1", mealForm(meal.analysis, version: 1, csrf: browser.csrf, changes), cookie: browser.cookie)
+        #expect(reply.status == 400)
+        let page = reply.text
+        // Everything typed is back, the right ones too, and the ticked box.
+        #expect(page.contains("value=\"Spaghetti al pomodoro\"") && page.contains("value=\"333\""))
+        #expect(page.contains("value=\"Bread\"") && page.contains("value=\"lots\""))
+        #expect(page.contains("name=\"item1_remove\" value=\"1\" checked"))
+        #expect(page.contains("<details class=\"edit\" open>"), "the edit panel is open")
+        // The removed item's fields are not read, so not wrong; the empty grams, and the new item's empty
+        // numbers, are. Each is marked, its message tied to it, and linked from the summary at the top.
+        let wrong = ["item0_grams", "new_grams", "new_kcal", "new_protein", "new_carbs", "new_fats"]
+        for field in wrong {
+            #expect(
+                page.contains("id=\"f-\(field)\" aria-invalid=\"true\" aria-describedby=\"f-\(field)-problem\""),
+                "\(field) marked")
+            #expect(page.contains("<small class=\"field-problem\" id=\"f-\(field)-problem\">"), "\(field)'s message")
+            #expect(page.contains("<a href=\"#f-\(field)\">"), "\(field) in the summary")
+        }
+        #expect(!page.contains("id=\"f-item1_fats\" aria-invalid"), "a removed item's field is not read")
+        #expect(page.components(separatedBy: " autofocus").count == 2, "one field takes the focus")
+        #expect(page.contains("aria-describedby=\"f-item0_grams-problem\" autofocus"), "the first wrong one")
+        #expect(page.contains("Not saved: 6 fields need a look."))
+        let stored = try #require(try station.store.storedMeal(PhotoID("m1")))
+        #expect(stored.version == 1 && stored.meal.analysis == meal.analysis, "nothing written")
+    }
+
     @Test("should refuse bad numbers with a message naming the field, and write nothing")
     func badNumbers() async throws {
         let station = try WebTestStation()

@@ -396,6 +396,35 @@ def run(args):
         if args.screenshots:
             driver.save_screenshot(os.path.join(args.screenshots, "page-meal-phone.png"))
 
+        print("a failed edit keeps what was typed")
+        driver.find_element(By.CSS_SELECTOR, "details.edit summary").click()
+        driver.find_element(By.NAME, "item1_kcal").clear()
+        driver.find_element(By.NAME, "item1_kcal").send_keys("123")
+        grams = driver.find_element(By.NAME, "item0_grams")
+        grams.clear()
+        submit = driver.find_element(By.CSS_SELECTOR, "form.meal-form button[type=submit]")
+        submit.click()
+        check(driver.execute_script("return arguments[0].validity.valueMissing", grams),
+              "the browser itself stops an empty grams field")
+        # Past the browser's own check, as an old browser would send it: the station's check.
+        driver.execute_script("document.querySelector('form.meal-form').noValidate = true")
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "form.meal-form button[type=submit]"))
+        check(driver.find_element(By.CSS_SELECTOR, "details.edit").get_attribute("open") is not None,
+              "the edit panel is open again")
+        check(driver.find_element(By.NAME, "item1_kcal").get_attribute("value") == "123", "the typed kcal is kept")
+        grams = driver.find_element(By.NAME, "item0_grams")
+        check(grams.get_attribute("aria-invalid") == "true", "the empty field is marked")
+        described = driver.find_element(By.ID, grams.get_attribute("aria-describedby")).text
+        check("grams" in described and "empty" in described, f"its message beside it: {described!r}")
+        check(driver.execute_script("return document.activeElement.name") == "item0_grams", "the focus is on it")
+        summary = driver.find_element(By.CSS_SELECTOR, "div.problem[role=alert] a")
+        check(summary.get_attribute("href").endswith("#f-item0_grams"), "the summary links to it")
+        audit.check("a meal, a failed edit", again=False)
+        if args.screenshots:
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", grams)
+            driver.save_screenshot(os.path.join(args.screenshots, "page-failed-edit-phone.png"))
+        check("550 kcal" in driver.page_source, "nothing was saved: still 550 kcal")
+
         print("deleting a meal")
         follow(driver, driver.find_element(By.LINK_TEXT, "Delete this meal…"))
         check(shows(driver, "cannot be undone"), "deleting asks first")
@@ -524,6 +553,11 @@ def run(args):
         audit.check("history")
         if args.screenshots:
             driver.save_screenshot(os.path.join(args.screenshots, "page-history-phone.png"))
+            driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                   {"width": 320, "height": 700, "deviceScaleFactor": 1, "mobile": True})
+            driver.find_element(By.CSS_SELECTOR, "details.chart-values summary").click()
+            driver.save_screenshot(os.path.join(args.screenshots, "page-history-320.png"))
+            driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         status, text = fetch_status(driver, "/export/meals.csv", None)
         rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff"))))
         check(status == 200 and rows[0][:3] == ["date", "time", "title"] and len(rows) == 3,

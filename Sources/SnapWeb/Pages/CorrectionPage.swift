@@ -179,7 +179,8 @@ extension MealsRoom {
             sentence = try visitor.form.text(
                 "sentence", label: words("page.meal.correct.field"), maxLength: CorrectionsRoom.maxSentence)
         } catch {
-            return try notSaved(id, visitor, error)
+            return try mealPage(
+                id, visitor, message: words("page.form.not_saved", ["problem": error.message]), status: 400)
         }
         // A page loaded before another edit asks about an estimate that is gone: nothing is spent on it.
         guard version == stored.version else {

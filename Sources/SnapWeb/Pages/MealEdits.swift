@@ -41,9 +41,9 @@ extension MealsRoom {
         try form.int("version", label: words("page.meal.field.version"), in: 1...Int.max)
     }
 
-    /// The meal's page again, saying what in its form was not saved.
+    /// The meal's page again, its form open as it was sent, each wrong field marked (`FormEcho`).
     func notSaved(_ id: PhotoID, _ visitor: Visitor, _ problem: FormProblem) throws -> WebReply {
-        try mealPage(id, visitor, message: words("page.form.not_saved", ["problem": problem.message]), status: 400)
+        try mealPage(id, visitor, message: nil, status: 400, echo: FormEcho(visitor.form, problem))
     }
 
     func deletePage(_ id: PhotoID, _ visitor: Visitor) throws -> WebReply {

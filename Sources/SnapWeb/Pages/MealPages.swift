@@ -15,9 +15,10 @@ extension MealsRoom {
     }
 
     /// One meal: its photo and sticker, items with grams, macros and dietary flags, and the form to edit it.
-    func mealPage(_ id: PhotoID, _ visitor: Visitor, message: String?, problem: Bool = true, status: Int = 200)
-        throws -> WebReply
-    {
+    func mealPage(
+        _ id: PhotoID, _ visitor: Visitor, message: String?, problem: Bool = true, status: Int = 200,
+        echo: FormEcho = FormEcho()
+    ) throws -> WebReply {
         let words = self.words
         let stored = try storedMeal(id)
         let meal = stored.meal
@@ -48,7 +49,7 @@ extension MealsRoom {
         return page(
             meal.analysis.title, status: status, refresh: correction?.refresh,
             """
-            \(notice(message, problem: problem))\(notice(saved))\(notice(correction?.text, problem: correction?.problem ?? false))
+            \(echo.summary(words))\(notice(message, problem: problem))\(notice(saved))\(notice(correction?.text, problem: correction?.problem ?? false))
             <p class="when">\(dateAndTime(meal.photo.takenAt, words)) · \(macrosLine(meal.analysis.totals, words))\
             \(stored.totalsSetByOwner ? " <small>\(words("page.meal.totals_by_hand"))</small>" as HTML : "")</p>
             <div class="pictures">\(photo)\(sticker)</div>
@@ -59,8 +60,8 @@ extension MealsRoom {
             <th>\(words("page.field.fats"))</th></tr></thead><tbody>\(items)</tbody></table>
             """))
             \(corrections.correctionSection(id, stored, visitor, words))
-            <details class="edit"><summary>\(words("page.meal.edit"))</summary>
-            \(mealForm(action: "/meal/\(id.rawValue)", analysis: meal.analysis, totalsByHand: stored.totalsSetByOwner, visitor, words, hidden: "<input type=\"hidden\" name=\"version\" value=\"\(stored.version)\">"))
+            <details class="edit"\(echo.failed ? " open" : "")><summary>\(words("page.meal.edit"))</summary>
+            \(mealForm(action: "/meal/\(id.rawValue)", analysis: meal.analysis, totalsByHand: stored.totalsSetByOwner, visitor, words, hidden: "<input type=\"hidden\" name=\"version\" value=\"\(stored.version)\">", echo: echo))
             </details>
             <div class="actions">
             <form method="post" action="/shopping/add">\(csrfField(visitor))<input type="hidden" name="meal" value="\(id.rawValue)">\
@@ -73,13 +74,27 @@ extension MealsRoom {
     }
 
     /// The form that edits an analysis: the title, each item (with a box to remove it), a new item, and
-    /// the totals, which are the items' sum unless set by hand.
+    /// the totals, which are the items' sum unless set by hand. A form that failed (`echo`) comes back
+    /// with what was typed and its wrong fields marked; the browser checks what it can before sending.
     func mealForm(
         action: String, analysis: MealAnalysis, totalsByHand: Bool, _ visitor: Visitor, _ words: Words, hidden: HTML,
-        buttons: HTML? = nil
+        buttons: HTML? = nil, echo: FormEcho = FormEcho()
     ) -> HTML {
-        func number(_ name: String, _ value: Int, _ label: String, max: Int) -> HTML {
-            "<label>\(label) <input name=\"\(name)\" type=\"number\" inputmode=\"numeric\" min=\"0\" max=\"\(max)\" value=\"\(value)\"></label>"
+        func field(_ name: String, _ label: String, _ input: HTML, stored: String, wide: Bool = false) -> HTML {
+            """
+            <label\(wide ? " class=\"wide\"" as HTML : "")>\(label) <input name="\(name)"\(echo.attributes(name))\(input) \
+            value="\(echo.value(name, stored))"></label>\(echo.message(name))
+            """
+        }
+        func number(_ name: String, _ value: Int?, _ label: String, max: Int, required: Bool = true) -> HTML {
+            let required: HTML = value != nil && required ? " required" : ""
+            return field(
+                name, label, " type=\"number\" inputmode=\"numeric\" min=\"0\" max=\"\(max)\"\(required)",
+                stored: value.map(String.init) ?? "")
+        }
+        func text(_ name: String, _ label: String, _ value: String?) -> HTML {
+            let required: HTML = value == nil ? "" : " required"
+            return field(name, label, " maxlength=\"\(Self.maxName)\"\(required)", stored: value ?? "", wide: true)
         }
         let (grams, kcal, protein, carbs, fats) = (
             words("page.field.grams"), words("page.field.kcal"), words("page.field.protein"),
@@ -90,11 +105,12 @@ extension MealsRoom {
             let p = "item\(index)_"
             return """
                 <fieldset class="item"><legend>\(words("page.meal.form.item", ["n": words.integer(index + 1)]))</legend>
-                <label class="wide">\(name) <input name="\(p)name" maxlength="\(Self.maxName)" value="\(item.name)" required></label>
+                \(text(p + "name", name, item.name))
                 \(number(p + "grams", item.grams, grams, max: Self.maxGrams))\(number(p + "kcal", item.macros.calories, kcal, max: Self.maxKcal))\
                 \(number(p + "protein", item.macros.protein, protein, max: Self.maxMacro))\(number(p + "carbs", item.macros.carbs, carbs, max: Self.maxMacro))\
                 \(number(p + "fats", item.macros.fats, fats, max: Self.maxMacro))
-                <label class="remove"><input type="checkbox" name="\(p)remove" value="1"> \(words("page.meal.form.remove"))</label>
+                <label class="remove"><input type="checkbox" name="\(p)remove" value="1"\(echo.checked(p + "remove", false))> \
+                \(words("page.meal.form.remove"))</label>
                 </fieldset>
                 """
         }
@@ -103,23 +119,21 @@ extension MealsRoom {
         return """
             <form method="post" action="\(action)" class="meal-form">\(csrfField(visitor))\(hidden)
             <input type="hidden" name="items" value="\(analysis.items.count)">
-            <label class="wide">\(words("page.meal.form.title")) <input name="title" maxlength="\(Self.maxName)" value="\(analysis.title)" required></label>
+            \(text("title", words("page.meal.form.title"), analysis.title))
             \(rows)
             <fieldset class="item new"><legend>\(words("page.meal.form.add_item"))</legend>
-            <label class="wide">\(name) <input name="new_name" maxlength="\(Self.maxName)"></label>
-            <label>\(grams) <input name="new_grams" type="number" min="0" max="\(Self.maxGrams)"></label>\
-            <label>\(kcal) <input name="new_kcal" type="number" min="0" max="\(Self.maxKcal)"></label>\
-            <label>\(protein) <input name="new_protein" type="number" min="0" max="\(Self.maxMacro)"></label>\
-            <label>\(carbs) <input name="new_carbs" type="number" min="0" max="\(Self.maxMacro)"></label>\
-            <label>\(fats) <input name="new_fats" type="number" min="0" max="\(Self.maxMacro)"></label>
+            \(text("new_name", name, nil))
+            \(number("new_grams", nil, grams, max: Self.maxGrams))\(number("new_kcal", nil, kcal, max: Self.maxKcal))\
+            \(number("new_protein", nil, protein, max: Self.maxMacro))\(number("new_carbs", nil, carbs, max: Self.maxMacro))\
+            \(number("new_fats", nil, fats, max: Self.maxMacro))
             </fieldset>
             <fieldset class="totals-form"><legend>\(words("page.meal.form.totals"))</legend>
-            <label class="wide"><input type="checkbox" name="own_totals" value="1"\(totalsByHand ? " checked" : "")> \
+            <label class="wide"><input type="checkbox" name="own_totals" value="1"\(echo.checked("own_totals", totalsByHand))> \
             \(words("page.meal.form.own_totals"))</label>
-            \(number("total_kcal", totals.calories, kcal, max: Self.maxKcal * Self.maxItems))\
-            \(number("total_protein", totals.protein, protein, max: Self.maxMacro * Self.maxItems))\
-            \(number("total_carbs", totals.carbs, carbs, max: Self.maxMacro * Self.maxItems))\
-            \(number("total_fats", totals.fats, fats, max: Self.maxMacro * Self.maxItems))
+            \(number("total_kcal", totals.calories, kcal, max: Self.maxKcal * Self.maxItems, required: false))\
+            \(number("total_protein", totals.protein, protein, max: Self.maxMacro * Self.maxItems, required: false))\
+            \(number("total_carbs", totals.carbs, carbs, max: Self.maxMacro * Self.maxItems, required: false))\
+            \(number("total_fats", totals.fats, fats, max: Self.maxMacro * Self.maxItems, required: false))
             </fieldset>
             <div class="buttons">\(buttons)</div>
             </form>
@@ -132,11 +146,16 @@ extension MealsRoom {
     static let maxKcal = 10_000
     static let maxMacro = 1000
 
-    /// Reads the meal form into an analysis, every field checked; an item's tags and ingredients stay
-    /// with it while its name does. Returns the analysis and whether the totals were set by hand.
+    /// Reads the meal form into an analysis, every field checked (each wrong field is named, not only the
+    /// first: `FormReading`); an item's tags and ingredients stay with it while its name does. Returns the
+    /// analysis and whether the totals were set by hand.
     func readMealForm(_ form: Form, from original: MealAnalysis) throws(FormProblem) -> (MealAnalysis, Bool) {
         let words = form.words
-        let title = try form.text("title", label: words("page.meal.field.title"), maxLength: Self.maxName)
+        var reading = FormReading()
+        let title = reading.read("") {
+            () throws(FormProblem) in
+            try form.text("title", label: words("page.meal.field.title"), maxLength: Self.maxName)
+        }
         let count = try form.int("items", label: words("page.meal.field.item_count"), in: 0...Self.maxItems)
         guard count == original.items.count else {
             throw FormProblem(words("page.meal.problem.mismatch", count: original.items.count))
@@ -146,16 +165,22 @@ extension MealsRoom {
             let p = "item\(index)_"
             if form[p + "remove"] != nil { continue }
             let n = ["n": words.integer(index + 1)]
-            let name = try form.text(p + "name", label: words("page.meal.field.item.name", n), maxLength: Self.maxName)
             var item = original.items[index]
+            let name = reading.read(item.name) {
+                () throws(FormProblem) in
+                try form.text(p + "name", label: words("page.meal.field.item.name", n), maxLength: Self.maxName)
+            }
             if name != item.name {
                 item.contains = []
                 item.ingredients = []
             }
             item.name = name
-            let grams = try form.int(p + "grams", label: words("page.meal.field.item.grams", n), in: 0...Self.maxGrams)
-            let typed = try readMacros(
-                form, prefix: p, limit: 1,
+            let grams = reading.read(item.grams) {
+                () throws(FormProblem) in
+                try form.int(p + "grams", label: words("page.meal.field.item.grams", n), in: 0...Self.maxGrams)
+            }
+            let typed = readMacros(
+                form, prefix: p, limit: 1, into: &reading,
                 labels: (
                     words("page.meal.field.item.kcal", n), words("page.meal.field.item.protein", n),
                     words("page.meal.field.item.carbs", n), words("page.meal.field.item.fats", n)
@@ -171,45 +196,56 @@ extension MealsRoom {
             }
             items.append(item)
         }
-        let newName = try form.text(
-            "new_name", label: words("page.meal.field.new.name"), maxLength: Self.maxName, allowEmpty: true)
+        let newName = reading.read("") {
+            () throws(FormProblem) in
+            try form.text(
+                "new_name", label: words("page.meal.field.new.name"), maxLength: Self.maxName, allowEmpty: true)
+        }
         if !newName.isEmpty {
             guard items.count < Self.maxItems else {
-                throw FormProblem(words("page.meal.problem.too_many_items", count: Self.maxItems))
+                throw FormProblem(words("page.meal.problem.too_many_items", count: Self.maxItems), field: "new_name")
             }
-            items.append(
-                MealItem(
-                    name: newName,
-                    grams: try form.int("new_grams", label: words("page.meal.field.new.grams"), in: 0...Self.maxGrams),
-                    macros: try readMacros(
-                        form, prefix: "new_", limit: 1,
-                        labels: (
-                            words("page.meal.field.new.kcal"), words("page.meal.field.new.protein"),
-                            words("page.meal.field.new.carbs"), words("page.meal.field.new.fats")
-                        ))))
+            let grams = reading.read(0) {
+                () throws(FormProblem) in
+                try form.int("new_grams", label: words("page.meal.field.new.grams"), in: 0...Self.maxGrams)
+            }
+            let macros = readMacros(
+                form, prefix: "new_", limit: 1, into: &reading,
+                labels: (
+                    words("page.meal.field.new.kcal"), words("page.meal.field.new.protein"),
+                    words("page.meal.field.new.carbs"), words("page.meal.field.new.fats")
+                ))
+            items.append(MealItem(name: newName, grams: grams, macros: macros))
         }
         let byHand = form["own_totals"] != nil
         let totals =
             byHand
-            ? try readMacros(
-                form, prefix: "total_", limit: Self.maxItems,
+            ? readMacros(
+                form, prefix: "total_", limit: Self.maxItems, into: &reading,
                 labels: (
                     words("page.meal.field.total.kcal"), words("page.meal.field.total.protein"),
                     words("page.meal.field.total.carbs"), words("page.meal.field.total.fats")
                 ))
             : items.reduce(Macros.zero) { $0 + $1.macros }
+        try reading.check()
         return (MealAnalysis(title: title, totals: totals, items: items, funFact: original.funFact), byHand)
     }
 
     /// The four macro fields after `prefix`, each named in a problem by its label.
     private func readMacros(
-        _ form: Form, prefix: String, limit: Int, labels: (kcal: String, protein: String, carbs: String, fats: String)
-    ) throws(FormProblem) -> Macros {
-        Macros(
-            calories: try form.int(prefix + "kcal", label: labels.kcal, in: 0...Self.maxKcal * limit),
-            protein: try form.int(prefix + "protein", label: labels.protein, in: 0...Self.maxMacro * limit),
-            carbs: try form.int(prefix + "carbs", label: labels.carbs, in: 0...Self.maxMacro * limit),
-            fats: try form.int(prefix + "fats", label: labels.fats, in: 0...Self.maxMacro * limit))
+        _ form: Form, prefix: String, limit: Int, into reading: inout FormReading,
+        labels: (kcal: String, protein: String, carbs: String, fats: String)
+    ) -> Macros {
+        func field(_ name: String, _ label: String, _ most: Int) -> Int {
+            reading.read(0) {
+                () throws(FormProblem) in
+                try form.int(prefix + name, label: label, in: 0...most * limit)
+            }
+        }
+        return Macros(
+            calories: field("kcal", labels.kcal, Self.maxKcal),
+            protein: field("protein", labels.protein, Self.maxMacro),
+            carbs: field("carbs", labels.carbs, Self.maxMacro), fats: field("fats", labels.fats, Self.maxMacro))
     }
 
 }

@@ -12,21 +12,28 @@ extension PlansRoom {
     func askForPlan(_ visitor: Visitor) throws -> WebReply {
         let words = self.words
         let form = visitor.form
-        let request: PlanRequest
-        do {
-            let name = try form.text(
+        var reading = FormReading()
+        let name = reading.read("") {
+            () throws(FormProblem) in
+            try form.text(
                 "plan_name", label: words("page.plan.field.name"), maxLength: PlanRequest.nameLength.upperBound)
-            request = PlanRequest(
-                name: name,
-                portions: try form.int(
-                    "plan_portions", label: words("page.plan.field.portions"), in: PlanRequest.portionRange),
-                units: form["plan_units"] == "us" ? .us : .metric,
-                timesAWeek: try form.int(
-                    "plan_times", label: words("page.plan.field.times"), in: PlanRequest.timesRange))
-        } catch {
-            return try shoppingPage(
-                visitor, message: words("page.form.not_saved", ["problem": error.message]), status: 400)
         }
+        let portions = reading.read(1) {
+            () throws(FormProblem) in
+            try form.int("plan_portions", label: words("page.plan.field.portions"), in: PlanRequest.portionRange)
+        }
+        let times = reading.read(1) {
+            () throws(FormProblem) in
+            try form.int("plan_times", label: words("page.plan.field.times"), in: PlanRequest.timesRange)
+        }
+        do {
+            try reading.check()
+        } catch {
+            // Said at the form, not at the top of the page a screen or two above it.
+            return try shoppingPage(visitor, message: nil, status: 400, echo: FormEcho(form, error))
+        }
+        let request = PlanRequest(
+            name: name, portions: portions, units: form["plan_units"] == "us" ? .us : .metric, timesAWeek: times)
         guard let planner else {
             return try shoppingPage(visitor, message: words("ai.not_configured"), status: 409, typed: request)
         }

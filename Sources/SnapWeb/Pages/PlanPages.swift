@@ -9,7 +9,7 @@ import SnapText
 extension PlansRoom {
     /// The shopping page's part for planned meals: drafts waiting for review, the meals on the list (each
     /// with its first three ingredients, the rest behind "more"), and the form to plan another.
-    func plansSection(_ visitor: Visitor, typed: PlanRequest?) throws -> HTML {
+    func plansSection(_ visitor: Visitor, typed: PlanRequest?, echo: FormEcho = FormEcho()) throws -> HTML {
         let words = self.words
         let plans = try store.plannedMeals()
         let drafts = plans.filter { !$0.confirmed }.map { plan -> HTML in
@@ -33,12 +33,12 @@ extension PlansRoom {
             <h2>\(words("page.plan.heading"))</h2>
             \(drafts.isEmpty ? "" : "<ul class=\"drafts\">\(drafts)</ul>" as HTML)
             \(planned.isEmpty ? "<p class=\"empty\">\(words("page.plan.none"))</p>" as HTML : "<ul class=\"plans\">\(planned)</ul>")
-            \(try planForm(visitor, typed: typed))
+            \(try planForm(visitor, typed: typed, echo: echo))
             """
     }
 
     /// "add a meal to cook": its name, portions, units and times a week, and what the button spends.
-    private func planForm(_ visitor: Visitor, typed: PlanRequest?) throws -> HTML {
+    private func planForm(_ visitor: Visitor, typed: PlanRequest?, echo: FormEcho) throws -> HTML {
         let words = self.words
         guard planner != nil else { return "<p class=\"empty\">\(words("ai.not_configured"))</p>" }
         if case .asking(let request)? = planning.withLock({ $0 }) {
@@ -51,14 +51,17 @@ extension PlansRoom {
         let us = (typed?.units ?? (form["plan_units"] == "us" ? .us : .metric)) == .us
         let left = try budget(on: try today()).left
         return """
-            <form method="post" action="/shopping/plan" class="plan-form">\(csrfField(visitor))
+            <form method="post" action="/shopping/plan" class="plan-form">\(csrfField(visitor))\(echo.summary(words))
             <fieldset><legend>\(words("page.plan.add"))</legend>
-            <label>\(words("page.plan.name")) <input name="plan_name" maxlength="\(PlanRequest.nameLength.upperBound)" \
-            value="\(name)" placeholder="\(words("page.plan.name_example"))"></label>
-            <label>\(words("page.plan.portions")) <input name="plan_portions" type="number" inputmode="numeric" \
-            min="1" max="\(PlanRequest.portionRange.upperBound)" value="\(portions)"></label>
-            <label>\(words("page.plan.times")) <input name="plan_times" type="number" inputmode="numeric" \
-            min="1" max="\(PlanRequest.timesRange.upperBound)" value="\(times)"></label>
+            <label>\(words("page.plan.name")) <input name="plan_name"\(echo.attributes("plan_name")) required \
+            maxlength="\(PlanRequest.nameLength.upperBound)" value="\(name)" placeholder="\(words("page.plan.name_example"))">\
+            </label>\(echo.message("plan_name"))
+            <label>\(words("page.plan.portions")) <input name="plan_portions"\(echo.attributes("plan_portions")) required \
+            type="number" inputmode="numeric" min="1" max="\(PlanRequest.portionRange.upperBound)" value="\(portions)">\
+            </label>\(echo.message("plan_portions"))
+            <label>\(words("page.plan.times")) <input name="plan_times"\(echo.attributes("plan_times")) required \
+            type="number" inputmode="numeric" min="1" max="\(PlanRequest.timesRange.upperBound)" value="\(times)">\
+            </label>\(echo.message("plan_times"))
             <label><input type="radio" name="plan_units" value="metric"\(us ? "" : " checked")> \(words("page.plan.metric"))</label>
             <label><input type="radio" name="plan_units" value="us"\(us ? " checked" : "")> \(words("page.plan.us"))</label>
             </fieldset>

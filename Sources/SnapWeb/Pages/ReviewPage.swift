@@ -5,7 +5,9 @@ import SnapText
 
 extension ReviewRoom {
     /// The meal result the station shows now, to save edited or discard from here.
-    func reviewPage(_ visitor: Visitor, message: String? = nil, status: Int = 200) throws -> WebReply {
+    func reviewPage(_ visitor: Visitor, message: String? = nil, status: Int = 200, echo: FormEcho = FormEcho()) throws
+        -> WebReply
+    {
         let words = self.words
         guard case .mealResult(let result)? = link.status().screen else {
             let today: HTML = "<a href=\"/\">\(words("page.nav.today"))</a>"
@@ -21,10 +23,10 @@ extension ReviewRoom {
         return page(
             words("page.review.title", ["title": result.analysis.title]), status: status,
             """
-            \(notice(message, problem: true))<p>\(words("page.review.auto_save", ["seconds": words.integer(result.autoSaveIn)]))</p>
+            \(echo.summary(words))\(notice(message, problem: true))<p>\(words("page.review.auto_save", ["seconds": words.integer(result.autoSaveIn)]))</p>
             <div class="pictures"><img class="photo" src="/photo/\(id).jpg" alt="\(words("page.review.photo_alt"))"></div>
             \(meals.mealForm(action: "/review", analysis: result.analysis, totalsByHand: false, visitor, words,
-                hidden: "<input type=\"hidden\" name=\"photo\" value=\"\(id)\">", buttons: buttons))
+                hidden: "<input type=\"hidden\" name=\"photo\" value=\"\(id)\">", buttons: buttons, echo: echo))
             \(try correctShownForm(id, visitor, words))
             """)
     }
@@ -100,17 +102,29 @@ extension ReviewRoom {
         do {
             (edited, byHand) = try meals.readMealForm(form, from: original)
         } catch {
-            return .reply(
-                page(
-                    words("page.review.not_saved"), status: 400,
-                    """
-                    <p class="problem" role="alert">\(words("page.form.not_saved", ["problem": error.message]))</p>
-                    <p><a href="/review">\(words("page.review.back"))</a></p>
-                    """))
+            return .reply(try reviewAgain(id, visitor, error))
         }
         return deciding(shown.map { _ in .reviewSubmitted(id, edited) }) {
             try keep(edited, byHand: byHand, of: id)
         }
+    }
+
+    /// A review that failed, drawn again as it was sent (`FormEcho`): on the review while the station shows
+    /// the result, else on the meal's page once the station has saved it, so that nothing typed is lost.
+    private func reviewAgain(_ id: PhotoID, _ visitor: Visitor, _ problem: FormProblem) throws -> WebReply {
+        let echo = FormEcho(visitor.form, problem)
+        if case .mealResult(let result)? = link.status().screen, result.photo.id == id {
+            return try reviewPage(visitor, status: 400, echo: echo)
+        }
+        if try store.storedMeal(id) != nil {
+            return try meals.mealPage(id, visitor, message: nil, status: 400, echo: echo)
+        }
+        return page(
+            words("page.review.not_saved"), status: 400,
+            """
+            <p class="problem" role="alert">\(words("page.form.not_saved", ["problem": problem.message]))</p>
+            <p><a href="/review">\(words("page.review.back"))</a></p>
+            """)
     }
 
     /// Makes the meal the station saved from the result what the owner sent (`edited`), unless it is.

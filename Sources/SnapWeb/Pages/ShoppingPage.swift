@@ -6,10 +6,11 @@ import SnapText
 extension PlansRoom {
     /// The shopping list: every line editable and tickable in one form, lines added by hand, from the
     /// ingredients of chosen meals or from meals planned with the AI (`plansSection`), ticked lines
-    /// cleared, and the list as plain text. `typed` fills the planning form again after a failure.
-    func shoppingPage(_ visitor: Visitor, message: String?, status: Int = 200, typed: PlanRequest? = nil) throws
-        -> WebReply
-    {
+    /// cleared, and the list as plain text. `typed` fills the planning form again after a failure, and
+    /// `echo` marks its wrong fields.
+    func shoppingPage(
+        _ visitor: Visitor, message: String?, status: Int = 200, typed: PlanRequest? = nil, echo: FormEcho = FormEcho()
+    ) throws -> WebReply {
         let words = self.words
         let (amount, unit, name) = (
             words("page.shopping.amount"), words("page.shopping.unit"), words("page.shopping.name")
@@ -52,7 +53,7 @@ extension PlansRoom {
             <form method="post" action="/shopping/clear">\(csrfField(visitor))<button type="submit">\(words("page.shopping.clear"))</button></form>
             <a href="/shopping.txt" download="shopping-list.txt">\(words("page.shopping.as_text"))</a>
             </div>
-            \(try plansSection(visitor, typed: typed))
+            \(try plansSection(visitor, typed: typed, echo: echo))
             <h2>\(words("page.shopping.from_meals"))</h2>
             \(recent.isEmpty ? "<p class=\"empty\">\(words("page.shopping.no_recent"))</p>" as HTML : "")
             <form method="post" action="/shopping/add" class="from-meals">\(csrfField(visitor))

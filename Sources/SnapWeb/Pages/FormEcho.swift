@@ -1,0 +1,66 @@
+import SnapText
+
+/// A form that failed, drawn again as it was sent: every field with what was typed into it, each wrong
+/// field marked (`aria-invalid`, its message beside it tied by `aria-describedby`, the first one focused)
+/// and one summary at the top linking to each. A form drawn without one (`FormEcho()`) shows what is
+/// stored. A field's id is its name after "f-", so that the summary's links find it.
+struct FormEcho {
+    /// What was sent; nil when the form is drawn fresh.
+    let sent: Form?
+    /// The problems in the form's order; the ones without a field are said only in the summary.
+    let problems: [FormProblem]
+
+    init() {
+        sent = nil
+        problems = []
+    }
+
+    init(_ sent: Form, _ problem: FormProblem) {
+        self.sent = sent
+        problems = problem.all
+    }
+
+    var failed: Bool { !problems.isEmpty }
+
+    /// What the field shows: what was sent, or else what is stored.
+    func value(_ name: String, _ stored: @autoclosure () -> String) -> String {
+        sent.map { $0[name] ?? "" } ?? stored()
+    }
+
+    /// Whether a checkbox is ticked: as it was sent, or else as stored.
+    func checked(_ name: String, _ stored: Bool) -> HTML {
+        (sent.map { $0[name] != nil } ?? stored) ? " checked" : ""
+    }
+
+    private func problem(_ name: String) -> FormProblem? { problems.first { $0.field == name } }
+
+    /// The field's id, and its marks when it is wrong (the first wrong field takes the focus).
+    func attributes(_ name: String) -> HTML {
+        guard problem(name) != nil else { return " id=\"f-\(name)\"" }
+        let first = problems.first { $0.field != nil }?.field == name
+        let focus: HTML = first ? " autofocus" : ""
+        return " id=\"f-\(name)\" aria-invalid=\"true\" aria-describedby=\"f-\(name)-problem\"\(focus)"
+    }
+
+    /// The field's message, to stand beside it.
+    func message(_ name: String) -> HTML {
+        guard let problem = problem(name) else { return "" }
+        return "<small class=\"field-problem\" id=\"f-\(name)-problem\">\(problem.message)</small>"
+    }
+
+    /// The summary at the top: what was not saved, each wrong field's message a link to it.
+    func summary(_ words: Words) -> HTML {
+        guard failed else { return "" }
+        if problems.count == 1, let only = problems.first, only.field == nil {
+            return "<p class=\"problem\" role=\"alert\">\(words("page.form.not_saved", ["problem": only.message]))</p>"
+        }
+        let items = problems.map { problem -> HTML in
+            guard let field = problem.field else { return "<li>\(problem.message)</li>" }
+            return "<li><a href=\"#f-\(field)\">\(problem.message)</a></li>"
+        }
+        return """
+            <div class="problem" role="alert"><p>\(words("page.form.not_saved_fields", count: problems.count))</p>\
+            <ul>\(items)</ul></div>
+            """
+    }
+}
