@@ -19,19 +19,18 @@ extension Words {
         return self(ai ? "lock.next_analysis.in" : "lock.next_photo.in", ["time": Self.clock(remaining)])
     }
 
-    /// Title, detail and what the buttons do now, for an error screen.
+    /// Title, detail and what the buttons do now, for an error screen. A device's, a library's or a server's
+    /// own words (in English) go to the log, not the screen: the screen says it in the station's language.
+    /// The group's sign-in keeps its reason, which names the config keys for the person who installs it.
     public func problem(_ kind: ProblemScreen.Kind) -> (title: String, detail: String, hint: String) {
         let waits = self("hint.goes_by_itself")
         switch kind {
-        case .cameraMissing(let detail):
-            return (self("problem.camera.title"), detail, self("problem.camera.hint"))
-        case .captureFailed(let detail):
-            return (self("problem.capture.title"), detail, self("hint.press_try_again"))
-        case .processingFailed(let detail):
-            return (
-                self("problem.processing.title"), self("problem.processing.detail", ["detail": detail]),
-                self("hint.press_back")
-            )
+        case .cameraMissing:
+            return (self("problem.camera.title"), self("problem.camera.detail"), self("problem.camera.hint"))
+        case .captureFailed:
+            return (self("problem.capture.title"), self("problem.capture.detail"), self("hint.press_try_again"))
+        case .processingFailed:
+            return (self("problem.processing.title"), self("problem.processing.detail"), self("hint.press_back"))
         case .aiFailed(.notConfigured):
             return (self("ai.not_configured"), self("problem.ai_setup.detail"), self("problem.ai_setup.hint"))
         case .aiFailed(let failure):
@@ -55,12 +54,12 @@ extension Words {
             )
         case .analysisQueued:
             return (self("problem.queued.title"), self("problem.queued.detail"), waits)
-        case .uploadRejected(let detail):
-            return (self("problem.rejected.title"), detail, self("hint.press_back"))
+        case .uploadRejected:
+            return (self("problem.rejected.title"), self("problem.rejected.detail"), self("hint.press_back"))
         case .storageFull:
             return (self("problem.storage_full.title"), self("problem.storage_full.detail"), self("hint.press_back"))
-        case .storageFailed(let detail):
-            return (self("problem.storage.title"), detail, self("hint.press_back"))
+        case .storageFailed:
+            return (self("problem.storage.title"), self("problem.storage.detail"), self("hint.press_back"))
         }
     }
 

@@ -149,4 +149,28 @@ struct ScreenTextTests {
         #expect(words.problem(.networkDown(group: "Family")).title == "Saved — will send when online")
         #expect(words.problem(.aiFailed(.notConfigured)).title == "AI service not configured")
     }
+
+    @Test(
+        "should say a device's, a library's or a server's failure in the station's language, its own words left to the log"
+    )
+    func problemDetailsInEveryLanguage() {
+        let original = "libcamera: no camera found (HTTP 403, Premature end of JPEG file)"
+        let kinds: [ProblemScreen.Kind] = [
+            .cameraMissing(original), .captureFailed(original), .processingFailed(original),
+            .uploadRejected(original), .storageFailed(original),
+        ]
+        for language in Language.allCases {
+            let words = Words(language)
+            let details = kinds.map { words.problem($0).detail }
+            for (kind, detail) in zip(kinds, details) {
+                #expect(
+                    !detail.isEmpty && !detail.contains("libcamera") && !detail.contains("HTTP"), "\(language) \(kind)")
+            }
+            #expect(Set(details).count == kinds.count, "each says its own: \(language) \(details)")
+            if language != .en {
+                let english = kinds.map { Words(.en).problem($0).detail }
+                #expect(zip(details, english).allSatisfy { $0 != $1 }, "\(language) is not English: \(details)")
+            }
+        }
+    }
 }
