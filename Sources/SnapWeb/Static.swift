@@ -56,9 +56,9 @@ extension PairingRoom {
         .chart .kcal { fill: var(--muted); }
         /* The chart's text in the page's text size: its user units are about half a CSS pixel on a
            phone (a 700-unit-wide chart in ~360 px), about one on a wider screen. */
-        .chart .grid { stroke: var(--muted); stroke-width: .5; opacity: .4; } .chart .axis { font-size: 1.5rem; fill: var(--muted); }
+        .chart .grid { stroke: var(--muted); stroke-width: .5; opacity: .4; } .chart .axis { font-size: 1.7rem; fill: var(--muted); }
         .chart line.goal { stroke: var(--ink); stroke-width: 1.5; stroke-dasharray: 6 4; }
-        .chart text.goal { font-size: 1.5rem; fill: var(--ink); }
+        .chart text.goal { font-size: 1.7rem; fill: var(--ink); }
         @media (min-width: 40em) { .chart .axis, .chart text.goal { font-size: .85rem; } }
         .chart-values summary { cursor: pointer; color: var(--accent); font-weight: 600; padding: .4rem 0; }
         .legend span { display: inline-block; width: .8rem; height: .8rem; border-radius: .2rem; margin: 0 .3rem 0 .6rem; }
@@ -94,7 +94,7 @@ extension PairingRoom {
         input[type=file] { border: none; padding-left: 0; }
         [aria-invalid=true] { border: 2px solid var(--warn); } .field-problem { color: var(--warn); font-weight: 600; }
         .problem ul { margin: .3rem 0 0; padding-left: 1.2rem; list-style: disc; } .problem a { color: var(--warn); }
-        .table-box { overflow-x: auto; } td, th { overflow-wrap: anywhere; }
+        .table-box { overflow-x: auto; } table.status td { overflow-wrap: anywhere; }
         input[type=number] { width: 5.5rem; } input[type=checkbox] { min-height: auto; width: 1.2rem; height: 1.2rem; }
         button { background: var(--accent); color: var(--bg); border: none; font-weight: 600; cursor: pointer; }
         button.secondary { background: var(--panel); color: var(--ink); }
@@ -111,7 +111,7 @@ extension PairingRoom {
         small.hint { flex: 1 1 100%; margin-top: -.2rem; }
         .invite-code { font: 700 1.7rem/1.2 ui-monospace, "DejaVu Sans Mono", monospace; letter-spacing: .08em;
           user-select: all; margin: .8rem 0; }
-        svg.qr { display: block; width: 12.5rem; height: 12.5rem; }
+        svg.qr { display: block; width: 12.5rem; max-width: 100%; height: auto; aspect-ratio: 1; }
         .photo-row { display: flex; gap: .8rem; align-items: center; padding: .4rem 0; border-bottom: 1px solid var(--line); }
         .photo-row span { flex: 1; }
         .preview { display: flex; gap: .6rem; flex-wrap: wrap; flex: 1 1 100%; }

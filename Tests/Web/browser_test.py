@@ -551,6 +551,14 @@ def run(args):
         bars = driver.find_elements(By.CSS_SELECTOR, "svg.chart g.day")
         check(len(bars) == 2 and bars[0].get_attribute("data-kcal") == "1280", f"the charts show today's 1280 kcal: {len(bars)}")
         audit.check("history")
+        heights = []
+        for size in (16, 32):
+            audit.text_size(size)
+            heights.append(driver.execute_script(
+                "return document.querySelector('svg.chart text.axis').getBoundingClientRect().height"))
+        audit.text_size(16)
+        check(heights[1] > 1.6 * heights[0], f"the charts' axis text grows with the text size: {heights} px")
+        print(f"  ok: the axis text is {heights[0]:.1f} px high, {heights[1]:.1f} px with text at 200 %")
         if args.screenshots:
             driver.save_screenshot(os.path.join(args.screenshots, "page-history-phone.png"))
             driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
@@ -681,6 +689,8 @@ def run_group(args):
         driver.get(base + "/group")
         check(shows(driver, "The station is in no group yet."), "Group says: the station is in no group yet")
         check(not driver.find_elements(By.CSS_SELECTOR, "section.group-card"), "no group's card")
+        audit = Audit(driver)
+        audit.check("group, in none yet")
         form = driver.find_element(By.CSS_SELECTOR, "form[action='/group/create']")
         form.find_element(By.NAME, "group").send_keys("Family")
         member = form.find_element(By.NAME, "member")
@@ -697,6 +707,7 @@ def run_group(args):
         driver.find_element(By.CSS_SELECTOR, "svg.qr").screenshot(qr)
         scanned = scan(qr)
         check(scanned == code, f"the QR code on the page reads {scanned!r}, the code")
+        audit.check("a group made, its invite", again=False)
         if args.screenshots:
             driver.save_screenshot(os.path.join(args.screenshots, "page-invite-phone.png"))
         wait_for("the station to take the group", lambda: station.latest(r"owner's settings: .*groups Family", mark))
@@ -714,6 +725,7 @@ def run_group(args):
         check(members == ["Kitchen (this station) · has not shared yet", "Hall · has not shared yet"],
               f"its members in join order: {members}")
         check(not shows(driver, "The station is in no group yet.", timeout=0.5), "no longer \"in no group yet\"")
+        audit.check("group, with its members")
         if args.screenshots:
             driver.save_screenshot(os.path.join(args.screenshots, "page-group-phone.png"))
 
@@ -728,6 +740,7 @@ def run_group(args):
         print("leaving the group")
         follow(driver, driver.find_element(By.LINK_TEXT, "Leave Family"))
         check(heading(driver) == "Leave Family?", "leaving asks first")
+        audit.check("leaving a group", again=False)
         mark = station.mark()
         follow(driver, driver.find_element(By.CSS_SELECTOR, "button.danger"))
         check(shows(driver, "Left."), "the page says: Left.")
@@ -739,6 +752,7 @@ def run_group(args):
         left = supabase_members.post(project, anon_key, "/rest/v1/rpc/group_members", {"group_name": "Family"},
                                      hall["access_token"])
         check([row["member_name"] for row in left] == ["Hall"], f"the server's members of Family: {left}")
+        check(audit.report(), "every Group page state audited for every phone and eye, with no problem listed above")
         print(f"the Group part: passed in {time.monotonic() - started:.0f} s")
         return 0
     except (Failure, supabase_members.Refused) as failure:

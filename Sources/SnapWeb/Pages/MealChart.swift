@@ -22,7 +22,7 @@ struct MealChart {
 
     static let width = 700.0
     static let height = 220.0
-    static let plot = (left: 66.0, right: 692.0, top: 12.0, bottom: 186.0)
+    static let plot = (left: 80.0, right: 692.0, top: 12.0, bottom: 186.0)
 
     /// The chart; `every` labels every n-th day on the axis (1 for a week, 5 for a month). Written into one
     /// string as it goes (`SVGWriter`): History draws two charts a request, and building each of a bar's

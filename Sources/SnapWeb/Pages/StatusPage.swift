@@ -72,6 +72,7 @@ extension StatusRoom {
         return page(
             words("page.status.title"),
             """
+            \(tableBox(words("page.status.title"), """
             <table class="status"><tbody>
             <tr><th>\(words("page.status.screen"))</th><td colspan="2">\(status.screen.map { words.screen($0) } ?? words("page.status.starting"))</td></tr>
             <tr><th>\(words("page.status.mode"))</th><td colspan="2">\(mode)</td></tr>
@@ -81,9 +82,12 @@ extension StatusRoom {
             <tr><th>\(words("page.status.ai_today"))</th><td colspan="2">\(uses)</td></tr>
             <tr><th>\(words("page.status.queues"))</th><td colspan="2">\(waiting)</td></tr>
             </tbody></table>
+            """))
             <h2>\(words("page.status.devices"))</h2>
+            \(tableBox(words("page.status.devices"), """
             <table class="status"><thead><tr><th>\(words("page.status.device"))</th><th>\(words("page.status.backend"))</th>\
             <th>\(words("page.status.state"))</th></tr></thead><tbody>\(devices)</tbody></table>
+            """))
             \(notice(asked))
             <h2>\(words("page.status.failed"))</h2>
             \(failed.isEmpty ? "<p class=\"empty\">\(words("page.status.failed_none"))</p>" as HTML : "<ul class=\"failed\">\(failed)</ul>")

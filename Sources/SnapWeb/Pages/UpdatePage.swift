@@ -97,8 +97,10 @@ extension UpdateRoom {
             <p>\(words("page.update.running", ["version": status.version, "slot": status.booted ?? "?"]))</p>
             \(status.pending.map { HTML("<p class=\"notice\">\(words("page.update.pending", ["version": $0.version]))</p>") } ?? "")
             \(status.outcome.map { HTML("<p><small>\(words("page.update.last", ["outcome": words.updateOutcome($0)]))</small></p>") } ?? "")
+            \(tableBox(words("page.update.slots"), """
             <table class="slots"><thead><tr><th>\(words("page.update.slot"))</th><th>\(words("page.update.slot_version"))</th>\
             <th>\(words("page.update.slot_state"))</th></tr></thead><tbody>\(slots)</tbody></table>
+            """))
             <h2>\(words("page.update.bundles"))</h2>
             \(offered.isEmpty ? "<p class=\"empty\">\(words("page.update.no_bundles"))</p>" as HTML : "<ul class=\"bundles\">\(offered)</ul>")
             <form class="upload" data-csrf="\(visitor.session.csrf)" data-lost="\(words("page.update.lost"))">
