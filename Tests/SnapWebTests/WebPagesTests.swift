@@ -338,6 +338,17 @@ struct WebPagesTests {
         let page = await station.get("/review", cookie: browser.cookie).text
         #expect(page.contains("Spaghetti") && page.contains("in 12 s"))
         #expect(await station.get("/", cookie: browser.cookie).text.contains("href=\"/review\""))
+        // A review with a wrong field stays on the review, as it was typed, the field marked; nothing is sent.
+        let failed = await station.post(
+            "/review",
+            mealForm(
+                analysis, version: nil, csrf: browser.csrf,
+                ["photo": "r1", "decision": "save", "item0_kcal": "401", "item1_grams": "-1"]),
+            cookie: browser.cookie)
+        #expect(failed.status == 400 && failed.text.contains("<form method=\"post\" action=\"/review\""))
+        #expect(failed.text.contains("value=\"401\"") && failed.text.contains("value=\"-1\""))
+        #expect(failed.text.contains("id=\"f-item1_grams\" aria-invalid=\"true\""))
+        #expect(!station.link.events.contains { if case .reviewSubmitted = $0 { true } else { false } })
         let saved = await station.post(
             "/review",
             mealForm(
