@@ -43,7 +43,11 @@ extension PairingRoom {
         .totals { display: flex; flex-wrap: wrap; gap: .3rem 1rem; align-items: baseline; font-size: 1.2rem;
           background: var(--panel); padding: .7rem .9rem; border-radius: .6rem; }
         .kcal { font-weight: 700; } .pcf { color: var(--muted); }
-        .goals li { display: grid; grid-template-columns: 7rem 1fr auto; gap: .6rem; align-items: center; padding: .2rem 0; }
+        /* A goal's name, its meter and its numbers on one line, wrapping on a narrow screen or with large
+           text rather than squeezing the meter to nothing. */
+        .goals li { display: flex; flex-wrap: wrap; gap: .2rem .6rem; align-items: center; padding: .2rem 0; }
+        .goals li span:first-child { flex: 0 0 7rem; }
+        .goals li span:last-child { flex: 0 1 auto; min-width: 8.5rem; text-align: right; }
         .charts figure { margin: 1rem 0; } .chart { width: 100%; height: auto; display: block; }
         /* Protein, carbs and fats told apart by pattern as well as colour: plain, stripes, dots (the
            patterns are defined once on History, in svg.patterns). */
@@ -62,7 +66,7 @@ extension PairingRoom {
         @media (min-width: 40em) { .chart .axis, .chart text.goal { font-size: .85rem; } }
         .chart-values summary { cursor: pointer; color: var(--accent); font-weight: 600; padding: .4rem 0; }
         .legend span { display: inline-block; width: .8rem; height: .8rem; border-radius: .2rem; margin: 0 .3rem 0 .6rem; }
-        .goals meter { width: 100%; height: 1rem; } .goals li.over span:last-child { color: var(--warn); }
+        .goals meter { flex: 1 1 6rem; height: 1rem; } .goals li.over span:last-child { color: var(--warn); }
         ul { padding: 0; list-style: none; }
         .meals li a, .days li a { display: flex; gap: .8rem; align-items: center; padding: .5rem 0;
           border-bottom: 1px solid var(--line); color: var(--ink); text-decoration: none; }
@@ -85,7 +89,7 @@ extension PairingRoom {
         .ok { color: var(--accent); } .bad { color: var(--warn); }
         fieldset { border: 1px solid var(--line); border-radius: .5rem; margin: .6rem 0; padding: .5rem .7rem;
           display: flex; flex-wrap: wrap; gap: .4rem .8rem; align-items: center; min-width: 0; }
-        legend { font-weight: 600; padding: 0 .3rem; }
+        legend { font-weight: 600; padding: 0 .3rem; max-width: 100%; overflow-wrap: anywhere; }
         label { display: inline-flex; flex-wrap: wrap; gap: .3rem; align-items: center; max-width: 100%; }
         label.wide { display: flex; flex: 1 1 100%; width: 100%; margin: .3rem 0; }
         label.wide input:not([type=checkbox]) { flex: 1; min-width: 0; }

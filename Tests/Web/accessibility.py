@@ -3,9 +3,9 @@
 - axe-core (Deque's engine, bundled by selenium-axe-python, pinned in requirements.txt) with WCAG 2.1
   A and AA, in the light and the dark colour scheme (Chromium's emulated `prefers-color-scheme`);
 - what axe cannot judge, measured in the page:
-  - no sideways scroll at 320 CSS px (SC 1.4.10), nor at a phone's 390 px with the browser's text size
-    at 200 % (SC 1.4.4; Chromium's default font size set to 32 px, as a phone's text setting does): a
-    data table may scroll inside its own box;
+  - no sideways scroll at 320 CSS px (SC 1.4.10), with the browser's text size at 100 % and at 200 %
+    (SC 1.4.4; Chromium's default font size set to 32 px, as a phone's text setting does), nor at a
+    phone's 390 px with text at 200 %: a data table may scroll inside its own box;
   - no field the focus reaches, by Tab and by Shift+Tab, under the sticky header (SC 2.4.11), at the
     phone's size with text at 100 % and 200 %;
   - each text field's and select's boundary at 3:1 or more against what is behind it (SC 1.4.11), in both
@@ -119,6 +119,7 @@ class Audit:
         self.scheme("light")
         self.reflow(name, 320, 16)
         self.reflow(name, self.size[0], 32)
+        self.reflow(name, 320, 32)
         if tab:
             for text in (16, 32):
                 self.text_size(text)
