@@ -15,7 +15,12 @@ headless display writes beside each frame, latest.txt) or stores:
   delete: a meal deleted with its confirmation, the station's totals follow;
   shopping: ingredients of a meal gathered, a line ticked, ticked lines cleared, the text export;
   settings: the filter set to mono, the preview shows it, the next capture is grey;
-  CSRF: a POST from the paired browser without the form's token is refused and changes nothing.
+  CSRF: a POST from the paired browser without the form's token is refused and changes nothing;
+  a failed edit: the browser's own check stops an empty field, and past it the station's page comes back
+    with what was typed, the field marked and focused, the summary linking to it;
+  every page state reached, for every phone and eye (Tests/Web/accessibility.py): axe-core in light and
+    dark, reflow at 320 px and with text at 200 %, no focused field under the header, field boundaries at
+    3:1; the GET states again in German.
 Then a second station, signed in to the Supabase stand-in (fake_services.py --postgres, on the cluster of
 Tests/Group/postgres.sh: skipped, saying so, when SNAPSTATION_PG_SOCKET is not set) and in no group yet:
   group: a group made on the page, its invite code as text and as a QR code read back with zbarimg, a
