@@ -67,6 +67,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// say so (`BodyStreams`), once it has checked the request's head: a `POST /update/upload` of a paired
     /// browser with the session's CSRF token. Anything else, whatever its path, has the ordinary deadlines.
     private var streaming = false
+    /// The page has asked the socket for more (`read`) and not had it yet (`channelReadComplete`): only
+    /// then does a streaming body wait on its client. While the page's buffer is full it does not ask.
+    private var asking = false
 
     /// Sent down the channel by the page when the request being read may stream its body.
     struct BodyStreams: Sendable {}
@@ -125,11 +128,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// the client's, so the deadline stops at the end of each read and starts again when the page asks
     /// for the next (`read`).
     func channelReadComplete(context: ChannelHandlerContext) {
+        asking = false
         if streaming && reading { disarm() }
         context.fireChannelReadComplete()
     }
 
     func read(context: ChannelHandlerContext) {
+        asking = true
         if streaming && reading && owed > 0 { arm(limits.body, context.channel) }
         context.read()
     }
@@ -141,7 +146,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
         if reading && owed > 0 {
             streaming = true
-            arm(limits.body, context.channel)
+            // The head was checked while the body's first pieces filled the page's buffer: until the page
+            // asks for more, it waits on itself (a slow check, a slow card), not on the client.
+            if asking { arm(limits.body, context.channel) } else { disarm() }
         }
         promise?.succeed()
     }

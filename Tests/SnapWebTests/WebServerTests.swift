@@ -310,6 +310,49 @@ struct WebServerTests {
         }
     }
 
+    @Test(
+        "should not count the page's own wait against a checked upload: a slow check while its first pieces fill the buffer"
+    )
+    func slowCheckDoesNotCloseTheUpload() async throws {
+        let folder = TemporaryDirectory("slow-check")
+        let station = try Self.updatingStation(in: folder)
+        let browser = try await station.pair()
+        let limits = ConnectionLimits(head: .seconds(1), body: .seconds(3), perClient: 8)
+        var server: WebServer?
+        let started: (WebServer) -> Void = { server = $0 }
+        try await serving(station, limits: limits, started: started) { base in
+            let port = try #require(URL(string: base)?.port)
+            // The page's thread and the bundle's writer are both held: the head waits to be checked, and
+            // once checked, the bundle's file waits to be opened, as on a loaded station with a slow card.
+            let pageHeld = DispatchSemaphore(value: 0)
+            let writerHeld = DispatchSemaphore(value: 0)
+            defer {
+                pageHeld.signal()
+                writerHeld.signal()
+            }
+            _ = station.app.pageThread.submit { pageHeld.wait() }
+            _ = try #require(server).uploads.submit { writerHeld.wait() }
+            let checked = try connect(from: "127.0.0.40", port: port)
+            defer { close(checked) }
+            send(
+                checked,
+                "POST /update/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n"
+                    + "X-Bundle-Name: snapstation-3.0.0.raucb\r\nContent-Type: application/octet-stream\r\n"
+                    + "Cookie: \(browser.cookie)\r\nX-CSRF-Token: \(browser.csrf)\r\n\r\n")
+            // Its first pieces, each read on its own, fill the page's buffer before the head is checked:
+            // the page stops reading the socket.
+            let burst = await Self.trickle([checked], seconds: 1, every: 15)
+            #expect(burst.closed[checked] == nil)
+            pageHeld.signal()
+            // Checked now, while the page's buffer is full and its writer held: the page waits on itself
+            // for three times the body's deadline, while the client goes on sending.
+            let closedAfter = await Self.trickle([checked], seconds: 9).closed
+            let said = closedAfter[checked].map { "closed after \($0)" } ?? "open after 9 s"
+            print("slow check: the checked upload \(said)")
+            #expect(closedAfter[checked] == nil, "the page's own wait is not the client's silence")
+        }
+    }
+
     /// A station whose page can take a bundle: RAUC's stand-in and the updater in `folder`.
     private static func updatingStation(
         in folder: TemporaryDirectory, configure: (inout StationConfig) -> Void = { _ in }
