@@ -24,6 +24,8 @@ public enum Event: Sendable, Hashable {
     case pairingOpened(Pairing)
     /// A browser gave the pairing code and is paired; its name as it said.
     case paired(String)
+    /// The owner's page forgot paired browsers (signed out, or forgotten on Status): `left` remain.
+    case browsersForgotten(left: Int)
     /// The owner changed settings on the page: the machine makes the change over the settings it holds,
     /// stores them and tells the station's parts.
     case settingsChanged(SettingsChange)

@@ -5,6 +5,7 @@ extension StationMachine {
             switch gesture {
             case .press: return enterResting(now: now, also: [.log(.info, "pairing screen closed")])
             case .hold:
+                pairedBrowsers = 0
                 return transition(
                     to: .pairing(pairing, note: .forgotten), now: now,
                     also: [.forgetPairedBrowsers, .log(.notice, "every paired browser forgotten, at the station")])

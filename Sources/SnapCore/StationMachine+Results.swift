@@ -102,10 +102,17 @@ extension StationMachine {
     }
 
     mutating func paired(_ name: String, now: Instant) -> [Action] {
+        pairedBrowsers += 1
         guard case .pairing(let pairing, _, _) = phase else { return [.log(.notice, "paired \(name)")] }
         return transition(
             to: .pairing(pairing, note: .paired(name), closesAt: now.uptime + .seconds(3)), now: now,
             also: [.log(.notice, "paired \(name)")])
+    }
+
+    mutating func browsersForgotten(left: Int, now: Instant) -> [Action] {
+        pairedBrowsers = left
+        if case .ready = phase { return transition(to: phase, now: now) }
+        return []
     }
 
     mutating func answeredForThePage(on day: LocalDay, now: Instant) -> [Action] {

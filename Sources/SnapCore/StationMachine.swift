@@ -58,6 +58,9 @@ public struct StationMachine: Sendable {
     /// The station's day, which never goes back before the latest day anything was recorded for.
     var stationDay: StationDay
     public internal(set) var missingDevices: [DeviceKind: String] = [:]
+    /// The browsers paired with the owner's page: with none (a new station, or every one forgotten) the
+    /// ready screen says how to pair one. A session that merely ran out still counts: its owner has paired.
+    public internal(set) var pairedBrowsers: Int
     var pendingTimers: [TimerID: Duration] = [:]
     var flashOn = false
     /// The owner's settings over the config's, as stored at start and changed since (the page, the menu):
@@ -89,6 +92,7 @@ public struct StationMachine: Sendable {
         self.groupSends = snapshot.groupSends
         self.inbox = snapshot.inbox.sorted { $0.takenAt < $1.takenAt }
         self.reviews = snapshot.reviews
+        self.pairedBrowsers = snapshot.pairedBrowsers
         self.stationDay = StationDay(timeZone: settings.timeZone, recorded: snapshot.latestDay)
     }
 
@@ -151,6 +155,7 @@ public struct StationMachine: Sendable {
         case .inboxChanged(let photos): inboxChanged(photos, now: now)
         case .pairingOpened(let pairing): pairingOpened(pairing, now: now)
         case .paired(let name): paired(name, now: now)
+        case .browsersForgotten(let left): browsersForgotten(left: left, now: now)
         case .settingsChanged(let changed): apply(changed, now: now)
         case .mealsChanged(let day, let changed): mealsChanged(on: day, changed, now: now)
         case .answeredForThePage(let day): answeredForThePage(on: day, now: now)

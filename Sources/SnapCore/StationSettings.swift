@@ -66,11 +66,15 @@ public struct StationSnapshot: Sendable, Hashable {
     public var inbox: [SharedPhoto]
     /// Analyses answered but neither saved nor discarded: shown for review at start.
     public var reviews: [MealReview]
+    /// The browsers paired with the owner's page (none: the ready screen says how to pair one).
+    public var pairedBrowsers = 0
 
     public init(
         latestDay: LocalDay? = nil, meals: [Meal] = [], aiUses: [LocalDay: Int] = [:],
-        groupSends: [String: Set<LocalDay>] = [:], inbox: [SharedPhoto] = [], reviews: [MealReview] = []
+        groupSends: [String: Set<LocalDay>] = [:], inbox: [SharedPhoto] = [], reviews: [MealReview] = [],
+        pairedBrowsers: Int = 0
     ) {
+        self.pairedBrowsers = pairedBrowsers
         self.latestDay = latestDay
         self.meals = meals
         self.aiUses = aiUses

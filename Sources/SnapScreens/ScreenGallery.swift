@@ -49,6 +49,11 @@ public enum ScreenGallery {
             totals: sampleAnalysis.totals + Macros(calories: 420, protein: 30, carbs: 35, fats: 15),
             mealThumbnails: [photo.thumbnailPath, photo.thumbnailPath], groupPhotoAvailable: true, analysesLeft: 8,
             missingDevices: [], goals: sampleGoals)
+        // A new station: no meal yet, no phone paired.
+        var firstStart = ReadyScreen(
+            mode: .meal, groupName: nil, totals: .zero, mealThumbnails: [], groupPhotoAvailable: true,
+            analysesLeft: 10, missingDevices: [])
+        firstStart.pairingHint = true
         var groupReady = ready
         groupReady.mode = .group
         var degraded = groupReady
@@ -85,6 +90,7 @@ public enum ScreenGallery {
         selfSigned.fingerprint =
             "3F:A2:19:C4:5B:0E:77:D1:02:9B:6E:41:AA:C3:5D:10:E8:72:4F:90:1B:66:C2:0D:93:5A:7E:18:F4:2C:B0:61"
         return [
+            ("00-first-start", .ready(firstStart)),
             ("01-ready-meal", .ready(ready)),
             ("02-ready-group", .ready(groupReady)),
             ("03-ready-missing-devices", .ready(degraded)),

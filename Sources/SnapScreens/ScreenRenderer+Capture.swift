@@ -39,6 +39,14 @@ extension ScreenRenderer {
                     fill: Color.warn.opacity(0.9), color: .ink, canvas
                 ).maxY + m / 2
         }
+        if ready.pairingHint {
+            // A new station: how its owner reaches the page, until a phone is paired.
+            noticeAt =
+                chip(
+                    words("ready.pairing_hint"), at: m, noticeAt, maxWidth: chipWidth, font: layout.small,
+                    fill: Color.panel.opacity(0.9), color: .white, canvas
+                ).maxY + m / 2
+        }
         if let update = ready.update {
             let failed = if case .rolledBack = update { true } else { false }
             chip(

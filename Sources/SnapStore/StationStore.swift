@@ -179,6 +179,7 @@ public final class StationStore: Sendable {
                 snapshot.inbox = try Self.received(db, now: now)
                 snapshot.reviews = try Self.reviews(db)
                 snapshot.latestDay = try Self.latestRecordedDay(db)
+                snapshot.pairedBrowsers = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM web_sessions") ?? 0
                 return snapshot
             }
         } catch {

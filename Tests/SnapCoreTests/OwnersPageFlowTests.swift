@@ -206,4 +206,32 @@ struct OwnersPageFlowTests {
         #expect(left.contains(.log(.info, "mode switched to meal: the station is in no group now")))
         #expect(script.screen?.ready?.mode == .meal)
     }
+
+    @Test("should say on the ready screen how to pair a phone while none is paired, and again once all are forgotten")
+    func pairingHint() throws {
+        var fresh = script()
+        #expect(fresh.screen?.ready?.pairingHint == true, "a new station says how to reach its page")
+        fresh.press(.pairHold)
+        fresh.send(.pairingOpened(pairing))
+        fresh.send(.paired("Phone"))
+        fresh.advance(seconds: 4)
+        #expect(fresh.screen?.ready?.pairingHint == false, "paired: the hint is gone")
+        // Forgotten on the page: the station hears how many are left, and the ready screen says it again.
+        fresh.send(.browsersForgotten(left: 1))
+        #expect(fresh.screen?.ready?.pairingHint == false)
+        let forgotten = fresh.send(.browsersForgotten(left: 0))
+        #expect(forgotten.contains { if case .show(.ready(let ready)) = $0 { ready.pairingHint } else { false } })
+        // Forgotten at the station (a hold on the pairing screen).
+        var settings = Fixture.settings(mode: .meal)
+        settings.ownersPage = true
+        var kept = StationScript(
+            settings: settings, snapshot: StationSnapshot(pairedBrowsers: 2), startingAt: "2026-03-10 12:00:00")
+        #expect(kept.screen?.ready?.pairingHint == false, "paired before the start")
+        kept.press(.pairHold)
+        kept.press(.hold)
+        kept.press()
+        #expect(kept.screen?.ready?.pairingHint == true)
+        // Without the owner's page there is nothing to pair.
+        #expect(script(page: false).screen?.ready?.pairingHint == false)
+    }
 }

@@ -250,6 +250,11 @@ struct WebGateTests {
         #expect(out.header("Set-Cookie")?.contains("Max-Age=0") == true)
         #expect(await station.get("/", cookie: phone.cookie).status == 401)
         #expect(try station.store.sessions().isEmpty)
+        // The station hears how many are left each time: with none, its ready screen says how to pair.
+        let forgotten = station.link.events.compactMap { event -> Int? in
+            if case .browsersForgotten(let left) = event { left } else { nil }
+        }
+        #expect(forgotten == [1, 0])
     }
 
     @Test("should forget a browser not seen for 30 days")

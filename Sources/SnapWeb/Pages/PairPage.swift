@@ -53,7 +53,11 @@ extension PairingRoom {
 
     func signOut(_ visitor: Visitor) throws -> WebReply {
         let hash = visitor.session.tokenHash
-        _ = try store.writingAndWaiting { store throws(StoreError) in try store.forgetSessions(hash: hash) }
+        let left = try store.writingAndWaiting { store throws(StoreError) in
+            try store.forgetSessions(hash: hash)
+            return try store.sessions().count
+        }
+        link.send(.browsersForgotten(left: left))
         var reply = WebReply.redirect("/pair")
         reply.headers.append(("Set-Cookie", cookie("", maxAge: 0)))
         return reply
@@ -63,16 +67,18 @@ extension PairingRoom {
     func forgetBrowser(_ visitor: Visitor) throws -> WebReply {
         let own = visitor.session.tokenHash
         let target = visitor.form["session"] ?? ""
-        let forgotten = try store.writingAndWaiting { store throws(StoreError) in
+        let (forgotten, left) = try store.writingAndWaiting { store throws(StoreError) in
+            var count = 0
             if target == "others" {
-                var count = 0
                 for session in try store.sessions() where session.tokenHash != own {
                     count += try store.forgetSessions(hash: session.tokenHash)
                 }
-                return count
+            } else {
+                count = try store.forgetSessions(hash: target)
             }
-            return try store.forgetSessions(hash: target)
+            return (count, try store.sessions().count)
         }
+        link.send(.browsersForgotten(left: left))
         logger.notice("owner's page: \(forgotten) paired browser(s) forgotten")
         return .redirect(target == own ? "/pair" : "/status")
     }
