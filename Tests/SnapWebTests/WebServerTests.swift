@@ -252,16 +252,7 @@ struct WebServerTests {
         "should let only a paired browser's checked upload stream its body; a GET or a stranger's POST keep the body's deadline"
     )
     func onlyCheckedUploadsStream() async throws {
-        let folder = TemporaryDirectory("trickle")
-        let station = try Self.updatingStation(in: folder)
-        let browser = try await station.pair()
-        // The checked upload's body deadline is long enough for its head to be checked on a loaded machine:
-        // before that it has the ordinary deadline, as every request has.
-        let limits = ConnectionLimits(head: .seconds(1), body: .seconds(3), perClient: 8)
-        var server: WebServer?
-        let started: (WebServer) -> Void = { server = $0 }
-        try await serving(station, limits: limits, started: started) { base in
-            let port = try #require(URL(string: base)?.port)
+        try await servingUploads("trickle") { port, station, browser, server in
             let upload =
                 "POST /update/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n"
                 + "X-Bundle-Name: snapstation-2.0.0.raucb\r\nContent-Type: application/octet-stream\r\n"
@@ -284,7 +275,7 @@ struct WebServerTests {
             // on itself is not the client's fault: the checked upload stays open through it.
             let writerHeld = DispatchSemaphore(value: 0)
             defer { writerHeld.signal() }
-            _ = try #require(server).uploads.submit { writerHeld.wait() }
+            _ = server.uploads.submit { writerHeld.wait() }
             let heads = [
                 "GET /update/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n",
                 upload + "\r\n",
@@ -314,14 +305,7 @@ struct WebServerTests {
         "should not count the page's own wait against a checked upload: a slow check while its first pieces fill the buffer"
     )
     func slowCheckDoesNotCloseTheUpload() async throws {
-        let folder = TemporaryDirectory("slow-check")
-        let station = try Self.updatingStation(in: folder)
-        let browser = try await station.pair()
-        let limits = ConnectionLimits(head: .seconds(1), body: .seconds(3), perClient: 8)
-        var server: WebServer?
-        let started: (WebServer) -> Void = { server = $0 }
-        try await serving(station, limits: limits, started: started) { base in
-            let port = try #require(URL(string: base)?.port)
+        try await servingUploads("slow-check") { port, station, browser, server in
             // The page's thread and the bundle's writer are both held: the head waits to be checked, and
             // once checked, the bundle's file waits to be opened, as on a loaded station with a slow card.
             let pageHeld = DispatchSemaphore(value: 0)
@@ -331,7 +315,7 @@ struct WebServerTests {
                 writerHeld.signal()
             }
             _ = station.app.pageThread.submit { pageHeld.wait() }
-            _ = try #require(server).uploads.submit { writerHeld.wait() }
+            _ = server.uploads.submit { writerHeld.wait() }
             let checked = try connect(from: "127.0.0.40", port: port)
             defer { close(checked) }
             send(
@@ -350,6 +334,25 @@ struct WebServerTests {
             let said = closedAfter[checked].map { "closed after \($0)" } ?? "open after 9 s"
             print("slow check: the checked upload \(said)")
             #expect(closedAfter[checked] == nil, "the page's own wait is not the client's silence")
+        }
+    }
+
+    /// A station that takes bundles, a browser paired with it, and its server, whose deadlines are short
+    /// for the tests that trickle: 1 s for a head, 3 s for a body (long enough for a checked upload's head
+    /// to be checked on a loaded machine; before that it has the ordinary deadline, as every request has).
+    private func servingUploads(
+        _ name: String,
+        _ body: (_ port: Int, _ station: WebTestStation, _ browser: WebTestStation.Browser, _ server: WebServer)
+            async throws -> Void
+    ) async throws {
+        let folder = TemporaryDirectory(name)
+        let station = try Self.updatingStation(in: folder)
+        let browser = try await station.pair()
+        var server: WebServer?
+        let started: (WebServer) -> Void = { server = $0 }
+        let limits = ConnectionLimits(head: .seconds(1), body: .seconds(3), perClient: 8)
+        try await serving(station, limits: limits, started: started) { base in
+            try await body(try #require(URL(string: base)?.port), station, browser, try #require(server))
         }
     }
 
