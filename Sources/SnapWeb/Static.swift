@@ -68,17 +68,16 @@ extension PairingRoom {
         .legend span { display: inline-block; width: .8rem; height: .8rem; border-radius: .2rem; margin: 0 .3rem 0 .6rem; }
         .goals meter { flex: 1 1 6rem; height: 1rem; } .goals li.over span:last-child { color: var(--warn); }
         ul { padding: 0; list-style: none; }
-        .meals li a, .days li a { display: flex; gap: .8rem; align-items: center; padding: .5rem 0;
+        .meals li a, .days li a { display: flex; flex-wrap: wrap; gap: .8rem; align-items: center; padding: .5rem 0;
           border-bottom: 1px solid var(--line); color: var(--ink); text-decoration: none; }
         .meals img, .nophoto, .photo-row img { width: 72px; height: 72px; object-fit: cover; border-radius: .4rem;
           background: var(--panel); display: inline-block; flex: none; }
         .what { display: flex; flex-direction: column; flex: 1 1 8rem; min-width: 0; overflow-wrap: anywhere; }
-        .meals li a { flex-wrap: wrap; }
         .nums { display: flex; flex-direction: column; align-items: flex-end; text-align: right; }
         @media (min-width: 40rem) { .nums { flex-direction: row; gap: .7rem; align-items: baseline; } }
         details.edit { margin: 1rem 0; } details.edit summary { cursor: pointer; font-weight: 600; color: var(--accent);
           padding: .4rem 0; }
-        .days li a { justify-content: space-between; flex-wrap: wrap; gap: 0 .8rem; }
+        .days li a { justify-content: space-between; gap: 0 .8rem; }
         .pictures { display: flex; flex-wrap: wrap; gap: .8rem; align-items: flex-start; }
         .photo { max-width: 100%; border-radius: .5rem; } .sticker { max-width: 40%; }
         .fact { font-style: italic; }

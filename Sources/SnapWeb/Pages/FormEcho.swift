@@ -52,7 +52,7 @@ struct FormEcho {
     func summary(_ words: Words) -> HTML {
         guard failed else { return "" }
         if problems.count == 1, let only = problems.first, only.field == nil {
-            return "<p class=\"problem\" role=\"alert\">\(words("page.form.not_saved", ["problem": only.message]))</p>"
+            return PageFrame.notice(words("page.form.not_saved", ["problem": only.message]), problem: true)
         }
         let items = problems.map { problem -> HTML in
             guard let field = problem.field else { return "<li>\(problem.message)</li>" }

@@ -62,10 +62,9 @@ extension HistoryRoom {
     func values(_ days: [LocalDay], _ totals: [LocalDay: Macros], _ row: RowWords) -> HTML {
         let words = row.words
         let rows = days.reversed().compactMap { day -> HTML? in
-            guard let day = totals[day].map({ (day, $0) }) else { return nil }
-            let (date, macros) = day
+            guard let macros = totals[day] else { return nil }
             return """
-                <tr><th scope="row">\(row.day(date))</th><td>\(words.integer(macros.calories))</td>\
+                <tr><th scope="row">\(row.day(day))</th><td>\(words.integer(macros.calories))</td>\
                 <td>\(words.integer(macros.protein))</td><td>\(words.integer(macros.carbs))</td>\
                 <td>\(words.integer(macros.fats))</td></tr>
                 """

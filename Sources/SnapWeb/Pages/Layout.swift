@@ -65,7 +65,10 @@ struct PageFrame: Sendable {
     }
 
     /// A message at the top of a page after a change (`?saved=…`), or a problem.
-    func notice(_ text: String?, problem: Bool = false) -> HTML {
+    func notice(_ text: String?, problem: Bool = false) -> HTML { Self.notice(text, problem: problem) }
+
+    /// The same, where no page's frame is at hand (`FormEcho`).
+    static func notice(_ text: String?, problem: Bool = false) -> HTML {
         guard let text, !text.isEmpty else { return "" }
         return problem
             ? "<p class=\"problem\" role=\"alert\">\(text)</p>" : "<p class=\"notice\" role=\"status\">\(text)</p>"

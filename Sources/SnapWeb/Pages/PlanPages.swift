@@ -82,7 +82,12 @@ extension PlansRoom {
 
     /// "400 g spaghetti".
     private func line(_ ingredient: Ingredient, _ words: Words) -> String {
-        "\(words.number(ingredient.amount)) \(ingredient.unit) \(ingredient.name)"
+        Self.line(ingredient.amount, ingredient.unit, ingredient.name, words)
+    }
+
+    /// "400 g spaghetti": a line of the list or of a plan, its amount as the page's language writes it.
+    static func line(_ amount: Double, _ unit: String, _ name: String, _ words: Words) -> String {
+        "\(words.number(amount)) \(unit) \(name)"
     }
 
     /// While the AI is asked: a page that says so and reloads itself; then the draft to review, or the

@@ -122,7 +122,7 @@ extension ReviewRoom {
         return page(
             words("page.review.not_saved"), status: 400,
             """
-            <p class="problem" role="alert">\(words("page.form.not_saved", ["problem": problem.message]))</p>
+            \(notice(words("page.form.not_saved", ["problem": problem.message]), problem: true))
             <p><a href="/review">\(words("page.review.back"))</a></p>
             """)
     }

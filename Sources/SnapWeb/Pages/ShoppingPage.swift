@@ -20,7 +20,7 @@ extension PlansRoom {
             let p = "line\(item.id)_"
             return """
                 <li class="line\(item.ticked ? " ticked" : "")"><input type="hidden" name="line" value="\(item.id)">\
-                <label class="tick"><input type="checkbox" name="\(p)ticked" value="1"\(item.ticked ? " checked" : "") aria-label="\(words("page.shopping.bought", ["line": "\(words.number(item.amount)) \(item.unit) \(item.name)"]))"></label>\
+                <label class="tick"><input type="checkbox" name="\(p)ticked" value="1"\(item.ticked ? " checked" : "") aria-label="\(words("page.shopping.bought", ["line": Self.line(item.amount, item.unit, item.name, words)]))"></label>\
                 <input name="\(p)amount" class="amount" inputmode="decimal" value="\(Form.format(item.amount))" aria-label="\(amount)">\
                 <input name="\(p)unit" class="unit" maxlength="12" value="\(item.unit)" aria-label="\(unit)">\
                 <input name="\(p)name" class="name" maxlength="\(MealsRoom.maxName)" value="\(item.name)" aria-label="\(name)"></li>
@@ -153,7 +153,7 @@ extension PlansRoom {
     func shoppingText() throws -> WebReply {
         let words = self.words
         let lines = try store.shoppingList().map { item in
-            "\(item.ticked ? "[x]" : "[ ]") \(words.number(item.amount)) \(item.unit) \(item.name)"
+            "\(item.ticked ? "[x]" : "[ ]") " + Self.line(item.amount, item.unit, item.name, words)
         }
         return WebReply(
             headers: [
