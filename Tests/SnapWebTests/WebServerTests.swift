@@ -305,7 +305,9 @@ struct WebServerTests {
         "should not count the page's own wait against a checked upload: a slow check while its first pieces fill the buffer"
     )
     func slowCheckDoesNotCloseTheUpload() async throws {
-        try await servingUploads("slow-check") { port, station, browser, server in
+        // The body's deadline is 6 s here: the head waits a second on purpose, and its check must still come
+        // before the ordinary deadline on a machine busy with the whole suite (3 s was too short in CI).
+        try await servingUploads("slow-check", bodySeconds: 6) { port, station, browser, server in
             // The page's thread and the bundle's writer are both held: the head waits to be checked, and
             // once checked, the bundle's file waits to be opened, as on a loaded station with a slow card.
             let pageHeld = DispatchSemaphore(value: 0)
@@ -329,19 +331,20 @@ struct WebServerTests {
             #expect(burst.closed[checked] == nil)
             pageHeld.signal()
             // Checked now, while the page's buffer is full and its writer held: the page waits on itself
-            // for three times the body's deadline, while the client goes on sending.
-            let closedAfter = await Self.trickle([checked], seconds: 9).closed
-            let said = closedAfter[checked].map { "closed after \($0)" } ?? "open after 9 s"
+            // for twice the body's deadline, while the client goes on sending.
+            let closedAfter = await Self.trickle([checked], seconds: 12).closed
+            let said = closedAfter[checked].map { "closed after \($0)" } ?? "open after 12 s"
             print("slow check: the checked upload \(said)")
             #expect(closedAfter[checked] == nil, "the page's own wait is not the client's silence")
         }
     }
 
     /// A station that takes bundles, a browser paired with it, and its server, whose deadlines are short
-    /// for the tests that trickle: 1 s for a head, 3 s for a body (long enough for a checked upload's head
-    /// to be checked on a loaded machine; before that it has the ordinary deadline, as every request has).
+    /// for the tests that trickle: 1 s for a head, `bodySeconds` for a body (long enough for a checked upload's
+    /// head to be checked on a loaded machine; before that it has the ordinary deadline, as every request
+    /// has).
     private func servingUploads(
-        _ name: String,
+        _ name: String, bodySeconds: Int64 = 3,
         _ body: (_ port: Int, _ station: WebTestStation, _ browser: WebTestStation.Browser, _ server: WebServer)
             async throws -> Void
     ) async throws {
@@ -350,7 +353,7 @@ struct WebServerTests {
         let browser = try await station.pair()
         var server: WebServer?
         let started: (WebServer) -> Void = { server = $0 }
-        let limits = ConnectionLimits(head: .seconds(1), body: .seconds(3), perClient: 8)
+        let limits = ConnectionLimits(head: .seconds(1), body: .seconds(bodySeconds), perClient: 8)
         try await serving(station, limits: limits, started: started) { base in
             try await body(try #require(URL(string: base)?.port), station, browser, try #require(server))
         }
