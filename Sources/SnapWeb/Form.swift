@@ -135,7 +135,12 @@ struct FormReading {
         do {
             return try field()
         } catch {
-            problems.append(error)
+            // A field read whole may bring its own others (the goals' four): each problem once, flat.
+            problems += error.all.map { problem in
+                var alone = problem
+                alone.others = []
+                return alone
+            }
             return fallback
         }
     }

@@ -168,7 +168,7 @@ struct SettingsRoom: PageRoom {
     let filter: PhotoFilter
 
     func addRoutes(to router: inout PageRouter) {
-        router.get("settings") { try .reply(settingsPage($0.paired, message: nil)) }
+        router.get("settings") { try .reply(settingsPage($0.paired)) }
         router.post("settings", steps: saveSettings)
         router.get("settings/preview.jpg", page: settingsPreview)
     }

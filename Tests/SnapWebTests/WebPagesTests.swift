@@ -445,7 +445,10 @@ struct WebPagesTests {
         let browser = try await station.pair()
         let page = await station.get("/settings", cookie: browser.cookie).text
         #expect(page.contains("locked by the config file (countdown.seconds)"))
-        #expect(page.contains("name=\"countdown\" type=\"number\" min=\"0\" max=\"10\" value=\"3\" disabled"))
+        #expect(
+            page.contains(
+                "name=\"countdown\" id=\"countdown\" type=\"number\" required min=\"0\" max=\"10\" value=\"3\" disabled"
+            ))
         let reply = await station.post(
             "/settings",
             [
@@ -541,6 +544,47 @@ struct WebPagesTests {
             ], cookie: browser.cookie)
         #expect(bad.status == 400 && bad.text.contains("Energy"))
         #expect(try station.store.runtimeSettings().goals == goals)
+    }
+
+    @Test("should draw a failed settings form again as it was sent, each wrong field marked, the first focused")
+    func failedSettingsKeepWhatWasTyped() async throws {
+        let station = try WebTestStation()
+        let browser = try await station.pair()
+        let failed = await station.post(
+            "/settings",
+            [
+                ("csrf", browser.csrf), ("dietary_shown", "1"), ("dietary", "vegan"), ("filter", "mono"),
+                ("intensity", "0.35"), ("countdown", "99"), ("goal_kcal", "1800"), ("goal_protein", "lots"),
+                ("goal_carbs", "0"), ("goal_fats", "-3"), ("quiet_from", "22:00"), ("quiet_until", ""),
+            ], cookie: browser.cookie)
+        let page = failed.text
+        #expect(failed.status == 400)
+        #expect(try station.store.runtimeSettings() == RuntimeSettings(), "nothing of a failed form is kept")
+        // Every wrong field marked and linked from the summary, in the form's order; the first has the focus.
+        let wrong = ["countdown", "goal_protein", "goal_fats", "quiet_from"]
+        for field in wrong {
+            #expect(
+                page.contains("id=\"\(field)\" aria-invalid=\"true\" aria-describedby=\"\(field)-problem\""), "\(field)"
+            )
+            #expect(page.contains("<small class=\"field-problem\" id=\"\(field)-problem\">"), "\(field)")
+            #expect(page.contains("<a href=\"#\(field)\">"), "\(field)")
+        }
+        #expect(page.contains("Not saved: 4 fields need a look."))
+        #expect(page.components(separatedBy: " autofocus").count == 2, "one field has the focus")
+        #expect(page.contains("aria-describedby=\"countdown-problem\" autofocus"))
+        #expect(!page.contains("id=\"goal_kcal\" aria-invalid"), "a right field is not marked")
+        // What was typed stays, right or wrong.
+        #expect(
+            page.contains("name=\"countdown\" id=\"countdown\" aria-invalid=\"true\"") && page.contains("value=\"99\""))
+        #expect(page.contains("value=\"lots\"") && page.contains("value=\"1800\"") && page.contains("value=\"-3\""))
+        #expect(page.contains("value=\"22:00\""))
+        #expect(page.contains("<option value=\"mono\" selected>"))
+        #expect(page.contains("value=\"vegan\" checked") && !page.contains("value=\"vegetarian\" checked"))
+        #expect(
+            page.contains("value=\"0.35\"") && page.contains("filter=mono&amp;intensity=0.35"), "the preview as typed")
+        // Drawn fresh, the form shows the settings in force again.
+        let fresh = await station.get("/settings", cookie: browser.cookie).text
+        #expect(!fresh.contains("aria-invalid") && !fresh.contains("value=\"99\""))
     }
 
     @Test("should not offer the flash where no LED is wired, nor store it as turned off by the form's silence")

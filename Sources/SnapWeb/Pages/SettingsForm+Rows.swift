@@ -22,16 +22,16 @@ extension SettingsForm {
     ) -> Row {
         Row(
             section: section,
-            field: { [words] in
+            field: { [words, echo] in
                 let list = options.map { option -> HTML in
-                    "<option value=\"\(option.rawValue)\"\(option == current ? " selected" : "")>\(named(option))</option>"
+                    "<option value=\"\(option.rawValue)\"\(echo.selected(name, option.rawValue, current.rawValue))>\(named(option))</option>"
                 }
                 return
-                    "<label>\(words(label)) <select name=\"\(name)\" id=\"\(name)\"\(lock.disabled)>\(list)</select>\(lock.note)</label>"
+                    "<label>\(words(label)) <select name=\"\(name)\"\(echo.attributes(name))\(lock.disabled)>\(list)</select>\(lock.note)</label>\(echo.message(name))"
             },
             read: { form, chosen throws(FormProblem) in
                 guard let raw = form[name] else { return }
-                let value = try choice(raw, among: options, problem: problem)
+                let value = try choice(raw, among: options, problem: problem, field: name)
                 keep(value, at: owner, over: config, in: &chosen)
             },
             said: { $0[keyPath: owner].map(said) })

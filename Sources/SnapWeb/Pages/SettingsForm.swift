@@ -29,17 +29,21 @@ struct SettingsForm {
     let station: StationStatus
     /// `camera.id`, for the line that names the only camera.
     let cameraID: String
+    /// What a form that failed sent, drawn again in place of the values in force; each field's id is its
+    /// name.
+    var echo = FormEcho(prefix: "")
 
     /// The settings in force, and the config's.
     var now: SettingsInForce { station.inForce }
     var base: SettingsInForce { rule.inForce(RuntimeSettings()) }
 
-    /// `raw` as one of `Value`'s choices (of `among`, where given), or the problem `problem` says with it.
+    /// `raw` as one of `Value`'s choices (of `among`, where given), or the problem `problem` says with it
+    /// (at `field`).
     func choice<Value: RawRepresentable<String> & Equatable>(
-        _ raw: String, among: [Value]? = nil, problem: String
+        _ raw: String, among: [Value]? = nil, problem: String, field: String? = nil
     ) throws(FormProblem) -> Value {
         guard let value = Value(rawValue: raw), among?.contains(value) ?? true else {
-            throw FormProblem(words(problem, ["value": String(raw.prefix(30))]))
+            throw FormProblem(words(problem, ["value": String(raw.prefix(30))]), field: field)
         }
         return value
     }
@@ -57,10 +61,15 @@ struct SettingsForm {
         return "\(fields)"
     }
 
-    /// The owner's settings the form asks for, and the mode it asks to be in now (nil: the config locks it).
+    /// The owner's settings the form asks for, and the mode it asks to be in now (nil: the config locks it);
+    /// read whole, so that a failed form marks each wrong field.
     func read(_ form: Form) throws(FormProblem) -> (RuntimeSettings, mode: StationMode?) {
         var chosen = RuntimeSettings()
-        for key in RuntimeSettings.Key.allCases { try row(key).read(form, &chosen) }
+        var reading = FormReading()
+        for key in RuntimeSettings.Key.allCases {
+            reading.read(()) { () throws(FormProblem) in try row(key).read(form, &chosen) }
+        }
+        try reading.check()
         let wanted = rule.locked.contains(.mode) ? nil : form["mode"].flatMap(StationMode.init(rawValue:))
         return (rule.kept(chosen), wanted)
     }
@@ -71,6 +80,8 @@ struct SettingsForm {
     }
 
     func row(_ key: RuntimeSettings.Key) -> Row {
+        // A locked field is disabled, so the form does not send it: it shows the value in force.
+        let echo = rule.locked.contains(key) ? FormEcho(prefix: "") : echo
         let (words, now, base, lock) = (words, now, base, lock(key))
         switch key {
         case .dietary:
@@ -78,7 +89,10 @@ struct SettingsForm {
                 section: .dietary,
                 field: {
                     let boxes = DietaryPreference.allCases.map { preference -> HTML in
-                        "<label><input type=\"checkbox\" name=\"dietary\" value=\"\(preference.rawValue)\"\(now.dietaryPreferences.contains(preference) ? " checked" : "")\(lock.disabled)> \(words.dietary(preference))</label>"
+                        let ticked = echo.checked(
+                            "dietary", value: preference.rawValue, now.dietaryPreferences.contains(preference))
+                        return
+                            "<label><input type=\"checkbox\" name=\"dietary\" value=\"\(preference.rawValue)\"\(ticked)\(lock.disabled)> \(words.dietary(preference))</label>"
                     }
                     return "\(boxes)<input type=\"hidden\" name=\"dietary_shown\" value=\"1\">\(lock.note)"
                 },
@@ -106,10 +120,11 @@ struct SettingsForm {
             return Row(
                 section: .photo,
                 field: {
-                    let intensity = Form.format(now.intensity)
+                    let intensity = echo.value("intensity", Form.format(now.intensity))
+                    let shown = Double(intensity).map(words.number) ?? intensity
                     return """
-                        <label>\(words("page.settings.intensity")) <input type="range" name="intensity" id="intensity" min="0" max="1" step="0.05" value="\(intensity)"\(lock.disabled)>\
-                        <output id="intensity-value" data-decimal="\(words("number.decimal"))">\(words.number(now.intensity))</output>\(lock.note)</label>
+                        <label>\(words("page.settings.intensity")) <input type="range" name="intensity"\(echo.attributes("intensity")) min="0" max="1" step="0.05" value="\(intensity)"\(lock.disabled)>\
+                        <output id="intensity-value" data-decimal="\(words("number.decimal"))">\(shown)</output>\(lock.note)</label>\(echo.message("intensity"))
                         <small>\(words("page.settings.intensity_hint"))</small>
                         """
                 },
@@ -129,7 +144,7 @@ struct SettingsForm {
                 section: .capture,
                 field: {
                     rule.flashWired
-                        ? "<label><input type=\"checkbox\" name=\"flash\" value=\"1\"\(now.flash ? " checked" : "")\(lock.disabled)> \(words("page.settings.flash"))\(lock.note)</label>"
+                        ? "<label><input type=\"checkbox\" name=\"flash\" value=\"1\"\(echo.checked("flash", now.flash))\(lock.disabled)> \(words("page.settings.flash"))\(lock.note)</label>"
                         : "<small>\(words("page.settings.no_flash"))</small>"
                 },
                 read: { form, chosen throws(FormProblem) in
@@ -145,7 +160,7 @@ struct SettingsForm {
                 field: {
                     let range = SettingsInForce.countdownRange
                     return
-                        "<label>\(words("page.settings.countdown")) <input name=\"countdown\" type=\"number\" min=\"\(range.lowerBound)\" max=\"\(range.upperBound)\" value=\"\(now.countdownSeconds)\"\(lock.disabled)> \(words("page.settings.seconds"))\(lock.note)</label>"
+                        "<label>\(words("page.settings.countdown")) <input name=\"countdown\"\(echo.attributes("countdown")) type=\"number\" required min=\"\(range.lowerBound)\" max=\"\(range.upperBound)\" value=\"\(echo.value("countdown", "\(now.countdownSeconds)"))\"\(lock.disabled)> \(words("page.settings.seconds"))\(lock.note)</label>\(echo.message("countdown"))"
                 },
                 read: { form, chosen throws(FormProblem) in
                     let label = words("page.settings.field.countdown")
@@ -170,10 +185,10 @@ struct SettingsForm {
                 section: .capture,
                 field: {
                     let options = cameras.enumerated().map { index, camera -> HTML in
-                        "<option value=\"\(index)\"\(index == now.camera ? " selected" : "")>\(index + 1). \(camera)</option>"
+                        "<option value=\"\(index)\"\(echo.selected("camera", "\(index)", "\(now.camera)"))>\(index + 1). \(camera)</option>"
                     }
                     return cameras.count > 1
-                        ? "<label>\(words("page.settings.camera")) <select name=\"camera\"\(lock.disabled)>\(options)</select>\(lock.note)</label>"
+                        ? "<label>\(words("page.settings.camera")) <select name=\"camera\"\(echo.attributes("camera"))\(lock.disabled)>\(options)</select>\(lock.note)</label>\(echo.message("camera"))"
                         : "<small>\(words("page.settings.only_camera", ["camera": cameras[0], "id": cameraID]))</small>"
                 },
                 read: { form, chosen throws(FormProblem) in
@@ -209,9 +224,9 @@ struct SettingsForm {
                 field: {
                     let inputs = Self.goalFields.map { field -> HTML in
                         """
-                        <label>\(words(field.label)) <input name="\(field.name)" id="\(field.name)" type="number" min="0" \
-                        max="\(field.range.upperBound)" value="\(now.goals[keyPath: field.value])"\(lock.disabled)> \
-                        \(field.name == "goal_kcal" ? "kcal" : "g")</label>
+                        <label>\(words(field.label)) <input name="\(field.name)"\(echo.attributes(field.name)) type="number" required min="0" \
+                        max="\(field.range.upperBound)" value="\(echo.value(field.name, "\(now.goals[keyPath: field.value])"))"\(lock.disabled)> \
+                        \(field.name == "goal_kcal" ? "kcal" : "g")</label>\(echo.message(field.name))
                         """
                     }
                     return "\(inputs)\(lock.note)<small>\(words("page.settings.goals_hint"))</small>"
@@ -219,10 +234,13 @@ struct SettingsForm {
                 read: { form, chosen throws(FormProblem) in
                     guard offered, form["goal_kcal"] != nil else { return }
                     var goals = Macros.zero
+                    var reading = FormReading()
                     for field in Self.goalFields {
-                        goals[keyPath: field.value] = try form.int(
-                            field.name, label: words(field.label), in: field.range)
+                        goals[keyPath: field.value] = reading.read(0) { () throws(FormProblem) in
+                            try form.int(field.name, label: words(field.label), in: field.range)
+                        }
                     }
+                    try reading.check()
                     keep(goals, at: \.goals, over: base.goals, in: &chosen)
                 },
                 said: { $0.goals.map { words("page.settings.summary.goals", ["goals": words.goals($0)]) } })
@@ -232,8 +250,8 @@ struct SettingsForm {
                 section: .capture,
                 field: {
                     """
-                    <label>\(words("page.settings.quiet")) <input type="time" name="quiet_from" id="quiet_from" value="\(from)"\(lock.disabled)></label>
-                    <label>\(words("page.settings.quiet_until")) <input type="time" name="quiet_until" id="quiet_until" value="\(until)"\(lock.disabled)>\(lock.note)</label>
+                    <label>\(words("page.settings.quiet")) <input type="time" name="quiet_from"\(echo.attributes("quiet_from")) value="\(echo.value("quiet_from", from))"\(lock.disabled)></label>\(echo.message("quiet_from"))
+                    <label>\(words("page.settings.quiet_until")) <input type="time" name="quiet_until"\(echo.attributes("quiet_until")) value="\(echo.value("quiet_until", until))"\(lock.disabled)>\(lock.note)</label>
                     <small>\(words("page.settings.quiet_hint"))</small>
                     """
                 },
@@ -241,7 +259,9 @@ struct SettingsForm {
                     guard let from = form["quiet_from"], let until = form["quiet_until"] else { return }
                     let text = from.isEmpty && until.isEmpty ? "" : "\(from)-\(until)"
                     guard let quiet = QuietHours(text) else {
-                        throw FormProblem(words("page.settings.problem.quiet", ["value": String(text.prefix(30))]))
+                        throw FormProblem(
+                            words("page.settings.problem.quiet", ["value": String(text.prefix(30))]),
+                            field: "quiet_from")
                     }
                     keep(quiet, at: \.quietHours, over: base.quietHours, in: &chosen)
                 },

@@ -5,10 +5,12 @@ import SnapStore
 import SnapText
 
 extension SettingsRoom {
-    func settingsPage(_ visitor: Visitor, message: String?, status: Int = 200) throws -> WebReply {
+    /// The settings page; `echo` draws a form that failed again as it was sent, each wrong field marked.
+    func settingsPage(_ visitor: Visitor, status: Int = 200, echo: FormEcho = FormEcho(prefix: "")) throws -> WebReply {
         let words = self.words
         let station = link.status()
-        let form = settingsForm(station, words)
+        var form = settingsForm(station, words)
+        form.echo = echo
         let owner = station.owner
         let saved = visitor.form["saved"].map { _ in words("page.settings.saved") }
         let kept = words(
@@ -18,12 +20,14 @@ extension SettingsRoom {
                     ? words("page.settings.none_changed")
                     : words("page.settings.changed", ["settings": form.said(owner)])
             ])
-        let intensity = Form.format(station.inForce.intensity)
+        // The preview shows the filter and intensity on the form, as sent when it failed.
+        let filter = echo.value("filter", station.inForce.filter.rawValue)
+        let intensity = echo.value("intensity", Form.format(station.inForce.intensity))
         let language = form.fields(.language)
         return page(
             words("page.settings.title"), status: status,
             """
-            \(notice(message, problem: true))\(notice(saved))
+            \(echo.summary(words))\(notice(saved))
             <p>\(kept)</p>
             <form method="post" action="/settings" class="settings">\(csrfField(visitor))
             <fieldset><legend>\(words("page.settings.dietary"))</legend>\(form.fields(.dietary))</fieldset>
@@ -31,7 +35,7 @@ extension SettingsRoom {
             \(form.fields(.photo))
             <div class="preview"><figure><img src="/settings/preview.jpg?which=before" alt="\(words("page.settings.before_alt"))" width="240">\
             <figcaption>\(words("page.settings.before"))</figcaption></figure>\
-            <figure><img id="after" src="/settings/preview.jpg?which=after&amp;filter=\(station.inForce.filter.rawValue)&amp;intensity=\(intensity)" alt="\(words("page.settings.after_alt"))" width="240">\
+            <figure><img id="after" src="/settings/preview.jpg?which=after&amp;filter=\(filter)&amp;intensity=\(intensity)" alt="\(words("page.settings.after_alt"))" width="240">\
             <figcaption>\(words("page.settings.after"))</figcaption></figure></div>
             </fieldset>
             <fieldset><legend>\(words("page.settings.capture"))</legend>
@@ -64,8 +68,7 @@ extension SettingsRoom {
                 asked = try settingsForm(link.status(), words).read(visitor.form)
             } catch {
                 return .reply(
-                    try settingsPage(
-                        visitor, message: words("page.form.not_saved", ["problem": error.message]), status: 400))
+                    try settingsPage(visitor, status: 400, echo: FormEcho(visitor.form, error, prefix: "")))
             }
         }
         return changing(.form(asked.0, mode: asked.mode)) { status in
