@@ -30,7 +30,7 @@ extension PlansRoom {
             try reading.check()
         } catch {
             // Said at the form, not at the top of the page a screen or two above it.
-            return try shoppingPage(visitor, message: nil, status: 400, echo: FormEcho(form, error))
+            return try shoppingPage(visitor, message: nil, status: 400, planEcho: FormEcho(form, error))
         }
         let request = PlanRequest(
             name: name, portions: portions, units: form["plan_units"] == "us" ? .us : .metric, timesAWeek: times)

@@ -6,10 +6,11 @@ import SnapText
 extension PlansRoom {
     /// The shopping list: every line editable and tickable in one form, lines added by hand, from the
     /// ingredients of chosen meals or from meals planned with the AI (`plansSection`), ticked lines
-    /// cleared, and the list as plain text. `typed` fills the planning form again after a failure, and
-    /// `echo` marks its wrong fields.
+    /// cleared, and the list as plain text. `echo` draws the list's form again as it was sent when saving
+    /// it failed; `typed` fills the planning form again after a failure, and `planEcho` marks its wrong fields.
     func shoppingPage(
-        _ visitor: Visitor, message: String?, status: Int = 200, typed: PlanRequest? = nil, echo: FormEcho = FormEcho()
+        _ visitor: Visitor, message: String?, status: Int = 200, echo: FormEcho = FormEcho(),
+        typed: PlanRequest? = nil, planEcho: FormEcho = FormEcho()
     ) throws -> WebReply {
         let words = self.words
         let (amount, unit, name) = (
@@ -18,12 +19,14 @@ extension PlansRoom {
         let list = try store.shoppingList()
         let rows = list.map { item -> HTML in
             let p = "line\(item.id)_"
+            let bought = words("page.shopping.bought", ["line": Self.line(item.amount, item.unit, item.name, words)])
             return """
                 <li class="line\(item.ticked ? " ticked" : "")"><input type="hidden" name="line" value="\(item.id)">\
-                <label class="tick"><input type="checkbox" name="\(p)ticked" value="1"\(item.ticked ? " checked" : "") aria-label="\(words("page.shopping.bought", ["line": Self.line(item.amount, item.unit, item.name, words)]))"></label>\
-                <input name="\(p)amount" class="amount" inputmode="decimal" value="\(Form.format(item.amount))" aria-label="\(amount)">\
-                <input name="\(p)unit" class="unit" maxlength="12" value="\(item.unit)" aria-label="\(unit)">\
-                <input name="\(p)name" class="name" maxlength="\(MealsRoom.maxName)" value="\(item.name)" aria-label="\(name)"></li>
+                <label class="tick"><input type="checkbox" name="\(p)ticked" value="1"\(echo.checked(p + "ticked", item.ticked)) aria-label="\(bought)"></label>\
+                <input name="\(p)amount"\(echo.attributes(p + "amount")) class="amount" inputmode="decimal" required value="\(echo.value(p + "amount", Form.format(item.amount)))" aria-label="\(amount)">\
+                <input name="\(p)unit"\(echo.attributes(p + "unit")) class="unit" maxlength="12" value="\(echo.value(p + "unit", item.unit))" aria-label="\(unit)">\
+                <input name="\(p)name"\(echo.attributes(p + "name")) class="name" maxlength="\(MealsRoom.maxName)" required value="\(echo.value(p + "name", item.name))" aria-label="\(name)">\
+                \(echo.message(p + "amount"))\(echo.message(p + "unit"))\(echo.message(p + "name"))</li>
                 """
         }
         let recent = try (0..<7).flatMap { offset in try store.meals(on: try today().adding(days: -offset)).reversed() }
@@ -38,14 +41,15 @@ extension PlansRoom {
         return page(
             words("page.shopping.title"), status: status,
             """
-            \(notice(message, problem: true))\(notice(saved))
+            \(notice(message, problem: true))\(echo.summary(words))\(notice(saved))
             <form method="post" action="/shopping" class="shopping">\(csrfField(visitor))
             \(list.isEmpty ? "<p class=\"empty\">\(words("page.shopping.empty"))</p>" as HTML : "")
             <ul class="lines">\(rows)</ul>
             <fieldset class="add"><legend>\(words("page.shopping.add_line"))</legend>
-            <input name="new_amount" class="amount" inputmode="decimal" placeholder="1" aria-label="\(amount)">\
-            <input name="new_unit" class="unit" maxlength="12" placeholder="\(words("page.shopping.piece"))" aria-label="\(unit)">\
-            <input name="new_name" class="name" maxlength="\(MealsRoom.maxName)" placeholder="\(words("page.shopping.name_example"))" aria-label="\(name)">
+            <input name="new_amount"\(echo.attributes("new_amount")) class="amount" inputmode="decimal" placeholder="1" value="\(echo.value("new_amount", ""))" aria-label="\(amount)">\
+            <input name="new_unit"\(echo.attributes("new_unit")) class="unit" maxlength="12" placeholder="\(words("page.shopping.piece"))" value="\(echo.value("new_unit", ""))" aria-label="\(unit)">\
+            <input name="new_name"\(echo.attributes("new_name")) class="name" maxlength="\(MealsRoom.maxName)" placeholder="\(words("page.shopping.name_example"))" value="\(echo.value("new_name", ""))" aria-label="\(name)">
+            \(echo.message("new_amount"))\(echo.message("new_unit"))\(echo.message("new_name"))
             </fieldset>
             <div class="buttons"><button type="submit">\(words("page.shopping.save"))</button></div>
             </form>
@@ -53,7 +57,7 @@ extension PlansRoom {
             <form method="post" action="/shopping/clear">\(csrfField(visitor))<button type="submit">\(words("page.shopping.clear"))</button></form>
             <a href="/shopping.txt" download="shopping-list.txt">\(words("page.shopping.as_text"))</a>
             </div>
-            \(try plansSection(visitor, typed: typed, echo: echo))
+            \(try plansSection(visitor, typed: typed, echo: planEcho))
             <h2>\(words("page.shopping.from_meals"))</h2>
             \(recent.isEmpty ? "<p class=\"empty\">\(words("page.shopping.no_recent"))</p>" as HTML : "")
             <form method="post" action="/shopping/add" class="from-meals">\(csrfField(visitor))
@@ -77,38 +81,48 @@ extension PlansRoom {
         let form = visitor.form
         var lines: [(id: Int64, name: String, amount: Double, unit: String, ticked: Bool)] = []
         var added: Ingredient?
-        do throws(FormProblem) {
-            for raw in form.all("line") {
-                guard let id = Int64(raw) else { throw FormProblem(words("page.shopping.problem.broken_line")) }
-                let p = "line\(id)_"
-                let name = try form.text(
-                    p + "name", label: words("page.shopping.field.line_name"), maxLength: MealsRoom.maxName)
-                let of = ["name": name]
-                lines.append(
-                    (
-                        id, name,
-                        try form.number(p + "amount", label: words("page.shopping.field.amount", of), in: 0...100_000),
-                        try form.text(
-                            p + "unit", label: words("page.shopping.field.unit", of), maxLength: 12, allowEmpty: true),
-                        form[p + "ticked"] != nil
-                    ))
+        // Read whole, so that a failed list marks each wrong field.
+        var reading = FormReading()
+        for raw in form.all("line") {
+            guard let id = Int64(raw) else {
+                return try shoppingPage(
+                    visitor, message: nil, status: 400,
+                    echo: FormEcho(form, FormProblem(words("page.shopping.problem.broken_line"))))
             }
-            let name = try form.text(
+            let p = "line\(id)_"
+            let typedName = form[p + "name"] ?? ""
+            let name = reading.read(typedName) { () throws(FormProblem) in
+                try form.text(p + "name", label: words("page.shopping.field.line_name"), maxLength: MealsRoom.maxName)
+            }
+            let of = ["name": name]
+            let amount = reading.read(0) { () throws(FormProblem) in
+                try form.number(p + "amount", label: words("page.shopping.field.amount", of), in: 0...100_000)
+            }
+            let unit = reading.read("") { () throws(FormProblem) in
+                try form.text(p + "unit", label: words("page.shopping.field.unit", of), maxLength: 12, allowEmpty: true)
+            }
+            lines.append((id, name, amount, unit, form[p + "ticked"] != nil))
+        }
+        let name = reading.read("") { () throws(FormProblem) in
+            try form.text(
                 "new_name", label: words("page.shopping.field.new_name"), maxLength: MealsRoom.maxName, allowEmpty: true
             )
-            if !name.isEmpty {
-                let of = ["name": name]
-                let amount =
-                    (form["new_amount"] ?? "").isEmpty
-                    ? 1
-                    : try form.number("new_amount", label: words("page.shopping.field.amount", of), in: 0...100_000)
-                let unit = try form.text(
-                    "new_unit", label: words("page.shopping.field.unit", of), maxLength: 12, allowEmpty: true)
-                added = Ingredient(name: name, amount: amount, unit: unit.isEmpty ? words.unit(.piece) : unit)
+        }
+        if !name.isEmpty {
+            let of = ["name": name]
+            let amount = reading.read(1) { () throws(FormProblem) in
+                (form["new_amount"] ?? "").isEmpty
+                    ? 1 : try form.number("new_amount", label: words("page.shopping.field.amount", of), in: 0...100_000)
             }
+            let unit = reading.read("") { () throws(FormProblem) in
+                try form.text("new_unit", label: words("page.shopping.field.unit", of), maxLength: 12, allowEmpty: true)
+            }
+            added = Ingredient(name: name, amount: amount, unit: unit.isEmpty ? words.unit(.piece) : unit)
+        }
+        do throws(FormProblem) {
+            try reading.check()
         } catch {
-            return try shoppingPage(
-                visitor, message: words("page.form.not_saved", ["problem": error.message]), status: 400)
+            return try shoppingPage(visitor, message: nil, status: 400, echo: FormEcho(form, error))
         }
         try store.writingAndWaiting { [lines, added] store throws(StoreError) in
             for line in lines {
