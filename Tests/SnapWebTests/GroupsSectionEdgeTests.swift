@@ -96,16 +96,24 @@ struct GroupsSectionEdgeTests {
         #expect(try await asked() == ["/rest/v1/rpc/create_group"])
         let told = settingsTold(station)
 
+        // Each said in the form's summary as a link to the name's field, which keeps what was typed.
         let refusals = [
-            "../x": "Not made: &quot;../x&quot; cannot be a group&#39;s name: up to 100 letters",
-            "a/b": "Not made: &quot;a/b&quot; cannot be a group&#39;s name: up to 100 letters",
-            "Émile": "Not made: &quot;Émile&quot; cannot be a group&#39;s name",
-            "": "Not made: The group&#39;s name is empty.",
-            String(repeating: "a", count: 101): "Not made: The group&#39;s name is longer than 100 characters.",
+            "../x": "&quot;../x&quot; cannot be a group&#39;s name: up to 100 letters",
+            "a/b": "&quot;a/b&quot; cannot be a group&#39;s name: up to 100 letters",
+            "Émile": "&quot;Émile&quot; cannot be a group&#39;s name",
+            "": "The group&#39;s name is empty</a>",
+            String(repeating: "a", count: 101): "The group&#39;s name is longer than 100 characters</a>",
         ]
         for (name, words) in refusals {
             let refused = await create(name)
-            #expect(refused.status == 400 && refused.text.contains(words), "\(name.debugDescription): \(refused.text)")
+            let page = refused.text
+            #expect(
+                refused.status == 400 && page.contains("<p>Not made</p><ul><li><a href=\"#make-group\">\(words)"),
+                "\(name.debugDescription): \(page)")
+            #expect(page.contains("name=\"group\" id=\"make-group\" aria-invalid=\"true\""))
+            let typed: HTML = "value=\"\(name)\""
+            #expect(page.contains(typed.text), "what was typed stays")
+            #expect(!page.contains("id=\"join-code\" aria-invalid"), "the other form is not marked")
         }
         #expect(try await asked().filter { $0.hasSuffix("create_group") }.count == 1, "the server was asked nothing")
         #expect(try station.store.runtimeSettings().groups == ["Family"])

@@ -90,6 +90,8 @@ struct GroupsSectionTests {
         let wrong = await porch.post(
             "/group/join", [("csrf", p.csrf), ("code", "AAAA-BBBB-CCCC"), ("member", "Porch")], cookie: p.cookie)
         #expect(wrong.status == 400 && wrong.text.contains("This invite code is not valid"), "\(wrong.text)")
+        #expect(wrong.text.contains("id=\"join-code\" maxlength=\"40\""), "not the person's field at fault")
+        #expect(wrong.text.contains("value=\"AAAA-BBBB-CCCC\""), "the code typed stays, to mend")
         let old = await porch.post(
             "/group/join", [("csrf", p.csrf), ("code", first), ("member", "Porch")], cookie: p.cookie)
         #expect(old.status == 400 && old.text.contains("This invite code is not valid"))

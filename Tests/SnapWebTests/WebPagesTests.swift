@@ -583,7 +583,7 @@ struct WebPagesTests {
         #expect(failed.status == 400)
         #expect(try station.store.runtimeSettings() == RuntimeSettings(), "nothing of a failed form is kept")
         // Every wrong field marked and linked from the summary, in the form's order; the first has the focus.
-        let wrong = ["countdown", "goal_protein", "goal_fats", "quiet_from"]
+        let wrong = ["countdown", "quiet_from", "goal_protein", "goal_fats"]
         for field in wrong {
             #expect(
                 page.contains("id=\"\(field)\" aria-invalid=\"true\" aria-describedby=\"\(field)-problem\""), "\(field)"
@@ -594,6 +594,8 @@ struct WebPagesTests {
         #expect(page.contains("Not saved: 4 fields need a look."))
         #expect(page.components(separatedBy: " autofocus").count == 2, "one field has the focus")
         #expect(page.contains("aria-describedby=\"countdown-problem\" autofocus"))
+        let links = wrong.compactMap { page.range(of: "<a href=\"#\($0)\">")?.lowerBound }
+        #expect(links.count == 4 && links == links.sorted(), "the summary in the page's order")
         #expect(!page.contains("id=\"goal_kcal\" aria-invalid"), "a right field is not marked")
         // What was typed stays, right or wrong.
         #expect(

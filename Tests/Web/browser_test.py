@@ -539,6 +539,23 @@ def run(args):
         check(shows(driver, "Saved. The station uses it"), "no quiet hours again")
         wait_for("the flash back on the ready screen", lambda: "flash off" not in station.caption(), timeout=10)
 
+        print("a failed settings form keeps what was typed")
+        driver.get(base + "/settings")
+        driver.find_element(By.ID, "goal_kcal").clear()
+        driver.find_element(By.ID, "goal_kcal").send_keys("1900")
+        driver.execute_script("document.getElementById('goal_protein').value = '-5';"
+                              "document.getElementById('quiet_from').value = '22:00';"
+                              "document.querySelector('form.settings').noValidate = true")
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "form.settings button[type=submit]"))
+        marked = [field.get_attribute("id") for field in driver.find_elements(By.CSS_SELECTOR, "[aria-invalid=true]")]
+        check(marked == ["quiet_from", "goal_protein"], f"the wrong fields are marked, in the form's order: {marked}")
+        check(driver.execute_script("return document.activeElement.id") == "quiet_from", "the focus is on the first")
+        links = [a.get_attribute("href").split("#")[1]
+                 for a in driver.find_elements(By.CSS_SELECTOR, "div.problem[role=alert] a")]
+        check(links == ["quiet_from", "goal_protein"], f"the summary links to each: {links}")
+        check(driver.find_element(By.ID, "goal_kcal").get_attribute("value") == "1900", "the typed goal is kept")
+        audit.check("settings, a failed save", again=False)
+
         print("goals, the charts and the export")
         driver.get(base + "/settings")
         for name, value in (("goal_kcal", "2000"), ("goal_protein", "120")):
@@ -697,6 +714,15 @@ def run_group(args):
         audit = Audit(driver)
         audit.check("group, in none yet")
         form = driver.find_element(By.CSS_SELECTOR, "form[action='/group/create']")
+        form.find_element(By.NAME, "group").send_keys("Family/Friends")
+        follow(driver, form.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+        named = driver.find_element(By.ID, "make-group")
+        check(named.get_attribute("aria-invalid") == "true" and named.get_attribute("value") == "Family/Friends",
+              "a name that cannot be a group's is marked, as typed")
+        check(driver.execute_script("return document.activeElement.id") == "make-group", "the focus is on it")
+        audit.check("group, a failed make", again=False)
+        form = driver.find_element(By.CSS_SELECTOR, "form[action='/group/create']")
+        form.find_element(By.NAME, "group").clear()
         form.find_element(By.NAME, "group").send_keys("Family")
         member = form.find_element(By.NAME, "member")
         check(member.get_attribute("value") == "Kitchen", "the member's name is the station's name, Kitchen")

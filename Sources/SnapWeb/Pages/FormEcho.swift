@@ -24,6 +24,13 @@ struct FormEcho {
         self.prefix = prefix
     }
 
+    /// A form the other side refused as a whole (a group's server): drawn again as sent, nothing marked.
+    init(keeping sent: Form, prefix: String = "f-") {
+        self.sent = sent
+        problems = []
+        self.prefix = prefix
+    }
+
     var failed: Bool { !problems.isEmpty }
 
     /// What the field shows: what was sent, or else what is stored.
@@ -63,8 +70,9 @@ struct FormEcho {
         return "<small class=\"field-problem\" id=\"\(prefix + name)-problem\">\(problem.message)</small>"
     }
 
-    /// The summary at the top: what was not saved, each wrong field's message a link to it.
-    func summary(_ words: Words) -> HTML {
+    /// The summary at the top: what was not saved (or `title`: what was not done), each wrong field's
+    /// message a link to it.
+    func summary(_ words: Words, title: String? = nil) -> HTML {
         guard failed else { return "" }
         if problems.count == 1, let only = problems.first, only.field == nil {
             return PageFrame.notice(words("page.form.not_saved", ["problem": only.message]), problem: true)
@@ -74,7 +82,7 @@ struct FormEcho {
             return "<li><a href=\"#\(prefix + field)\">\(problem.message)</a></li>"
         }
         return """
-            <div class="problem" role="alert"><p>\(words("page.form.not_saved_fields", count: problems.count))</p>\
+            <div class="problem" role="alert"><p>\(title ?? words("page.form.not_saved_fields", count: problems.count))</p>\
             <ul>\(items)</ul></div>
             """
     }

@@ -15,19 +15,26 @@ extension GroupRoom {
         let words = self.words
         let directory = try managingDirectory()
         if let full = try roomForAnotherGroup(visitor) { return full }
-        let group: String
-        let member: String
-        do throws(FormProblem) {
-            group = try visitor.form.text("group", label: words("page.group.field.name"), maxLength: 100)
-            member = try visitor.form.text("member", label: words("page.group.field.member"), maxLength: 60)
+        let form = visitor.form
+        var reading = FormReading()
+        let group = reading.read("") { () throws(FormProblem) in
+            let group = try form.text("group", label: words("page.group.field.name"), maxLength: 100)
             guard StationConfig.isGroupName(group) else {
                 throw FormProblem(
-                    words("page.group.problem.name", ["name": group, "allowed": words("page.group.allowed")]))
+                    words("page.group.problem.name", ["name": group, "allowed": words("page.group.allowed")]),
+                    field: "group")
             }
-        } catch {
-            return try groupPage(
-                visitor, message: words("page.group.not_made.form", ["problem": error.message]), status: 400)
+            return group
         }
+        let member = reading.read("") { () throws(FormProblem) in
+            try form.text("member", label: words("page.group.field.member"), maxLength: 60)
+        }
+        do throws(FormProblem) {
+            try reading.check()
+        } catch {
+            return try groupPage(visitor, status: 400, forms: GroupForms(make: FormEcho(form, error, prefix: "make-")))
+        }
+        let kept = GroupForms(make: FormEcho(keeping: form, prefix: "make-"))
         return calling("making the group \(group)") { () async throws(UploadFailure) in
             try await directory.create(group: group, member: member)
         } then: { outcome in
@@ -35,7 +42,7 @@ extension GroupRoom {
             switch outcome {
             case .success(let made): code = made
             case .failure(let error):
-                return try self.refused(visitor, error) { words("page.group.not_made", ["reason": $0]) }
+                return try self.refused(visitor, error, forms: kept) { words("page.group.not_made", ["reason": $0]) }
             }
             return self.changing(.joined(group)) { _ in
                 self.logger.info("owner's page: made group \(group)")
@@ -48,15 +55,20 @@ extension GroupRoom {
         let words = self.words
         let directory = try managingDirectory()
         if let full = try roomForAnotherGroup(visitor) { return full }
-        let code: String
-        let member: String
-        do throws(FormProblem) {
-            code = try visitor.form.text("code", label: words("page.group.field.code"), maxLength: 40)
-            member = try visitor.form.text("member", label: words("page.group.field.member"), maxLength: 60)
-        } catch {
-            return try groupPage(
-                visitor, message: words("page.group.not_joined.form", ["problem": error.message]), status: 400)
+        let form = visitor.form
+        var reading = FormReading()
+        let code = reading.read("") { () throws(FormProblem) in
+            try form.text("code", label: words("page.group.field.code"), maxLength: 40)
         }
+        let member = reading.read("") { () throws(FormProblem) in
+            try form.text("member", label: words("page.group.field.member"), maxLength: 60)
+        }
+        do throws(FormProblem) {
+            try reading.check()
+        } catch {
+            return try groupPage(visitor, status: 400, forms: GroupForms(join: FormEcho(form, error, prefix: "join-")))
+        }
+        let kept = GroupForms(join: FormEcho(keeping: form, prefix: "join-"))
         return calling("joining a group") { () async throws(UploadFailure) in
             try await directory.join(code: code, member: member)
         } then: { outcome in
@@ -64,7 +76,9 @@ extension GroupRoom {
             switch outcome {
             case .success(let joined): group = joined
             case .failure(let error):
-                return try self.refused(visitor, error) { words("page.group.not_joined", ["reason": $0]) }
+                return try self.refused(visitor, error, forms: kept) {
+                    words("page.group.not_joined", ["reason": $0])
+                }
             }
             guard StationConfig.isGroupName(group) else {
                 throw WebProblem(502, words("page.group.not_joined.title"), words("page.group.problem.bad_name"))
@@ -190,8 +204,11 @@ extension GroupRoom {
 
     /// The Group page again, saying in `said`'s words why the server refused (or did not answer), with the
     /// status that failure has.
-    private func refused(_ visitor: Visitor, _ failure: UploadFailure, said: (String) -> String) throws -> PageStep {
-        try groupPage(visitor, message: said(words.groupFailure(failure)), status: status(of: failure))
+    /// The page after the group's server refused or failed: why, with `forms` as they were sent.
+    private func refused(
+        _ visitor: Visitor, _ failure: UploadFailure, forms: GroupForms = GroupForms(), said: (String) -> String
+    ) throws -> PageStep {
+        try groupPage(visitor, message: said(words.groupFailure(failure)), status: status(of: failure), forms: forms)
     }
 
     /// The answer's status for a failure: the server's refusal is the person's to mend (400); the rest

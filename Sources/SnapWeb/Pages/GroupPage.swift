@@ -6,10 +6,13 @@ import SnapText
 extension GroupRoom {
     /// Today's photo for each group and whether it arrived, the station's own photos with their expiry,
     /// and what the others shared that the station keeps; each can be downloaded.
-    func groupPage(_ visitor: Visitor, message: String? = nil, status: Int = 200) throws -> PageStep {
+    func groupPage(
+        _ visitor: Visitor, message: String? = nil, status: Int = 200, forms: GroupForms = GroupForms()
+    ) throws -> PageStep {
         let groups = groupsInForce()
+        let said = Said(message: message, status: status, forms: forms)
         guard let directory else {
-            return .reply(try groupPage(visitor, groups: groups, members: [:], message: message, status: status))
+            return .reply(try groupPage(visitor, groups: groups, members: [:], said))
         }
         return .after { [jobs] in
             let members =
@@ -17,17 +20,22 @@ extension GroupRoom {
                     await Self.members(of: groups, in: directory)
                 } ?? [:]
             return {
-                .reply(try self.groupPage(visitor, groups: groups, members: members, message: message, status: status))
+                .reply(try self.groupPage(visitor, groups: groups, members: members, said))
             }
         }
     }
 
+    /// What the page says after an action: why it failed, its status, and its forms as they were sent.
+    private struct Said {
+        var message: String?
+        var status: Int
+        var forms: GroupForms
+    }
+
     /// The page, once the group's server said who is in each group (or did not: `members` has no list).
-    private func groupPage(
-        _ visitor: Visitor, groups: [String], members: Members, message: String?, status: Int
-    ) throws -> WebReply {
-        let words = self.words
-        let section = try groupsSection(groups, members, visitor, words)
+    private func groupPage(_ visitor: Visitor, groups: [String], members: Members, _ said: Said) throws -> WebReply {
+        let (words, message, status) = (self.words, said.message, said.status)
+        let section = try groupsSection(groups, members, visitor, words, forms: said.forms)
         let done =
             visitor.form["joined"] != nil
             ? words("page.group.joined")

@@ -44,7 +44,16 @@ extension GroupRoom {
 
     typealias Members = [String: Result<[GroupMember], UploadFailure>]
 
-    func groupsSection(_ groups: [String], _ lists: Members, _ visitor: Visitor, _ words: Words) throws -> HTML {
+    /// The section's two forms, each drawn again as it was sent when it failed (its ids after "make-" and
+    /// "join-", as both have a member's name).
+    struct GroupForms {
+        var make = FormEcho(prefix: "make-")
+        var join = FormEcho(prefix: "join-")
+    }
+
+    func groupsSection(
+        _ groups: [String], _ lists: Members, _ visitor: Visitor, _ words: Words, forms: GroupForms
+    ) throws -> HTML {
         guard directory != nil else {
             return groups.isEmpty
                 ? "<p class=\"empty\">\(words("page.group.folder_none"))</p>"
@@ -84,18 +93,21 @@ extension GroupRoom {
             ? "<p><small class=\"locked\">\(words("page.group.locked"))</small></p>" : ""
         let member = frame.stationName
         let full = groups.count >= StationConfig.maxGroups
-        let forms: HTML =
+        let (make, join) = (forms.make, forms.join)
+        let drawn: HTML =
             managesGroups && !full
             ? """
-            <form method="post" action="/group/create">\(csrfField(visitor))<fieldset><legend>\(words("page.group.make"))</legend>
-            <label class="wide">\(words("page.group.its_name")) <input name="group" maxlength="100" required placeholder="\(words("page.group.name_example"))"></label>
+            <form method="post" action="/group/create">\(csrfField(visitor))\(make.summary(words, title: words("page.group.not_made.title")))\
+            <fieldset><legend>\(words("page.group.make"))</legend>
+            <label class="wide">\(words("page.group.its_name")) <input name="group"\(make.attributes("group")) maxlength="100" required placeholder="\(words("page.group.name_example"))" value="\(make.value("group", ""))"></label>\(make.message("group"))
             <small class="hint">\(words("page.group.name_hint"))</small>
-            <label class="wide">\(words("page.group.member_name")) <input name="member" maxlength="60" required value="\(member)"></label>
+            <label class="wide">\(words("page.group.member_name")) <input name="member"\(make.attributes("member")) maxlength="60" required value="\(make.value("member", member))"></label>\(make.message("member"))
             <button type="submit">\(words("page.group.make_button"))</button></fieldset></form>
-            <form method="post" action="/group/join">\(csrfField(visitor))<fieldset><legend>\(words("page.group.join"))</legend>
-            <label class="wide">\(words("page.group.invite_code")) <input name="code" maxlength="40" required autocomplete="off" placeholder="K7QM-3HXA-9TPZ"></label>
+            <form method="post" action="/group/join">\(csrfField(visitor))\(join.summary(words, title: words("page.group.not_joined.title")))\
+            <fieldset><legend>\(words("page.group.join"))</legend>
+            <label class="wide">\(words("page.group.invite_code")) <input name="code"\(join.attributes("code")) maxlength="40" required autocomplete="off" placeholder="K7QM-3HXA-9TPZ" value="\(join.value("code", ""))"></label>\(join.message("code"))
             <small class="hint">\(words("page.group.code_hint"))</small>
-            <label class="wide">\(words("page.group.member_name")) <input name="member" maxlength="60" required value="\(member)"></label>
+            <label class="wide">\(words("page.group.member_name")) <input name="member"\(join.attributes("member")) maxlength="60" required value="\(join.value("member", member))"></label>\(join.message("member"))
             <button type="submit">\(words("page.group.join_button"))</button></fieldset></form>
             """
             : managesGroups
@@ -103,7 +115,7 @@ extension GroupRoom {
                 : ""
         return """
             <h2>\(words("page.group.yours"))</h2>\(locked)
-            \(groups.isEmpty ? "<p class=\"empty\">\(words("page.group.none"))</p>" as HTML : "")\(cards)\(forms)
+            \(groups.isEmpty ? "<p class=\"empty\">\(words("page.group.none"))</p>" as HTML : "")\(cards)\(drawn)
             """
     }
 }

@@ -66,8 +66,11 @@ struct SettingsForm {
     func read(_ form: Form) throws(FormProblem) -> (RuntimeSettings, mode: StationMode?) {
         var chosen = RuntimeSettings()
         var reading = FormReading()
-        for key in RuntimeSettings.Key.allCases {
-            reading.read(()) { () throws(FormProblem) in try row(key).read(form, &chosen) }
+        // In the page's order, so that the summary lists and the focus finds the wrong fields as they stand.
+        let rows = RuntimeSettings.Key.allCases.map(row)
+        let order = Section.allCases.map { section in rows.filter { $0.section == section } }.joined()
+        for row in order + rows.filter({ $0.section == nil }) {
+            reading.read(()) { () throws(FormProblem) in try row.read(form, &chosen) }
         }
         try reading.check()
         let wanted = rule.locked.contains(.mode) ? nil : form["mode"].flatMap(StationMode.init(rawValue:))
