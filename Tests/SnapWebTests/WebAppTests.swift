@@ -81,8 +81,10 @@ struct WebGateTests {
         let station = try WebTestStation()
         let pairing = station.desk.open(now: station.now)
         let wrong = pairing.code == "00000000" ? "00000001" : "00000000"
-        let first = await station.post("/pair", [("code", wrong)], client: "192.168.1.66")
+        let first = await station.post("/pair", [("code", wrong), ("name", "Ana's phone")], client: "192.168.1.66")
         #expect(first.status == 401 && first.text.contains("not the code"))
+        #expect(first.text.contains("aria-invalid=\"true\" aria-describedby=\"pair-problem\""), "the code's field")
+        #expect(first.text.contains("value=\"Ana&#39;s phone\""), "the browser's name as typed stays")
         for _ in 0..<4 { _ = await station.post("/pair", [("code", wrong)], client: "192.168.1.66") }
         let braked = await station.post("/pair", [("code", pairing.code)], client: "192.168.1.66")
         #expect(braked.status == 429 && Int(braked.header("Retry-After") ?? "") ?? 0 > 0, "the flooder waits")

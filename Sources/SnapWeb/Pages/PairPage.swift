@@ -4,16 +4,22 @@ import SnapStore
 import SnapText
 
 extension PairingRoom {
-    func pairPage(message: String?, status: Int) -> WebReply {
+    /// The pairing gate; after a wrong code, the code's field is empty again and tied to why, and the
+    /// browser's name as typed (`name`) stays.
+    func pairPage(message: String?, status: Int, name: String = "") -> WebReply {
         let words = self.words
+        let refused = status >= 400 && message != nil
+        let marks: HTML = refused ? " aria-invalid=\"true\" aria-describedby=\"pair-problem\"" : ""
+        let said: HTML =
+            refused ? "<p class=\"problem\" role=\"alert\" id=\"pair-problem\">\(message ?? "")</p>" : notice(message)
         return page(
             words("page.pair.title"), paired: false, status: status,
             """
-            \(notice(message, problem: status >= 400 && message != nil))
+            \(said)
             <p>\(words("page.pair.text"))</p>
             <form method="post" action="/pair" class="pair">
-            <label>\(words("page.pair.code")) <input name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="12" required autofocus></label>
-            <label>\(words("page.pair.name")) <input name="name" maxlength="40" placeholder="\(Self.browserName(nil, words))"></label>
+            <label>\(words("page.pair.code")) <input name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="12" required autofocus\(marks)></label>
+            <label>\(words("page.pair.name")) <input name="name" maxlength="40" placeholder="\(Self.browserName(nil, words))" value="\(name)"></label>
             <button type="submit">\(words("page.pair.button"))</button>
             </form>
             """)
@@ -30,9 +36,12 @@ extension PairingRoom {
         case .wrong:
             logger.notice("owner's page: a wrong pairing code from \(request.client)")
             // The same words whether a code is open or not: nobody learns when one is.
-            return pairPage(message: words("page.pair.wrong"), status: 401)
+            return pairPage(
+                message: words("page.pair.wrong"), status: 401, name: String((form["name"] ?? "").prefix(40)))
         case .wait(let seconds):
-            var reply = pairPage(message: words("page.pair.wait", count: seconds), status: 429)
+            var reply = pairPage(
+                message: words("page.pair.wait", count: seconds), status: 429,
+                name: String((form["name"] ?? "").prefix(40)))
             reply.headers.append(("Retry-After", "\(seconds)"))
             return reply
         case .paired:
