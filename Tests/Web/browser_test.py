@@ -555,6 +555,8 @@ def run(args):
         check(links == ["quiet_from", "goal_protein"], f"the summary links to each: {links}")
         check(driver.find_element(By.ID, "goal_kcal").get_attribute("value") == "1900", "the typed goal is kept")
         audit.check("settings, a failed save", again=False)
+        if args.screenshots:
+            driver.save_screenshot(os.path.join(args.screenshots, "page-settings-failed-phone.png"))
 
         print("goals, the charts and the export")
         driver.get(base + "/settings")
