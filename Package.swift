@@ -85,7 +85,7 @@ let package = Package(
         .target(name: "SnapConfig", dependencies: ["SnapCore", "SnapText", "SnapFiles", "CSnapTOML"]),
         .target(
             name: "SnapStore",
-            dependencies: ["SnapCore", "SnapFiles", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["SnapCore", "SnapFiles", "CLibCrypto", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "SnapImaging", dependencies: ["SnapCore", "CTurboJPEG", "CYUV", "CPangoCairo", "CQREncode"]),
         .target(
             name: "SnapScreens", dependencies: ["SnapCore", "SnapText", "SnapImaging", "SnapFiles", "CPangoCairo"]),

@@ -120,7 +120,7 @@ public enum AtomicFile {
         }
     }
 
-    static func syncFolder(_ folder: String) throws(FileError) {
+    public static func syncFolder(_ folder: String) throws(FileError) {
         let descriptor = try open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
         defer { Glibc.close(descriptor) }
         try sync(descriptor, path: folder)

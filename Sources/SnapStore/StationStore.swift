@@ -25,6 +25,8 @@ public final class StationStore: Sendable {
         do {
             try AtomicFile.createFolder(directory + "/photos")
             AtomicFile.removeLeftovers(in: directory + "/photos")
+            // A backup's copy of the store, left by a backup cut short.
+            AtomicFile.removeLeftovers(in: directory + "/backup")
             var configuration = Configuration()
             configuration.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA synchronous = FULL")

@@ -1,0 +1,215 @@
+import Foundation
+import SnapCore
+import SnapFiles
+import SnapTestSupport
+import Testing
+
+@testable import SnapStore
+
+@Suite("StationStore: a backup, checked whole and restored on another station")
+struct BackupTests {
+    let folder = TemporaryDirectory("backup")
+    let noon = Date(timeIntervalSince1970: 1_795_435_200)
+
+    /// Station A's store: meals over three days (one photo of 300 kB, so that files stream in pieces),
+    /// stickers, a shopping list with a planned meal, goals and settings, a group's received photo, and a
+    /// paired phone.
+    private func stationA(_ path: String) throws -> StationStore {
+        let store = try StationStore(directory: path)
+        var random = SystemRandomNumberGenerator()
+        for (index, offset) in [-2, -1, 0].enumerated() {
+            let day = LocalDay(year: 2026, month: 11, day: 23 + offset)
+            let id = PhotoID("a\(index)")
+            let paths = store.paths(for: id, day: day)
+            let photo = ProcessedPhoto(
+                id: id, photoPath: paths.photo, thumbnailPath: paths.thumbnail,
+                takenAt: noon.addingTimeInterval(Double(offset) * 86_400), stickerPath: paths.sticker)
+            let jpeg = (0..<(index == 0 ? 300_000 : 2_000)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            try store.storePhoto(photo, jpeg: jpeg, thumbnail: [3, UInt8(index)], sticker: [4, UInt8(index)])
+            try store.saveMeal(
+                Meal(
+                    photo: photo, day: day,
+                    analysis: MealAnalysis(
+                        title: "Meal \(index)", totals: Macros(calories: 300 + index, protein: 10, carbs: 30, fats: 12),
+                        items: [
+                            MealItem(
+                                name: "Soup", grams: 400,
+                                macros: Macros(calories: 300 + index, protein: 10, carbs: 30, fats: 12))
+                        ])))
+        }
+        try store.addToShopping([Ingredient(name: "Tomatoes", amount: 600, unit: "g")])
+        let plan = try store.addPlanDraft(
+            PlanRequest(name: "chili", portions: 2, units: .metric, timesAWeek: 1), title: "Chili", contains: [],
+            lines: [Ingredient(name: "Beans", amount: 400, unit: "g")],
+            usedOn: LocalDay(year: 2026, month: 11, day: 23),
+            at: noon)
+        #expect(try store.confirmPlan(plan, lines: [Ingredient(name: "Beans", amount: 400, unit: "g")]))
+        try store.saveRuntimeSettings(
+            RuntimeSettings(
+                dietaryPreferences: [.vegan], filter: .vivid,
+
+                groups: ["Family"], goals: Macros(calories: 2000, protein: 120, carbs: 0, fats: 0)))
+        try store.keepReceived(
+            SharedPhoto(
+                id: PhotoID("r1"), group: "Family", member: "Hall", takenAt: noon,
+                expiresAt: noon.addingTimeInterval(172_800),
+                path: ""),
+            jpeg: [9, 9, 9])
+        try store.createSession(
+            WebSession(tokenHash: "a-phone", csrf: "c", name: "A's phone", created: noon, lastSeen: noon))
+        return store
+    }
+
+    /// Station B: its own meal and its own paired phone.
+    private func stationB(_ path: String) throws -> StationStore {
+        let store = try StationStore(directory: path)
+        let day = LocalDay(year: 2026, month: 11, day: 20)
+        let paths = store.paths(for: PhotoID("b0"), day: day)
+        let photo = ProcessedPhoto(
+            id: PhotoID("b0"), photoPath: paths.photo, thumbnailPath: paths.thumbnail, takenAt: noon)
+        try store.storePhoto(photo, jpeg: [7, 7], thumbnail: [7])
+        try store.saveMeal(
+            Meal(
+                photo: photo, day: day,
+                analysis: MealAnalysis(
+                    title: "B's meal", totals: Macros(calories: 1, protein: 1, carbs: 1, fats: 1), items: [])))
+        try store.createSession(
+            WebSession(tokenHash: "b-phone", csrf: "c", name: "B's phone", created: noon, lastSeen: noon))
+        return store
+    }
+
+    private func backup(of store: StationStore, to path: String, format: Int = StationStore.backupFormat) throws {
+        let output = try #require(
+            FileHandle(forWritingAtPath: path)
+                ?? {
+                    FileManager.default.createFile(atPath: path, contents: nil)
+                    return FileHandle(forWritingAtPath: path)
+                }())
+        defer { try? output.close() }
+        try store.writeBackup(format: format) { piece in output.write(Data(piece)) }
+    }
+
+    private func sha256(_ path: String) throws -> String {
+        let hash = SHA256Stream()
+        hash.update(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        return hash.finish()
+    }
+
+    /// Every file under the state folder's photos and inbox, by its path there, with its bytes.
+    private func files(_ directory: String) throws -> [String: Data] {
+        var found: [String: Data] = [:]
+        for folder in StationStore.backupFolders {
+            for relative in StationStore.files(under: directory + "/" + folder) {
+                found[folder + "/" + relative] = try Data(
+                    contentsOf: URL(fileURLWithPath: "\(directory)/\(folder)/\(relative)"))
+            }
+        }
+        return found
+    }
+
+    @Test("should restore A's backup on B: the same rows, table by table, byte-identical photos, B's own pairing")
+    func roundTrip() throws {
+        let (a, b, file) = (folder.path + "/a", folder.path + "/b", folder.path + "/a.snapbackup")
+        let storeA = try stationA(a)
+        try backup(of: storeA, to: file)
+        let expected = try storeA.tables()
+        do {
+            let storeB = try stationB(b)
+            let header = try storeB.stageRestore(from: file)
+            #expect(header.directory == a && header.format == StationStore.backupFormat)
+            #expect(try storeB.tables()["meals"]?.count == 1, "B unchanged until it starts again")
+        }
+        #expect(try StationStore.applyRestore(in: b))
+        #expect(try !StationStore.applyRestore(in: b), "applied once")
+        let restored = try StationStore(directory: b)
+        let tables = try restored.tables()
+        #expect(Set(tables.keys) == Set(expected.keys))
+        for (table, rows) in expected where table != "web_sessions" {
+            // SQLite's text as GRDB quotes it: "\"/tmp/…/a/photos/…\"".
+            let moved = rows.map { $0.map { $0.hasPrefix("\"\(a)/") ? "\"\(b)" + $0.dropFirst(a.count + 1) : $0 } }
+            #expect(tables[table] == moved.sorted { $0.lexicographicallyPrecedes($1) }, "\(table)")
+        }
+        #expect(try restored.sessions().map(\.name) == ["B's phone"], "B keeps its own pairing, not A's")
+        #expect(try files(b) == files(a), "every photo, thumbnail, sticker and received photo, byte for byte")
+        #expect(try restored.audit().missingFiles.isEmpty)
+        #expect(try restored.audit().integrity == "ok")
+        #expect(!FileManager.default.fileExists(atPath: b + "/photos/2026-11-20"), "B's own photos are gone")
+    }
+
+    private func run(_ tool: String, _ arguments: [String], in folder: String) throws -> (status: Int32, output: String)
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+
+    @Test("should write a tar that tar unpacks and sha256sum checks")
+    func plainTar() throws {
+        let file = folder.path + "/a.tar"
+        try backup(of: try stationA(folder.path + "/a"), to: file)
+        let out = folder.path + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let untar = try run("/usr/bin/tar", ["-xf", file, "-C", out], in: out)
+        #expect(untar.status == 0, "\(untar.output)")
+        let check = try run("/usr/bin/sha256sum", ["-c", "--strict", "SHA256SUMS"], in: out)
+        #expect(check.status == 0, "\(check.output)")
+        #expect(
+            check.output.components(separatedBy: ": OK").count - 1 == 2 + 9 + 1,
+            "header, store, 9 photo files, 1 received")
+    }
+
+    @Test("should refuse a cut, damaged, newer or foreign file with its reason, and leave B's store as it was")
+    func refusals() throws {
+        let storeA = try stationA(folder.path + "/a")
+        let good = folder.path + "/good"
+        try backup(of: storeA, to: good)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: good))
+        var cases: [(String, Data, BackupProblem)] = []
+        cases.append(("cut in half", bytes.prefix(bytes.count / 2), .truncated))
+        cases.append(("cut before its end", bytes.prefix(bytes.count - 1024), .truncated))
+        var flipped = bytes
+        // A byte inside the 300 kB photo (after the header, the store and its tar headers).
+        // Its tar header is the name at a block's start (the store's rows name it too, elsewhere).
+        var search = bytes.startIndex..<bytes.endIndex
+        var header: Int?
+        while header == nil, let found = bytes.range(of: Data("photos/2026-11-21/a0.jpg\0".utf8), in: search) {
+            if found.lowerBound % Tar.block == 0 { header = found.lowerBound }
+            search = found.upperBound..<bytes.endIndex
+        }
+        let photoStart = try #require(header) + Tar.block
+        flipped[photoStart + 100_000] ^= 0x01
+        cases.append(("a flipped byte", flipped, .damaged("photos/2026-11-21/a0.jpg")))
+        cases.append(("a JPEG", Data(TestImages.jpeg(width: 64, height: 48)), .notABackup))
+        cases.append(("an empty file", Data(), .notABackup))
+        let newer = folder.path + "/newer"
+        try backup(of: storeA, to: newer, format: StationStore.backupFormat + 1)
+        cases.append(
+            (
+                "a newer format", try Data(contentsOf: URL(fileURLWithPath: newer)),
+                .newer(
+                    version: StationVersion.current, format: StationStore.backupFormat + 1, ours: StationVersion.current
+                )
+            ))
+        let b = folder.path + "/b"
+        let storeB = try stationB(b)
+        for (name, data, problem) in cases {
+            let path = folder.path + "/" + name
+            try data.write(to: URL(fileURLWithPath: path))
+            let before = try sha256(b + "/snapstation.sqlite")
+            #expect(throws: problem, "\(name)") { try storeB.stageRestore(from: path) }
+            #expect(try sha256(b + "/snapstation.sqlite") == before, "\(name): B's store unchanged")
+            #expect(!FileManager.default.fileExists(atPath: b + "/restore"), "\(name): nothing left to apply")
+            #expect(try !StationStore.applyRestore(in: b))
+        }
+        #expect(try storeB.tables()["meals"]?.count == 1)
+        print("refused: " + cases.map { "\($0.0): \($0.2)" }.joined(separator: "; "))
+    }
+}
