@@ -41,6 +41,8 @@ public enum Event: Sendable, Hashable {
     case reviewSubmitted(PhotoID, MealAnalysis?)
     /// An update is being installed, waits for its restart, or did not start (nil: nothing to say).
     case update(UpdateNote?)
+    /// The owner's page checked and unpacked a backup (made by `version`): the next start puts it in place.
+    case backupRestored(version: String)
     /// Sent through the event loop by the shell's watchdog: handling it proves the loop is not stuck.
     /// The machine does nothing with it.
     case heartbeat
@@ -88,6 +90,9 @@ public enum Action: Sendable, Hashable {
     /// Restart the system into the update installed in the other slot: the station is idle now (ready,
     /// resting or locked; never during a countdown, an upload, an analysis or a result).
     case restartForUpdate(version: String)
+    /// Restart the station (not the system) into the backup the owner restored, made by `version`: the
+    /// station is idle now, as for an update.
+    case restartForRestore(version: String)
     /// Switch to camera `index` of the station's cameras (the menu, the owner's page, a restart).
     case useCamera(Int)
     /// Store the owner's settings as the machine holds them now (the machine is their only writer).

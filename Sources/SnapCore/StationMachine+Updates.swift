@@ -2,7 +2,21 @@ extension StationMachine {
     /// `.restartForUpdate`, once, when an installed update waits and nothing is under way: the ready
     /// screen, the resting screen or a lock. A countdown, a photo being processed or reviewed, an upload
     /// or an analysis in front of someone finishes first; the restart comes with the next calm phase.
+    /// A backup the owner restored waits for the station's restart, at the next calm phase.
+    mutating func backupRestored(_ version: String) -> [Action] {
+        restoring = version
+        return [.log(.notice, "a backup made by \(version) waits for the station's restart")] + restartWhenCalm()
+    }
+
+    /// A restored backup goes first: it restarts the station alone, and the update waits in its slot.
     mutating func restartWhenCalm() -> [Action] {
+        if let version = restoring, phase.isCalm {
+            restoring = nil
+            return [
+                .restartForRestore(version: version),
+                .log(.notice, "the station is idle: restarting into the backup made by \(version)"),
+            ]
+        }
         guard case .restarting(let version)? = update, !restartAsked else { return [] }
         guard phase.isCalm else { return [] }
         restartAsked = true

@@ -77,6 +77,8 @@ public struct StationMachine: Sendable {
     public internal(set) var update: UpdateNote?
     /// The restart into an installed update was asked for (`Action.restartForUpdate`), once.
     var restartAsked = false
+    /// A backup the owner restored waits for the station's restart (`Event.backupRestored`): its version.
+    var restoring: String?
 
     /// `owner`: the owner's settings as the store kept them.
     public init(
@@ -163,6 +165,7 @@ public struct StationMachine: Sendable {
             [.resumeAnalyses, .log(.info, "the AI is asked again about \(id) (the owner's page)")]
         case .reviewSubmitted(let id, let edited): reviewSubmitted(id, edited, now: now)
         case .update(let note): updated(note, now: now)
+        case .backupRestored(let version): backupRestored(version)
         }
     }
 

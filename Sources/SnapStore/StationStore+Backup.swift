@@ -403,15 +403,17 @@ extension StationStore {
 
     /// Puts a restore `stageRestore` left in place, before the store opens: the store and the folders
     /// of files are swapped for the backup's, each by a rename, the old ones then deleted. A start cut
-    /// short goes on where it stopped. Returns whether a restore was applied.
+    /// short goes on where it stopped. Returns the version that made the backup applied; nil when none
+    /// waited.
     @discardableResult
-    public static func applyRestore(in directory: String) throws(BackupProblem) -> Bool {
+    public static func applyRestore(in directory: String) throws(BackupProblem) -> String? {
         let staging = restoreFolder(directory)
-        guard FileManager.default.fileExists(atPath: staging + "/ready") else {
+        guard let ready = FileBytes.readIfPresent(staging + "/ready") else {
             // A restore that never got whole is dropped.
             try? FileManager.default.removeItem(atPath: staging)
-            return false
+            return nil
         }
+        let version = String(decoding: ready, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         let replaced = directory + "/replaced"
         do {
             try AtomicFile.createFolder(replaced)
@@ -435,7 +437,7 @@ extension StationStore {
         } catch {
             throw .failed("put the restored backup in place: \(error)")
         }
-        return true
+        return version
     }
 
     private static func moving(_ from: String, to: String) throws {

@@ -64,8 +64,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var reading = false
     /// The request streams an update bundle: each piece of its body restarts the body's deadline, as a
     /// bundle of hundreds of MB takes minutes over Wi-Fi; a body that stops still ends. Only the page may
-    /// say so (`BodyStreams`), once it has checked the request's head: a `POST /update/upload` of a paired
-    /// browser with the session's CSRF token. Anything else, whatever its path, has the ordinary deadlines.
+    /// say so (`BodyStreams`), once it has checked the request's head: a `POST /update/upload` or
+    /// `/backup/upload` of a paired browser with the session's CSRF token. Anything else, whatever its
+    /// path, has the ordinary deadlines.
     private var streaming = false
     /// The page has asked the socket for more (`read`) and not had it yet (`channelReadComplete`): only
     /// then does a streaming body wait on its client. While the page's buffer is full it does not ask.

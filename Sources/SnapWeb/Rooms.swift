@@ -212,6 +212,19 @@ struct StatusRoom: DayRoom {
     }
 }
 
+/// Backups: the station's store and photos downloaded as one file, and one restored from a file sent.
+struct BackupRoom: PageRoom {
+    let frame: PageFrame
+    let store: StationStore
+    /// Where a backup sent to restore is checked and unpacked: it reads GBs, off the page's thread.
+    let restoring = SerialThread(name: "web-restore")
+
+    func addRoutes(to router: inout PageRouter) {
+        router.get("backup", page: backupPage)
+        router.get("backup/download", page: downloadBackup)
+    }
+}
+
 /// The system update: a bundle uploaded and installed into the other slot, or an older one on purpose.
 struct UpdateRoom: PageRoom {
     let frame: PageFrame

@@ -154,18 +154,20 @@ extension PairingRoom {
           for (const box of document.querySelectorAll(".lines input[type=checkbox]")) {
             box.addEventListener("change", () => box.closest("li").classList.toggle("ticked", box.checked));
           }
-          // An update bundle goes as the request's body (streamed to the station's disk), with the form's
-          // CSRF token in a header; the bar follows the upload, and the update page follows it.
-          const send = document.getElementById("send-bundle");
-          const chosen = document.getElementById("bundle");
-          if (send && chosen) send.addEventListener("click", () => {
+          // An update bundle or a backup goes as the request's body (streamed to the station's disk), with
+          // the form's CSRF token in a header, to the form's data-upload; the bar follows the upload, and the
+          // page follows the answer when it leads to data-done.
+          for (const form of document.querySelectorAll("form.upload")) {
+            const send = form.querySelector("button.send");
+            const chosen = form.querySelector("input[type=file]");
+            if (!send || !chosen) continue;
+            send.addEventListener("click", () => {
             const file = chosen.files[0];
             if (!file) return;
-            const form = send.closest("form");
-            const bar = document.getElementById("sending");
-            const problem = document.getElementById("send-problem");
+            const bar = form.querySelector("progress");
+            const problem = form.querySelector("p.problem");
             const request = new XMLHttpRequest();
-            request.open("POST", "/update/upload");
+            request.open("POST", form.dataset.upload);
             request.setRequestHeader("X-CSRF-Token", form.dataset.csrf);
             request.setRequestHeader("X-Bundle-Name", encodeURIComponent(file.name));
             request.setRequestHeader("Content-Type", "application/octet-stream");
@@ -176,7 +178,7 @@ extension PairingRoom {
               if (event.lengthComputable) bar.value = Math.round(100 * event.loaded / event.total);
             });
             request.addEventListener("load", () => {
-              if (request.status === 200 && request.responseURL.includes("/update")) {
+              if (request.status === 200 && request.responseURL.includes(form.dataset.done)) {
                 location.href = request.responseURL;
                 return;
               }
@@ -190,7 +192,8 @@ extension PairingRoom {
               send.disabled = false;
             });
             request.send(file);
-          });
+            });
+          }
         });
         """
 }

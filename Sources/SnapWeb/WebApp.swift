@@ -31,6 +31,8 @@ public final class WebApp: Sendable {
     let router: PageRouter
     /// The update's room: the server streams a bundle's upload to it.
     let update: UpdateRoom
+    /// The backups' room: the server streams a backup to restore to it.
+    let backup: BackupRoom
     /// The page's own thread: every page is made there, so a page of 500 meals never holds a thread of the
     /// pool the station's loop needs (`SerialThread`).
     let pageThread = SerialThread(name: "web")
@@ -61,6 +63,7 @@ public final class WebApp: Sendable {
         update = UpdateRoom(
             frame: frame, updater: updater, jobs: jobs, bundleFolder: config.storage.dir + "/updates/bundles",
             usbFolder: config.update.usbFolder, maxBundleMB: config.update.maxBundleMB)
+        backup = BackupRoom(frame: frame, store: store)
         let rooms: [any PageRoom] = [
             pairing, meals, HistoryRoom(frame: frame, store: store, days: days), corrections,
             ReviewRoom(frame: frame, store: store, days: days, meals: meals),
@@ -71,7 +74,7 @@ public final class WebApp: Sendable {
                 frame: frame, store: store, days: days, rule: rule, retentionHours: retention, directory: directory,
                 jobs: jobs),
             StatusRoom(frame: frame, store: store, days: days, updater: updater, storageDir: config.storage.dir),
-            update,
+            update, backup,
         ]
         var router = PageRouter()
         for room in rooms { room.addRoutes(to: &router) }
@@ -95,7 +98,10 @@ public final class WebApp: Sendable {
             (step, words) = await onPageThread(request, words: words) { try next() }
         }
         guard case .reply(var reply) = step else { return .text("", status: 500) }
-        if request.method == .head { reply.body = [] }
+        if request.method == .head {
+            reply.body = []
+            reply.stream = nil
+        }
         reply.headers += Self.securityHeaders
         // Over https the browser keeps to https for this name for 180 days. Turning TLS off later leaves
         // such a browser unable to open http at that name until then (the README says so).

@@ -67,11 +67,18 @@ public struct WebReply: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// A body too large to hold (a backup): made after the head goes out, a piece at a time, in place of
+    /// `body`.
+    public var stream: StreamedBody?
 
-    public init(status: Int = 200, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    public init(
+        status: Int = 200, headers: [(name: String, value: String)] = [], body: [UInt8] = [],
+        stream: StreamedBody? = nil
+    ) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.stream = stream
     }
 
     public func header(_ name: String) -> String? {
@@ -79,6 +86,14 @@ public struct WebReply: Sendable {
     }
 
     public var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// The whole body, a streamed one made here (for tests and tools: a stream may be large).
+    public func collected() throws -> [UInt8] {
+        guard let stream else { return body }
+        var bytes: [UInt8] = []
+        try stream.write { bytes += $0 }
+        return bytes
+    }
 
     static func html(_ html: HTML, status: Int = 200) -> WebReply {
         WebReply(
@@ -119,5 +134,16 @@ struct WebProblem: Error, Sendable {
 
     static func notFound(_ what: String, _ words: Words) -> WebProblem {
         WebProblem(404, words("page.problem.not_found.title"), what)
+    }
+}
+
+/// A reply's body made as it goes out: `write` hands its pieces to the sink it is given, on a thread of
+/// its own (it may block on files), and throws when the sink does (the browser went away).
+public struct StreamedBody: Sendable {
+    public let write: @Sendable (_ sink: @escaping (UnsafeRawBufferPointer) throws -> Void) throws -> Void
+
+    public init(_ write: @escaping @Sendable (_ sink: @escaping (UnsafeRawBufferPointer) throws -> Void) throws -> Void)
+    {
+        self.write = write
     }
 }

@@ -24,8 +24,10 @@ public final class WebServer: Service {
     let desk: PairingDesk
     let logger: Logger
     let limits: ConnectionLimits
-    /// Where an update bundle sent from the page is written as it arrives, off the page's thread.
+    /// Where an update bundle or a backup sent from the page is written as it arrives, off the page's thread.
     let uploads = SerialThread(name: "web-uploads")
+    /// Where a streamed reply (a backup) is made, a piece at a time, off the page's thread.
+    let streams = SerialThread(name: "web-streams")
     private let port = Lock<Int?>(nil)
 
     /// The station's own certificate, for `web.tls = "self-signed"`.
@@ -88,7 +90,7 @@ public final class WebServer: Service {
         } else {
             builder = http
         }
-        let responder = PageResponder(app: app, writer: uploads)
+        let responder = PageResponder(app: app, writer: uploads, streams: streams)
         let application = Application(
             responder: responder, server: builder,
             configuration: ApplicationConfiguration(
@@ -121,13 +123,15 @@ public final class WebServer: Service {
 struct PageResponder: HTTPResponder {
     typealias Context = PageContext
     let app: WebApp
-    /// Where an update bundle's pieces are written as they arrive.
+    /// Where an update bundle's or a backup's pieces are written as they arrive.
     let writer: SerialThread
+    /// Where a streamed reply is made.
+    let streams: SerialThread
 
     func respond(to request: Request, context: Context) async throws -> Response {
-        // An update bundle streams to the data partition: it is never held in memory, nor in a Form.
-        if request.method == .post && request.uri.path == "/update/upload" {
-            return try await receiveBundle(request, context: context)
+        // An update bundle or a backup streams to the data partition: never held in memory, nor in a Form.
+        if request.method == .post, let kind = WebApp.Upload(path: request.uri.path) {
+            return try await receive(kind, request, context: context)
         }
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Form.maxBytes {
             return Self.tooLarge(app.words)
@@ -151,7 +155,7 @@ struct PageResponder: HTTPResponder {
             method: method, path: request.uri.path.removingPercentEncoding ?? request.uri.path,
             query: request.uri.query ?? "", body: Array(buffer: body), headers: headers,
             client: context.remoteAddress?.ipAddress ?? "")
-        return Self.response(await app.respond(page))
+        return response(await app.respond(page))
     }
 
     /// The request's headers as the pages read them.
@@ -163,21 +167,23 @@ struct PageResponder: HTTPResponder {
         return headers
     }
 
-    /// A bundle sent from the page's script: its head checked on the page's thread, its body written piece
-    /// by piece on the writer's thread as it arrives, and kept only whole (`AtomicFile.Writer`).
-    private func receiveBundle(_ request: Request, context: Context) async throws -> Response {
+    /// A bundle or a backup sent from the page's script: its head checked on the page's thread, its body
+    /// written piece by piece on the writer's thread as it arrives, and kept only whole (`AtomicFile.Writer`).
+    private func receive(_ kind: WebApp.Upload, _ request: Request, context: Context) async throws -> Response {
         let head = WebRequest(
             method: .post, path: request.uri.path, headers: Self.headers(of: request),
             client: context.remoteAddress?.ipAddress ?? "")
-        let target = try await app.pageThread.run { [app] in app.bundleUpload(head) }
+        let target = try await app.pageThread.run { [app] in app.upload(kind, head) }
         let path: String
+        let limit: Int
         switch target {
         case .refused(let reply): return Self.response(reply)
-        case .file(let chosen): path = chosen
+        case .file(let chosen, let most):
+            path = chosen
+            limit = most
         }
         // Checked: from now on each piece of the body restarts its deadline (ConnectionGuard).
         context.channel?.triggerUserOutboundEvent(ConnectionGuard.BodyStreams(), promise: nil)
-        let limit = app.config.update.maxBundleMB << 20
         var problem: WebApp.UploadProblem?
         var file: AtomicFile.Writer?
         do {
@@ -199,8 +205,55 @@ struct PageResponder: HTTPResponder {
         }
         // What was not kept is unlinked on the writer's thread too (it may be a GB), not on the pool.
         if problem != nil, let file { _ = try? await writer.run { file.discard() } }
-        let reply = app.bundleReceived(path, problem: problem)
-        return Self.response(reply)
+        return response(await app.received(kind, path, problem: problem))
+    }
+
+    /// Hummingbird's response for a page's reply; a streamed one is made on `streams`.
+    func response(_ reply: WebReply) -> Response {
+        guard let stream = reply.stream else { return Self.response(reply) }
+        var fields = HTTPFields()
+        for header in reply.headers {
+            if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
+        }
+        let streams = self.streams
+        return Response(
+            status: HTTPResponse.Status(code: reply.status), headers: fields,
+            body: ResponseBody { writer in try await Self.send(stream, on: streams, to: &writer) })
+    }
+
+    /// Makes `stream` on `thread` and writes its pieces as they come: at most four pieces wait, so a slow
+    /// browser holds the making back rather than the station's memory growing; a browser that goes away
+    /// stops it.
+    static func send(_ stream: StreamedBody, on thread: SerialThread, to writer: inout any ResponseBodyWriter)
+        async throws
+    {
+        let (pieces, continuation) = AsyncThrowingStream<ByteBuffer, any Error>.makeStream()
+        let room = DispatchSemaphore(value: 4)
+        let gone = Lock(false)
+        let started = thread.submit {
+            do {
+                try stream.write { piece in
+                    room.wait()
+                    if gone.withLock({ $0 }) { throw CancellationError() }
+                    continuation.yield(ByteBuffer(bytes: piece))
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        guard started else { throw CancellationError() }
+        do {
+            for try await piece in pieces {
+                try await writer.write(piece)
+                room.signal()
+            }
+        } catch {
+            gone.withLock { $0 = true }
+            room.signal()
+            throw error
+        }
+        try await writer.finish(nil)
     }
 
     /// Hummingbird's response for a page's reply.

@@ -42,6 +42,30 @@ struct UpdateFlowTests {
         #expect(restarts(lock) == ["2.0.0"], "the lock screen is calm")
     }
 
+    @Test("should restart into a restored backup at the next calm screen, once, before an update waiting")
+    func restoreWaitsForCalm() {
+        func restores(_ actions: [Action]) -> [String] {
+            actions.compactMap { if case .restartForRestore(let version) = $0 { version } else { nil } }
+        }
+        var script = StationScript(settings: Fixture.settings(), startingAt: "2026-03-10 09:00:00")
+        script.press()
+        #expect(restores(script.send(.backupRestored(version: "1.4.0"))).isEmpty, "not in a countdown")
+        var asked: [String] = []
+        asked += restores(script.advance(seconds: 3))
+        asked += restores(script.send(.captured(PhotoID("p1"))))
+        asked += restores(script.send(.processed(Samples.photo("p1"))))
+        #expect(asked.isEmpty, "not while the photo is taken and reviewed")
+        asked += restores(script.advance(seconds: 3))
+        asked += restores(script.send(.uploadProgress(PhotoID("p1"), 0.5)))
+        asked += restores(script.send(.uploaded(PhotoID("p1"))))
+        #expect(asked.isEmpty, "nor while it is sent")
+        let update = script.send(.update(.restarting(version: "2.0.0")))
+        #expect(restarts(update).isEmpty && restores(update).isEmpty, "the 'Sent' screen is not calm")
+        let lock = script.advance(seconds: 3)
+        #expect(restores(lock) == ["1.4.0"] && restarts(lock).isEmpty, "the restore first, the update after it")
+        #expect(restores(script.advance(seconds: 60)).isEmpty, "asked once")
+    }
+
     @Test("should say on the ready screen that an update did not start")
     func rolledBack() {
         var script = StationScript(settings: Fixture.settings(), startingAt: "2026-03-10 09:00:00")

@@ -119,8 +119,8 @@ struct BackupTests {
             #expect(header.directory == a && header.format == StationStore.backupFormat)
             #expect(try storeB.tables()["meals"]?.count == 1, "B unchanged until it starts again")
         }
-        #expect(try StationStore.applyRestore(in: b))
-        #expect(try !StationStore.applyRestore(in: b), "applied once")
+        #expect(try StationStore.applyRestore(in: b) == StationVersion.current)
+        #expect(try StationStore.applyRestore(in: b) == nil, "applied once")
         let restored = try StationStore(directory: b)
         let tables = try restored.tables()
         #expect(Set(tables.keys) == Set(expected.keys))
@@ -207,7 +207,7 @@ struct BackupTests {
             #expect(throws: problem, "\(name)") { try storeB.stageRestore(from: path) }
             #expect(try sha256(b + "/snapstation.sqlite") == before, "\(name): B's store unchanged")
             #expect(!FileManager.default.fileExists(atPath: b + "/restore"), "\(name): nothing left to apply")
-            #expect(try !StationStore.applyRestore(in: b))
+            #expect(try StationStore.applyRestore(in: b) == nil)
         }
         #expect(try storeB.tables()["meals"]?.count == 1)
         print("refused: " + cases.map { "\($0.0): \($0.2)" }.joined(separator: "; "))

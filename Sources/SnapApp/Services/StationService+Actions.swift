@@ -105,6 +105,8 @@ extension StationService {
             display.speak(Words(inForce.language))
         case .restartForUpdate(let version):
             askForRestart(into: version)
+        case .restartForRestore(let version):
+            restartIntoBackup(version)
         case .log(let level, let message):
             logger.log(level: level.swiftLog, "\(message)")
         }
@@ -123,6 +125,17 @@ extension StationService {
             } catch {
                 logger.error("update: cannot ask for the restart into \(version): \(error)")
             }
+        }
+    }
+
+    /// Stops the station once the display has drawn its last frame, as SIGTERM does: systemd starts it
+    /// again (`Restart=always`), and the start puts the restored backup in place (`applyRestore`) before
+    /// the store opens. Run by hand, the station stops and says so.
+    private func restartIntoBackup(_ version: String) {
+        let logger = logger
+        display.afterDrawing {
+            logger.notice("restarting into the backup made by \(version): the store is replaced as the station starts")
+            kill(getpid(), SIGTERM)
         }
     }
 

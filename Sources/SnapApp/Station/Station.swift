@@ -43,6 +43,10 @@ public enum Station {
         }
         if let script = options.script { config.gpio.script = script }
 
+        // A backup the owner restored on the page goes in place before the store opens.
+        if let version = try StationStore.applyRestore(in: config.storage.dir) {
+            logger.notice("restored the backup made by SnapStation \(version)")
+        }
         let store = try StationStore(directory: config.storage.dir)
         startup.mark("store")
         let parts = try makeParts(config, store: store, options: options, logger: logger)

@@ -103,11 +103,11 @@ extension UpdateRoom {
             """))
             <h2>\(words("page.update.bundles"))</h2>
             \(offered.isEmpty ? "<p class=\"empty\">\(words("page.update.no_bundles"))</p>" as HTML : "<ul class=\"bundles\">\(offered)</ul>")
-            <form class="upload" data-csrf="\(visitor.session.csrf)" data-lost="\(words("page.update.lost"))">
+            <form class="upload" data-upload="/update/upload" data-done="/update" data-csrf="\(visitor.session.csrf)" data-lost="\(words("page.update.lost"))">
             <label>\(words("page.update.choose")) <input type="file" id="bundle" accept=".raucb"></label>
-            <button type="button" id="send-bundle">\(words("page.update.send"))</button>
-            <progress id="sending" max="100" value="0" hidden></progress>
-            <p id="send-problem" class="problem" role="alert" hidden></p>
+            <button type="button" class="send">\(words("page.update.send"))</button>
+            <progress max="100" value="0" hidden></progress>
+            <p class="problem" role="alert" hidden></p>
             <noscript><p class="empty">\(words("page.update.noscript"))</p></noscript>
             </form>
             """)
@@ -205,11 +205,27 @@ enum Installation: Sendable {
 }
 
 extension WebApp {
-    /// Whether the head of an upload may send a bundle, checked as any request of the page is: one of the
+    /// What the page's script may send as a request's whole body, streamed to the data partition.
+    enum Upload: Sendable {
+        /// An update bundle, to the update's bundles (`POST /update/upload`).
+        case bundle
+        /// A backup to restore (`POST /backup/upload`).
+        case backup
+
+        init?(path: String) {
+            switch path {
+            case "/update/upload": self = .bundle
+            case "/backup/upload": self = .backup
+            default: return nil
+            }
+        }
+    }
+
+    /// Whether the head of an upload may send its file, checked as any request of the page is: one of the
     /// station's own names, a live session, the page's own origin, and the session's CSRF token (in
     /// `X-CSRF-Token`: the page's script sends the file as the body, with no form around it). The file
-    /// it goes to (the update's room says), or the answer that refuses it before a byte of the body is read.
-    func bundleUpload(_ request: WebRequest) -> UploadTarget {
+    /// it goes to (its room says), or the answer that refuses it before a byte of the body is read.
+    func upload(_ kind: Upload, _ request: WebRequest) -> UploadTarget {
         let words = Words(frame.link.status().inForce.language)
         guard gate.names.allows(host: request.header("host")) else {
             return .refused(421, words("page.problem.host.message"))
@@ -223,12 +239,15 @@ extension WebApp {
         guard let token = request.header("x-csrf-token"), Secrets.equal(token, session.csrf) else {
             return .refused(403, words("page.problem.out_of_date.message"))
         }
-        return update.bundleTarget(request, session: session, words)
+        switch kind {
+        case .bundle: return update.bundleTarget(request, session: session, words)
+        case .backup: return backup.restoreTarget(request, session: session, words)
+        }
     }
 
-    /// Where a bundle sent goes, or the answer that refuses it.
+    /// Where a file sent goes and the most it may hold, or the answer that refuses it.
     enum UploadTarget: Sendable {
-        case file(String)
+        case file(String, limit: Int)
         case refused(WebReply)
 
         static func refused(_ status: Int, _ message: String) -> UploadTarget {
@@ -245,9 +264,13 @@ extension WebApp {
         case failed(String)
     }
 
-    /// The answer to an upload that ended: its name on the update page, or why it was not kept.
-    func bundleReceived(_ path: String, problem: UploadProblem?) -> WebReply {
-        update.bundleReceived(path, problem: problem)
+    /// The answer to an upload that ended: a bundle's name on the update page, a backup checked and
+    /// waiting for the restart; or why it was not kept.
+    func received(_ kind: Upload, _ path: String, problem: UploadProblem?) async -> WebReply {
+        switch kind {
+        case .bundle: update.bundleReceived(path, problem: problem)
+        case .backup: await backup.restoreReceived(path, problem: problem)
+        }
     }
 }
 
@@ -267,7 +290,7 @@ extension UpdateRoom {
             return refused(415, words("page.update.not_a_bundle"))
         }
         logger.notice("owner's page: \(session.name) sends the update bundle \(name)")
-        return .file(bundleFolder + "/" + name)
+        return .file(bundleFolder + "/" + name, limit: limit)
     }
 
     /// The answer to an upload that ended: its name on the update page, or why it was not kept.

@@ -1,0 +1,93 @@
+import Foundation
+import SnapCore
+import SnapServices
+import SnapStore
+import SnapTestSupport
+import Testing
+
+@testable import SnapWeb
+
+@Suite("The owner's page: a backup downloaded from one station and restored on another, over a real socket")
+struct BackupPageTests {
+    @Test("should stream A's backup as it is made, restore it on B with B's pairing kept, and refuse a cut one")
+    func downloadAndRestore() async throws {
+        let a = try WebTestStation(name: "Kitchen")
+        try a.meal("m1")
+        try a.meal("m2", title: "Soup", day: a.today.adding(days: -1))
+        try a.store.addToShopping([Ingredient(name: "Basil", amount: 1, unit: "bunch")])
+        let ownerA = try await a.pair()
+        let b = try WebTestStation(name: "Hall")
+        try b.meal("b1", title: "B's own")
+        let ownerB = try await b.pair()
+        let client = HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(60))
+
+        var backup: [UInt8] = []
+        try await WebServerTests().serving(a) { base in
+            let stranger = try await client.send(HTTPRequest(url: base + "/backup/download"))
+            #expect(stranger.status == 303 || stranger.status == 401, "no backup without a paired browser")
+            let reply = try await client.send(
+                HTTPRequest(
+                    url: base + "/backup/download", headers: [("Cookie", ownerA.cookie)], maxBodyBytes: 64 << 20))
+            #expect(reply.status == 200 && reply.header("content-type") == "application/x-tar")
+            let day = a.today.description
+            #expect(reply.header("content-disposition") == "attachment; filename=\"snapstation-Kitchen-\(day).tar\"")
+            #expect(reply.header("content-length") == nil, "streamed as it is made, its length unknown before")
+            backup = reply.body
+        }
+        let file = a.folder.path + "/downloaded.tar"
+        try Data(backup).write(to: URL(fileURLWithPath: file))
+        #expect(try StationStore.checkBackup(at: file).directory == a.folder.path, "a whole backup, checked")
+
+        try await WebServerTests().serving(b) { base in
+            func send(_ body: [UInt8]) async throws -> HTTPResponse {
+                try await client.send(
+                    HTTPRequest(
+                        method: "POST", url: base + "/backup/upload",
+                        headers: [
+                            ("Cookie", ownerB.cookie), ("X-CSRF-Token", ownerB.csrf),
+                            ("Content-Type", "application/octet-stream"),
+                        ], body: body))
+            }
+            let store = b.folder.path + "/snapstation.sqlite"
+            let before = FileManager.default.contents(atPath: store)
+            let cut = try await send(Array(backup.prefix(backup.count / 2)))
+            #expect(cut.status == 400 && String(decoding: cut.body, as: UTF8.self).contains("ends too early"))
+            var flipped = backup
+            flipped[flipped.count / 2] ^= 0x40
+            let damaged = try await send(flipped)
+            #expect(
+                damaged.status == 400 && String(decoding: damaged.body, as: UTF8.self).contains("Nothing was changed"))
+            #expect(FileManager.default.contents(atPath: store) == before, "B's store as it was")
+            #expect(!FileManager.default.fileExists(atPath: b.folder.path + "/restore"))
+            #expect(!b.link.events.contains { if case .backupRestored = $0 { true } else { false } })
+            let unpaired = try await client.send(
+                HTTPRequest(
+                    method: "POST", url: base + "/backup/upload", headers: [("Cookie", ownerB.cookie)], body: backup))
+            #expect(unpaired.status == 403, "no token, no restore")
+
+            let kept = try await send(backup)
+            #expect(kept.status == 303 && kept.header("location") == "/backup?restored=\(StationVersion.current)")
+            #expect(b.link.events.contains(.backupRestored(version: StationVersion.current)), "the station is told")
+            #expect(FileManager.default.fileExists(atPath: b.folder.path + "/restore/ready"))
+            #expect(
+                !FileManager.default.fileExists(atPath: b.folder.path + "/backup/restore-upload.tar"),
+                "the file sent is gone")
+            let page = try await client.send(
+                HTTPRequest(
+                    url: base + "/backup?restored=\(StationVersion.current)", headers: [("Cookie", ownerB.cookie)]))
+            #expect(String(decoding: page.body, as: UTF8.self).contains("starts again with it as soon as it is idle"))
+        }
+        // The station's next start puts it in place before its store opens.
+        #expect(try StationStore.applyRestore(in: b.folder.path) == StationVersion.current)
+        let restored = try StationStore(directory: b.folder.path)
+        #expect(try restored.meals(on: a.today).map(\.photo.id) == [PhotoID("m1")])
+        #expect(try restored.meals(on: a.today.adding(days: -1)).map(\.analysis.title) == ["Soup"])
+        #expect(try restored.shoppingList().map(\.name) == ["Basil"])
+        #expect(try restored.sessions().map(\.tokenHash) == b.store.sessions().map(\.tokenHash), "B's own pairing")
+        let photo = try #require(try restored.meals(on: a.today).first?.photo.photoPath)
+        #expect(photo.hasPrefix(b.folder.path + "/photos/"), "its paths are B's")
+        #expect(
+            FileManager.default.contents(atPath: photo)
+                == FileManager.default.contents(atPath: a.store.paths(for: PhotoID("m1"), day: a.today).photo))
+    }
+}
