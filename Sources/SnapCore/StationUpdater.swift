@@ -100,6 +100,8 @@ public enum UpdateFailure: Error, Sendable, Hashable, CustomStringConvertible {
     case older(bundle: String, running: String)
     /// RAUC refused the bundle or the install failed: its words.
     case refused(String)
+    /// The backup made before every install could not be made (why): nothing was installed.
+    case noBackup(String)
 
     public var description: String {
         switch self {
@@ -109,6 +111,7 @@ public enum UpdateFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case .busy: "an update is being installed already"
         case .older(let bundle, let running): "this bundle holds \(bundle), older than the \(running) that runs"
         case .refused(let why): why
+        case .noBackup(let why): "no backup could be made before the install, so nothing was installed: \(why)"
         }
     }
 }

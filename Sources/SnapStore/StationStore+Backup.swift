@@ -469,3 +469,44 @@ extension StationStore {
         }
     }
 }
+
+extension StationStore {
+    /// The backups kept by themselves before each update (`keepBackup`), newest first.
+    public func keptBackups() -> [String] {
+        let folder = directory + "/backup"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { $0.hasPrefix("before-update-") && $0.hasSuffix(".tar") }.sorted(by: >).map {
+            folder + "/" + $0
+        }
+    }
+
+    /// Makes a backup in the state folder (`backup/before-update-TIME.tar`, on the data partition, written
+    /// whole or not at all) and keeps the newest `keep`: the one the station makes by itself before every
+    /// update install. Its path.
+    public func keepBackup(now: Date = Date(), keep: Int = 3) throws(BackupProblem) -> String {
+        let folder = directory + "/backup"
+        let stamp = ISO8601DateFormatter.string(
+            from: now, timeZone: TimeZone(identifier: "UTC")!,
+            formatOptions: [.withYear, .withMonth, .withDay, .withTime, .withTimeZone])
+        let path = "\(folder)/before-update-\(stamp).tar"
+        let file: AtomicFile.Writer
+        do {
+            try AtomicFile.createFolder(folder)
+            file = try AtomicFile.Writer(path: path)
+        } catch {
+            throw .failed("\(error)")
+        }
+        do {
+            try writeBackup(now: now) { piece in try file.append(piece) }
+            try file.commit()
+        } catch let problem as BackupProblem {
+            file.discard()
+            throw problem
+        } catch {
+            file.discard()
+            throw .failed("\(error)")
+        }
+        for old in keptBackups().dropFirst(keep) { unlink(old) }
+        return path
+    }
+}

@@ -14,19 +14,23 @@ public final class StationStore: Sendable {
     /// The thread every write of the running station goes through (see `writing`).
     let thread = SerialThread(name: "store")
 
-    /// Opens (creating if needed) the store in `directory`, migrating it to the current schema.
-    public convenience init(directory: String) throws(StoreError) {
-        try self.init(directory: directory, migrator: Self.migrator)
+    /// Opens (creating if needed) the store in `directory`, migrating it to the current schema. `sweep`:
+    /// delete the temporary files a crash left, which only the station may do; a tool that opens the store
+    /// beside the running station (`snapstation update install`'s backup) must not.
+    public convenience init(directory: String, sweep: Bool = true) throws(StoreError) {
+        try self.init(directory: directory, migrator: Self.migrator, sweep: sweep)
     }
 
     /// Opens the store with `migrator`'s schema: an older binary's, in the test of a rollback.
-    init(directory: String, migrator: DatabaseMigrator) throws(StoreError) {
+    init(directory: String, migrator: DatabaseMigrator, sweep: Bool = true) throws(StoreError) {
         self.directory = directory
         do {
             try AtomicFile.createFolder(directory + "/photos")
-            AtomicFile.removeLeftovers(in: directory + "/photos")
-            // A backup's copy of the store, left by a backup cut short.
-            AtomicFile.removeLeftovers(in: directory + "/backup")
+            if sweep {
+                AtomicFile.removeLeftovers(in: directory + "/photos")
+                // A backup's copy of the store, left by a backup cut short.
+                AtomicFile.removeLeftovers(in: directory + "/backup")
+            }
             var configuration = Configuration()
             configuration.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA synchronous = FULL")

@@ -26,6 +26,9 @@ public final class SlotUpdater: StationUpdater {
     /// the station's process starts again (a crash, the watchdog), not a slot that failed.
     let bootID: @Sendable () -> String
     let logger: Logger
+    /// Makes the backup kept before every install (the store's, `StationStore.keepBackup`) and says where;
+    /// nil: none (tests of the slots alone).
+    let backup: (@Sendable () throws -> String)?
     private let thread = SerialThread(name: "updates")
     private let installing = Lock(false)
     /// The status read last: what `status()` answers while an install holds the thread for minutes.
@@ -35,8 +38,10 @@ public final class SlotUpdater: StationUpdater {
     /// `imageVersion` is the running system's own (`SystemImage.version()`).
     public init(
         rauc: String, folder: String, imageVersion: String = SystemImage.version(),
-        bootID: @escaping @Sendable () -> String = SystemImage.bootID, logger: Logger
+        bootID: @escaping @Sendable () -> String = SystemImage.bootID, logger: Logger,
+        backup: (@Sendable () throws -> String)? = nil
     ) {
+        self.backup = backup
         self.rauc = RAUC(path: rauc)
         self.records = UpdateRecords(folder: folder)
         self.imageVersion = imageVersion
@@ -172,6 +177,16 @@ public final class SlotUpdater: StationUpdater {
                 let older = UpdateFailure.older(bundle: bundle.version, running: status.version)
                 logger.warning("update: \(path) not installed: \(older) (the owner may ask for it)")
                 return .failure(older)
+            }
+            // What the station holds is kept first: an update that goes wrong loses nothing.
+            if let backup {
+                do {
+                    let kept = try backup()
+                    logger.notice("update: a backup before installing \(bundle.version): \(kept)")
+                } catch {
+                    logger.error("update: \(path) not installed: no backup could be made: \(error)")
+                    return .failure(.noBackup("\(error)"))
+                }
             }
             let asked = downgrade ? ", older than the \(status.version) that runs, as the owner asked" : ""
             logger.notice(

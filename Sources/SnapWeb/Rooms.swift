@@ -220,8 +220,10 @@ struct BackupRoom: PageRoom {
     let restoring = SerialThread(name: "web-restore")
 
     func addRoutes(to router: inout PageRouter) {
-        router.get("backup", page: backupPage)
+        router.get("backup") { try .reply(backupPage($0.paired)) }
         router.get("backup/download", page: downloadBackup)
+        router.get("backup/kept/:name", named: downloadKept)
+        router.post("backup/restore-kept", steps: restoreKept)
     }
 }
 

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import SnapConfig
 import SnapCore
+import SnapStore
 import SnapUpdates
 
 extension SnapStation {
@@ -18,7 +19,11 @@ extension SnapStation {
                 quiet
                 ? Logger(label: "snapstation", factory: { _ in SwiftLogNoOpLogHandler() })
                 : Logger(label: "snapstation")
-            return SlotUpdater(rauc: config.update.rauc, folder: config.storage.dir + "/updates", logger: logger)
+            // The backup before an install, made beside the running station (its store opened without sweeping).
+            let state = config.storage.dir
+            return SlotUpdater(
+                rauc: config.update.rauc, folder: state + "/updates", logger: logger,
+                backup: { try StationStore(directory: state, sweep: false).keepBackup() })
         }
 
         struct Status: AsyncParsableCommand {

@@ -166,6 +166,18 @@ struct BackupTests {
             "header, store, 9 photo files, 1 received")
     }
 
+    @Test("should keep the newest three backups made before updates, each whole")
+    func keptBeforeUpdates() throws {
+        let store = try stationA(folder.path + "/a")
+        var made: [String] = []
+        for hour in 0..<4 { made.append(try store.keepBackup(now: noon.addingTimeInterval(Double(hour) * 3600))) }
+        #expect(store.keptBackups() == made.suffix(3).reversed(), "the newest three, newest first")
+        #expect(!FileManager.default.fileExists(atPath: made[0]))
+        for path in store.keptBackups() { #expect(try StationStore.checkBackup(at: path).format == 1) }
+        #expect(made[3].hasSuffix("/backup/before-update-20261123T150000Z.tar"), "\(made[3])")
+        #expect(StationStore.files(under: folder.path + "/a/backup").allSatisfy { $0.hasPrefix("before-update-") })
+    }
+
     @Test("should refuse a cut, damaged, newer or foreign file with its reason, and leave B's store as it was")
     func refusals() throws {
         let storeA = try stationA(folder.path + "/a")

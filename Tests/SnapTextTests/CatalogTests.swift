@@ -31,7 +31,7 @@ struct CatalogTests {
     /// Keys whose English text is right in every language.
     static let sameInEvery: Set<String> = [
         "unit.kcal", "result.item", "sample.item.pasta", "page.macro.kcal", "page.settings.seconds",
-        "page.meal.grams", "goal.kcal", "macro.amount", "macro.against", "page.today.grams_goal",
+        "page.meal.grams", "goal.kcal", "macro.amount", "macro.against", "page.today.grams_goal", "page.backup.size",
     ]
     /// Keys whose English text is also right in one language.
     static let sameIn: [Language: Set<String>] = [

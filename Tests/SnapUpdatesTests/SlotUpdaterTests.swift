@@ -15,12 +15,43 @@ import Testing
 struct SlotUpdaterTests {
     let folder = TemporaryDirectory("updates")
 
-    private func system(logger: Logger = Logger(label: "update-test")) throws -> (FakeRAUC, SlotUpdater) {
+    private func system(
+        logger: Logger = Logger(label: "update-test"), backup: (@Sendable () throws -> String)? = nil
+    ) throws -> (FakeRAUC, SlotUpdater) {
         let rauc = try FakeRAUC(in: folder.path + "/system")
         let updater = SlotUpdater(
             rauc: rauc.path, folder: folder.path + "/state/updates", imageVersion: "1.0.0",
-            bootID: { rauc.bootID() }, logger: logger)
+            bootID: { rauc.bootID() }, logger: logger, backup: backup)
         return (rauc, updater)
+    }
+
+    @Test("should make the backup before RAUC writes, and install nothing when it cannot be made")
+    func backupFirst() async throws {
+        struct Full: Error, CustomStringConvertible { var description: String { "the card is full" } }
+        let failing = Atomic<Bool>(true)
+        let made = Atomic<Int>(0)
+        let log = CapturedLog()
+        let (rauc, updater) = try system(logger: log.logger) {
+            guard !failing.load(ordering: .relaxed) else { throw Full() }
+            made.add(1, ordering: .relaxed)
+            return "/state/backup/before-update.tar"
+        }
+        _ = await updater.startUp()
+        try await updater.confirm()
+        let v2 = try rauc.bundle("v2.raucb", version: "2.0.0")
+        await #expect(throws: UpdateFailure.noBackup("the card is full")) {
+            try await updater.install(bundle: v2) { _, _, _ in Issue.record("RAUC wrote without a backup") }
+        }
+        #expect(try rauc.installsAsked().isEmpty, "RAUC was not asked")
+        #expect(log.all.contains { $0.contains("not installed: no backup could be made: the card is full") })
+        failing.store(false, ordering: .relaxed)
+        #expect(try await updater.install(bundle: v2) { _, _, _ in } == "2.0.0")
+        #expect(made.load(ordering: .relaxed) == 1, "one backup")
+        let backup = log.all.firstIndex {
+            $0.contains("a backup before installing 2.0.0: /state/backup/before-update.tar")
+        }
+        let install = log.all.firstIndex { $0.contains("installing 2.0.0 into slot B") }
+        #expect(backup != nil && install != nil && backup! < install!, "the backup before RAUC is asked: \(log.all)")
     }
 
     /// A station confirmed on A (1.0.0), updated to 2.0.0 in B and confirmed there.

@@ -90,4 +90,32 @@ struct BackupPageTests {
             FileManager.default.contents(atPath: photo)
                 == FileManager.default.contents(atPath: a.store.paths(for: PhotoID("m1"), day: a.today).photo))
     }
+
+    @Test("should list the backups made before updates, download one, and restore it at the owner's word")
+    func keptBeforeUpdates() async throws {
+        let station = try WebTestStation()
+        try station.meal("m1")
+        let owner = try await station.pair()
+        #expect(await station.get("/backup", cookie: owner.cookie).text.contains("None yet"))
+        let kept = try station.store.keepBackup()
+        let name = (kept as NSString).lastPathComponent
+        try station.meal("m2", title: "After the backup")
+        let page = await station.get("/backup", cookie: owner.cookie).text
+        #expect(page.contains("<a href=\"/backup/kept/\(name)\" download>\(name)</a>"), "\(page)")
+        let download = await station.get("/backup/kept/\(name)", cookie: owner.cookie)
+        #expect(download.header("Content-Disposition") == "attachment; filename=\"\(name)\"")
+        #expect(try download.collected() == Array(try Data(contentsOf: URL(fileURLWithPath: kept))), "the file as kept")
+        #expect(await station.get("/backup/kept/..%2Fsnapstation.sqlite", cookie: owner.cookie).status == 404)
+        let other = await station.post(
+            "/backup/restore-kept", [("csrf", owner.csrf), ("name", "../snapstation.sqlite")], cookie: owner.cookie)
+        #expect(other.status == 404, "only a kept backup's name")
+        let restored = await station.post(
+            "/backup/restore-kept", [("csrf", owner.csrf), ("name", name)], cookie: owner.cookie)
+        #expect(restored.status == 303 && restored.header("Location")?.hasPrefix("/backup?restored=") == true)
+        #expect(station.link.events.contains(.backupRestored(version: StationVersion.current)))
+        #expect(FileManager.default.fileExists(atPath: kept), "a kept backup stays after it is restored")
+        #expect(try StationStore.applyRestore(in: station.folder.path) == StationVersion.current)
+        let store = try StationStore(directory: station.folder.path)
+        #expect(try store.meals(on: station.today).map(\.photo.id) == [PhotoID("m1")], "as it was before the update")
+    }
 }

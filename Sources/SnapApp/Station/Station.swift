@@ -102,7 +102,8 @@ public enum Station {
             board: board,
             desk: desk, notifier: notifier, startup: startup, restartFile: config.update.restartFile, logger: logger)
         let updater = SlotUpdater(
-            rauc: config.update.rauc, folder: config.storage.dir + "/updates", logger: logger)
+            rauc: config.update.rauc, folder: config.storage.dir + "/updates", logger: logger,
+            backup: { try store.keepBackup() })
         var services: [any Service] = [
             display, station, uploads,
             CameraService(camera: parts.camera, slot: slot, demand: demand, bus: bus, logger: logger),

@@ -9,13 +9,22 @@ import SnapText
 /// update's upload, `WebApp.Upload.backup`), which is checked whole and unpacked beside the store before
 /// anything the station uses changes, and the station starts again into it at its next calm moment.
 extension BackupRoom {
-    func backupPage(_ visitor: Visitor) throws -> WebReply {
+    func backupPage(_ visitor: Visitor, message: String? = nil, status: Int = 200) throws -> WebReply {
         let words = self.words
         let restored = visitor.form["restored"].map { words("page.backup.restored", ["version": $0]) }
+        let kept = store.keptBackups().map { path -> HTML in
+            let name = (path as NSString).lastPathComponent
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            return """
+                <li><a href="/backup/kept/\(name)" download>\(name)</a> <small>\(words("page.backup.size", ["mb": words.number(Double(size) / 1_000_000)]))</small>\
+                <form method="post" action="/backup/restore-kept" class="inline">\(csrfField(visitor))\
+                <input type="hidden" name="name" value="\(name)"><button type="submit" class="secondary">\(words("page.backup.restore_kept"))</button></form></li>
+                """
+        }
         return page(
-            words("page.backup.title"),
+            words("page.backup.title"), status: status,
             """
-            \(notice(restored))
+            \(notice(message, problem: true))\(notice(restored))
             <h2>\(words("page.backup.download_title"))</h2>
             <p>\(words("page.backup.download_text"))</p>
             <p><a class="button" href="/backup/download" download>\(words("page.backup.download"))</a></p>
@@ -28,7 +37,76 @@ extension BackupRoom {
             <p class="problem" role="alert" hidden></p>
             <noscript><p class="empty">\(words("page.update.noscript"))</p></noscript>
             </form>
+            <h2>\(words("page.backup.kept_title"))</h2>
+            <p>\(words("page.backup.kept_text"))</p>
+            \(kept.isEmpty ? "<p class=\"empty\">\(words("page.backup.kept_none"))</p>" as HTML : "<ul class=\"kept\">\(kept)</ul>")
             """)
+    }
+
+    /// The kept backup `name` (one of `keptBackups`, nothing else), read as it goes out.
+    func downloadKept(_ name: String, _ visitor: Visitor) throws -> WebReply {
+        guard let path = store.keptBackups().first(where: { ($0 as NSString).lastPathComponent == name }) else {
+            throw WebProblem.notFound(words("page.backup.kept_gone"), words)
+        }
+        return WebReply(
+            headers: [
+                ("Content-Type", "application/x-tar"), ("Content-Disposition", "attachment; filename=\"\(name)\""),
+                ("Cache-Control", "no-store"),
+            ],
+            stream: StreamedBody { sink in
+                let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+                defer { try? file.close() }
+                while let piece = try file.read(upToCount: 64 * 1024), !piece.isEmpty {
+                    try piece.withUnsafeBytes { try sink($0) }
+                }
+            })
+    }
+
+    /// Restores the kept backup the form names, as a backup sent is.
+    func restoreKept(_ visitor: Visitor) throws -> PageStep {
+        let name = visitor.form["name"] ?? ""
+        guard let path = store.keptBackups().first(where: { ($0 as NSString).lastPathComponent == name }) else {
+            throw WebProblem.notFound(words("page.backup.kept_gone"), words)
+        }
+        let (store, restoring) = (store, restoring)
+        return .after {
+            let staged = await Self.stage(path, of: store, on: restoring, deleting: false)
+            return {
+                switch staged {
+                case .success(let header): return .reply(self.restored(header))
+                case .failure(let problem):
+                    self.logger.warning("owner's page: the kept backup \(name) was not restored: \(problem)")
+                    return .reply(
+                        try self.backupPage(visitor, message: self.words.backupProblem(problem), status: 400))
+                }
+            }
+        }
+    }
+
+    /// Checks and unpacks the backup at `path` on `thread` (`stageRestore`), deleting the file after when
+    /// it was sent.
+    static func stage(_ path: String, of store: StationStore, on thread: SerialThread, deleting: Bool) async
+        -> Result<BackupHeader, BackupProblem>
+    {
+        let result = try? await thread.run { () -> Result<BackupHeader, BackupProblem> in
+            defer { if deleting { unlink(path) } }
+            do throws(BackupProblem) {
+                return .success(try store.stageRestore(from: path))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return result ?? .failure(.failed("the station is stopping"))
+    }
+
+    /// A backup checked and unpacked: the station is told, and the page says it starts again with it.
+    private func restored(_ header: BackupHeader) -> WebReply {
+        logger.notice("owner's page: the backup made by SnapStation \(header.version) on \(header.created) is checked")
+        frame.link.send(.backupRestored(version: header.version))
+        let query =
+            header.version.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(["&", "=", "+"]))
+            ?? ""
+        return .redirect("/backup?restored=" + query)
     }
 
     /// The backup as it is made, named after the station and the day.
@@ -69,31 +147,14 @@ extension BackupRoom {
     /// told (`Event.backupRestored`); or why not, with nothing changed.
     func restoreReceived(_ path: String, problem: WebApp.UploadProblem?) async -> WebReply {
         let words = self.words
-        let (store, link) = (store, frame.link)
         let staged: Result<BackupHeader, BackupProblem>
         switch problem {
         case .tooLarge?: staged = .failure(.failed(words("page.backup.problem.too_large")))
         case .failed(let reason)?: staged = .failure(.failed(reason))
-        case nil:
-            let result = try? await restoring.run { () -> Result<BackupHeader, BackupProblem> in
-                defer { unlink(path) }
-                do throws(BackupProblem) {
-                    return .success(try store.stageRestore(from: path))
-                } catch {
-                    return .failure(error)
-                }
-            }
-            staged = result ?? .failure(.failed(words("page.problem.stopping")))
+        case nil: staged = await Self.stage(path, of: store, on: restoring, deleting: true)
         }
         switch staged {
-        case .success(let header):
-            logger.notice(
-                "owner's page: the backup made by SnapStation \(header.version) on \(header.created) is checked")
-            link.send(.backupRestored(version: header.version))
-            let query =
-                header.version.addingPercentEncoding(
-                    withAllowedCharacters: .urlQueryAllowed.subtracting(["&", "=", "+"])) ?? ""
-            return .redirect("/backup?restored=" + query)
+        case .success(let header): return restored(header)
         case .failure(let problem):
             logger.warning("owner's page: a backup was not restored: \(problem)")
             return .text(words.backupProblem(problem), status: 400)

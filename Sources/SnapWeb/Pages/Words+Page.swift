@@ -111,6 +111,7 @@ extension Words {
         case .older(let bundle, let running):
             return words("page.update.failure.older", ["version": bundle, "running": running])
         case .refused(let why): return why
+        case .noBackup(let why): return words("page.update.failure.no_backup", ["reason": why])
         }
     }
 
