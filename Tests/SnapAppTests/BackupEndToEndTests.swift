@@ -1,0 +1,117 @@
+import Foundation
+import SnapCore
+import SnapServices
+import SnapStore
+import SnapTestSupport
+import Testing
+
+/// A backup through the real binary: station A, with a meal the AI analysed, gives its backup over HTTP;
+/// station B takes it on its page, restarts by itself into it (as systemd would start it again), and
+/// shows A's meal to B's own paired phone.
+@Suite("End to end: a backup from one station restored on another", .serialized)
+struct BackupEndToEndTests {
+    let folder = TemporaryDirectory("backup-e2e")
+    let fake: FakeServices
+
+    init() async throws { fake = try await FakeServices() }
+
+    /// A paired browser put in the store before the station starts: its cookie and its form token.
+    private func pairedBrowser(in state: String, name: String) throws -> (cookie: String, csrf: String) {
+        let token = "token-\(name)-\(UUID().uuidString)"
+        let hash = Process()
+        hash.executableURL = URL(fileURLWithPath: "/bin/sh")
+        hash.arguments = ["-c", "printf %s \"$0\" | sha256sum", token]
+        let pipe = Pipe()
+        hash.standardOutput = pipe
+        try hash.run()
+        let digest = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        hash.waitUntilExit()
+        let store = try StationStore(directory: state)
+        let csrf = "csrf-\(name)"
+        try store.createSession(
+            WebSession(
+                tokenHash: String(digest.prefix(64)), csrf: csrf, name: name, created: Date(), lastSeen: Date()))
+        return ("snapstation_session=\(token)", csrf)
+    }
+
+    private func start(_ name: String, script: String? = nil) throws -> StationProcess {
+        let config = try StationFixture.writeConfig(
+            in: folder.path + "/" + name,
+            [
+                "station": ["default_mode = \"meal\"", "name = \"\(name)\""],
+                "ai": [
+                    "base_url = \"\(fake.baseURL)/v1\"", "key_source = \"env:SNAPSTATION_TEST_AI_KEY\"",
+                    "auto_save_seconds = 1",
+                ],
+            ])
+        var arguments = ["run", "--config", config, "--state", folder.path + "/\(name)/state", "--no-stdin"]
+        if let script { arguments += ["--script", script] }
+        return try StationProcess(
+            arguments, logPath: folder.path + "/\(name).log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
+    }
+
+    private func port(of station: StationProcess) async -> Int? {
+        _ = await StationProcess.waitFor(seconds: 30) { station.output.contains("owner's page at http") }
+        return station.output.firstMatch(of: /owner's page at http:\/\/[^:]+:(\d+)\/pair/).map { Int($0.1)! }
+    }
+
+    @Test("should give A's backup over HTTP, restore it on B's page, restart B into it, and keep B's pairing")
+    func restoreOnAnotherStation() async throws {
+        try FileManager.default.createDirectory(atPath: folder.path + "/A/state", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: folder.path + "/B/state", withIntermediateDirectories: true)
+        let ownerA = try pairedBrowser(in: folder.path + "/A/state", name: "A-phone")
+        let ownerB = try pairedBrowser(in: folder.path + "/B/state", name: "B-phone")
+        let client = HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(60))
+
+        let a = try start("A", script: "1s press")
+        let saved = await StationProcess.waitFor(seconds: 60) {
+            let screens = StationFixture.screens(in: folder.path + "/A/state/frames")
+            return screens.last == "ready" && screens.contains("meal-result")
+        }
+        let portA = try #require(await port(of: a), "\(a.output)")
+        let download = try await client.send(
+            HTTPRequest(
+                url: "http://127.0.0.1:\(portA)/backup/download",
+                headers: [("Cookie", ownerA.cookie), ("Host", "127.0.0.1:\(portA)")], maxBodyBytes: 64 << 20))
+        #expect(await a.stop() == 0)
+        #expect(saved, "A saved its meal: \(a.output)")
+        #expect(download.status == 200, "\(String(decoding: download.body.prefix(300), as: UTF8.self))")
+
+        let b = try start("B")
+        let portB = try #require(await port(of: b), "\(b.output)")
+        let sent = try await client.send(
+            HTTPRequest(
+                method: "POST", url: "http://127.0.0.1:\(portB)/backup/upload",
+                headers: [
+                    ("Cookie", ownerB.cookie), ("X-CSRF-Token", ownerB.csrf), ("Host", "127.0.0.1:\(portB)"),
+                    ("Content-Type", "application/octet-stream"),
+                ], body: download.body))
+        #expect(sent.status == 303, "\(String(decoding: sent.body, as: UTF8.self))")
+        // B is at rest: it stops by itself, as systemd's Restart=always would then start it again.
+        let stopped = await StationProcess.waitFor(seconds: 30) { !b.process.isRunning }
+        #expect(stopped, "B restarts into the backup by itself: \(b.output)")
+        if !stopped { _ = await b.stop() }
+        #expect(b.output.contains("restarting into the backup made by \(StationVersion.current)"))
+
+        let again = try start("B")
+        let portAgain = try #require(await port(of: again), "\(again.output)")
+        let today = try await client.send(
+            HTTPRequest(
+                url: "http://127.0.0.1:\(portAgain)/",
+                headers: [("Cookie", ownerB.cookie), ("Host", "127.0.0.1:\(portAgain)")]))
+        #expect(await again.stop() == 0)
+        #expect(again.output.contains("restored the backup made by SnapStation \(StationVersion.current)"))
+        let page = String(decoding: today.body, as: UTF8.self)
+        #expect(today.status == 200 && page.contains("Spaghetti with tomato sauce"), "B shows A's meal to B's phone")
+        let store = try StationStore(directory: folder.path + "/B/state")
+        #expect(try store.sessions().map(\.name) == ["B-phone"], "B keeps its own pairing, not A's")
+        let meal = try #require(
+            try store.meals(on: LocalDay(containing: Date(), in: TimeZone(identifier: "UTC")!)).first)
+        #expect(meal.photo.photoPath.hasPrefix(folder.path + "/B/state/photos/"))
+        #expect(
+            FileManager.default.contents(atPath: meal.photo.photoPath)
+                == FileManager.default.contents(
+                    atPath: meal.photo.photoPath.replacingOccurrences(of: "/B/state/", with: "/A/state/")),
+            "the photo byte for byte")
+    }
+}
