@@ -649,6 +649,20 @@ def run(args):
         driver.get(base + "/shopping")
         audit.check("shopping with a planned meal")
 
+        print("a backup from the page")
+        driver.get(base + "/settings")
+        follow(driver, driver.find_element(By.LINK_TEXT, "Backup and restore"))
+        audit.check("backup and restore")
+        got = driver.execute_async_script(
+            "const done = arguments[0];"
+            "fetch('/backup/download').then(r => r.arrayBuffer().then(b => {"
+            " const u = new Uint8Array(b);"
+            " done([r.status, r.headers.get('content-type'), u.length, String.fromCharCode(...u.slice(257, 262)),"
+            "       new TextDecoder().decode(u.slice(0, 23))]); }))")
+        check(got[0] == 200 and got[1] == "application/x-tar" and got[3] == "ustar",
+              f"the backup downloads as a tar: {got[:4]}")
+        check(got[4] == "snapstation-backup.json" and got[2] > 100_000, f"its header first, its photos in it: {got}")
+
         if args.screenshots:
             station.wait_caption("the ready screen", r"^ready", timeout=15)
             driver.get(base + "/")
