@@ -135,6 +135,21 @@ class Station:
         self.process.stdin.flush()
         return sent, start
 
+    def pair(self, port):
+        """Pairs a client as the owner does (the pairing screen's code, logged at debug level, sent to
+        /pair): the headers its requests carry."""
+        import http.client
+        import urllib.parse
+        self.type("pair")
+        code = self.match(r"pairing code (\d{8})")
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        connection.request("POST", "/pair", body=urllib.parse.urlencode({"code": code}),
+                           headers={"Content-Type": "application/x-www-form-urlencoded"})
+        response = connection.getresponse()
+        response.read()
+        connection.close()
+        return {"Cookie": response.getheader("Set-Cookie").split(";")[0]}
+
     def memory(self):
         """Resident and private kB, from /proc."""
         pid = self.process.pid

@@ -28,7 +28,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.parse
 
 from common import BINARY, ROOT, Station, release_binary  # noqa: E402  (Tests/Benchmarks/common.py)
 
@@ -253,16 +252,7 @@ def main():
         station.wait("screen: ready")
         time.sleep(8)
         on_idle = station.memory()
-        station.type("pair")
-        code = station.match(r"pairing code (\d{8})")
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        connection.request("POST", "/pair", body=urllib.parse.urlencode({"code": code}),
-                           headers={"Content-Type": "application/x-www-form-urlencoded"})
-        response = connection.getresponse()
-        response.read()
-        cookie = response.getheader("Set-Cookie").split(";")[0]
-        connection.close()
-        headers = {"Cookie": cookie}
+        headers = station.pair(port)
 
         # The peer serves the same database file while the station runs, and the two are asked in turn, one
         # request each, over a kept-alive connection each: whatever else the machine does in the meantime

@@ -30,13 +30,7 @@ extension BackupRoom {
             <p><a class="button" href="/backup/download" download>\(words("page.backup.download"))</a></p>
             <h2>\(words("page.backup.restore_title"))</h2>
             <p>\(words("page.backup.restore_text"))</p>
-            <form class="upload" data-upload="/backup/upload" data-done="/backup" data-csrf="\(visitor.session.csrf)" data-lost="\(words("page.backup.lost"))">
-            <label>\(words("page.backup.choose")) <input type="file" id="backup-file" accept=".tar"></label>
-            <button type="button" class="send">\(words("page.backup.send"))</button>
-            <progress max="100" value="0" hidden></progress>
-            <p class="problem" role="alert" hidden></p>
-            <noscript><p class="empty">\(words("page.update.noscript"))</p></noscript>
-            </form>
+            \(frame.uploadForm(.backup, visitor, words))
             <h2>\(words("page.backup.kept_title"))</h2>
             <p>\(words("page.backup.kept_text"))</p>
             \(kept.isEmpty ? "<p class=\"empty\">\(words("page.backup.kept_none"))</p>" as HTML : "<ul class=\"kept\">\(kept)</ul>")

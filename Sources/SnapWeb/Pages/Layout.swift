@@ -59,6 +59,21 @@ struct PageFrame: Sendable {
             """, status: status)
     }
 
+    /// The form whose file the page's script sends as a request's whole body (`WebApp.Upload`): the file
+    /// field, its button, the progress bar, and where a refusal is said.
+    func uploadForm(_ upload: WebApp.Upload, _ visitor: PageVisitor, _ words: Words) -> HTML {
+        let form = upload.form
+        return """
+            <form class="upload" data-upload="\(form.path)" data-done="\(form.done)" data-csrf="\(visitor.session.csrf)" data-lost="\(words(form.words + ".lost"))">
+            <label>\(words(form.words + ".choose")) <input type="file" id="\(form.id)" accept="\(form.accept)"></label>
+            <button type="button" class="send">\(words(form.words + ".send"))</button>
+            <progress max="100" value="0" hidden></progress>
+            <p class="problem" role="alert" hidden></p>
+            <noscript><p class="empty">\(words("page.update.noscript"))</p></noscript>
+            </form>
+            """
+    }
+
     /// The hidden field every form carries.
     func csrfField(_ visitor: PageVisitor) -> HTML {
         "<input type=\"hidden\" name=\"csrf\" value=\"\(visitor.session.csrf)\">"

@@ -103,13 +103,7 @@ extension UpdateRoom {
             """))
             <h2>\(words("page.update.bundles"))</h2>
             \(offered.isEmpty ? "<p class=\"empty\">\(words("page.update.no_bundles"))</p>" as HTML : "<ul class=\"bundles\">\(offered)</ul>")
-            <form class="upload" data-upload="/update/upload" data-done="/update" data-csrf="\(visitor.session.csrf)" data-lost="\(words("page.update.lost"))">
-            <label>\(words("page.update.choose")) <input type="file" id="bundle" accept=".raucb"></label>
-            <button type="button" class="send">\(words("page.update.send"))</button>
-            <progress max="100" value="0" hidden></progress>
-            <p class="problem" role="alert" hidden></p>
-            <noscript><p class="empty">\(words("page.update.noscript"))</p></noscript>
-            </form>
+            \(frame.uploadForm(.bundle, visitor, words))
             """)
     }
 
@@ -217,6 +211,15 @@ extension WebApp {
             case "/update/upload": self = .bundle
             case "/backup/upload": self = .backup
             default: return nil
+            }
+        }
+
+        /// Where it is sent, the page the answer leads to, the file field's id and the files it offers,
+        /// and where its words are in the catalog (`.choose`, `.send`, `.lost`).
+        var form: (path: String, done: String, id: String, accept: String, words: String) {
+            switch self {
+            case .bundle: ("/update/upload", "/update", "bundle", ".raucb", "page.update")
+            case .backup: ("/backup/upload", "/backup", "backup-file", ".tar", "page.backup")
             }
         }
     }

@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""A backup of a year of meals and photos: how fast it streams, what it costs the station's memory, and
+whether the station keeps taking photos meanwhile.
+
+The release binary runs on simulated devices in group mode (the folder backend) with a year of meals
+seeded (three a day, each with a photo and a thumbnail file; `storage.retention_hours` at its most, a
+year, so that the photos are kept). A paired client downloads `/backup/download` to nowhere, first as fast
+as it reads (the peer: GNU tar writing the same state folder to a pipe, `tar -cf - -C STATE .`, timed in
+the same run, each in turn, its peak memory from GNU time), then at a phone's pace over Wi-Fi
+(`--phone-mbps`) while the person presses the button every 2 s. The station's resident memory (VmRSS) is
+sampled every 20 ms before and during each.
+
+    python3 Tests/Benchmarks/backup.py [--days 364] [--photo-kb 400] [--runs 3] [--phone-mbps 25]
+                                       [--binary .build/release/snapstation]
+
+Needs the release build (built here if missing) and GNU time (apt-get install time).
+"""
+import argparse
+import http.client
+import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from common import BINARY, Station, release_binary  # noqa: E402  (Tests/Benchmarks/common.py)
+
+# The station on simulated devices, logging at debug level (the pairing code is logged there).
+SIMULATED = ("--simulate", "--log-level", "debug")
+
+
+def write_config(folder, web=True):
+    path = os.path.join(folder, "snapstation.toml")
+    with open(path, "w") as f:
+        f.write(f"""[station]
+time_zone = "UTC"
+default_mode = "group"
+[group]
+name = "Family"
+[countdown]
+seconds = 1
+[storage]
+retention_hours = 8760
+[display]
+idle_seconds = 0
+preview_png_fps = 1.0
+[web]
+enabled = {"true" if web else "false"}
+address = "127.0.0.1"
+port = 0
+""")
+    return path
+
+
+def seed(state, days, photo_kb):
+    """Three meals a day for `days` days before today, each with a photo of `photo_kb` kB and a thumbnail of
+    a tenth of it (random bytes: the backup reads files, it does not decode them). The bytes written."""
+    database = sqlite3.connect(os.path.join(state, "snapstation.sqlite"))
+    now = time.time()
+    written = 0
+    photo, thumb = os.urandom(photo_kb * 1024), os.urandom(photo_kb * 102)
+    for back in range(1, days + 1):
+        day = time.strftime("%Y-%m-%d", time.gmtime(now - back * 86400))
+        folder = os.path.join(state, "photos", day)
+        os.makedirs(folder, exist_ok=True)
+        for meal in range(3):
+            photo_id = f"year-{back:03d}-{meal}"
+            taken = now - back * 86400 + meal * 3600
+            paths = (os.path.join(folder, f"{photo_id}.jpg"), os.path.join(folder, f"{photo_id}-thumb.jpg"))
+            for path, data in zip(paths, (photo, thumb)):
+                with open(path, "wb") as f:
+                    f.write(data)
+                written += len(data)
+            database.execute("INSERT INTO photos (id, taken_at, photo_path, thumbnail_path) VALUES (?, ?, ?, ?)",
+                             (photo_id, taken, *paths))
+            database.execute(
+                "INSERT INTO meals (id, day, taken_at, title, calories, protein, carbs, fats, items_json, photo_path,"
+                " thumbnail_path, fun_fact) VALUES (?, ?, ?, ?, ?, 30, 60, 20, '[]', ?, ?, NULL)",
+                (photo_id, day, taken, f"Meal {meal} of day {back}", 500 + (back * 37 + meal * 101) % 400, *paths))
+    database.commit()
+    database.close()
+    return written
+
+
+def download(port, headers, mbps=0):
+    """Reads the backup to nowhere, at most `mbps` MB a second (0: as fast as it comes); its size and
+    seconds."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    started = time.perf_counter()
+    connection.request("GET", "/backup/download", headers=headers)
+    response = connection.getresponse()
+    if response.status != 200:
+        raise RuntimeError(f"GET /backup/download: {response.status}")
+    size = 0
+    while True:
+        piece = response.read(256 * 1024)
+        if not piece:
+            break
+        size += len(piece)
+        if mbps:
+            ahead = started + size / (mbps * 1e6) - time.perf_counter()
+            if ahead > 0:
+                time.sleep(ahead)
+    connection.close()
+    return size, time.perf_counter() - started
+
+
+def tar(state):
+    """GNU tar of the state folder to a pipe read to nowhere: seconds and peak kB (GNU time)."""
+    started = time.perf_counter()
+    result = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", "sh", "-c", f"tar -cf - -C '{state}' . | cat > /dev/null"],
+        stderr=subprocess.PIPE, text=True, check=True)
+    return time.perf_counter() - started, int(result.stderr.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--days", type=int, default=364)
+    parser.add_argument("--photo-kb", type=int, default=400)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--phone-mbps", type=float, default=25)
+    parser.add_argument("--binary", default=BINARY)
+    args = parser.parse_args()
+    if not os.path.exists("/usr/bin/time"):
+        sys.exit("GNU time is missing: apt-get install time")
+    release_binary(args.binary)
+    folder = tempfile.mkdtemp(prefix="backup-bench-")
+    state = os.path.join(folder, "state")
+    try:
+        # The store's schema, from the station itself.
+        station = Station(args.binary, write_config(folder, web=False), state, arguments=SIMULATED)
+        station.wait("screen: ready")
+        station.stop()
+        written = seed(state, args.days, args.photo_kb)
+        print(f"seeded {args.days * 3} meals over {args.days} days, {written / 1e6:.0f} MB of photos", flush=True)
+
+        station = Station(args.binary, write_config(folder), state, arguments=SIMULATED)
+        port = int(station.match(r"listening=127\.0\.0\.1:(\d+)"))
+        station.wait("screen: ready")
+        headers = station.pair(port)
+        station.wait("screen: ready", after=station.mark())
+        time.sleep(3)
+
+        def measured(mbps, press, seconds=None):
+            """One download (or, with `seconds`, none: that long at rest): its size and seconds, the
+            station's RSS growth over its median at rest (2 s before) and at its peak, and the photos taken
+            meanwhile (a press every 2 s when `press`)."""
+            before = []
+            for _ in range(100):
+                before.append(station.memory()[0])
+                time.sleep(0.02)
+            samples, result = [], {}
+            mark = station.mark()
+            fetch = (lambda: (0, time.sleep(seconds) or seconds)) if seconds else (lambda: download(port, headers, mbps))
+            worker = threading.Thread(target=lambda: result.update(zip(("size", "seconds"), fetch())))
+            worker.start()
+            pressed = time.monotonic()
+            while worker.is_alive():
+                samples.append(station.memory()[0])
+                if press and time.monotonic() - pressed >= 2:
+                    station.type("press")
+                    pressed = time.monotonic()
+                time.sleep(0.02)
+            worker.join()
+            done = sum(1 for _, line in station.lines[mark:] if "screen: group-review" in line)
+            if press:
+                # Back to rest (the review waits to be sent or dropped).
+                station.type("hold")
+                time.sleep(3)
+            return result["size"], result["seconds"], max(samples + [0]) - statistics.median(before), max(samples), done
+
+        ours, theirs, growths, sizes, tar_peaks = [], [], [], [], []
+        for run in range(args.runs):
+            size, seconds, growth, peak, _ = measured(0, press=False)
+            ours.append(seconds)
+            sizes.append(size)
+            growths.append(growth)
+            tar_seconds, tar_peak = tar(state)
+            theirs.append(tar_seconds)
+            tar_peaks.append(tar_peak)
+            print(f"  run {run + 1}: backup {size / 1e6:.0f} MB in {seconds:.2f} s, RSS +{growth / 1024:.1f} MB "
+                  f"(peak {peak / 1024:.1f} MB); tar {tar_seconds:.2f} s, {tar_peak / 1024:.1f} MB", flush=True)
+        # At a phone's pace: the backup alone, then photos alone for as long, then both at once.
+        alone = [measured(args.phone_mbps, press=False) for _ in range(args.runs)]
+        phone_seconds = statistics.median(run[1] for run in alone)
+        alone_growths = [run[2] for run in alone]
+        alone_growth, alone_peak = statistics.median(alone_growths), max(run[3] for run in alone)
+        _, _, rest_growth, rest_peak, _ = measured(0, press=False, seconds=phone_seconds)
+        _, _, photos_growth, photos_peak, photos_alone = measured(0, press=True, seconds=phone_seconds)
+        _, both_seconds, both_growth, both_peak, photos = measured(args.phone_mbps, press=True)
+        station.stop()
+
+        ours_median, theirs_median = statistics.median(ours), statistics.median(theirs)
+        print(f"A backup of {args.days} days ({args.days * 3} meals, {statistics.median(sizes) / 1e6:.0f} MB), "
+              f"{args.runs} runs, medians:")
+        print(f"  snapstation /backup/download   {ours_median:6.2f} s  "
+              f"{statistics.median(sizes) / 1e6 / ours_median:6.0f} MB/s  "
+              f"RSS growth {statistics.median(growths) / 1024:.1f} MB (most {max(growths) / 1024:.1f} MB)")
+        print(f"  tar -cf - | cat (GNU tar)      {theirs_median:6.2f} s  "
+              f"{statistics.median(sizes) / 1e6 / theirs_median:6.0f} MB/s  peak RSS {statistics.median(tar_peaks) / 1024:.1f} MB")
+        print(f"  ratio (snapstation / tar): {ours_median / theirs_median:.2f}")
+        print(f"At a phone's pace ({args.phone_mbps:g} MB/s, {phone_seconds:.1f} s), RSS over the station at rest:")
+        print(f"  nothing (the station at rest)     +{rest_growth / 1024:5.1f} MB (peak {rest_peak / 1024:.1f} MB)")
+        print(f"  the backup alone ({args.runs} runs)        +{alone_growth / 1024:5.1f} MB median, most "
+              f"+{max(alone_growths) / 1024:.1f} MB (peak {alone_peak / 1024:.1f} MB)")
+        print(f"  photos alone, a press every 2 s   +{photos_growth / 1024:5.1f} MB (peak {photos_peak / 1024:.1f} MB), "
+              f"{photos_alone} photos")
+        print(f"  both at once                      +{both_growth / 1024:5.1f} MB (peak {both_peak / 1024:.1f} MB), "
+              f"{photos} photos taken during the backup's {both_seconds:.1f} s")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
