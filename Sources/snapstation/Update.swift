@@ -23,7 +23,27 @@ extension SnapStation {
             let state = config.storage.dir
             return SlotUpdater(
                 rauc: config.update.rauc, folder: state + "/updates", logger: logger,
-                backup: { try StationStore(directory: state, sweep: false).keepBackup() })
+                backup: {
+                    let path = try StationStore(directory: state, sweep: false).keepBackup()
+                    giveBack(state, ["backup", "backup/" + (path as NSString).lastPathComponent] + journal)
+                    FileHandle.standardOutput.write(Data("a backup before the install: \(path)\n".utf8))
+                    return path
+                })
+        }
+
+        /// The store's journal, which opening the store makes when the station is stopped.
+        static let journal = ["snapstation.sqlite-wal", "snapstation.sqlite-shm", "photos"]
+
+        /// Gives what root made in the state folder to the folder's owner (the station's user): run as root
+        /// over SSH, the install's backup must stay the station's to write, list and delete.
+        static func giveBack(_ state: String, _ parts: [String]) {
+            var folder = stat()
+            guard geteuid() == 0, stat(state, &folder) == 0, folder.st_uid != 0 else { return }
+            for part in parts {
+                var made = stat()
+                let path = state + "/" + part
+                if stat(path, &made) == 0, made.st_uid == 0 { _ = chown(path, folder.st_uid, folder.st_gid) }
+            }
         }
 
         struct Status: AsyncParsableCommand {

@@ -70,9 +70,24 @@ struct UpdateEndToEndTests {
         #expect(try await statusJSON(config)["confirmed"] as? Bool == true)
 
         let bundle = try rauc.bundle("snapstation-2.0.0.raucb", version: "2.0.0")
+        // Over SSH as root, beside a station whose state folder is its own user's (nobody's, here).
+        let root = geteuid() == 0
+        if root { chown(state, 65534, 65534) } else { print("not root: the backup's owner is not checked") }
         let (installed, said) = try await install(bundle, config)
         #expect(installed == 0, "\(said)")
         #expect(said.contains(" 20% Checking bundle") && said.contains("installed 2.0.0 into slot B"))
+        // A backup first, kept on the data partition, and left to the station's user.
+        let kept = try FileManager.default.contentsOfDirectory(atPath: state + "/backup").filter {
+            $0.hasPrefix("before-update-") && $0.hasSuffix(".tar")
+        }
+        #expect(
+            kept.count == 1 && said.contains("a backup before the install: \(state)/backup/before-update-"), "\(said)")
+        if root, let name = kept.first {
+            for path in [state + "/backup", state + "/backup/" + name] {
+                var made = stat()
+                #expect(stat(path, &made) == 0 && made.st_uid == 65534, "\(path) is the station's user's")
+            }
+        }
         // The running station sees it within seconds and, on its idle ready screen, asks for the restart.
         let asked = await StationProcess.waitFor(seconds: 20) { FileManager.default.fileExists(atPath: restartFile) }
         #expect(asked, "\(first.output)")
