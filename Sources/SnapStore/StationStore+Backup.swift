@@ -27,6 +27,8 @@ public enum BackupProblem: Error, Sendable, Equatable, CustomStringConvertible {
     case newer(version: String, format: Int, ours: String)
     /// A file whose name ustar cannot hold.
     case nameTooLong(String)
+    /// Unpacking it needs `needed` MB where the card has `free` MB (with room left for the station).
+    case noRoom(needed: Int, free: Int)
     /// The file system or the database failed: what, and why.
     case failed(String)
 
@@ -39,6 +41,7 @@ public enum BackupProblem: Error, Sendable, Equatable, CustomStringConvertible {
             "the backup was made by SnapStation \(version) in backup format \(format); this SnapStation \(ours) reads "
                 + "format \(StationStore.backupFormat) and older"
         case .nameTooLong(let name): "a file name too long for the backup: \(name)"
+        case .noRoom(let needed, let free): "unpacking the backup needs \(needed) MB, the card has \(free) MB free"
         case .failed(let why): why
         }
     }
@@ -327,8 +330,15 @@ extension StationStore {
     /// migrated to this station's schema, its file paths moved to this state folder, and this station's
     /// paired browsers kept; the next start puts it in place (`applyRestore`). Nothing the station uses
     /// is touched: a backup refused here leaves everything as it was.
-    public func stageRestore(from path: String) throws(BackupProblem) -> BackupHeader {
+    public func stageRestore(from path: String, margin: UInt64 = 64 << 20) throws(BackupProblem) -> BackupHeader {
         _ = try Self.checkBackup(at: path)
+        // Unpacked, it takes about its own size (the file sent is deleted only after), and the station
+        // keeps `margin` to go on taking photos.
+        var file = stat()
+        let free = (try? FreeSpace.available(at: directory)) ?? 0
+        if stat(path, &file) == 0, UInt64(file.st_size) + margin > free {
+            throw .noRoom(needed: Int((UInt64(file.st_size) + margin) >> 20), free: Int(free >> 20))
+        }
         let staging = Self.restoreFolder(directory)
         try? FileManager.default.removeItem(atPath: staging)
         var writers: [AtomicFile.Writer] = []

@@ -223,5 +223,16 @@ struct BackupTests {
         }
         #expect(try storeB.tables()["meals"]?.count == 1)
         print("refused: " + cases.map { "\($0.0): \($0.2)" }.joined(separator: "; "))
+        // A good backup that the card has no room to unpack (the station's margin made as large as the card's
+        // free space): refused before a byte is unpacked.
+        let free = try FreeSpace.available(at: b)
+        do {
+            _ = try storeB.stageRestore(from: good, margin: free)
+            Issue.record("a backup with no room to unpack was taken")
+        } catch {
+            guard case .noRoom(let needed, let left) = error else { throw error }
+            #expect(needed >= left && left == Int(free >> 20), "\(error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: b + "/restore"))
     }
 }

@@ -164,6 +164,8 @@ extension Words {
         case .truncated: self("page.backup.problem.truncated")
         case .damaged(let part): self("page.backup.problem.damaged", ["part": part])
         case .newer(let version, _, let ours): self("page.backup.problem.newer", ["version": version, "ours": ours])
+        case .noRoom(let needed, let free):
+            self("page.backup.problem.no_room", ["needed": integer(needed), "free": integer(free)])
         case .nameTooLong, .failed: self("page.backup.problem.failed", ["reason": problem.description])
         }
     }

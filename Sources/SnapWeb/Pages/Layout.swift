@@ -63,10 +63,11 @@ struct PageFrame: Sendable {
     /// field, its button, the progress bar, and where a refusal is said.
     func uploadForm(_ upload: WebApp.Upload, _ visitor: PageVisitor, _ words: Words) -> HTML {
         let form = upload.form
+        let (choose, send, lost) = form.words
         return """
-            <form class="upload" data-upload="\(form.path)" data-done="\(form.done)" data-csrf="\(visitor.session.csrf)" data-lost="\(words(form.words + ".lost"))">
-            <label>\(words(form.words + ".choose")) <input type="file" id="\(form.id)" accept="\(form.accept)"></label>
-            <button type="button" class="send">\(words(form.words + ".send"))</button>
+            <form class="upload" data-upload="\(form.path)" data-done="\(form.done)" data-csrf="\(visitor.session.csrf)" data-lost="\(words(lost))">
+            <label>\(words(choose)) <input type="file" id="\(form.id)" accept="\(form.accept)"></label>
+            <button type="button" class="send">\(words(send))</button>
             <progress max="100" value="0" hidden></progress>
             <p class="problem" role="alert" hidden></p>
             <noscript><p class="empty">\(words("page.update.noscript"))</p></noscript>

@@ -215,11 +215,19 @@ extension WebApp {
         }
 
         /// Where it is sent, the page the answer leads to, the file field's id and the files it offers,
-        /// and where its words are in the catalog (`.choose`, `.send`, `.lost`).
-        var form: (path: String, done: String, id: String, accept: String, words: String) {
+        /// and its words' keys: the field's label, the button, and what a lost connection says.
+        var form: (path: String, done: String, id: String, accept: String, words: (String, String, String)) {
             switch self {
-            case .bundle: ("/update/upload", "/update", "bundle", ".raucb", "page.update")
-            case .backup: ("/backup/upload", "/backup", "backup-file", ".tar", "page.backup")
+            case .bundle:
+                (
+                    "/update/upload", "/update", "bundle", ".raucb",
+                    ("page.update.choose", "page.update.send", "page.update.lost")
+                )
+            case .backup:
+                (
+                    "/backup/upload", "/backup", "backup-file", ".tar",
+                    ("page.backup.choose", "page.backup.send", "page.backup.lost")
+                )
             }
         }
     }
