@@ -79,12 +79,8 @@ struct BackupTests {
     }
 
     private func backup(of store: StationStore, to path: String, format: Int = StationStore.backupFormat) throws {
-        let output = try #require(
-            FileHandle(forWritingAtPath: path)
-                ?? {
-                    FileManager.default.createFile(atPath: path, contents: nil)
-                    return FileHandle(forWritingAtPath: path)
-                }())
+        #expect(FileManager.default.createFile(atPath: path, contents: nil), "\(path) made")
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         defer { try? output.close() }
         try store.writeBackup(format: format) { piece in output.write(Data(piece)) }
     }
