@@ -27,33 +27,21 @@ import tempfile
 import threading
 import time
 
-from common import BINARY, Station, release_binary  # noqa: E402  (Tests/Benchmarks/common.py)
+from common import BINARY, Station, page_config, release_binary  # noqa: E402  (Tests/Benchmarks/common.py)
 
 # The station on simulated devices, logging at debug level (the pairing code is logged there).
 SIMULATED = ("--simulate", "--log-level", "debug")
 
 
 def write_config(folder, web=True):
-    path = os.path.join(folder, "snapstation.toml")
-    with open(path, "w") as f:
-        f.write(f"""[station]
-time_zone = "UTC"
-default_mode = "group"
-[group]
+    # A year of photos kept (retention at its most), the group's folder backend, a 1 s countdown.
+    return page_config(folder, web, "group", """[group]
 name = "Family"
 [countdown]
 seconds = 1
 [storage]
 retention_hours = 8760
-[display]
-idle_seconds = 0
-preview_png_fps = 1.0
-[web]
-enabled = {"true" if web else "false"}
-address = "127.0.0.1"
-port = 0
 """)
-    return path
 
 
 def seed(state, days, photo_kb):

@@ -58,6 +58,25 @@ def without_debug_info(binary, folder):
     return copy
 
 
+def page_config(folder, web, mode, extra=""):
+    """A config for a benchmark of the owner's page: the station in `mode` on UTC, the display awake, the
+    page on (`web`) at a free port of this machine only, and `extra` TOML tables. Its path."""
+    path = os.path.join(folder, f"snapstation-{'web' if web else 'noweb'}.toml")
+    with open(path, "w") as f:
+        f.write(f"""[station]
+time_zone = "UTC"
+default_mode = "{mode}"
+[display]
+idle_seconds = 0
+preview_png_fps = 1.0
+[web]
+enabled = {"true" if web else "false"}
+address = "127.0.0.1"
+port = 0
+{extra}""")
+    return path
+
+
 class Station:
     """The real binary running, with a pipe on standard input and its log read line by line as it comes,
     each line with its arrival time (time.monotonic)."""

@@ -29,7 +29,7 @@ import tempfile
 import threading
 import time
 
-from common import BINARY, ROOT, Station, release_binary  # noqa: E402  (Tests/Benchmarks/common.py)
+from common import BINARY, ROOT, Station, page_config, release_binary  # noqa: E402  (Tests/Benchmarks/common.py)
 
 
 
@@ -38,20 +38,7 @@ SIMULATED = ("--simulate", "--log-level", "debug")
 
 
 def write_config(folder, web):
-    path = os.path.join(folder, f"snapstation-{'web' if web else 'noweb'}.toml")
-    with open(path, "w") as f:
-        f.write(f"""[station]
-time_zone = "UTC"
-default_mode = "meal"
-[display]
-idle_seconds = 0
-preview_png_fps = 1.0
-[web]
-enabled = {"true" if web else "false"}
-address = "127.0.0.1"
-port = 0
-""")
-    return path
+    return page_config(folder, web, "meal")
 
 
 def seed(state, meals):

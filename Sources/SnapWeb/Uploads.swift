@@ -1,0 +1,94 @@
+import Foundation
+import SnapCore
+import SnapStore
+import SnapText
+
+/// What the page's script sends as a request's whole body (an update bundle, a backup to restore): the
+/// server streams it to the data partition (`PageResponder.receive`), checked first as any request of the
+/// page is, and its room says where it goes and what its end means.
+extension WebApp {
+    /// What the page's script may send as a request's whole body, streamed to the data partition.
+    enum Upload: Sendable {
+        /// An update bundle, to the update's bundles (`POST /update/upload`).
+        case bundle
+        /// A backup to restore (`POST /backup/upload`).
+        case backup
+
+        init?(path: String) {
+            switch path {
+            case "/update/upload": self = .bundle
+            case "/backup/upload": self = .backup
+            default: return nil
+            }
+        }
+
+        /// Where it is sent, the page the answer leads to, the file field's id and the files it offers,
+        /// and its words' keys: the field's label, the button, and what a lost connection says.
+        var form: (path: String, done: String, id: String, accept: String, words: (String, String, String)) {
+            switch self {
+            case .bundle:
+                (
+                    "/update/upload", "/update", "bundle", ".raucb",
+                    ("page.update.choose", "page.update.send", "page.update.lost")
+                )
+            case .backup:
+                (
+                    "/backup/upload", "/backup", "backup-file", ".tar",
+                    ("page.backup.choose", "page.backup.send", "page.backup.lost")
+                )
+            }
+        }
+    }
+
+    /// Whether the head of an upload may send its file, checked as any request of the page is: one of the
+    /// station's own names, a live session, the page's own origin, and the session's CSRF token (in
+    /// `X-CSRF-Token`: the page's script sends the file as the body, with no form around it). The file
+    /// it goes to (its room says), or the answer that refuses it before a byte of the body is read.
+    func upload(_ kind: Upload, _ request: WebRequest) -> UploadTarget {
+        let words = Words(frame.link.status().inForce.language)
+        guard gate.names.allows(host: request.header("host")) else {
+            return .refused(421, words("page.problem.host.message"))
+        }
+        guard let session = (try? gate.liveSession(of: request)) ?? nil else {
+            return .refused(401, words("page.pair.first"))
+        }
+        if let origin = request.header("origin"), !PageGate.sameOrigin(origin, request) {
+            return .refused(403, words("page.problem.other_site", ["origin": origin]))
+        }
+        guard let token = request.header("x-csrf-token"), Secrets.equal(token, session.csrf) else {
+            return .refused(403, words("page.problem.out_of_date.message"))
+        }
+        switch kind {
+        case .bundle: return update.bundleTarget(request, session: session, words)
+        case .backup: return backup.restoreTarget(request, session: session, words)
+        }
+    }
+
+    /// Where a file sent goes and the most it may hold, or the answer that refuses it.
+    enum UploadTarget: Sendable {
+        case file(String, limit: Int)
+        case refused(WebReply)
+
+        static func refused(_ status: Int, _ message: String) -> UploadTarget {
+            .refused(
+                WebReply(
+                    status: status, headers: [("Content-Type", "text/plain; charset=utf-8")] + WebApp.securityHeaders,
+                    body: Array((message + "\n").utf8)))
+        }
+    }
+
+    /// Why a bundle sent was not kept.
+    enum UploadProblem: Error {
+        case tooLarge
+        case failed(String)
+    }
+
+    /// The answer to an upload that ended: a bundle's name on the update page, a backup checked and
+    /// waiting for the restart; or why it was not kept.
+    func received(_ kind: Upload, _ path: String, problem: UploadProblem?) async -> WebReply {
+        switch kind {
+        case .bundle: update.bundleReceived(path, problem: problem)
+        case .backup: await backup.restoreReceived(path, problem: problem)
+        }
+    }
+}
