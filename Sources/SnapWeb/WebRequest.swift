@@ -90,8 +90,9 @@ public struct WebReply: Sendable {
     /// The whole body, a streamed one made here (for tests and tools: a stream may be large).
     public func collected() throws -> [UInt8] {
         guard let stream else { return body }
+        let pieces = try stream.open()
         var bytes: [UInt8] = []
-        try stream.write { bytes += $0 }
+        while let piece = try pieces.next() { bytes += piece }
         return bytes
     }
 
@@ -137,13 +138,18 @@ struct WebProblem: Error, Sendable {
     }
 }
 
-/// A reply's body made as it goes out: `write` hands its pieces to the sink it is given, on a thread of
-/// its own (it may block on files), and throws when the sink does (the browser went away).
+/// A reply's body made as it goes out: `open` gives its pieces, each made when the server asks for it
+/// (on a thread of the server's: it may block on files), so nothing is made ahead of the browser.
 public struct StreamedBody: Sendable {
-    public let write: @Sendable (_ sink: @escaping (UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    public let open: @Sendable () throws -> any BodyPieces
 
-    public init(_ write: @escaping @Sendable (_ sink: @escaping (UnsafeRawBufferPointer) throws -> Void) throws -> Void)
-    {
-        self.write = write
+    public init(_ open: @escaping @Sendable () throws -> any BodyPieces) {
+        self.open = open
     }
+}
+
+/// A streamed body's pieces, made one at a time.
+public protocol BodyPieces: AnyObject {
+    /// The next piece; nil after the last.
+    func next() throws -> [UInt8]?
 }

@@ -47,13 +47,7 @@ extension BackupRoom {
                 ("Content-Type", "application/x-tar"), ("Content-Disposition", "attachment; filename=\"\(name)\""),
                 ("Cache-Control", "no-store"),
             ],
-            stream: StreamedBody { sink in
-                let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-                defer { try? file.close() }
-                while let piece = try file.read(upToCount: 64 * 1024), !piece.isEmpty {
-                    try piece.withUnsafeBytes { try sink($0) }
-                }
-            })
+            stream: StreamedBody { try FilePieces(path) })
     }
 
     /// Restores the kept backup the form names, as a backup sent is.
@@ -105,7 +99,7 @@ extension BackupRoom {
 
     /// The backup as it is made, named after the station and the day.
     func downloadBackup(_ visitor: Visitor) throws -> WebReply {
-        let (store, logger, name) = (store, logger, visitor.session.name)
+        let (store, name) = (store, visitor.session.name)
         let day = try store.stationDay(in: frame.timeZone).today(at: frame.now())
         let file = "snapstation-\(FileName.folder(for: frame.stationName).rawValue)-\(day).tar"
         logger.notice("owner's page: \(name) downloads a backup")
@@ -114,14 +108,7 @@ extension BackupRoom {
                 ("Content-Type", "application/x-tar"), ("Content-Disposition", "attachment; filename=\"\(file)\""),
                 ("Cache-Control", "no-store"),
             ],
-            stream: StreamedBody { sink in
-                do {
-                    try store.writeBackup(to: sink)
-                } catch {
-                    logger.error("owner's page: the backup for \(name) was cut short: \(error)")
-                    throw error
-                }
-            })
+            stream: StreamedBody { try store.backupPieces() })
     }
 
     /// Where a backup sent to restore is written (beside the store, on the data partition), and the
@@ -153,6 +140,22 @@ extension BackupRoom {
             logger.warning("owner's page: a backup was not restored: \(problem)")
             return .text(words.backupProblem(problem), status: 400)
         }
+    }
+}
+
+extension BackupPieces: BodyPieces {}
+
+/// A file sent as it is, 64 KiB at a time.
+final class FilePieces: BodyPieces {
+    private let file: FileHandle
+
+    init(_ path: String) throws { file = try FileHandle(forReadingFrom: URL(fileURLWithPath: path)) }
+
+    deinit { try? file.close() }
+
+    func next() throws -> [UInt8]? {
+        guard let piece = try file.read(upToCount: 64 * 1024), !piece.isEmpty else { return nil }
+        return Array(piece)
     }
 }
 
