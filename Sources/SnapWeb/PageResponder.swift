@@ -122,14 +122,18 @@ struct PageResponder: HTTPResponder {
             })
     }
 
-    /// Writes `stream`'s pieces, each made on `thread` when the last has gone to the socket: nothing is
-    /// made ahead of the browser, and a browser that goes away stops it.
+    /// Writes `stream`'s pieces, each made on `thread` while the one before it goes to the socket: one
+    /// piece ahead of the browser at most, and a browser that goes away stops it.
     static func send(_ stream: StreamedBody, on thread: SerialThread, to writer: inout any ResponseBodyWriter)
         async throws
     {
         let pieces = try await thread.run { () throws -> PlacedPieces in PlacedPieces(try stream.open()) }
-        while let piece = try await thread.run({ () throws -> [UInt8]? in try pieces.next() }) {
-            try await writer.write(ByteBuffer(bytes: piece))
+        var piece = try await thread.run { () throws -> [UInt8]? in try pieces.next() }
+        while let current = piece {
+            // The next piece is made while this one goes out: one ahead, no more.
+            async let following = thread.run { () throws -> [UInt8]? in try pieces.next() }
+            try await writer.write(ByteBuffer(bytes: current))
+            piece = try await following
         }
         try await writer.finish(nil)
     }
