@@ -18,24 +18,59 @@ public struct LocalDay: Sendable, Hashable, Comparable, Codable, CustomStringCon
         self.init(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1)
     }
 
-    /// Parses the `YYYY-MM-DD` form that `description` writes.
+    /// Parses the `YYYY-MM-DD` form that `description` writes: three numbers of digits only, between two
+    /// dashes. By bytes: splitting the text was most of reading a year of days from the store for History.
     public init?(_ text: String) {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
-        guard parts.count == 3, let year = parts[0], let month = parts[1], let day = parts[2], (1...12).contains(month),
-            (1...31).contains(day), (1...9999).contains(year)
+        var parts = (0, 0, 0)
+        var (part, digits) = (0, 0)
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "-") {
+                guard digits > 0, part < 2 else { return nil }
+                (part, digits) = (part + 1, 0)
+                continue
+            }
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte), digits < 9 else { return nil }
+            let digit = Int(byte - UInt8(ascii: "0"))
+            switch part {
+            case 0: parts.0 = parts.0 * 10 + digit
+            case 1: parts.1 = parts.1 * 10 + digit
+            default: parts.2 = parts.2 * 10 + digit
+            }
+            digits += 1
+        }
+        let (year, month, day) = parts
+        guard part == 2, digits > 0, (1...12).contains(month), (1...31).contains(day), (1...9999).contains(year)
         else { return nil }
         self.init(year: year, month: month, day: day)
     }
 
     /// `YYYY-MM-DD`, the form kept in the store and in file names.
-    /// "2026-03-09". By hand: `String(format:)` went through CoreFoundation's formatter, and History writes
-    /// a day in each of its rows and bars.
+    /// "2026-03-09". By hand, digit by digit into the string's own ten bytes: `String(format:)` went
+    /// through CoreFoundation's formatter, and History writes a day in each of its rows and bars.
     public var description: String {
-        func digits(_ value: Int, _ width: Int) -> String {
-            let text = String(value)
-            return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+        guard (0...9999).contains(year), (0...99).contains(month), (0...99).contains(day) else {
+            // Only arithmetic far from any meal's day gets here: zero-padded as wide as it needs.
+            func padded(_ value: Int, _ width: Int) -> String {
+                let text = String(value)
+                return String(repeating: "0", count: max(0, width - text.count)) + text
+            }
+            return padded(year, 4) + "-" + padded(month, 2) + "-" + padded(day, 2)
         }
-        return digits(year, 4) + "-" + digits(month, 2) + "-" + digits(day, 2)
+        return String(unsafeUninitializedCapacity: 10) { text in
+            func put(_ value: Int, width: Int, endingAt end: Int) {
+                var rest = value
+                for place in (end - width..<end).reversed() {
+                    text[place] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+            }
+            put(year, width: 4, endingAt: 4)
+            text[4] = UInt8(ascii: "-")
+            put(month, width: 2, endingAt: 7)
+            text[7] = UInt8(ascii: "-")
+            put(day, width: 2, endingAt: 10)
+            return 10
+        }
     }
 
     /// The day `days` after this one (before it, for a negative count), by arithmetic on the days since

@@ -168,45 +168,64 @@ extension StationStore {
     /// The days that have meals, newest first, at most `limit`, each with its meal count and kcal.
     public func mealDays(limit: Int = 60) throws(StoreError) -> [(day: LocalDay, meals: Int, calories: Int)] {
         do {
-            return try database.read { db in
-                let rows = try Row.fetchCursor(
-                    db.cachedStatement(
-                        sql: "SELECT day, meals, calories FROM day_totals ORDER BY day DESC LIMIT ?"),
-                    arguments: [limit])
-                var days: [(day: LocalDay, meals: Int, calories: Int)] = []
-                while let row = try rows.next() {
-                    if let day = LocalDay(row[0] as String) { days.append((day, row[1], row[2])) }
-                }
-                return days
-            }
+            return try readOne { db in try Self.mealDays(db, limit: limit) }
         } catch {
             throw StoreError("read the days with meals", error)
         }
     }
-}
 
-extension StationStore {
     /// Each day from `from` to `to` (both included) that has meals: how many, and their totals.
     public func dayTotals(from: LocalDay, to: LocalDay) throws(StoreError) -> [LocalDay: (meals: Int, totals: Macros)] {
         do {
-            return try database.read { db in
-                var days: [LocalDay: (meals: Int, totals: Macros)] = [:]
-                let rows = try Row.fetchCursor(
-                    db.cachedStatement(
-                        sql: """
-                            SELECT day, meals, calories, protein, carbs, fats FROM day_totals
-                            WHERE day BETWEEN ? AND ?
-                            """),
-                    arguments: [from.description, to.description])
-                while let row = try rows.next() {
-                    guard let day = LocalDay(row[0] as String) else { continue }
-                    days[day] = (row[1], Macros(calories: row[2], protein: row[3], carbs: row[4], fats: row[5]))
-                }
-                return days
-            }
+            return try readOne { db in try Self.dayTotals(db, from: from, to: to) }
         } catch {
             throw StoreError("read the days' totals", error)
         }
+    }
+
+    /// What History shows, from one read: the station's day at `time` (`stationDay(in:)`), the latest
+    /// `limit` days with meals (`mealDays`), and the totals of the `span` days up to the station's day
+    /// (`dayTotals`). One snapshot, one reader and one lock of the file, where three reads took three of
+    /// each (a fifth of the page's time).
+    public func mealHistory(limit: Int, span: Int, in timeZone: TimeZone, at time: Date) throws(StoreError) -> (
+        today: LocalDay, days: [(day: LocalDay, meals: Int, calories: Int)], totals: [LocalDay: Macros]
+    ) {
+        do {
+            return try database.read { db in
+                let today = StationDay(timeZone: timeZone, recorded: try Self.latestRecordedDay(db)).today(at: time)
+                let days = try Self.mealDays(db, limit: limit)
+                let totals = try Self.dayTotals(db, from: today.adding(days: 1 - span), to: today).mapValues(\.totals)
+                return (today, days, totals)
+            }
+        } catch {
+            throw StoreError("read the meal log's history", error)
+        }
+    }
+
+    private static func mealDays(_ db: Database, limit: Int) throws -> [(day: LocalDay, meals: Int, calories: Int)] {
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(sql: "SELECT day, meals, calories FROM day_totals ORDER BY day DESC LIMIT ?"),
+            arguments: [limit])
+        var days: [(day: LocalDay, meals: Int, calories: Int)] = []
+        while let row = try rows.next() {
+            if let day = LocalDay(row[0] as String) { days.append((day, row[1], row[2])) }
+        }
+        return days
+    }
+
+    private static func dayTotals(_ db: Database, from: LocalDay, to: LocalDay) throws -> [LocalDay: (
+        meals: Int, totals: Macros
+    )] {
+        var days: [LocalDay: (meals: Int, totals: Macros)] = [:]
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: "SELECT day, meals, calories, protein, carbs, fats FROM day_totals WHERE day BETWEEN ? AND ?"),
+            arguments: [from.description, to.description])
+        while let row = try rows.next() {
+            guard let day = LocalDay(row[0] as String) else { continue }
+            days[day] = (row[1], Macros(calories: row[2], protein: row[3], carbs: row[4], fats: row[5]))
+        }
+        return days
     }
 }
 
@@ -238,7 +257,7 @@ extension StationStore {
         do {
             // A cached statement and columns by position: a day of 500 meals looked each column up by name,
             // 4,000 lookups a page.
-            return try database.read { db in
+            return try readOne { db in
                 let rows = try Row.fetchCursor(
                     db.cachedStatement(
                         sql: """

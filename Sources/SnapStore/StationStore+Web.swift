@@ -41,10 +41,11 @@ extension StationStore {
     /// The session with this token hash, or nil.
     public func session(hash: String) throws(StoreError) -> WebSession? {
         do {
-            return try database.read { db in
-                try Row.fetchOne(db, sql: "SELECT * FROM web_sessions WHERE token_hash = ?", arguments: [hash]).map {
-                    Self.session($0)
-                }
+            return try readOne { db in
+                // Every request of the page asks this: a statement kept prepared.
+                let statement = try db.cachedStatement(
+                    sql: "SELECT \(Self.sessionColumns) FROM web_sessions WHERE token_hash = ?")
+                return try Row.fetchOne(statement, arguments: [hash]).map(Self.session)
             }
         } catch {
             throw StoreError("read a paired browser", error)
@@ -55,7 +56,8 @@ extension StationStore {
     public func sessions() throws(StoreError) -> [WebSession] {
         do {
             return try database.read { db in
-                try Row.fetchAll(db, sql: "SELECT * FROM web_sessions ORDER BY last_seen DESC").map(Self.session)
+                let sql = "SELECT \(Self.sessionColumns) FROM web_sessions ORDER BY last_seen DESC"
+                return try Row.fetchAll(db, sql: sql).map(Self.session)
             }
         } catch {
             throw StoreError("read the paired browsers", error)
@@ -92,11 +94,13 @@ extension StationStore {
         }
     }
 
+    private static let sessionColumns = "token_hash, csrf, name, created, last_seen"
+
+    /// A row of `sessionColumns`, read by position.
     private static func session(_ row: Row) -> WebSession {
         WebSession(
-            tokenHash: row["token_hash"], csrf: row["csrf"], name: row["name"],
-            created: Date(timeIntervalSince1970: row["created"]),
-            lastSeen: Date(timeIntervalSince1970: row["last_seen"]))
+            tokenHash: row[0], csrf: row[1], name: row[2], created: Date(timeIntervalSince1970: row[3]),
+            lastSeen: Date(timeIntervalSince1970: row[4]))
     }
 
     /// What the owner changed over the config's defaults.

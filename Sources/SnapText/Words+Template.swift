@@ -14,9 +14,13 @@ extension Words {
         struct Form: Sendable {
             var pieces: [String]
             var slots: [Int]
+            /// The pieces' bytes, together: what a filled text needs besides its values.
+            var length = 0
         }
 
         private let forms: [PluralRule.Category: Form]
+        /// The `.other` form, or the only one: looked up once, not once a row.
+        private let other: Form?
         private let rule: PluralRule
         private let key: String
 
@@ -28,24 +32,25 @@ extension Words {
             case .plural(let texts)?: forms = texts.mapValues { Self.split($0, names) }
             case nil: forms = [:]
             }
+            other = forms[.other]
         }
 
         /// The text with `values` in its placeholders.
         public func callAsFunction(_ values: String...) -> String { self(values) }
 
-        public func callAsFunction(_ values: [String]) -> String { fill(forms[.other], values) }
+        public func callAsFunction(_ values: [String]) -> String { fill(other, values) }
 
         /// The form for `count` with `values` in its placeholders (the count among them, as written).
         public func callAsFunction(count: Int, _ values: String...) -> String { self(count: count, values) }
 
         public func callAsFunction(count: Int, _ values: [String]) -> String {
-            fill(forms[rule.category(count)] ?? forms[.other], values)
+            fill(forms[rule.category(count)] ?? other, values)
         }
 
         private func fill(_ form: Form?, _ values: [String]) -> String {
             guard let form else { return key }
             var text = ""
-            text.reserveCapacity(form.pieces.reduce(0) { $0 + $1.utf8.count } + values.reduce(0) { $0 + $1.utf8.count })
+            text.reserveCapacity(form.length + values.reduce(0) { $0 + $1.utf8.count })
             text += form.pieces[0]
             for (index, slot) in form.slots.enumerated() {
                 text += values[slot]
@@ -73,6 +78,7 @@ extension Words {
                 copied = after
             }
             form.pieces[form.pieces.count - 1] += text[copied...]
+            form.length = form.pieces.reduce(0) { $0 + $1.utf8.count }
             return form
         }
     }

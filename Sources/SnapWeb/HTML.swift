@@ -52,7 +52,13 @@ public struct HTML: Sendable, Hashable, ExpressibleByStringInterpolation, Custom
         public mutating func appendLiteral(_ literal: String) { text += literal }
         public mutating func appendInterpolation(_ value: String) { HTML.escape(value, into: &text) }
         public mutating func appendInterpolation(_ value: Substring) { HTML.escape(String(value), into: &text) }
-        public mutating func appendInterpolation(_ html: HTML) { text += html.text }
+        public mutating func appendInterpolation(_ html: HTML) {
+            // A long part (a page's rows) brings room for what follows it: appended to a string only just
+            // large enough, the next literal would copy the whole again into one twice its size.
+            let length = html.text.utf8.count
+            if length > 4096 { text.reserveCapacity(text.utf8.count + length + 4096) }
+            text += html.text
+        }
         public mutating func appendInterpolation(_ html: HTML?) { text += html?.text ?? "" }
         public mutating func appendInterpolation(_ list: [HTML]) {
             for html in list { text += html.text }
@@ -64,21 +70,28 @@ public struct HTML: Sendable, Hashable, ExpressibleByStringInterpolation, Custom
     /// Escapes the five characters that matter in text and in quoted attribute values.
     static func escape(_ value: String, into text: inout String) {
         // Most text has none of them: one pass over the bytes in place, then append it whole.
-        let clean =
-            value.utf8.withContiguousStorageIfAvailable { bytes in
-                !bytes.contains { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }
-            } ?? false
-        if clean {
+        if isClean(value) {
             text += value
+            return
+        }
+        var bytes: [UInt8] = []
+        escape(value, into: &bytes)
+        text += String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The same, written as bytes (`MarkupWriter`).
+    static func escape(_ value: String, into bytes: inout [UInt8]) {
+        let utf8 = value.utf8
+        if isClean(value) {
+            bytes += utf8
             return
         }
         // The runs between the five characters go in whole: a title of a page's 500 rows with one `&`
         // was appended a scalar at a time.
-        let bytes = value.utf8
-        var copied = bytes.startIndex
-        for index in bytes.indices {
-            let entity: String
-            switch bytes[index] {
+        var copied = utf8.startIndex
+        for index in utf8.indices {
+            let entity: StaticString
+            switch utf8[index] {
             case 0x26: entity = "&amp;"
             case 0x3C: entity = "&lt;"
             case 0x3E: entity = "&gt;"
@@ -86,11 +99,18 @@ public struct HTML: Sendable, Hashable, ExpressibleByStringInterpolation, Custom
             case 0x27: entity = "&#39;"
             default: continue
             }
-            text += value[copied..<index]
-            text += entity
-            copied = bytes.index(after: index)
+            bytes += utf8[copied..<index]
+            bytes += UnsafeBufferPointer(start: entity.utf8Start, count: entity.utf8CodeUnitCount)
+            copied = utf8.index(after: index)
         }
-        text += value[copied...]
+        bytes += utf8[copied...]
+    }
+
+    /// Whether `value` has none of the five characters.
+    private static func isClean(_ value: String) -> Bool {
+        value.utf8.withContiguousStorageIfAvailable { bytes in
+            !bytes.contains { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }
+        } ?? false
     }
 
     public static func escaped(_ value: String) -> String {

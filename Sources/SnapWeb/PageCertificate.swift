@@ -1,5 +1,6 @@
 internal import CLibCrypto
 import Foundation
+import SnapCore
 import SnapFiles
 
 /// The page's own certificate, for `web.tls = "self-signed"`: made by the station on its first start with
@@ -68,6 +69,6 @@ public struct PageCertificate: Sendable, Hashable {
     }
 
     static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined(separator: ":")
+        bytes.hexDigits(uppercase: true, separator: ":")
     }
 }

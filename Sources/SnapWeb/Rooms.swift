@@ -59,7 +59,7 @@ struct MealsRoom: DayRoom {
     let retentionHours: Int
 
     func addRoutes(to router: inout PageRouter) {
-        router.get("") { try .reply(dayPage(try days.today(), $0.paired)) }
+        router.get("") { try .reply(dayPage(nil, $0.paired)) }
         router.get("day/:day") {
             guard let day = LocalDay($0["day"]) else {
                 throw WebProblem.notFound(words("page.problem.not_a_day", ["day": $0["day"]]), words)

@@ -1,5 +1,6 @@
 internal import CLibCrypto
 import Foundation
+import SnapCore
 
 /// Random tokens and their hashes, from OpenSSL's libcrypto (already linked through libcurl).
 enum Secrets {
@@ -39,7 +40,7 @@ enum Secrets {
         _ = bytes.withUnsafeBufferPointer { input in
             digest.withUnsafeMutableBufferPointer { SHA256(input.baseAddress, input.count, $0.baseAddress) }
         }
-        return digest.map { String(format: "%02x", $0) }.joined()
+        return digest.hexDigits()
     }
 
     /// Compares two secrets in time that does not depend on where they differ.

@@ -97,10 +97,10 @@ public struct WebReply: Sendable {
     }
 
     static func html(_ html: HTML, status: Int = 200) -> WebReply {
-        WebReply(
-            status: status, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")],
-            body: Array(html.text.utf8))
+        WebReply(status: status, headers: htmlHeaders, body: Array(html.text.utf8))
     }
+
+    static let htmlHeaders = [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")]
 
     static func text(_ text: String, status: Int) -> WebReply {
         WebReply(

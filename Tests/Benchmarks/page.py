@@ -209,6 +209,14 @@ def alternating(first, second, count):
     return (times[0], sizes[0]), (times[1], sizes[1])
 
 
+# The page's target against a plain page from Python's standard library in the same run (issue 35).
+TARGET_RATIO = 0.6
+
+
+def verdict(ratio):
+    return f"(target at most {TARGET_RATIO}: {'met' if ratio <= TARGET_RATIO else 'NOT met'})"
+
+
 def percentile(values, fraction):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
@@ -264,7 +272,7 @@ def main():
               f"{station_bytes / 1024:.0f} KB")
         print(f"  python peer   median {peer_median:6.2f} ms  p99 {percentile(peer_times, 0.99):6.2f} ms  "
               f"{peer_bytes / 1024:.0f} KB")
-        print(f"  ratio (snapstation / peer, medians): {station_median / peer_median:.2f}")
+        print(f"  ratio (snapstation / peer, medians): {station_median / peer_median:.2f}  {verdict(station_median / peer_median)}")
         history_median, peer_history_median = statistics.median(history_times), statistics.median(peer_history)
         print(f"History with a year of meals ({args.history_days} days, 3 a day; the days list and the 7- and "
               f"30-day charts), {args.requests} requests:")
@@ -272,7 +280,8 @@ def main():
               f"{history_bytes / 1024:.0f} KB")
         print(f"  python peer   median {peer_history_median:6.2f} ms  p99 {percentile(peer_history, 0.99):6.2f} ms  "
               f"{peer_history_bytes / 1024:.0f} KB")
-        print(f"  ratio (snapstation / peer, medians): {history_median / peer_history_median:.2f}")
+        print(f"  ratio (snapstation / peer, medians): {history_median / peer_history_median:.2f}  "
+              f"{verdict(history_median / peer_history_median)}")
         print(f"The page's floor, a paired GET of a short text (/shopping.txt, an empty list): median "
               f"{statistics.median(floor_times):.2f} ms")
         print("resident memory of the station (VmRSS, private part):")

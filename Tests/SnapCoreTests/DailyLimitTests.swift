@@ -52,5 +52,15 @@ struct DailyLimitTests {
         #expect(day.description == "2026-03-09")
         #expect(LocalDay("2026-03-09") == day)
         #expect(LocalDay("March") == nil)
+        #expect(LocalDay("2026-3-9") == day)
+        #expect(LocalDay(year: 33, month: 12, day: 1).description == "0033-12-01")
+        #expect(LocalDay(year: 12026, month: 1, day: 31).description == "12026-01-31")
+        #expect(LocalDay("9999-12-31") == LocalDay(year: 9999, month: 12, day: 31))
+        for wrong in [
+            "", "2026-03", "2026-03-09-", "-2026-03-09", "2026--09", "2026-13-09", "2026-03-32", "0000-03-09",
+            "2026-03-0x", "2026-03-09 ", "+2026-03-09", "2026-03-1000000000",
+        ] {
+            #expect(LocalDay(wrong) == nil, "\(wrong)")
+        }
     }
 }

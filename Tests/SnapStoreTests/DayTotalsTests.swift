@@ -61,4 +61,23 @@ struct DayTotalsTests {
         try check("tuesday's only meal deleted")
         #expect(try store.dayTotals(from: tuesday, to: tuesday).isEmpty && store.mealDays().map(\.day) == [monday])
     }
+
+    @Test("should read History's day, days and totals at once as the three reads of their own say them")
+    func historyInOneRead() throws {
+        let store = try StationStore(directory: folder.path)
+        let utc = try #require(TimeZone(identifier: "UTC"))
+        let monday = LocalDay(year: 2026, month: 11, day: 23)
+        for (index, day) in (0..<10).map({ monday.adding(days: $0 * 4) }).enumerated() {
+            try store.saveMeal(meal("m\(index)", day, kcal: 300 + index * 10))
+        }
+        // The clock set back before the last meal's day: the station's day is that day, not the clock's.
+        let clock = Date(timeIntervalSince1970: 1_764_000_000)  // 2025-11-24
+        let history = try store.mealHistory(limit: 5, span: 30, in: utc, at: clock)
+        let today = try store.stationDay(in: utc).today(at: clock)
+        #expect(today == monday.adding(days: 36) && history.today == today)
+        #expect(history.days.map(\.day) == (try store.mealDays(limit: 5)).map(\.day))
+        #expect(history.days.map(\.calories) == [390, 380, 370, 360, 350])
+        let totals = try store.dayTotals(from: today.adding(days: -29), to: today)
+        #expect(history.totals == totals.mapValues(\.totals) && totals.count == 8)
+    }
 }

@@ -1,4 +1,5 @@
 internal import CLibCrypto
+import SnapCore
 
 /// SHA-256 over bytes that come in pieces (libcrypto's EVP digest): a backup's files are hashed as they
 /// stream, never held whole.
@@ -26,7 +27,6 @@ final class SHA256Stream {
         var length: UInt32 = 0
         EVP_DigestFinal_ex(context, &digest, &length)
         EVP_DigestInit_ex(context, EVP_sha256(), nil)
-        return digest.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
-            .joined()
+        return digest.hexDigits()
     }
 }

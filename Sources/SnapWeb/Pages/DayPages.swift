@@ -6,29 +6,39 @@ import SnapText
 
 /// Today, any day, and the history: the meals with their macros, the goals' meters and the charts.
 extension MealsRoom {
-    /// A day's meals with their thumbnails, times and macros, and the day's totals.
-    func dayPage(_ day: LocalDay, _ visitor: Visitor) throws -> WebReply {
+    /// A day's meals with their thumbnails, times and macros, and the day's totals; `asked` nil for the
+    /// station's day.
+    func dayPage(_ asked: LocalDay?, _ visitor: Visitor) throws -> WebReply {
         let words = self.words
+        let today = try today()
+        let day = asked ?? today
         let meals = try store.mealSummaries(on: day)
         let totals = meals.reduce(Macros.zero) { $0 + $1.totals }
-        let isToday = day == (try today())
+        let isToday = day == today
         let deletedAfter = words("page.today.photo_deleted", ["hours": words.integer(retentionHours)])
         var row = rowWords(words)
         // The rows written into one string as they go: 500 of them, each made as a value of its own and
         // joined after, was a third of the page's time.
-        var rows = SVGWriter(capacity: meals.count * 330)
+        var rows = MarkupWriter(capacity: meals.count * 330)
         let nophoto = "<span class=\"nophoto\" title=\"" + HTML.escaped(deletedAfter) + "\"></span>"
         for meal in meals.reversed() {
             let id = meal.id.rawValue  // 1 to 64 of A-Z a-z 0-9 _ - (`PhotoID`): nothing to escape
-            rows.raw("<li class=\"meal\"><a href=\"/meal/" + id + "\">")
-            rows.raw(
-                meal.hasPhoto
-                    ? "<img src=\"/photo/" + id + ".thumb.jpg\" alt=\"\" width=\"72\" height=\"72\" loading=\"lazy\">"
-                    : nophoto)
+            rows.raw("<li class=\"meal\"><a href=\"/meal/")
+            rows.raw(id)
+            if meal.hasPhoto {
+                rows.raw("\"><img src=\"/photo/")
+                rows.raw(id)
+                rows.raw(".thumb.jpg\" alt=\"\" width=\"72\" height=\"72\" loading=\"lazy\">")
+            } else {
+                rows.raw("\">")
+                rows.raw(nophoto)
+            }
             rows.raw("<span class=\"what\"><b>")
             rows.text(meal.title)
-            rows.raw("</b><small>" + row.clock(meal.takenAt) + "</small></span><span class=\"nums\">")
-            rows.raw(row.macrosLine(meal.totals).description)
+            rows.raw("</b><small>")
+            rows.raw(row.clock(meal.takenAt))
+            rows.raw("</small></span><span class=\"nums\">")
+            row.write(meal.totals, into: &rows)
             rows.raw("</span></a></li>\n")
         }
         let title = isToday ? words("page.today.title") : words.day(day)

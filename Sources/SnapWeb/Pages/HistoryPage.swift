@@ -8,18 +8,20 @@ import SnapText
 extension HistoryRoom {
     func historyPage(_ visitor: Visitor) throws -> WebReply {
         let words = self.words
-        let days = try store.mealDays(limit: 120)
+        let (today, days, totals) = try store.mealHistory(limit: 120, span: 30, in: timeZone, at: now())
         let row = rowWords(words)
         let dayLine = words.template("page.history.day", ["count", "kcal"])
-        let rows = days.map { entry -> HTML in
-            """
-            <li><a href="/day/\(entry.day.description)"><b>\(row.day(entry.day))</b>\
-            <span>\(dayLine(count: entry.meals, words.integer(entry.meals), row.kcal(entry.calories)))</span></a></li>
-            """
+        var rows = MarkupWriter(capacity: days.count * 120)
+        for entry in days {
+            rows.raw("<li><a href=\"/day/")
+            rows.raw(entry.day.description)
+            rows.raw("\"><b>")
+            rows.text(row.day(entry.day))
+            rows.raw("</b><span>")
+            rows.text(dayLine(count: entry.meals, words.integer(entry.meals), row.kcal(entry.calories)))
+            rows.raw("</span></a></li>")
         }
-        let today = try today()
         let month = (0..<30).map { today.adding(days: $0 - 29) }
-        let totals = try store.dayTotals(from: month[0], to: today).mapValues(\.totals)
         let goal = inForce.goals.calories
         let charts: HTML =
             days.isEmpty
@@ -43,7 +45,7 @@ extension HistoryRoom {
             """
             \(days.isEmpty ? "<p class=\"empty\">\(words("page.history.empty"))</p>" as HTML : "")
             \(charts)
-            <ul class="days">\(rows)</ul>
+            <ul class="days">\(rows.html)</ul>
             <section class="export"><h2>\(words("page.export.title"))</h2><p>\(words("page.export.text"))</p>
             <form method="get" action="/export/meals.csv">
             <label>\(words("page.export.from")) <input type="date" name="from" value="\(today.adding(days: -29).description)"></label>

@@ -25,7 +25,7 @@ struct MealChart {
     static let plot = (left: 80.0, right: 692.0, top: 12.0, bottom: 186.0)
 
     /// The chart; `every` labels every n-th day on the axis (1 for a week, 5 for a month). Written into one
-    /// string as it goes (`SVGWriter`): History draws two charts a request, and building each of a bar's
+    /// string as it goes (`MarkupWriter`): History draws two charts a request, and building each of a bar's
     /// parts as a value of its own and joining them was half of its time.
     func svg(_ row: RowWords, label: String, every: Int) -> HTML {
         let words = row.words
@@ -33,7 +33,7 @@ struct MealChart {
         let highest = max(Double(goal) * 1.15, Double(days.compactMap { totals[$0]?.calories }.max() ?? 0) * 1.05, 100)
         let y = { (kcal: Double) in plot.bottom - (plot.bottom - plot.top) * kcal / highest }
         let slot = (plot.right - plot.left) / Double(max(1, days.count))
-        var svg = SVGWriter(capacity: 600 + days.count * 420)
+        var svg = MarkupWriter(capacity: 600 + days.count * 420)
         svg.raw(
             "<svg class=\"chart\" viewBox=\"0 0 \(Int(Self.width)) \(Int(Self.height))\" role=\"img\" aria-label=\"")
         svg.text(label)
@@ -67,14 +67,18 @@ struct MealChart {
     /// by the energy each brought.
     private func bar(
         _ day: LocalDay, _ totals: Macros, x: Double, width: Double, y: (Double) -> Double, _ row: RowWords,
-        into svg: inout SVGWriter
+        into svg: inout MarkupWriter
     ) {
         svg.raw(
             "<g class=\"day\(goal > 0 && totals.calories > goal ? " over" : "")\" data-day=\"\(day.description)\" data-kcal=\""
         )
-        svg.raw(String(totals.calories))
+        svg.integer(totals.calories)
         svg.raw("\"><title>")
-        svg.text(row.day(day) + ": " + row.kcal(totals.calories) + " · " + row.macros(totals))
+        svg.text(row.day(day))
+        svg.text(": ")
+        svg.text(row.kcal(totals.calories))
+        svg.text(" · ")
+        svg.text(row.macros(totals))
         svg.raw("</title>")
         let energy = (Double(totals.protein) * 4, Double(totals.carbs) * 4, Double(totals.fats) * 9)
         let sum = energy.0 + energy.1 + energy.2
@@ -90,54 +94,5 @@ struct MealChart {
             }
         }
         svg.raw("</g>")
-    }
-}
-
-/// Markup written into one string as it goes (an SVG, a page's rows): markup as it is, texts escaped,
-/// coordinates to a tenth.
-struct SVGWriter {
-    private var text = ""
-
-    init(capacity: Int) { text.reserveCapacity(capacity) }
-
-    var html: HTML { HTML(trusted: text) }
-
-    mutating func raw(_ markup: String) { text += markup }
-
-    mutating func text(_ value: String) { HTML.escape(value, into: &text) }
-
-    /// `value` to a tenth: "12.5".
-    mutating func number(_ value: Double) {
-        let tenths = Int((value * 10).rounded())
-        text += String(tenths / 10)
-        text += "."
-        text += String(abs(tenths % 10))
-    }
-
-    mutating func rect(_ name: String, x: Double, width: Double, from bottom: Double, to top: Double) {
-        element("rect", name, [("x", x), ("y", top), ("width", width), ("height", max(0, bottom - top))])
-        text += "/>"
-    }
-
-    mutating func line(_ name: String, from left: Double, to right: Double, at level: Double) {
-        element("line", name, [("x1", left), ("x2", right), ("y1", level), ("y2", level)])
-        text += "/>"
-    }
-
-    /// `<tag class="name" a="1.0" …`, left open for what follows.
-    private mutating func element(_ tag: String, _ name: String, _ attributes: [(String, Double)]) {
-        text += "<" + tag + " class=\"" + name + "\""
-        for (attribute, value) in attributes {
-            text += " " + attribute + "=\""
-            number(value)
-            text += "\""
-        }
-    }
-
-    mutating func label(_ name: String, x: Double, y: Double, anchor: String, _ value: String) {
-        element("text", name, [("x", x), ("y", y)])
-        text += " text-anchor=\"" + anchor + "\">"
-        HTML.escape(value, into: &text)
-        text += "</text>"
     }
 }
