@@ -43,6 +43,9 @@ public enum Event: Sendable, Hashable {
     case update(UpdateNote?)
     /// The owner's page checked and unpacked a backup (made by `version`): the next start puts it in place.
     case backupRestored(version: String)
+    /// The owner entered, replaced or removed a key on the page (`EnteredKeys`): the station's clients read
+    /// their keys as it starts, so it starts again at its next calm moment.
+    case keysChanged
     /// Sent through the event loop by the shell's watchdog: handling it proves the loop is not stuck.
     /// The machine does nothing with it.
     case heartbeat
@@ -93,6 +96,8 @@ public enum Action: Sendable, Hashable {
     /// Restart the station (not the system) into the backup the owner restored, made by `version`: the
     /// station is idle now, as for an update.
     case restartForRestore(version: String)
+    /// Restart the station so that its clients take the keys entered on the page: idle now, as for an update.
+    case restartForKeys
     /// Switch to camera `index` of the station's cameras (the menu, the owner's page, a restart).
     case useCamera(Int)
     /// Store the owner's settings as the machine holds them now (the machine is their only writer).

@@ -8,14 +8,26 @@ extension StationMachine {
         return [.log(.notice, "a backup made by \(version) waits for the station's restart")] + restartWhenCalm()
     }
 
-    /// A restored backup goes first: it restarts the station alone, and the update waits in its slot.
+    /// Keys entered on the page wait for the station's restart, at the next calm phase.
+    mutating func keysChanged() -> [Action] {
+        keysWaiting = true
+        return [.log(.notice, "keys changed on the owner's page: the station restarts to use them")] + restartWhenCalm()
+    }
+
+    /// A restored backup goes first: it restarts the station alone (with whatever keys are entered by
+    /// then), and the update waits in its slot; then keys entered on the page.
     mutating func restartWhenCalm() -> [Action] {
         if let version = restoring, phase.isCalm {
             restoring = nil
+            keysWaiting = false
             return [
                 .restartForRestore(version: version),
                 .log(.notice, "the station is idle: restarting into the backup made by \(version)"),
             ]
+        }
+        if keysWaiting, phase.isCalm {
+            keysWaiting = false
+            return [.restartForKeys, .log(.notice, "the station is idle: restarting to use the keys entered")]
         }
         guard case .restarting(let version)? = update, !restartAsked else { return [] }
         guard phase.isCalm else { return [] }

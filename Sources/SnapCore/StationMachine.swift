@@ -79,6 +79,8 @@ public struct StationMachine: Sendable {
     var restartAsked = false
     /// A backup the owner restored waits for the station's restart (`Event.backupRestored`): its version.
     var restoring: String?
+    /// Keys entered on the page wait for the station's restart (`Event.keysChanged`).
+    var keysWaiting = false
 
     /// `owner`: the owner's settings as the store kept them.
     public init(
@@ -166,6 +168,7 @@ public struct StationMachine: Sendable {
         case .reviewSubmitted(let id, let edited): reviewSubmitted(id, edited, now: now)
         case .update(let note): updated(note, now: now)
         case .backupRestored(let version): backupRestored(version)
+        case .keysChanged: keysChanged()
         }
     }
 

@@ -89,13 +89,14 @@ public enum AtomicFile {
         }
     }
 
-    /// Creates `folder` and its parents, and fsyncs the parent of each folder it made.
-    public static func createFolder(_ folder: String) throws(FileError) {
+    /// Creates `folder` and its parents, and fsyncs the parent of each folder it made. `permissions` are
+    /// `folder`'s own when it is made (its parents get 0755).
+    public static func createFolder(_ folder: String, permissions: mode_t = 0o755) throws(FileError) {
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue { return }
         let parent = URL(fileURLWithPath: folder).deletingLastPathComponent().path
         if parent != folder { try createFolder(parent) }
-        if mkdir(folder, 0o755) != 0 && errno != EEXIST {
+        if mkdir(folder, permissions) != 0 && errno != EEXIST {
             throw FileError(call: "mkdir", path: folder, errno: errno)
         }
         try syncFolder(parent)

@@ -227,6 +227,20 @@ struct BackupRoom: PageRoom {
     }
 }
 
+/// The keys entered instead of a shell: the AI service's key, the group's password.
+struct KeysRoom: PageRoom {
+    let frame: PageFrame
+    /// Where each key comes from (`key_source`), and which the station uses.
+    let config: StationConfig
+    let keys: EnteredKeys
+
+    func addRoutes(to router: inout PageRouter) {
+        router.get("keys") { .reply(keysPage($0.paired)) }
+        router.post("keys/:name", named: keepKey)
+        router.post("keys/:name/forget", named: forgetKey)
+    }
+}
+
 /// The system update: a bundle uploaded and installed into the other slot, or an older one on purpose.
 struct UpdateRoom: PageRoom {
     let frame: PageFrame

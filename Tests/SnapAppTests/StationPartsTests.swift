@@ -32,4 +32,19 @@ struct StationPartsTests {
             "the key never crosses the LAN in clear text")
         #expect(try analyzer(baseURL: "https://gpu.example.net/v1", key: "sk-1")?.settings.key == "sk-1")
     }
+
+    @Test("should call the AI with the key entered on the page, unless the config's key_source finds one")
+    func enteredKey() throws {
+        var config = StationConfig()
+        config.ai.baseURL = "https://api.openai.com/v1"
+        config.storage.dir = folder.path
+        config.ai.keySource = .file(folder.path + "/installer-key")
+        let logger = Logger(label: "test")
+        #expect(Station.makeAnalyzer(config, logger: logger) == nil, "no key anywhere: not configured")
+        try config.enteredKeys.keep("sk-entered-1234", for: .ai)
+        #expect((Station.makeAnalyzer(config, logger: logger) as? OpenAIAnalyzer)?.settings.key == "sk-entered-1234")
+        try "sk-installer-5678\n".write(toFile: folder.path + "/installer-key", atomically: true, encoding: .utf8)
+        let installer = (Station.makeAnalyzer(config, logger: logger) as? OpenAIAnalyzer)?.settings.key
+        #expect(installer == "sk-installer-5678", "the installer's word first")
+    }
 }

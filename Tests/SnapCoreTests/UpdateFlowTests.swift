@@ -66,6 +66,35 @@ struct UpdateFlowTests {
         #expect(restores(script.advance(seconds: 60)).isEmpty, "asked once")
     }
 
+    @Test("should restart to use keys entered on the page at the next calm screen, once, and not twice with a restore")
+    func keysWaitForCalm() {
+        func restartsForKeys(_ actions: [Action]) -> Int { actions.filter { $0 == .restartForKeys }.count }
+        var script = StationScript(settings: Fixture.settings(), startingAt: "2026-03-10 09:00:00")
+        script.press()
+        #expect(restartsForKeys(script.send(.keysChanged)) == 0, "not in a countdown")
+        var asked = restartsForKeys(script.advance(seconds: 3))
+        asked += restartsForKeys(script.send(.captured(PhotoID("p1"))))
+        asked += restartsForKeys(script.send(.processed(Samples.photo("p1"))))
+        #expect(asked == 0, "not while the photo is taken and reviewed")
+        asked += restartsForKeys(script.advance(seconds: 3))
+        asked += restartsForKeys(script.send(.uploaded(PhotoID("p1"))))
+        #expect(asked == 0, "nor while it is sent")
+        #expect(restartsForKeys(script.advance(seconds: 3)) == 1, "the lock screen is calm")
+        #expect(restartsForKeys(script.advance(seconds: 60)) == 0, "asked once")
+
+        var calm = StationScript(settings: Fixture.settings(), startingAt: "2026-03-10 09:00:00")
+        #expect(restartsForKeys(calm.send(.keysChanged)) == 1, "at once on the ready screen")
+        var both = StationScript(settings: Fixture.settings(), startingAt: "2026-03-10 09:00:00")
+        both.press()
+        _ = both.send(.keysChanged)
+        _ = both.send(.backupRestored(version: "1.4.0"))
+        var restart = both.advance(seconds: 3) + both.send(.captured(PhotoID("p1")))
+        restart += both.send(.processed(Samples.photo("p1"))) + both.advance(seconds: 3)
+        restart += both.send(.uploaded(PhotoID("p1"))) + both.advance(seconds: 3) + both.advance(seconds: 60)
+        let restarts = restart.filter { $0 == .restartForKeys || $0 == .restartForRestore(version: "1.4.0") }
+        #expect(restarts == [.restartForRestore(version: "1.4.0")], "one restart takes both")
+    }
+
     @Test("should say on the ready screen that an update did not start")
     func rolledBack() {
         var script = StationScript(settings: Fixture.settings(), startingAt: "2026-03-10 09:00:00")

@@ -663,6 +663,13 @@ def run(args):
               f"the backup downloads as a tar: {got[:4]}")
         check(got[4] == "snapstation-backup.json" and got[2] > 100_000, f"its header first, its photos in it: {got}")
 
+        print("keys from the page (this station's AI key is the installer's: the page says so, with no field)")
+        driver.get(base + "/settings")
+        follow(driver, driver.find_element(By.LINK_TEXT, "Keys and passwords"))
+        audit.check("keys and passwords")
+        check("Set by the installer" in driver.page_source and not driver.find_elements(By.ID, "key-ai"),
+              "the installer's key in force, said, and no field that would not be used")
+
         if args.screenshots:
             station.wait_caption("the ready screen", r"^ready", timeout=15)
             driver.get(base + "/")

@@ -106,7 +106,9 @@ extension StationService {
         case .restartForUpdate(let version):
             askForRestart(into: version)
         case .restartForRestore(let version):
-            restartIntoBackup(version)
+            restart("restarting into the backup made by \(version): the store is replaced as the station starts")
+        case .restartForKeys:
+            restart("restarting to use the keys entered on the owner's page")
         case .log(let level, let message):
             logger.log(level: level.swiftLog, "\(message)")
         }
@@ -129,12 +131,12 @@ extension StationService {
     }
 
     /// Stops the station once the display has drawn its last frame, as SIGTERM does: systemd starts it
-    /// again (`Restart=always`), and the start puts the restored backup in place (`applyRestore`) before
-    /// the store opens. Run by hand, the station stops and says so.
-    private func restartIntoBackup(_ version: String) {
+    /// again (`Restart=always`), and the start puts a restored backup in place (`applyRestore`) before the
+    /// store opens, and reads the keys. Run by hand, the station stops and says so (`why`, in the log).
+    private func restart(_ why: String) {
         let logger = logger
         display.afterDrawing {
-            logger.notice("restarting into the backup made by \(version): the store is replaced as the station starts")
+            logger.notice("\(why)")
             kill(getpid(), SIGTERM)
         }
     }

@@ -107,7 +107,7 @@ extension Station {
         switch config.group.backend {
         case .folder: backend = FolderBackend(folder: config.outboxDirectory, station: config.station.name)
         case .supabase:
-            if let key = config.group.keySource.resolve() {
+            if let key = config.key(.group)?.key {
                 let client = HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(120))
                 let authorization: SupabaseBackend.Authorization =
                     config.group.email.isEmpty
@@ -117,7 +117,9 @@ extension Station {
                     projectURL: config.group.url, bucket: config.group.bucket, authorization: authorization,
                     anonKey: config.group.anonKey, client: client, logger: logger)
             } else {
-                logger.error("no group key at \(config.group.keySource): photos stay queued until there is one")
+                logger.error(
+                    "no group key at \(config.group.keySource) nor entered on the page: photos stay queued until there is one"
+                )
                 backend = OfflineBackend()
             }
         }
@@ -215,7 +217,7 @@ extension Station {
             baseURL: config.ai.baseURL, model: config.ai.model, detail: config.ai.detail, key: "",
             dietary: config.ai.dietary)
         let host = URL(string: config.ai.baseURL)?.host ?? config.ai.baseURL
-        let key = config.ai.keySource.resolve()
+        let key = config.key(.ai)?.key
         if StationConfig.isSecureOrLocal(config.ai.baseURL) {
             settings.key = key ?? ""
         } else if key != nil {
@@ -223,7 +225,9 @@ extension Station {
         }
         if settings.key.isEmpty {
             guard URL(string: config.ai.baseURL)?.host?.lowercased() != "api.openai.com" else {
-                logger.notice("no AI key at \(config.ai.keySource): meal mode says \"AI service not configured\"")
+                logger.notice(
+                    "no AI key at \(config.ai.keySource) nor entered on the page: meal mode says \"AI service not configured\""
+                )
                 return nil
             }
             logger.notice("AI service at \(host) without a key (a local server needs none)")

@@ -46,7 +46,7 @@ extension SettingsRoom {
             <div class="buttons"><button type="submit">\(words("page.form.save"))</button>
             <button type="submit" name="reset" value="1" class="secondary">\(words("page.settings.reset"))</button></div>
             </form>
-            <p><a href="/backup">\(words("page.backup.link"))</a></p>
+            <p><a href="/backup">\(words("page.backup.link"))</a> · <a href="/keys">\(words("page.keys.link"))</a></p>
             """)
     }
 

@@ -1,0 +1,101 @@
+import Foundation
+import SnapConfig
+import SnapFiles
+import SnapText
+
+/// The keys the owner enters instead of a shell (`EnteredKeys`): the AI service's key and the group's
+/// password, each replaced or removed here. A key is never shown again, nor logged: the page says whether
+/// one is in force, where it comes from, and its last four characters. The station's clients read their
+/// keys as it starts, so a change restarts it at its next calm moment (`Event.keysChanged`).
+extension KeysRoom {
+    func keysPage(_ visitor: Visitor, said: String? = nil, problem: (name: EnteredKeys.Name, text: String)? = nil)
+        -> WebReply
+    {
+        let words = self.words
+        let sections = shown.map { name -> HTML in
+            let (title, text) =
+                name == .ai
+                ? (words("page.keys.ai"), words("page.keys.ai_text"))
+                : (words("page.keys.group"), words("page.keys.group_text"))
+            let id = "key-\(name.rawValue)"
+            let wrong = problem?.name == name ? problem?.text : nil
+            let found = config.key(name, entered: keys)
+            let status: HTML
+            switch found {
+            case (_, .config(let source))?:
+                // The installer's key wins: no form to enter one that would not be used.
+                let line = words("page.keys.config", ["source": source.description])
+                return "<section class=\"key\"><h2>\(title)</h2><p>\(text)</p><p>\(line)</p></section>"
+            case (let key, .entered)?: status = "<p>\(words("page.keys.entered", ["last": String(key.suffix(4))]))</p>"
+            case nil: status = "<p>\(words("page.keys.none"))</p>"
+            }
+            let marks: HTML = wrong == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"\(id)-problem\" autofocus"
+            let forget: HTML =
+                found == nil
+                ? ""
+                : """
+                <form method="post" action="/keys/\(name.rawValue)/forget" class="inline">\(csrfField(visitor))\
+                <button type="submit" class="secondary">\(words("page.keys.forget"))</button></form>
+                """
+            let form: HTML = """
+                <form method="post" action="/keys/\(name.rawValue)">\(csrfField(visitor))
+                <label for="\(id)">\(words("page.keys.new"))</label>
+                \(wrong.map { "<p class=\"problem\" id=\"\(id)-problem\">\($0)</p>" as HTML } ?? "")
+                <input type="password" id="\(id)" name="key" autocomplete="off" spellcheck="false" required\(marks)>
+                <div class="buttons"><button type="submit">\(words("page.keys.save"))</button></div></form>\(forget)
+                """
+            return "<section class=\"key\"><h2>\(title)</h2><p>\(text)</p>\(status)\(form)</section>"
+        }
+        return page(
+            words("page.keys.title"), status: problem == nil ? 200 : 400,
+            """
+            \(notice(said))\(notice(problem == nil ? nil : words("page.keys.not_kept"), problem: true))
+            <p>\(words("page.keys.text"))</p>
+            \(sections)
+            """)
+    }
+
+    /// Keeps the key the form sends for `name`, or says why not with nothing changed.
+    func keepKey(_ name: String, _ visitor: Visitor) throws -> WebReply {
+        let name = try known(name)
+        let key = (visitor.form["key"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard EnteredKeys.isValid(key) else {
+            return keysPage(visitor, problem: (name, words("page.keys.invalid")))
+        }
+        do {
+            try keys.keep(key, for: name)
+        } catch {
+            logger.error("owner's page: the \(name.rawValue) key was not kept: \(error)")
+            return keysPage(visitor, problem: (name, words("page.keys.failed", ["error": "\(error)"])))
+        }
+        logger.notice("owner's page: a \(name.rawValue) key entered (ending in \(key.suffix(4)))")
+        frame.link.send(.keysChanged)
+        return keysPage(visitor, said: words("page.keys.saved"))
+    }
+
+    /// Removes the key entered for `name`.
+    func forgetKey(_ name: String, _ visitor: Visitor) throws -> WebReply {
+        let name = try known(name)
+        do {
+            try keys.forget(name)
+        } catch {
+            logger.error("owner's page: the \(name.rawValue) key was not removed: \(error)")
+            return keysPage(visitor, problem: (name, words("page.keys.failed", ["error": "\(error)"])))
+        }
+        logger.notice("owner's page: the \(name.rawValue) key entered was removed")
+        frame.link.send(.keysChanged)
+        return keysPage(visitor, said: words("page.keys.forgotten"))
+    }
+
+    /// The keys this station uses: the group's password only where a Supabase account signs in with one.
+    var shown: [EnteredKeys.Name] {
+        config.group.backend == .supabase ? [.ai, .group] : [.ai]
+    }
+
+    private func known(_ name: String) throws -> EnteredKeys.Name {
+        guard let known = EnteredKeys.Name(rawValue: name), shown.contains(known) else {
+            throw WebProblem.notFound(words("page.keys.unknown"), words)
+        }
+        return known
+    }
+}
