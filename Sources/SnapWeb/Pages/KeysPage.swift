@@ -62,29 +62,34 @@ extension KeysRoom {
         guard EnteredKeys.isValid(key) else {
             return keysPage(visitor, problem: (name, words("page.keys.invalid")))
         }
-        do {
-            try keys.keep(key, for: name)
-        } catch {
-            logger.error("owner's page: the \(name.rawValue) key was not kept: \(error)")
-            return keysPage(visitor, problem: (name, words("page.keys.failed", ["error": "\(error)"])))
+        return change(name, visitor, "a key entered (ending in \(key.suffix(4)))", said: "page.keys.saved") {
+            () throws(FileError) in try keys.keep(key, for: name)
         }
-        logger.notice("owner's page: a \(name.rawValue) key entered (ending in \(key.suffix(4)))")
-        frame.link.send(.keysChanged)
-        return keysPage(visitor, said: words("page.keys.saved"))
     }
 
     /// Removes the key entered for `name`.
     func forgetKey(_ name: String, _ visitor: Visitor) throws -> WebReply {
         let name = try known(name)
+        return change(name, visitor, "the key entered removed", said: "page.keys.forgotten") {
+            () throws(FileError) in try keys.forget(name)
+        }
+    }
+
+    /// Makes a change to `name`'s key file, logs it as `done` (never the key), and tells the station; or says
+    /// why it could not.
+    private func change(
+        _ name: EnteredKeys.Name, _ visitor: Visitor, _ done: String, said: String,
+        _ write: () throws(FileError) -> Void
+    ) -> WebReply {
         do {
-            try keys.forget(name)
+            try write()
         } catch {
-            logger.error("owner's page: the \(name.rawValue) key was not removed: \(error)")
+            logger.error("owner's page: the \(name.rawValue) key was not changed: \(error)")
             return keysPage(visitor, problem: (name, words("page.keys.failed", ["error": "\(error)"])))
         }
-        logger.notice("owner's page: the \(name.rawValue) key entered was removed")
+        logger.notice("owner's page: \(name.rawValue): \(done)")
         frame.link.send(.keysChanged)
-        return keysPage(visitor, said: words("page.keys.forgotten"))
+        return keysPage(visitor, said: words(said))
     }
 
     /// The keys this station uses: the group's password only where a Supabase account signs in with one.
