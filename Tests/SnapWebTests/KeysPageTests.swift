@@ -45,6 +45,10 @@ struct KeysPageTests {
 
         let page = await station.get("/keys", cookie: owner.cookie)
         #expect(page.text.contains("ending in 9f3a") && !page.text.contains(key))
+        var backup: [UInt8] = []
+        try station.store.writeBackup { backup += $0 }
+        let inBackup = String(decoding: backup, as: UTF8.self).contains("Very5ecret")
+        #expect(backup.count > 1000 && !inBackup, "a backup leaves the keys out")
 
         let removed = await station.post("/keys/ai/forget", [("csrf", owner.csrf)], cookie: owner.cookie)
         #expect(removed.status == 200 && removed.text.contains("Removed.") && removed.text.contains("Not set."))
