@@ -667,7 +667,7 @@ def run(args):
         driver.get(base + "/settings")
         follow(driver, driver.find_element(By.LINK_TEXT, "Keys and passwords"))
         audit.check("keys and passwords")
-        check("Set by the installer" in driver.page_source and not driver.find_elements(By.ID, "key-ai"),
+        check("Set by the installer" in driver.page_source and not driver.find_elements(By.ID, "ai-key"),
               "the installer's key in force, said, and no field that would not be used")
 
         if args.screenshots:

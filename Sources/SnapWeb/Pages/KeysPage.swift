@@ -12,13 +12,18 @@ extension KeysRoom {
         -> WebReply
     {
         let words = self.words
+        // Each key's field is marked as every form's is (`FormEcho`), but never filled again: a key is not
+        // sent back.
+        func echo(_ name: EnteredKeys.Name) -> FormEcho {
+            guard let problem, problem.name == name else { return FormEcho(prefix: "\(name.rawValue)-") }
+            return FormEcho(visitor.form, FormProblem(problem.text, field: "key"), prefix: "\(name.rawValue)-")
+        }
         let sections = shown.map { name -> HTML in
             let (title, text) =
                 name == .ai
                 ? (words("page.keys.ai"), words("page.keys.ai_text"))
                 : (words("page.keys.group"), words("page.keys.group_text"))
-            let id = "key-\(name.rawValue)"
-            let wrong = problem?.name == name ? problem?.text : nil
+            let echo = echo(name)
             let found = config.key(name, entered: keys)
             let status: HTML
             switch found {
@@ -29,7 +34,6 @@ extension KeysRoom {
             case (let key, .entered)?: status = "<p>\(words("page.keys.entered", ["last": String(key.suffix(4))]))</p>"
             case nil: status = "<p>\(words("page.keys.none"))</p>"
             }
-            let marks: HTML = wrong == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"\(id)-problem\" autofocus"
             let forget: HTML =
                 found == nil
                 ? ""
@@ -39,9 +43,9 @@ extension KeysRoom {
                 """
             let form: HTML = """
                 <form method="post" action="/keys/\(name.rawValue)">\(csrfField(visitor))
-                <label for="\(id)">\(words("page.keys.new"))</label>
-                \(wrong.map { "<p class=\"problem\" id=\"\(id)-problem\">\($0)</p>" as HTML } ?? "")
-                <input type="password" id="\(id)" name="key" autocomplete="off" spellcheck="false" required\(marks)>
+                <label for="\(name.rawValue)-key">\(words("page.keys.new"))</label>
+                <input type="password"\(echo.attributes("key")) name="key" autocomplete="off" spellcheck="false" required>\
+                \(echo.message("key"))
                 <div class="buttons"><button type="submit">\(words("page.keys.save"))</button></div></form>\(forget)
                 """
             return "<section class=\"key\"><h2>\(title)</h2><p>\(text)</p>\(status)\(form)</section>"
@@ -49,7 +53,7 @@ extension KeysRoom {
         return page(
             words("page.keys.title"), status: problem == nil ? 200 : 400,
             """
-            \(notice(said))\(notice(problem == nil ? nil : words("page.keys.not_kept"), problem: true))
+            \(notice(said))\(problem.map { echo($0.name).summary(words, title: words("page.keys.not_kept")) })
             <p>\(words("page.keys.text"))</p>
             \(sections)
             """)
