@@ -14,7 +14,7 @@ extension KeysRoom {
         let words = self.words
         // Each key's field is marked as every form's is (`FormEcho`), but never filled again: a key is not
         // sent back.
-        func echo(_ name: EnteredKeys.Name) -> FormEcho {
+        func fieldEcho(_ name: EnteredKeys.Name) -> FormEcho {
             guard let problem, problem.name == name else { return FormEcho(prefix: "\(name.rawValue)-") }
             return FormEcho(visitor.form, FormProblem(problem.text, field: "key"), prefix: "\(name.rawValue)-")
         }
@@ -23,7 +23,7 @@ extension KeysRoom {
                 name == .ai
                 ? (words("page.keys.ai"), words("page.keys.ai_text"))
                 : (words("page.keys.group"), words("page.keys.group_text"))
-            let echo = echo(name)
+            let echo = fieldEcho(name)
             let found = config.key(name, entered: keys)
             let status: HTML
             switch found {
@@ -53,7 +53,7 @@ extension KeysRoom {
         return page(
             words("page.keys.title"), status: problem == nil ? 200 : 400,
             """
-            \(notice(said))\(problem.map { echo($0.name).summary(words, title: words("page.keys.not_kept")) })
+            \(notice(said))\(problem.map { fieldEcho($0.name).summary(words, title: words("page.keys.not_kept")) })
             <p>\(words("page.keys.text"))</p>
             \(sections)
             """)
