@@ -46,6 +46,9 @@ public enum Event: Sendable, Hashable {
     /// The owner entered, replaced or removed a key on the page (`EnteredKeys`): the station's clients read
     /// their keys as it starts, so it starts again at its next calm moment.
     case keysChanged
+    /// The owner asked on the page to erase the station (a factory reset): the station asks again on its
+    /// screen, where only a long hold confirms it.
+    case resetAsked
     /// Sent through the event loop by the shell's watchdog: handling it proves the loop is not stuck.
     /// The machine does nothing with it.
     case heartbeat
@@ -98,6 +101,10 @@ public enum Action: Sendable, Hashable {
     case restartForRestore(version: String)
     /// Restart the station so that its clients take the keys entered on the page: idle now, as for an update.
     case restartForKeys
+    /// Erase the station, confirmed on the page and at the station: delete its photos on the group's server
+    /// and leave `groups` where it can, mark the state folder to be erased as the station starts, and
+    /// restart it.
+    case factoryReset(groups: [String])
     /// Switch to camera `index` of the station's cameras (the menu, the owner's page, a restart).
     case useCamera(Int)
     /// Store the owner's settings as the machine holds them now (the machine is their only writer).

@@ -25,6 +25,7 @@ extension Screen {
             }
             if screen.cameras.count > 1 { parts.append("camera \(screen.cameras[screen.camera])") }
             if screen.flashOff { parts.append("flash off") }
+            if screen.pairingHint { parts.append("how to pair shown") }
             if !screen.missingDevices.isEmpty {
                 parts.append("missing: " + screen.missingDevices.map(\.rawValue).joined(separator: ", "))
             }
@@ -62,6 +63,7 @@ extension Screen {
         case .locked(let lock):
             guard let day = lock.day else { return name }
             return "\(name) · today \(day.totals.calories) kcal of \(day.goals.calories)"
+        case .reset(let screen): return name + (screen.secondsLeft.map { " · keeps everything in \($0) s" } ?? "")
         case .capturing, .processing, .retake, .problem: return name
         }
     }

@@ -18,6 +18,8 @@ public enum Screen: Sendable, Hashable {
     case menu(MenuScreen)
     /// The last seven days against the goals.
     case week(WeekScreen)
+    /// The factory reset: its confirmation at the station, then the erasing.
+    case reset(ResetScreen)
 
     /// Whether the live camera preview runs under this screen's overlay.
     public var showsLivePreview: Bool {
@@ -25,7 +27,7 @@ public enum Screen: Sendable, Hashable {
         case .ready(let ready): ready.jar == nil
         case .countdown: true
         case .capturing, .processing, .retake, .mealResult, .groupReview, .uploading, .sent, .locked, .problem, .idle,
-            .pairing, .menu, .week:
+            .pairing, .menu, .week, .reset:
             false
         }
     }
@@ -48,6 +50,7 @@ public enum Screen: Sendable, Hashable {
         case .pairing: "pairing"
         case .menu: "menu"
         case .week: "week"
+        case .reset(let screen): screen.secondsLeft == nil ? "reset-erasing" : "reset-confirm"
         }
     }
 }
@@ -96,6 +99,14 @@ public struct ReadyScreen: Sendable, Hashable {
         self.analysesLeft = analysesLeft
         self.missingDevices = missingDevices
     }
+}
+
+/// The factory reset at the station: the question the owner's page asked, which only a long hold answers
+/// (a press, or nobody for a while, keeps everything), then the erasing until the station restarts.
+public struct ResetScreen: Sendable, Hashable {
+    /// Seconds until the question closes by itself; nil once the station is erasing.
+    public var secondsLeft: Int?
+    public init(secondsLeft: Int?) { self.secondsLeft = secondsLeft }
 }
 
 /// The 3-2-1 over the live preview.

@@ -1,5 +1,6 @@
 extension StationMachine {
     mutating func handle(_ gesture: ButtonGesture, now: Instant) -> [Action] {
+        if let actions = resetGesture(gesture, now: now) { return actions }
         if gesture == .pairHold { return pairHold(now: now) }
         if case .pairing(let pairing, _, _) = phase {
             switch gesture {
@@ -53,7 +54,8 @@ extension StationMachine {
             return transition(to: .analysing(photo), now: now, also: [.analyse(photo, day: today(now))])
         case .problem(.aiFailed(.notConfigured), _) where !press:
             return toggleMode(now: now)
-        case .problem(.cameraMissing, _), .pairing, .menu, .week:
+        // The reset's screens answer their buttons first (`resetGesture`).
+        case .problem(.cameraMissing, _), .pairing, .menu, .week, .confirmReset, .erasing:
             return []
         case .problem:
             return enterResting(now: now)
@@ -105,6 +107,8 @@ extension StationMachine {
         case .week:
             guard case .week = phase else { return [] }
             return enterResting(now: now)
+        case .resetConfirm:
+            return resetTick(now: now)
         case .readyChange:
             guard case .ready = phase else { return [] }
             if let deadline = jarDetailDeadline, now.uptime >= deadline {
@@ -159,7 +163,7 @@ extension StationMachine {
                 to: .pairing(nil, note: .none), now: now,
                 also: [.openPairing, .log(.info, "pairing screen opened at the station")])
         case .countdown, .capturing, .processing, .retake, .analysing, .mealResult, .groupReview, .uploading, .sent,
-            .pairing, .menu, .week:
+            .pairing, .menu, .week, .confirmReset, .erasing:
             return []
         }
     }

@@ -31,6 +31,10 @@ public struct StationMachine: Sendable {
         case menu(entry: Int)
         /// The last seven days against the goals, on the mode button's round before the menu.
         case week
+        /// The factory reset the owner asked on the page, waiting for the long hold that confirms it.
+        case confirmReset(secondsLeft: Int)
+        /// Confirmed: the station leaves its groups and restarts into an erased state folder.
+        case erasing
     }
 
     /// The config's settings, with the rule that puts the owner's over them (`inForce`).
@@ -119,7 +123,7 @@ public struct StationMachine: Sendable {
         case .ready: return !showsJar
         case .countdown, .capturing: return true
         case .processing, .retake, .analysing, .mealResult, .groupReview, .uploading, .sent, .locked, .problem, .idle,
-            .pairing, .menu, .week:
+            .pairing, .menu, .week, .confirmReset, .erasing:
             return false
         }
     }
@@ -169,6 +173,7 @@ public struct StationMachine: Sendable {
         case .update(let note): updated(note, now: now)
         case .backupRestored(let version): backupRestored(version)
         case .keysChanged: keysChanged()
+        case .resetAsked: resetAsked(now: now)
         }
     }
 
@@ -240,8 +245,10 @@ public struct StationMachine: Sendable {
         case .pairing: (.pairing, .seconds(1))
         case .menu: (.menu, Self.menuTimeout)
         case .week: (.week, Self.menuTimeout)
-        // Each of these ends with an event (the still, the pipeline, the answer, the upload, a press).
-        case .capturing, .processing, .retake, .analysing, .uploading, .problem: nil
+        case .confirmReset: (.resetConfirm, .seconds(1))
+        // Each of these ends with an event (the still, the pipeline, the answer, the upload, a press); the
+        // erasing ends with the station.
+        case .capturing, .processing, .retake, .analysing, .uploading, .problem, .erasing: nil
         }
     }
 }
@@ -254,7 +261,7 @@ extension StationMachine.Phase {
         switch self {
         case .ready, .idle, .locked: true
         case .countdown, .capturing, .processing, .retake, .analysing, .mealResult, .groupReview, .uploading, .sent,
-            .problem, .pairing, .menu, .week:
+            .problem, .pairing, .menu, .week, .confirmReset, .erasing:
             false
         }
     }
@@ -264,7 +271,7 @@ extension StationMachine.Phase {
         switch self {
         case .idle, .locked(.group): true
         case .ready, .countdown, .capturing, .processing, .retake, .analysing, .mealResult, .groupReview, .uploading,
-            .sent, .locked(.aiLimit), .problem, .pairing, .menu, .week:
+            .sent, .locked(.aiLimit), .problem, .pairing, .menu, .week, .confirmReset, .erasing:
             false
         }
     }
@@ -275,7 +282,7 @@ extension StationMachine.Phase {
         case .countdown(let secondsLeft): secondsLeft <= 1
         case .capturing: true
         case .ready, .processing, .retake, .analysing, .mealResult, .groupReview, .uploading, .sent, .locked, .problem,
-            .idle, .pairing, .menu, .week:
+            .idle, .pairing, .menu, .week, .confirmReset, .erasing:
             false
         }
     }

@@ -23,4 +23,6 @@ public enum TimerID: String, Sendable, Hashable, CaseIterable {
     case menu
     /// Closes the week's screen nobody touches.
     case week
+    /// One tick per second of the factory reset's confirmation, which keeps everything when it runs out.
+    case resetConfirm
 }

@@ -175,6 +175,8 @@ public enum ScreenGallery {
             ("28-ready-two-cameras", .ready(twoCameras)),
             ("29-menu", .menu(menu)),
             ("29b-week", .week(sampleWeek(ending: LocalDay(containing: photo.takenAt, in: .current)))),
+            ("29c-reset-confirm", .reset(ResetScreen(secondsLeft: StationMachine.resetSeconds))),
+            ("29d-reset-erasing", .reset(ResetScreen(secondsLeft: nil))),
             (
                 "29c-week-empty",
                 .week(

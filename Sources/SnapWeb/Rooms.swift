@@ -241,6 +241,16 @@ struct KeysRoom: PageRoom {
     }
 }
 
+/// The factory reset: asked here, confirmed at the station.
+struct ResetRoom: PageRoom {
+    let frame: PageFrame
+
+    func addRoutes(to router: inout PageRouter) {
+        router.get("reset") { .reply(resetPage($0.paired)) }
+        router.post("reset", steps: askReset)
+    }
+}
+
 /// The system update: a bundle uploaded and installed into the other slot, or an older one on purpose.
 struct UpdateRoom: PageRoom {
     let frame: PageFrame

@@ -74,7 +74,7 @@ public final class WebApp: Sendable {
                 frame: frame, store: store, days: days, rule: rule, retentionHours: retention, directory: directory,
                 jobs: jobs),
             StatusRoom(frame: frame, store: store, days: days, updater: updater, storageDir: config.storage.dir),
-            update, backup, KeysRoom(frame: frame, config: config, keys: config.enteredKeys),
+            update, backup, KeysRoom(frame: frame, config: config, keys: config.enteredKeys), ResetRoom(frame: frame),
         ]
         var router = PageRouter()
         for room in rooms { room.addRoutes(to: &router) }

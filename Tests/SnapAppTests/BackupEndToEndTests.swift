@@ -15,25 +15,6 @@ struct BackupEndToEndTests {
 
     init() async throws { fake = try await FakeServices() }
 
-    /// A paired browser put in the store before the station starts: its cookie and its form token.
-    private func pairedBrowser(in state: String, name: String) throws -> (cookie: String, csrf: String) {
-        let token = "token-\(name)-\(UUID().uuidString)"
-        let hash = Process()
-        hash.executableURL = URL(fileURLWithPath: "/bin/sh")
-        hash.arguments = ["-c", "printf %s \"$0\" | sha256sum", token]
-        let pipe = Pipe()
-        hash.standardOutput = pipe
-        try hash.run()
-        let digest = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        hash.waitUntilExit()
-        let store = try StationStore(directory: state)
-        let csrf = "csrf-\(name)"
-        try store.createSession(
-            WebSession(
-                tokenHash: String(digest.prefix(64)), csrf: csrf, name: name, created: Date(), lastSeen: Date()))
-        return ("snapstation_session=\(token)", csrf)
-    }
-
     private func start(_ name: String, script: String? = nil) throws -> StationProcess {
         let config = try StationFixture.writeConfig(
             in: folder.path + "/" + name,
@@ -59,8 +40,8 @@ struct BackupEndToEndTests {
     func restoreOnAnotherStation() async throws {
         try FileManager.default.createDirectory(atPath: folder.path + "/A/state", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: folder.path + "/B/state", withIntermediateDirectories: true)
-        let ownerA = try pairedBrowser(in: folder.path + "/A/state", name: "A-phone")
-        let ownerB = try pairedBrowser(in: folder.path + "/B/state", name: "B-phone")
+        let ownerA = try PairedBrowser(in: folder.path + "/A/state", name: "A-phone")
+        let ownerB = try PairedBrowser(in: folder.path + "/B/state", name: "B-phone")
         let client = HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(60))
 
         let a = try start("A", script: "1s press")

@@ -148,6 +148,15 @@ public final class FakeServices: @unchecked Sendable {
         return member
     }
 
+    /// The names of `group`'s members, as `member` (one of them) lists them with `group_members`.
+    public func members(of group: String, as member: Member) async throws -> [String] {
+        let rows = try await api(
+            "/rest/v1/rpc/group_members", ["group_name": group], anonKey: member.anonKey,
+            token: try await signIn(member))
+        guard let rows = rows as? [[String: Any]] else { throw FakeError(message: "not a list of members: \(rows)") }
+        return rows.compactMap { $0["member_name"] as? String }
+    }
+
     /// A new Auth user for a station called `name`, in no group yet, signed up as anyone signs up.
     public func user(_ name: String) async throws -> Member {
         let anon = try await anonKey()

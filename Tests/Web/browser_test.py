@@ -670,6 +670,20 @@ def run(args):
         check("Set by the installer" in driver.page_source and not driver.find_elements(By.ID, "ai-key"),
               "the installer's key in force, said, and no field that would not be used")
 
+        print("a factory reset asked on the page, then kept by a press at the station")
+        station.wait_caption("the ready screen", r"^ready", timeout=15)
+        driver.get(base + "/backup")
+        follow(driver, driver.find_element(By.LINK_TEXT, "Erase this station"))
+        audit.check("factory reset")
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "form[action='/reset'] button"))
+        station.wait_caption("the reset's question", r"^reset-confirm")
+        check("Hold its button for 5 seconds" in driver.page_source, "the page says to confirm at the station")
+        # (not audited: the page reloads itself every 3 s while the station asks)
+        station.button("press")
+        station.wait_caption("everything kept", r"^ready")
+        driver.get(base + "/")
+        check(heading(driver) != "" and "/pair" not in driver.current_url, "still paired: nothing was erased")
+
         if args.screenshots:
             station.wait_caption("the ready screen", r"^ready", timeout=15)
             driver.get(base + "/")

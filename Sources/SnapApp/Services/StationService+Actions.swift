@@ -109,6 +109,8 @@ extension StationService {
             restart("restarting into the backup made by \(version): the store is replaced as the station starts")
         case .restartForKeys:
             restart("restarting to use the keys entered on the owner's page")
+        case .factoryReset(let groups):
+            group.addTask { await self.eraseStation(groups: groups) }
         case .log(let level, let message):
             logger.log(level: level.swiftLog, "\(message)")
         }
@@ -133,7 +135,7 @@ extension StationService {
     /// Stops the station once the display has drawn its last frame, as SIGTERM does: systemd starts it
     /// again (`Restart=always`), and the start puts a restored backup in place (`applyRestore`) before the
     /// store opens, and reads the keys. Run by hand, the station stops and says so (`why`, in the log).
-    private func restart(_ why: String) {
+    func restart(_ why: String) {
         let logger = logger
         display.afterDrawing {
             logger.notice("\(why)")

@@ -43,6 +43,12 @@ public enum Station {
         }
         if let script = options.script { config.gpio.script = script }
 
+        // A factory reset confirmed at the station erases the state folder before the store opens (a restore
+        // waiting in it goes too).
+        if let erased = try StationStore.applyErase(in: config.storage.dir) {
+            logger.notice(
+                "factory reset: erased \(erased.joined(separator: ", ")) in \(config.storage.dir); starting as new")
+        }
         // A backup the owner restored on the page goes in place before the store opens.
         if let version = try StationStore.applyRestore(in: config.storage.dir) {
             logger.notice("restored the backup made by SnapStation \(version)")

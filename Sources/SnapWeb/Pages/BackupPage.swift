@@ -34,6 +34,9 @@ extension BackupRoom {
             <h2>\(words("page.backup.kept_title"))</h2>
             <p>\(words("page.backup.kept_text"))</p>
             \(kept.isEmpty ? "<p class=\"empty\">\(words("page.backup.kept_none"))</p>" as HTML : "<ul class=\"kept\">\(kept)</ul>")
+            <h2>\(words("page.reset.title"))</h2>
+            <p>\(words("page.backup.reset_text"))</p>
+            <p><a href="/reset">\(words("page.reset.link"))</a></p>
             """)
     }
 

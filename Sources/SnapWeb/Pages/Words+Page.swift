@@ -32,6 +32,8 @@ extension Words {
         case .pairing: return words("page.screen.pairing")
         case .menu: return words("page.screen.menu")
         case .week: return words("page.screen.week")
+        case .reset(let reset):
+            return words(reset.secondsLeft == nil ? "page.screen.erasing" : "page.screen.reset")
         }
     }
 
