@@ -31,11 +31,6 @@ struct BackupEndToEndTests {
             arguments, logPath: folder.path + "/\(name).log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
     }
 
-    private func port(of station: StationProcess) async -> Int? {
-        _ = await StationProcess.waitFor(seconds: 30) { station.output.contains("owner's page at http") }
-        return station.output.firstMatch(of: /owner's page at http:\/\/[^:]+:(\d+)\/pair/).map { Int($0.1)! }
-    }
-
     @Test("should give A's backup over HTTP, restore it on B's page, restart B into it, and keep B's pairing")
     func restoreOnAnotherStation() async throws {
         try FileManager.default.createDirectory(atPath: folder.path + "/A/state", withIntermediateDirectories: true)
@@ -49,7 +44,7 @@ struct BackupEndToEndTests {
             let screens = StationFixture.screens(in: folder.path + "/A/state/frames")
             return screens.last == "ready" && screens.contains("meal-result")
         }
-        let portA = try #require(await port(of: a), "\(a.output)")
+        let portA = try #require(await a.pagePort(), "\(a.output)")
         let download = try await client.send(
             HTTPRequest(
                 url: "http://127.0.0.1:\(portA)/backup/download",
@@ -59,7 +54,7 @@ struct BackupEndToEndTests {
         #expect(download.status == 200, "\(String(decoding: download.body.prefix(300), as: UTF8.self))")
 
         let b = try start("B")
-        let portB = try #require(await port(of: b), "\(b.output)")
+        let portB = try #require(await b.pagePort(), "\(b.output)")
         let sent = try await client.send(
             HTTPRequest(
                 method: "POST", url: "http://127.0.0.1:\(portB)/backup/upload",
@@ -75,7 +70,7 @@ struct BackupEndToEndTests {
         #expect(b.output.contains("restarting into the backup made by \(StationVersion.current)"))
 
         let again = try start("B")
-        let portAgain = try #require(await port(of: again), "\(again.output)")
+        let portAgain = try #require(await again.pagePort(), "\(again.output)")
         let today = try await client.send(
             HTTPRequest(
                 url: "http://127.0.0.1:\(portAgain)/",

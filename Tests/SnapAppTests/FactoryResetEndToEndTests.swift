@@ -39,11 +39,6 @@ struct FactoryResetEndToEndTests {
             typing: typing)
     }
 
-    private func port(of station: StationProcess) async -> Int? {
-        _ = await StationProcess.waitFor(seconds: 30) { station.output.contains("owner's page at http") }
-        return station.output.firstMatch(of: /owner's page at http:\/\/[^:]+:(\d+)\/pair/).map { Int($0.1)! }
-    }
-
     /// Every regular file under `folder`, with its bytes.
     private func files(under folder: String) -> [(path: String, bytes: [UInt8])] {
         let walker = FileManager.default.enumerator(atPath: folder)
@@ -73,7 +68,7 @@ struct FactoryResetEndToEndTests {
         // A meal, then the day's photo shared with the group.
         let station = try start(kitchen, typing: true, log: "before")
         let follower = LogFollower(path: folder.path + "/before.log")
-        let page = try #require(await port(of: station), "\(station.output)")
+        let page = try #require(await station.pagePort(), "\(station.output)")
         #expect(await follower.waitFor("screen: ready", seconds: 30), "\(station.output)")
         station.type("press")
         #expect(await follower.waitFor("screen: meal-result", seconds: 40), "\(station.output)")
@@ -110,7 +105,7 @@ struct FactoryResetEndToEndTests {
 
         // Started again (systemd would): erased, then as new.
         let again = try start(kitchen, typing: false, log: "after")
-        _ = try #require(await port(of: again), "\(again.output)")
+        _ = try #require(await again.pagePort(), "\(again.output)")
         let firstStart = await StationProcess.waitFor(seconds: 30) {
             let caption = (try? String(contentsOfFile: state + "/frames/latest.txt", encoding: .utf8)) ?? ""
             return caption.contains("how to pair shown")

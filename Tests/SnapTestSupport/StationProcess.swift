@@ -80,6 +80,13 @@ public final class StationProcess {
         return process.terminationStatus
     }
 
+    /// The port of the owner's page on 127.0.0.1, from the station's log (it listens on a free port); nil
+    /// when the page is not up within 30 s.
+    public func pagePort() async -> Int? {
+        _ = await Self.waitFor(seconds: 30) { output.contains("owner's page at http") }
+        return output.firstMatch(of: /owner's page at http:\/\/[^:]+:(\d+)\/pair/).map { Int($0.1)! }
+    }
+
     /// Polls `condition` every 100 ms for `seconds` worth of checks; true if it came true (see `eventually`).
     public static func waitFor(seconds: Double, _ condition: () -> Bool) async -> Bool {
         await eventually(within: seconds) { condition() }
