@@ -228,8 +228,10 @@ struct BackupTests {
             Issue.record("a backup with no room to unpack was taken")
         } catch {
             guard case .noRoom(let needed, let left) = error else { throw error }
+            // The card is shared with the tests running beside this one: its free space moves a little
+            // between the two readings.
             let freeMB = Int(free >> 20)
-            #expect(left == freeMB, "\(error)")
+            #expect(abs(left - freeMB) <= 16, "\(error) (\(freeMB) MB free a moment before)")
             #expect(needed >= left, "\(error)")
         }
         #expect(!FileManager.default.fileExists(atPath: b + "/restore"))
