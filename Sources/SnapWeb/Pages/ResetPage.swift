@@ -31,14 +31,10 @@ extension ResetRoom {
 
     /// Asks the station; the page then says to hold its button, or that it is busy (nothing asked).
     func askReset(_ visitor: Visitor) throws -> PageStep {
-        .after { [link, words] in
-            let status = await link.deliver(.resetAsked)
-            return {
-                guard let status else { throw WebProblem(503, words("page.problem.stopping"), "") }
-                let asking = if case .reset(let screen)? = status.screen { screen.secondsLeft != nil } else { false }
-                if asking { logger.notice("owner's page: factory reset asked; the station asks for the long hold") }
-                return .reply(resetPage(visitor, busy: !asking))
-            }
+        delivering(.resetAsked) { status in
+            let asking = if case .reset(let screen)? = status.screen { screen.secondsLeft != nil } else { false }
+            if asking { logger.notice("owner's page: factory reset asked; the station asks for the long hold") }
+            return .reply(resetPage(visitor, busy: !asking))
         }
     }
 }

@@ -118,8 +118,14 @@ extension PageRoom {
     /// Hands `change` to the state machine (the owner's settings' only writer), and goes on with `then` on
     /// the page's thread once it made it, with the station's status after it.
     func changing(_ change: SettingsChange, then: @escaping @Sendable (StationStatus) throws -> PageStep) -> PageStep {
+        delivering(.settingsChanged(change), then: then)
+    }
+
+    /// Hands `event` to the station's loop, and goes on with `then` on the page's thread once the loop
+    /// handled it, with the station's status after it (503 when the station stopped first).
+    func delivering(_ event: Event, then: @escaping @Sendable (StationStatus) throws -> PageStep) -> PageStep {
         .after { [link, words] in
-            let status = await link.change(change)
+            let status = await link.deliver(event)
             return {
                 guard let status else { throw WebProblem(503, words("page.problem.stopping"), "") }
                 return try then(status)
