@@ -202,8 +202,9 @@ struct WebServerTests {
             #expect(open == 64, "all still waiting when the owner was answered")
             // The figure is the printed wait (10 to 20 ms here, with the suite's other tests beside it);
             // a timed bound in a unit test only tells a working cap from none (then the owner waits for
-            // the slow sockets' 120 s deadlines), so it is wide.
-            #expect(waited < .seconds(5), "the owner is answered at once, not after the slow sockets' deadlines")
+            // the slow sockets' 120 s deadlines), so it is wide: the whole suite on 2 cores once held this
+            // test's own task back 5.5 s.
+            #expect(waited < .seconds(60), "the owner is answered at once, not after the slow sockets' deadlines")
         }
     }
 
@@ -243,8 +244,12 @@ struct WebServerTests {
             let bodyAfter = try #require(closedAfter[body])
             print(
                 "deadlines: a trickling head closed after \(headAfter) (deadline 1 s), a body after \(bodyAfter) (2 s)")
-            #expect(headAfter >= .seconds(1) && headAfter < .seconds(4), "at the head's deadline")
-            #expect(bodyAfter >= .seconds(2) && bodyAfter < .seconds(5), "at the body's deadline, not the head's")
+            // Never before its deadline; and closed at all while bytes kept coming (an idle timer never fires).
+            // The upper bound is wide: in CI's load both sockets were once closed together 4.5 s in, the
+            // server's loop held up, so the figure is printed and only a missing deadline fails it.
+            #expect(headAfter >= .seconds(1), "not before the head's deadline")
+            #expect(bodyAfter >= .seconds(2), "not before the body's deadline, the head's is shorter")
+            #expect(headAfter < .seconds(12) && bodyAfter < .seconds(12), "closed while the bytes kept coming")
         }
     }
 
