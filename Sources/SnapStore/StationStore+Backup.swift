@@ -29,6 +29,10 @@ public enum BackupProblem: Error, Sendable, Equatable, CustomStringConvertible {
     case nameTooLong(String)
     /// Unpacking it needs `needed` MB where the card has `free` MB (with room left for the station).
     case noRoom(needed: Int, free: Int)
+    /// Sealed with a passphrase (`BackupSeal`), and none was given.
+    case locked
+    /// Sealed with another passphrase than the one given.
+    case wrongPassphrase
     /// The file system or the database failed: what, and why.
     case failed(String)
 
@@ -42,6 +46,8 @@ public enum BackupProblem: Error, Sendable, Equatable, CustomStringConvertible {
                 + "format \(StationStore.backupFormat) and older"
         case .nameTooLong(let name): "a file name too long for the backup: \(name)"
         case .noRoom(let needed, let free): "unpacking the backup needs \(needed) MB, the card has \(free) MB free"
+        case .locked: "the backup is sealed with a passphrase"
+        case .wrongPassphrase: "the backup is sealed with another passphrase"
         case .failed(let why): why
         }
     }
@@ -53,25 +59,34 @@ public enum BackupProblem: Error, Sendable, Equatable, CustomStringConvertible {
 ///     snapstation.sqlite        the store, copied with SQLite's online backup while the station runs,
 ///                               without the paired browsers' sessions
 ///     photos/…, inbox/…         every photo, thumbnail and sticker, and the group's photos received
+///     keys/…                    the keys entered on the page (`EnteredKeys`), only in a sealed backup
 ///     SHA256SUMS                each file's SHA-256 as `sha256sum` writes it (`sha256sum -c` checks it)
+///
+/// The keys go only into a backup the owner seals with a passphrase (`BackupSeal`: the whole file is then
+/// encrypted, and `format` is 2); one without holds none (`format` 1, read by every station that reads
+/// backups), and restoring it leaves the station's own keys as they are.
 ///
 /// It is written and checked as a stream, 64 KiB at a time, so a year of photos costs no more memory than
 /// a day's. A restore checks the whole file first (every checksum, the header's format) and only then
 /// unpacks it beside the store (`stageRestore`); the next start puts it in place (`applyRestore`).
 extension StationStore {
-    /// The layout this station writes and the newest it reads.
-    public static let backupFormat = 1
+    /// The newest layout this station reads: 1, the store and its files; 2, the keys too (sealed only).
+    public static let backupFormat = 2
     static let backupHeaderName = "snapstation-backup.json"
     static let backupSumsName = "SHA256SUMS"
     static let storeName = "snapstation.sqlite"
     /// The folders of files a backup holds, under the state folder.
     static let backupFolders = ["photos", "inbox"]
+    /// Where the keys entered on the page are kept, under the state folder (`StationConfig.enteredKeys`;
+    /// a test holds the two together): in a sealed backup only.
+    public static let keysFolder = "keys"
 
     /// Makes a backup as its reader asks for it, a piece at a time (`BackupPieces`): the store's copy now,
-    /// the rest as it is read.
+    /// the rest as it is read. With a `passphrase` it holds the keys too and is sealed with it.
     public func backupPieces(
-        now: Date = Date(), version: String = StationVersion.current, format: Int = StationStore.backupFormat
+        now: Date = Date(), version: String = StationVersion.current, format: Int? = nil, passphrase: String? = nil
     ) throws(BackupProblem) -> BackupPieces {
+        let seal = try passphrase.map { passphrase throws(BackupProblem) in try BackupSeal(passphrase: passphrase) }
         let folder = directory + "/backup"
         let copy = "\(folder)/\(AtomicFile.temporaryPrefix)store.\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
         let header: [UInt8]
@@ -90,27 +105,28 @@ extension StationStore {
             header = Array(
                 try encoder.encode(
                     BackupHeader(
-                        format: format, version: version, created: ISO8601DateFormatter().string(from: now),
+                        format: format ?? (seal == nil ? 1 : 2), version: version,
+                        created: ISO8601DateFormatter().string(from: now),
                         directory: directory)))
         } catch {
             unlink(copy)
             throw .failed("copy the store: \(error)")
         }
         var parts: [BackupPieces.Part] = [.bytes(Self.backupHeaderName, header), .file(Self.storeName, copy)]
-        for folder in Self.backupFolders {
+        for folder in Self.backupFolders + (seal == nil ? [] : [Self.keysFolder]) {
             for relative in Self.files(under: "\(directory)/\(folder)") {
                 parts.append(.file("\(folder)/\(relative)", "\(directory)/\(folder)/\(relative)"))
             }
         }
-        return BackupPieces(parts, sums: Self.backupSumsName, modified: now, deleting: copy)
+        return BackupPieces(parts, sums: Self.backupSumsName, modified: now, deleting: copy, sealed: seal)
     }
 
     /// Writes a backup to `sink`, a piece at a time.
     public func writeBackup(
-        now: Date = Date(), version: String = StationVersion.current, format: Int = StationStore.backupFormat,
+        now: Date = Date(), version: String = StationVersion.current, format: Int? = nil, passphrase: String? = nil,
         to sink: (UnsafeRawBufferPointer) throws -> Void
     ) throws(BackupProblem) {
-        let pieces = try backupPieces(now: now, version: version, format: format)
+        let pieces = try backupPieces(now: now, version: version, format: format, passphrase: passphrase)
         while let piece = try pieces.next() {
             do {
                 try piece.withUnsafeBytes { try sink($0) }

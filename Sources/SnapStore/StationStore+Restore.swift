@@ -5,23 +5,33 @@ import SnapFiles
 
 extension StationStore {
     /// Checks a backup whole without touching anything: it is a station's backup, of a layout this
-    /// station reads, every file's checksum matches `SHA256SUMS`, and nothing is missing or cut short.
-    public static func checkBackup(at path: String) throws(BackupProblem) -> BackupHeader {
-        try readBackup(at: path) { _, _ in nil }
+    /// station reads, every file's checksum matches `SHA256SUMS`, nothing is missing or cut short, and a
+    /// sealed one opens with `passphrase`.
+    public static func checkBackup(at path: String, passphrase: String? = nil) throws(BackupProblem) -> BackupHeader {
+        try readBackup(at: path, passphrase: passphrase) { _, _ in nil }
+    }
+
+    /// Whether the file at `path` is a backup sealed with a passphrase (which a restore then asks for).
+    public static func isSealedBackup(at path: String) -> Bool {
+        guard let file = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? file.close() }
+        return BackupSeal.isSealed(Array((try? file.read(upToCount: BackupSeal.magic.count)) ?? Data()))
     }
 
     /// Reads the backup at `path` through, checking it as `checkBackup` says; `each` is asked, for each
     /// file named in the sums, where to write it (nil: nowhere) and hears each piece.
     static func readBackup(
-        at path: String, writing each: (String, Int) throws(BackupProblem) -> ((UnsafeRawBufferPointer) throws -> Void)?
+        at path: String, passphrase: String? = nil,
+        writing each: (String, Int) throws(BackupProblem) -> ((UnsafeRawBufferPointer) throws -> Void)?
     ) throws(BackupProblem) -> BackupHeader {
-        let reader = try BackupReader(path: path)
+        let reader = try BackupReader(path: path, passphrase: passphrase)
         // The first file names the backup; anything else is another file.
         let first: (name: String, size: Int)?
         do throws(BackupProblem) {
             first = try reader.next()
         } catch {
-            throw error == .truncated || error == .damaged("a file's header") ? .notABackup : error
+            // A sealed one is a backup whatever follows its head.
+            throw !reader.sealed && (error == .truncated || error == .damaged("a file's header")) ? .notABackup : error
         }
         guard let first, first.name == backupHeaderName, first.size <= 64 * 1024 else { throw .notABackup }
         var bytes: [UInt8] = []
@@ -50,11 +60,11 @@ extension StationStore {
                     guard listed[index].sum == file.sum else { throw .damaged(file.name) }
                 }
                 guard listed.count == seen.count else { throw .damaged(backupSumsName) }
-                // The end: two zero blocks (a missing one is a file cut short).
-                guard try reader.next() == nil else { throw .damaged(backupSumsName) }
+                // The end: two zero blocks (a missing one is a file cut short), then a sealed file's end.
+                guard try reader.next() == nil, try reader.ended() else { throw .damaged(backupSumsName) }
                 return header
             }
-            guard isBackupPart(entry.name) else { throw .damaged(entry.name) }
+            guard isBackupPart(entry.name, sealed: reader.sealed) else { throw .damaged(entry.name) }
             let target = try each(entry.name, entry.size)
             try reader.content(entry.size) { piece throws(BackupProblem) in
                 hash.update(piece)
@@ -68,12 +78,14 @@ extension StationStore {
         }
     }
 
-    /// Whether `name` is a part a backup may hold: the store, or a file under one of `backupFolders`,
-    /// with no "." or ".." step and no empty one. Nothing else in a backup becomes a path.
-    static func isBackupPart(_ name: String) -> Bool {
+    /// Whether `name` is a part a backup may hold: the store, or a file under one of `backupFolders` (or,
+    /// in a sealed one, `keysFolder`), with no "." or ".." step and no empty one. Nothing else in a backup
+    /// becomes a path.
+    static func isBackupPart(_ name: String, sealed: Bool = false) -> Bool {
         if name == storeName { return true }
         let steps = name.split(separator: "/", omittingEmptySubsequences: false)
-        guard steps.count >= 2, backupFolders.contains(String(steps[0])) else { return false }
+        let folders = backupFolders + (sealed ? [keysFolder] : [])
+        guard steps.count >= 2, folders.contains(String(steps[0])) else { return false }
         return steps.allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("\0") }
     }
 }
@@ -85,9 +97,12 @@ extension StationStore {
     /// Checks the backup at `path` whole, then unpacks it beside the store (`restore/`), its store
     /// migrated to this station's schema, its file paths moved to this state folder, and this station's
     /// paired browsers kept; the next start puts it in place (`applyRestore`). Nothing the station uses
-    /// is touched: a backup refused here leaves everything as it was.
-    public func stageRestore(from path: String, margin: UInt64 = 64 << 20) throws(BackupProblem) -> BackupHeader {
-        _ = try Self.checkBackup(at: path)
+    /// is touched: a backup refused here leaves everything as it was. The keys of a sealed backup
+    /// (`passphrase` opens it) are unpacked readable by the station's user alone.
+    public func stageRestore(from path: String, passphrase: String? = nil, margin: UInt64 = 64 << 20)
+        throws(BackupProblem) -> BackupHeader
+    {
+        _ = try Self.checkBackup(at: path, passphrase: passphrase)
         // Unpacked, it takes about its own size (the file sent is deleted only after), and the station
         // keeps `margin` to go on taking photos.
         var file = stat()
@@ -101,11 +116,13 @@ extension StationStore {
         let header: BackupHeader
         do {
             try AtomicFile.createFolder(staging)
-            header = try Self.readBackup(at: path) { name, _ throws(BackupProblem) in
+            header = try Self.readBackup(at: path, passphrase: passphrase) { name, _ throws(BackupProblem) in
                 let target = staging + "/" + name
+                let key = name.hasPrefix(Self.keysFolder + "/")
                 do {
-                    try AtomicFile.createFolder(URL(fileURLWithPath: target).deletingLastPathComponent().path)
-                    let writer = try AtomicFile.Writer(path: target)
+                    try AtomicFile.createFolder(
+                        URL(fileURLWithPath: target).deletingLastPathComponent().path, permissions: key ? 0o700 : 0o755)
+                    let writer = try AtomicFile.Writer(path: target, permissions: key ? 0o600 : 0o644)
                     writers.append(writer)
                     return { piece in try writer.append(piece) }
                 } catch {
@@ -183,7 +200,8 @@ extension StationStore {
         let replaced = directory + "/replaced"
         do {
             try AtomicFile.createFolder(replaced)
-            for part in [storeName] + backupFolders {
+            // The keys only when the backup held them (sealed): else the station's own stay.
+            for part in [storeName] + backupFolders + [keysFolder] {
                 let (new, current) = (staging + "/" + part, directory + "/" + part)
                 guard FileManager.default.fileExists(atPath: new) else { continue }
                 if part == storeName {

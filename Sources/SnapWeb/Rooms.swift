@@ -224,6 +224,8 @@ struct BackupRoom: PageRoom {
         router.get("backup/download", page: downloadBackup)
         router.get("backup/kept/:name", named: downloadKept)
         router.post("backup/restore-kept", steps: restoreKept)
+        router.post("backup/unlock", steps: unlock)
+        router.post("backup/download-sealed", page: downloadSealed)
     }
 }
 

@@ -33,7 +33,7 @@ extension WebApp {
                 )
             case .backup:
                 (
-                    "/backup/upload", "/backup", "backup-file", ".tar",
+                    "/backup/upload", "/backup", "backup-file", ".tar,.sealed",
                     ("page.backup.choose", "page.backup.send", "page.backup.lost")
                 )
             }

@@ -8,7 +8,9 @@ year, so that the photos are kept). A paired client downloads `/backup/download`
 as it reads (the peer: GNU tar writing the same state folder to a pipe, `tar -cf - -C STATE .`, timed in
 the same run, each in turn, its peak memory from GNU time), then at a phone's pace over Wi-Fi
 (`--phone-mbps`) while the person presses the button every 2 s. The station's resident memory (VmRSS) is
-sampled every 20 ms before and during each.
+sampled every 20 ms before and during each. Then the backup sealed with a passphrase
+(`/backup/download-sealed`: scrypt, then ChaCha20-Poly1305 as it streams), against GNU tar piped through
+`openssl enc -chacha20 -pbkdf2` (the same cipher without its MAC, a key from PBKDF2).
 
     python3 Tests/Benchmarks/backup.py [--days 364] [--photo-kb 400] [--runs 3] [--phone-mbps 25]
                                        [--binary .build/release/snapstation]
@@ -18,6 +20,7 @@ Needs the release build (built here if missing) and GNU time (apt-get install ti
 import argparse
 import http.client
 import os
+import re
 import shutil
 import sqlite3
 import statistics
@@ -26,6 +29,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 
 from common import BINARY, Station, page_config, release_binary  # noqa: E402  (Tests/Benchmarks/common.py)
 
@@ -74,15 +78,30 @@ def seed(state, days, photo_kb):
     return written
 
 
-def download(port, headers, mbps=0):
-    """Reads the backup to nowhere, at most `mbps` MB a second (0: as fast as it comes); its size and
-    seconds."""
+def csrf_token(port, headers):
+    """The session's CSRF token, from the backup page's forms."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("GET", "/backup", headers=headers)
+    page = connection.getresponse().read().decode()
+    connection.close()
+    return re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+
+
+def download(port, headers, mbps=0, passphrase=None):
+    """Reads the backup to nowhere (sealed with `passphrase` when one is given), at most `mbps` MB a second
+    (0: as fast as it comes); its size and seconds."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
     started = time.perf_counter()
-    connection.request("GET", "/backup/download", headers=headers)
+    if passphrase:
+        form = urllib.parse.urlencode(
+            {"csrf": csrf_token(port, headers), "passphrase": passphrase, "again": passphrase})
+        connection.request("POST", "/backup/download-sealed", body=form,
+                           headers={**headers, "Content-Type": "application/x-www-form-urlencoded"})
+    else:
+        connection.request("GET", "/backup/download", headers=headers)
     response = connection.getresponse()
     if response.status != 200:
-        raise RuntimeError(f"GET /backup/download: {response.status}")
+        raise RuntimeError(f"the backup's download: {response.status}")
     size = 0
     while True:
         piece = response.read(256 * 1024)
@@ -97,11 +116,13 @@ def download(port, headers, mbps=0):
     return size, time.perf_counter() - started
 
 
-def tar(state):
-    """GNU tar of the state folder to a pipe read to nowhere: seconds and peak kB (GNU time)."""
+def tar(state, sealed=False):
+    """GNU tar of the state folder to a pipe read to nowhere (through `openssl enc` when `sealed`): seconds
+    and peak kB (GNU time)."""
+    through = "openssl enc -chacha20 -pbkdf2 -iter 600000 -pass pass:correct-horse-battery" if sealed else "cat"
     started = time.perf_counter()
     result = subprocess.run(
-        ["/usr/bin/time", "-f", "%M", "sh", "-c", f"tar -cf - -C '{state}' . | cat > /dev/null"],
+        ["/usr/bin/time", "-f", "%M", "sh", "-c", f"tar -cf - -C '{state}' . | {through} > /dev/null"],
         stderr=subprocess.PIPE, text=True, check=True)
     return time.perf_counter() - started, int(result.stderr.strip().splitlines()[-1])
 
@@ -134,7 +155,7 @@ def main():
         station.wait("screen: ready", after=station.mark())
         time.sleep(3)
 
-        def measured(mbps, press, seconds=None):
+        def measured(mbps, press, seconds=None, passphrase=None):
             """One download (or, with `seconds`, none: that long at rest): its size and seconds, the
             station's RSS growth over its median at rest (2 s before) and at its peak, and the photos taken
             meanwhile (a press every 2 s when `press`)."""
@@ -144,7 +165,8 @@ def main():
                 time.sleep(0.02)
             samples, result = [], {}
             mark = station.mark()
-            fetch = (lambda: (0, time.sleep(seconds) or seconds)) if seconds else (lambda: download(port, headers, mbps))
+            fetch = ((lambda: (0, time.sleep(seconds) or seconds)) if seconds
+                     else (lambda: download(port, headers, mbps, passphrase)))
             worker = threading.Thread(target=lambda: result.update(zip(("size", "seconds"), fetch())))
             worker.start()
             pressed = time.monotonic()
@@ -173,6 +195,15 @@ def main():
             tar_peaks.append(tar_peak)
             print(f"  run {run + 1}: backup {size / 1e6:.0f} MB in {seconds:.2f} s, RSS +{growth / 1024:.1f} MB "
                   f"(peak {peak / 1024:.1f} MB); tar {tar_seconds:.2f} s, {tar_peak / 1024:.1f} MB", flush=True)
+        sealed, sealed_tar, sealed_growths = [], [], []
+        for run in range(args.runs):
+            size, seconds, growth, peak, _ = measured(0, press=False, passphrase="correct horse battery")
+            sealed.append(seconds)
+            sealed_growths.append(growth)
+            tar_seconds, _ = tar(state, sealed=True)
+            sealed_tar.append(tar_seconds)
+            print(f"  run {run + 1}: sealed backup {size / 1e6:.0f} MB in {seconds:.2f} s, RSS +{growth / 1024:.1f} MB "
+                  f"(peak {peak / 1024:.1f} MB); tar | openssl enc {tar_seconds:.2f} s", flush=True)
         # At a phone's pace: the backup alone, then photos alone for as long, then both at once.
         alone = [measured(args.phone_mbps, press=False) for _ in range(args.runs)]
         phone_seconds = statistics.median(run[1] for run in alone)
@@ -192,6 +223,13 @@ def main():
         print(f"  tar -cf - | cat (GNU tar)      {theirs_median:6.2f} s  "
               f"{statistics.median(sizes) / 1e6 / theirs_median:6.0f} MB/s  peak RSS {statistics.median(tar_peaks) / 1024:.1f} MB")
         print(f"  ratio (snapstation / tar): {ours_median / theirs_median:.2f}")
+        sealed_median, sealed_tar_median = statistics.median(sealed), statistics.median(sealed_tar)
+        print(f"  snapstation, sealed            {sealed_median:6.2f} s  "
+              f"{statistics.median(sizes) / 1e6 / sealed_median:6.0f} MB/s  "
+              f"RSS growth {statistics.median(sealed_growths) / 1024:.1f} MB (most {max(sealed_growths) / 1024:.1f} MB)")
+        print(f"  tar | openssl enc -chacha20     {sealed_tar_median:6.2f} s  "
+              f"{statistics.median(sizes) / 1e6 / sealed_tar_median:6.0f} MB/s")
+        print(f"  ratio (sealed / tar | openssl enc): {sealed_median / sealed_tar_median:.2f}")
         print(f"At a phone's pace ({args.phone_mbps:g} MB/s, {phone_seconds:.1f} s), RSS over the station at rest:")
         print(f"  nothing (the station at rest)     +{rest_growth / 1024:5.1f} MB (peak {rest_peak / 1024:.1f} MB)")
         print(f"  the backup alone ({args.runs} runs)        +{alone_growth / 1024:5.1f} MB median, most "

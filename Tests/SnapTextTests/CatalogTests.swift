@@ -40,7 +40,7 @@ struct CatalogTests {
             "page.macro.fats", "page.nav.status", "page.status.title", "page.status.version", "page.status.backend",
             "page.meal.form.name", "page.settings.filter", "page.settings.countdown", "page.pair.code",
             "page.group.received_from", "page.status.storage_line", "macro.letter.fats", "page.update.slot",
-            "page.update.slot_version",
+            "page.update.slot_version", "page.backup.passphrase",
         ],
         .es: [
             "macro.letter.protein", "menu.flash", "page.food.gluten", "page.filter.sepia", "page.macro.protein",
@@ -56,7 +56,7 @@ struct CatalogTests {
         ],
         .it: [
             "macro.letter.protein", "macro.letter.carbs", "menu.flash", "sample.jar.9", "date.day", "number.percent",
-            "page.macro.protein",
+            "page.macro.protein", "page.backup.passphrase",
             "page.status.storage_line",
             "page.macro.carbs", "page.status.backend", "page.group.received_from", "page.update.slot",
         ],

@@ -1,7 +1,8 @@
-// OpenSSL's libcrypto, for the owner's page: SHA-256 of session tokens (stored hashed), random bytes, and
-// the self-signed certificate of `web.tls = "self-signed"`. libcurl already links it on Debian
-// (libcurl4-openssl-dev), so it costs nothing more.
+// OpenSSL's libcrypto, for the owner's page: SHA-256 of session tokens (stored hashed), random bytes,
+// the self-signed certificate of `web.tls = "self-signed"`, and a backup sealed with a passphrase (scrypt
+// and ChaCha20-Poly1305). libcurl already links it on Debian (libcurl4-openssl-dev), so it costs nothing more.
 #include <openssl/evp.h>
+#include <openssl/kdf.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 #include <openssl/bn.h>
@@ -124,4 +125,28 @@ static inline int ss_certificate_fingerprint(const char *pem, unsigned char *fin
     int failed = !certificate || !X509_digest(certificate, EVP_sha256(), fingerprint, &length) || length != 32;
     X509_free(certificate);
     return failed;
+}
+
+// One piece of a sealed backup with ChaCha20-Poly1305 (RFC 8439): `length` bytes of `input` with the
+// 32-byte `key`, the 12-byte `nonce` and `aad_length` bytes of `aad`, into `output` (as long as
+// `input`) and the 16-byte `tag`. `open` 0 seals; 1 opens, checking `tag`. Returns 1 when done (and, on
+// opening, the tag matched), 0 otherwise.
+static inline int ss_chacha_poly(int open, const unsigned char *key, const unsigned char *nonce,
+                                 const unsigned char *aad, int aad_length, const unsigned char *input, int length,
+                                 unsigned char *output, unsigned char *tag) {
+    EVP_CIPHER_CTX *context = EVP_CIPHER_CTX_new();
+    int written = 0, done = 0;
+    if (!context) return 0;
+    if (EVP_CipherInit_ex(context, EVP_chacha20_poly1305(), NULL, NULL, NULL, open ? 0 : 1) != 1) goto end;
+    if (EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_AEAD_SET_IVLEN, 12, NULL) != 1) goto end;
+    if (EVP_CipherInit_ex(context, NULL, NULL, key, nonce, -1) != 1) goto end;
+    if (open && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_AEAD_SET_TAG, 16, tag) != 1) goto end;
+    if (aad_length > 0 && EVP_CipherUpdate(context, NULL, &written, aad, aad_length) != 1) goto end;
+    if (length > 0 && EVP_CipherUpdate(context, output, &written, input, length) != 1) goto end;
+    if (EVP_CipherFinal_ex(context, output + (length > 0 ? written : 0), &written) != 1) goto end;
+    if (!open && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_AEAD_GET_TAG, 16, tag) != 1) goto end;
+    done = 1;
+end:
+    EVP_CIPHER_CTX_free(context);
+    return done;
 }

@@ -3,7 +3,8 @@ import Foundation
 /// A backup's tar made as its reader asks for it (`next`): the header, then each file in pieces of at
 /// most 64 KiB, hashed as they are read, then `SHA256SUMS` and the archive's end. Nothing is made ahead of
 /// the reader, so a slow phone holds the making back instead of the station's memory growing, and a
-/// reader that stops stops it. The store's copy it reads (`deleting`) goes with it.
+/// reader that stops stops it. The store's copy it reads (`deleting`) goes with it. With a seal
+/// (`BackupSeal`) the tar goes out encrypted, piece by piece, as it is made.
 public final class BackupPieces {
     /// One file of the backup: bytes at hand, or a file read as it goes.
     enum Part {
@@ -30,12 +31,14 @@ public final class BackupPieces {
     private var reading: Reading?
     private var summed = false
     private var ended = false
+    private let sealer: BackupSealer?
 
-    init(_ parts: [Part], sums: String, modified: Date, deleting copy: String) {
+    init(_ parts: [Part], sums: String, modified: Date, deleting copy: String, sealed seal: BackupSeal? = nil) {
         self.parts = parts.reversed()
         sumsName = sums
         self.modified = Int(modified.timeIntervalSince1970)
         self.copy = copy
+        sealer = seal.map(BackupSealer.init)
     }
 
     deinit {
@@ -45,6 +48,12 @@ public final class BackupPieces {
 
     /// The backup's next piece; nil after its end.
     public func next() throws(BackupProblem) -> [UInt8]? {
+        guard let sealer else { return try tarPiece() }
+        return try sealer.next(from: tarPiece)
+    }
+
+    /// The tar's next piece; nil after its end.
+    private func tarPiece() throws(BackupProblem) -> [UInt8]? {
         if let file = reading { return try piece(of: file) }
         if let part = parts.popLast() {
             switch part {
@@ -70,7 +79,7 @@ public final class BackupPieces {
         if !summed {
             summed = true
             parts = [.bytes(sumsName, Array(sums.map { "\($0.sum)  \($0.name)\n" }.joined().utf8))]
-            return try next()
+            return try tarPiece()
         }
         guard !ended else { return nil }
         ended = true

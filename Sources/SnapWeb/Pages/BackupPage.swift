@@ -9,7 +9,15 @@ import SnapText
 /// update's upload, `WebApp.Upload.backup`), which is checked whole and unpacked beside the store before
 /// anything the station uses changes, and the station starts again into it at its next calm moment.
 extension BackupRoom {
-    func backupPage(_ visitor: Visitor, message: String? = nil, status: Int = 200) throws -> WebReply {
+    /// Where a sealed backup sent to restore waits for its passphrase (`unlock`): encrypted, so it may.
+    var lockedPath: String { store.directory + "/backup/restore-locked.sealed" }
+
+    /// The fewest characters of a passphrase that seals a backup.
+    static let passphraseLength = 10
+
+    func backupPage(_ visitor: Visitor, message: String? = nil, status: Int = 200, sealing: FormProblem? = nil)
+        throws -> WebReply
+    {
         let words = self.words
         let restored = visitor.form["restored"].map { words("page.backup.restored", ["version": $0]) }
         let kept = store.keptBackups().map { path -> HTML in
@@ -21,16 +29,41 @@ extension BackupRoom {
                 <input type="hidden" name="name" value="\(name)"><button type="submit" class="secondary">\(words("page.backup.restore_kept"))</button></form></li>
                 """
         }
+        // The passphrases are marked as every form's fields are (`FormEcho`), never filled again.
+        let echo = sealing.map { FormEcho(visitor.form, $0, prefix: "seal-") } ?? FormEcho(prefix: "seal-")
+        let length = Self.passphraseLength
+        let restore: HTML =
+            FileManager.default.fileExists(atPath: lockedPath)
+            ? """
+            <form method="post" action="/backup/unlock" class="locked">\(csrfField(visitor))
+            <p>\(words("page.backup.locked_text"))</p>
+            <label for="unlock-passphrase">\(words("page.backup.passphrase"))</label>
+            <input type="password" id="unlock-passphrase" name="passphrase" autocomplete="current-password" required autofocus>
+            <div class="buttons"><button type="submit">\(words("page.backup.unlock"))</button>\
+            <button type="submit" name="forget" value="1" class="secondary" formnovalidate>\(words("page.backup.forget_locked"))</button></div>
+            </form>
+            """
+            : frame.uploadForm(.backup, visitor, words)
         return page(
             words("page.backup.title"), status: status,
             """
-            \(notice(message, problem: true))\(notice(restored))
+            \(notice(message, problem: true))\(notice(restored))\(sealing.map { _ in echo.summary(words) } ?? "")
             <h2>\(words("page.backup.download_title"))</h2>
             <p>\(words("page.backup.download_text"))</p>
             <p><a class="button" href="/backup/download" download>\(words("page.backup.download"))</a></p>
+            <h3>\(words("page.backup.sealed_title"))</h3>
+            <p>\(words("page.backup.sealed_text"))</p>
+            <form method="post" action="/backup/download-sealed">\(csrfField(visitor))
+            <label for="seal-passphrase">\(words("page.backup.passphrase_new", ["count": words.integer(length)]))</label>
+            <input type="password"\(echo.attributes("passphrase")) name="passphrase" autocomplete="new-password" minlength="\(length)" required>\
+            \(echo.message("passphrase"))
+            <label for="seal-again">\(words("page.backup.passphrase_again"))</label>
+            <input type="password"\(echo.attributes("again")) name="again" autocomplete="new-password" minlength="\(length)" required>\
+            \(echo.message("again"))
+            <div class="buttons"><button type="submit">\(words("page.backup.download_sealed"))</button></div></form>
             <h2>\(words("page.backup.restore_title"))</h2>
             <p>\(words("page.backup.restore_text"))</p>
-            \(frame.uploadForm(.backup, visitor, words))
+            \(restore)
             <h2>\(words("page.backup.kept_title"))</h2>
             <p>\(words("page.backup.kept_text"))</p>
             \(kept.isEmpty ? "<p class=\"empty\">\(words("page.backup.kept_none"))</p>" as HTML : "<ul class=\"kept\">\(kept)</ul>")
@@ -74,16 +107,19 @@ extension BackupRoom {
         }
     }
 
-    /// Checks and unpacks the backup at `path` on `thread` (`stageRestore`), deleting the file after when
-    /// it was sent.
-    static func stage(_ path: String, of store: StationStore, on thread: SerialThread, deleting: Bool) async
-        -> Result<BackupHeader, BackupProblem>
-    {
+    /// Checks and unpacks the backup at `path` on `thread` (`stageRestore`, a sealed one opened with
+    /// `passphrase`), deleting the file after when it was sent; a sealed one the passphrase did not open
+    /// stays, for the owner to try again.
+    static func stage(
+        _ path: String, of store: StationStore, on thread: SerialThread, deleting: Bool, passphrase: String? = nil
+    ) async -> Result<BackupHeader, BackupProblem> {
         let result = try? await thread.run { () -> Result<BackupHeader, BackupProblem> in
-            defer { if deleting { unlink(path) } }
             do throws(BackupProblem) {
-                return .success(try store.stageRestore(from: path))
+                let header = try store.stageRestore(from: path, passphrase: passphrase)
+                if deleting { unlink(path) }
+                return .success(header)
             } catch {
+                if deleting && error != .wrongPassphrase { unlink(path) }
                 return .failure(error)
             }
         }
@@ -128,13 +164,22 @@ extension BackupRoom {
     }
 
     /// A backup sent: checked whole and unpacked (`stageRestore`), the file sent deleted, and the station
-    /// told (`Event.backupRestored`); or why not, with nothing changed.
+    /// told (`Event.backupRestored`); or why not, with nothing changed. A sealed one waits for its
+    /// passphrase (`unlock`): the page asks for it.
     func restoreReceived(_ path: String, problem: WebApp.UploadProblem?) async -> WebReply {
         let words = self.words
         let staged: Result<BackupHeader, BackupProblem>
         switch problem {
         case .tooLarge?: staged = .failure(.failed(words("page.backup.problem.too_large")))
         case .failed(let reason)?: staged = .failure(.failed(reason))
+        case nil where StationStore.isSealedBackup(at: path):
+            guard rename(path, lockedPath) == 0 else {
+                unlink(path)
+                staged = .failure(.failed("keep the sealed backup: \(String(cString: strerror(errno)))"))
+                break
+            }
+            logger.notice("owner's page: a sealed backup waits for its passphrase")
+            return .redirect("/backup")
         case nil: staged = await Self.stage(path, of: store, on: restoring, deleting: true)
         }
         switch staged {
@@ -143,6 +188,58 @@ extension BackupRoom {
             logger.warning("owner's page: a backup was not restored: \(problem)")
             return .text(words.backupProblem(problem), status: 400)
         }
+    }
+
+    /// The sealed backup waiting (`lockedPath`) opened with the passphrase the form sends, checked and
+    /// unpacked as any backup sent; a wrong passphrase says so and it waits on. The form's other button
+    /// sets it aside.
+    func unlock(_ visitor: Visitor) throws -> PageStep {
+        let path = lockedPath
+        guard visitor.form["forget"] == nil else {
+            unlink(path)
+            return .reply(.redirect("/backup"))
+        }
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw WebProblem.notFound(words("page.backup.kept_gone"), words)
+        }
+        let (store, restoring, passphrase) = (store, restoring, visitor.form["passphrase"] ?? "")
+        return .after {
+            let staged = await Self.stage(path, of: store, on: restoring, deleting: true, passphrase: passphrase)
+            return {
+                switch staged {
+                case .success(let header): return .reply(self.restored(header))
+                case .failure(let problem):
+                    self.logger.warning("owner's page: a sealed backup was not restored: \(problem)")
+                    return .reply(
+                        try self.backupPage(visitor, message: self.words.backupProblem(problem), status: 400))
+                }
+            }
+        }
+    }
+
+    /// The backup with the keys, sealed with the passphrase the form sends twice (`BackupSeal`), as it is
+    /// made; or the page again saying what is wrong with them.
+    func downloadSealed(_ visitor: Visitor) throws -> WebReply {
+        let passphrase = visitor.form["passphrase"] ?? ""
+        guard passphrase.count >= Self.passphraseLength else {
+            let problem = words("page.backup.problem.passphrase_short", ["count": words.integer(Self.passphraseLength)])
+            return try backupPage(visitor, status: 400, sealing: FormProblem(problem, field: "passphrase"))
+        }
+        guard passphrase == visitor.form["again"] else {
+            return try backupPage(
+                visitor, status: 400,
+                sealing: FormProblem(words("page.backup.problem.passphrase_differs"), field: "again"))
+        }
+        let (store, name) = (store, visitor.session.name)
+        let day = try store.stationDay(in: frame.timeZone).today(at: frame.now())
+        let file = "snapstation-\(FileName.folder(for: frame.stationName).rawValue)-\(day).sealed"
+        logger.notice("owner's page: \(name) downloads a backup sealed with a passphrase, with the keys")
+        return WebReply(
+            headers: [
+                ("Content-Type", "application/octet-stream"),
+                ("Content-Disposition", "attachment; filename=\"\(file)\""), ("Cache-Control", "no-store"),
+            ],
+            stream: StreamedBody { try store.backupPieces(passphrase: passphrase) })
     }
 }
 
@@ -172,6 +269,8 @@ extension Words {
         case .newer(let version, _, let ours): self("page.backup.problem.newer", ["version": version, "ours": ours])
         case .noRoom(let needed, let free):
             self("page.backup.problem.no_room", ["needed": integer(needed), "free": integer(free)])
+        case .locked: self("page.backup.problem.locked")
+        case .wrongPassphrase: self("page.backup.problem.wrong_passphrase")
         case .nameTooLong, .failed: self("page.backup.problem.failed", ["reason": problem.description])
         }
     }

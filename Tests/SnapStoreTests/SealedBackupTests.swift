@@ -1,0 +1,121 @@
+import Foundation
+import SnapCore
+import SnapFiles
+import Testing
+
+@testable import SnapStore
+
+/// A backup sealed with a passphrase (`BackupSeal`): the keys in it, nothing in clear, opened only with it.
+extension BackupTests {
+    /// Keeps `keys` (name: key) as the page does, under `directory`'s keys folder, 0600 in a 0700 folder.
+    private func keep(_ keys: [String: String], in directory: String) throws {
+        let folder = directory + "/" + StationStore.keysFolder
+        try AtomicFile.createFolder(folder, permissions: 0o700)
+        for (name, key) in keys {
+            try AtomicFile.write(Array((key + "\n").utf8), to: "\(folder)/\(name).key", permissions: 0o600)
+        }
+    }
+
+    private func mode(_ path: String) -> mode_t {
+        var status = stat()
+        return stat(path, &status) == 0 ? status.st_mode & 0o777 : 0
+    }
+
+    @Test("should seal a backup with the keys under a passphrase: nothing in clear, restored only with it, keys 0600")
+    func sealedRoundTrip() throws {
+        let (a, b, file) = (folder.path + "/a", folder.path + "/b", folder.path + "/a.sealed")
+        let storeA = try stationA(a)
+        let keysA = ["ai": "sk-proj-SEALEDKEYa1b2c3d4", "group": "Gr0up-Pa55word-9f8e7d"]
+        try keep(keysA, in: a)
+        // Typed on a computer (é as one code point), typed again on a phone (e and a combining accent).
+        let typed = "crème brûlée at 42"
+        try backup(of: storeA, to: file, passphrase: typed)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        #expect(bytes.starts(with: Array("SnapSeal".utf8)))
+        #expect(StationStore.isSealedBackup(at: file))
+        for clear in keysA.values + ["SQLite format 3", "Meal 0", "snapstation-backup.json", "A's phone", typed] {
+            #expect(bytes.range(of: Data(clear.utf8)) == nil, "\(clear) is not in the file in clear")
+        }
+        let storeB = try stationB(b)
+        try keep(["ai": "sk-B-own-key"], in: b)
+        let before = try sha256(b + "/snapstation.sqlite")
+        for (passphrase, problem) in [(nil, BackupProblem.locked), ("crème brûlée at 43", .wrongPassphrase)] {
+            #expect(throws: problem) { try storeB.stageRestore(from: file, passphrase: passphrase) }
+            #expect(try sha256(b + "/snapstation.sqlite") == before, "B's store unchanged")
+            #expect(!FileManager.default.fileExists(atPath: b + "/restore"), "nothing left to apply")
+        }
+        let header = try storeB.stageRestore(from: file, passphrase: typed.decomposedStringWithCanonicalMapping)
+        #expect(header.format == 2, "a backup with keys")
+        #expect(try StationStore.applyRestore(in: b) == StationVersion.current)
+        let restored = try StationStore(directory: b)
+        #expect(try restored.tables()["meals"]?.count == 3)
+        #expect(try restored.sessions().map(\.name) == ["B's phone"])
+        #expect(try files(b) == files(a), "every photo, byte for byte")
+        let keysB = try files(b, also: [StationStore.keysFolder]).filter { $0.key.hasPrefix("keys/") }
+        #expect(keysB == keysA.reduce(into: [:]) { $0["keys/\($1.key).key"] = Data(($1.value + "\n").utf8) })
+        #expect(mode(b + "/keys") == 0o700 && mode(b + "/keys/ai.key") == 0o600, "the station's user's alone")
+    }
+
+    @Test("should hold no key in a backup without a passphrase, and leave the restoring station's own")
+    func plainKeepsOwnKeys() throws {
+        let (a, b, file) = (folder.path + "/a", folder.path + "/b", folder.path + "/a.tar")
+        try keep(["ai": "sk-proj-NOTINTHEFILE77"], in: a)
+        try backup(of: try stationA(a), to: file)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        #expect(bytes.range(of: Data("NOTINTHEFILE".utf8)) == nil && bytes.range(of: Data("keys/".utf8)) == nil)
+        let storeB = try stationB(b)
+        try keep(["ai": "sk-B-own-key"], in: b)
+        _ = try storeB.stageRestore(from: file, passphrase: "ignored: the file is not sealed")
+        try StationStore.applyRestore(in: b)
+        #expect(try String(contentsOfFile: b + "/keys/ai.key", encoding: .utf8) == "sk-B-own-key\n")
+        // Nothing but a sealed backup may name a key.
+        #expect(!StationStore.isBackupPart("keys/ai.key") && StationStore.isBackupPart("keys/ai.key", sealed: true))
+    }
+
+    @Test("should refuse a sealed file cut short, with a byte flipped, pieces swapped, or a head asking too much")
+    func sealedRefusals() throws {
+        let storeA = try stationA(folder.path + "/a")
+        let good = folder.path + "/good"
+        let passphrase = "correct horse"
+        try backup(of: storeA, to: good, passphrase: passphrase)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: good))
+        let (head, piece) = (BackupSeal.headSize, BackupSeal.pieceSize + BackupSeal.tagSize)
+        // The 300 kB photo makes the file five pieces and more.
+        #expect(bytes.count > head + 5 * piece, "\(bytes.count) bytes")
+        var cases: [(String, Data, BackupProblem)] = [
+            ("cut after a whole piece", bytes.prefix(head + 2 * piece), .truncated),
+            ("cut inside a piece", bytes.prefix(head + 3 * piece + 999), .truncated),
+            ("its head alone", bytes.prefix(head), .truncated),
+            ("cut inside its head", bytes.prefix(20), .truncated),
+        ]
+        var flipped = bytes
+        flipped[head + piece + 100] ^= 0x01
+        cases.append(("a byte flipped in its second piece", flipped, .damaged("sealed piece 2")))
+        var check = bytes
+        check[40] ^= 0x01
+        cases.append(("a byte flipped in its check", check, .wrongPassphrase))
+        var swapped = bytes
+        swapped.replaceSubrange(head..<(head + piece), with: bytes[(head + piece)..<(head + 2 * piece)])
+        swapped.replaceSubrange((head + piece)..<(head + 2 * piece), with: bytes[head..<(head + piece)])
+        cases.append(("two pieces swapped", swapped, .damaged("sealed piece 1")))
+        var greedy = bytes
+        greedy[9] = 26  // N = 2^26: 8 GiB for scrypt, refused before any work
+        cases.append(("a head asking 8 GiB", greedy, .notABackup))
+        var appended = bytes
+        appended.append(bytes[head..<(head + piece)])
+        // Its last piece is then read as one followed by more, and does not open as such.
+        let pieces = (bytes.count - head + piece - 1) / piece
+        cases.append(("a piece added after its last", appended, .damaged("sealed piece \(pieces)")))
+        let b = folder.path + "/b"
+        let storeB = try stationB(b)
+        for (name, data, problem) in cases {
+            let path = folder.path + "/" + name
+            try data.write(to: URL(fileURLWithPath: path))
+            let before = try sha256(b + "/snapstation.sqlite")
+            #expect(throws: problem, "\(name)") { try storeB.stageRestore(from: path, passphrase: passphrase) }
+            #expect(try sha256(b + "/snapstation.sqlite") == before, "\(name): B's store unchanged")
+            #expect(!FileManager.default.fileExists(atPath: b + "/restore"), "\(name): nothing left to apply")
+        }
+        print("sealed, refused: " + cases.map { "\($0.0): \($0.2)" }.joined(separator: "; "))
+    }
+}
