@@ -15,14 +15,16 @@ struct BackupEndToEndTests {
 
     init() async throws { fake = try await FakeServices() }
 
-    private func start(_ name: String, script: String? = nil) throws -> StationProcess {
+    /// Starts station `name`; with `enteredKey` its AI key is the one entered on its page (`keys/ai.key`),
+    /// not the config's.
+    func start(_ name: String, script: String? = nil, enteredKey: Bool = false) throws -> StationProcess {
         let config = try StationFixture.writeConfig(
             in: folder.path + "/" + name,
             [
                 "station": ["default_mode = \"meal\"", "name = \"\(name)\""],
                 "ai": [
-                    "base_url = \"\(fake.baseURL)/v1\"", "key_source = \"env:SNAPSTATION_TEST_AI_KEY\"",
-                    "auto_save_seconds = 1",
+                    "base_url = \"\(fake.baseURL)/v1\"",
+                    enteredKey ? "" : "key_source = \"env:SNAPSTATION_TEST_AI_KEY\"", "auto_save_seconds = 1",
                 ],
             ])
         var arguments = ["run", "--config", config, "--state", folder.path + "/\(name)/state", "--no-stdin"]
