@@ -9,7 +9,8 @@
 #   boot 2  A 1.0.0   after the kill: A runs, B bad (3); the photo and queue (5); a bundle whose station
 #                     never becomes ready installed; the station restarts into it (2)
 #   boot 3  B broken  the station never READY; the guard reboots (2)
-#   boot 4  A 1.0.0   back on A by itself, B bad, "did not start" (2); the photo and queue (5); v2
+#   boot 4  A 1.0.0   back on A by itself, B bad, "did not start" (2); the photo and queue (5); another
+#                     photo, then the backup made before the install restored from the page (8); v2
 #                     installed; the station restarts into it (1)
 #   boot 5  B 2.0.0   READY, marked good after confirm_seconds (1); the photo and queue (5); a reboot, and
 #                     "CUT" asks the host to kill qemu once GRUB has started B again (6)
@@ -127,6 +128,27 @@ record_state() {
     read -r _ path < "$state/photo"
     sha256sum "$path" 2>/dev/null | cut -c1-16 > "$state/photo.sha"
 }
+# press: a press on the gpio-sim shutter, as Tests/System/systemtest.sh does.
+press() {
+    local sim line
+    sim=$(cat /sys/kernel/config/gpio-sim/snap/bank0/chip_name)
+    line=/sys/devices/platform/$(cat /sys/kernel/config/gpio-sim/snap/dev_name)/$sim/sim_gpio17/pull
+    echo pull-down > "$line"; sleep 0.2; echo pull-up > "$line"
+}
+# page POST_PATH FIELD=VALUE...: a form sent to the station's page as a paired phone would (a session put
+# in the store as pairing does: the token's SHA-256, a CSRF token); "STATUS LOCATION".
+page() {
+    local path=$1 token csrf
+    shift
+    token=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+    csrf=csrf-$token
+    runuser -u snapstation -- sqlite3 /var/lib/snapstation/snapstation.sqlite \
+        "INSERT INTO web_sessions VALUES ('$(printf %s "$token" | sha256sum | cut -c1-64)', '$csrf', 'update test', $(date +%s), $(date +%s))"
+    local fields=(--data-urlencode "csrf=$csrf")
+    for field in "$@"; do fields+=(--data-urlencode "$field"); done
+    curl -s -o /dev/null -w '%{http_code} %{redirect_url}' -H "Cookie: snapstation_session=$token" \
+        "${fields[@]}" "http://127.0.0.1:8080$path"
+}
 check_state() {  # WHEN
     local id path job sha
     read -r id path < "$state/photo"
@@ -206,10 +228,8 @@ fresh)
         fail "boot 1: slot A not marked good: $(slots); $(status_json)"
     fi
 
-    # [5] the photo: a press on the gpio-sim shutter, as Tests/System/systemtest.sh does.
-    sim=$(cat /sys/kernel/config/gpio-sim/snap/bank0/chip_name)
-    line=/sys/devices/platform/$(cat /sys/kernel/config/gpio-sim/snap/dev_name)/$sim/sim_gpio17/pull
-    echo pull-down > "$line"; sleep 0.2; echo pull-up > "$line"
+    # [5] the photo: a press on the gpio-sim shutter.
+    press
     # The photo's job is queued once it is processed and shown (slow under TCG on a busy machine).
     for _ in $(seq 300); do
         [ -n "$(sql "SELECT photo_id FROM upload_jobs LIMIT 1")" ] && break
@@ -325,6 +345,30 @@ rolled-back)
         confirm "$(now)" 1 > /dev/null
     fi
     check_state "after the rollback"
+
+    # [8] the backup the station made by itself before the broken install, restored from the page on the
+    # rolled-back slot: a photo taken since is gone, the one before and its queued upload are there.
+    kept=$(ls /var/lib/snapstation/backup/before-update-*.tar 2>/dev/null | sort | tail -n 1)
+    if ((station_updates)) && [ -n "$kept" ]; then
+        press
+        for _ in $(seq 300); do
+            [ "$(sql "SELECT count(*) FROM photos")" -ge 2 ] && break
+            sleep 1
+        done
+        since=$(sql "SELECT id FROM photos ORDER BY taken_at DESC LIMIT 1")
+        asked=$(now)
+        answer=$(page /backup/restore-kept "name=$(basename "$kept")")
+        for _ in $(seq 300); do journal | grep -q "restored the backup made by" && break; sleep 1; done
+        said=$(journal | grep -m 1 "restored the backup made by")
+        if [ -n "$said" ] && wait_ready 240 && [ "$(sql "SELECT count(*) FROM photos WHERE id = '$since'")" = 0 ]; then
+            pass "[8] the backup made before the install ($(basename "$kept"), $(($(stat -c %s "$kept") / 1024)) KiB) restored from the page ($answer) on the rolled-back slot; the station restarted into it, READY $(secs "$asked" "$(ready_at)") s after it was asked; the photo taken since ($since) is gone: '$said'"
+        else
+            fail "[8] restore of $kept: page '$answer', said '$said', photos $(sql "SELECT group_concat(id) FROM photos"); $(journal | tail -n 8 | tr '\n' '|')"
+        fi
+        check_state "after the backup made before the install was restored"
+    else
+        fail "[8] no backup made before the install: $(ls -l /var/lib/snapstation/backup 2>&1 | tr '\n' ' ')"
+    fi
 
     # [1] v2, installed as the owner would, the restart at the station's next idle moment.
     install_for v2 /test/v2.raucb

@@ -97,7 +97,7 @@ fi
 mkdir -p "$root/etc/systemd/system/snapstation-update-guard.service.d"
 printf '[Service]\nEnvironment=SNAPSTATION_GUARD_GRACE=60\nStandardOutput=journal+console\n' \
     > "$root/etc/systemd/system/snapstation-update-guard.service.d/test.conf"
-DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -qq --no-install-recommends sqlite3 >/dev/null
+DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -qq --no-install-recommends sqlite3 curl >/dev/null
 chroot "$root" apt-get clean
 install -D -m 0755 "$here/system-guest.sh" "$root/usr/local/lib/snapstation-update-test/guest.sh"
 cat > "$root/etc/systemd/system/snapstation-updatetest.service" <<'UNIT'
