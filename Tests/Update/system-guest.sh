@@ -9,8 +9,8 @@
 #   boot 2  A 1.0.0   after the kill: A runs, B bad (3); the photo and queue (5); a bundle whose station
 #                     never becomes ready installed; the station restarts into it (2)
 #   boot 3  B broken  the station never READY; the guard reboots (2)
-#   boot 4  A 1.0.0   back on A by itself, B bad, "did not start" (2); the photo and queue (5); another
-#                     photo, then the backup made before the install restored from the page (8); v2
+#   boot 4  A 1.0.0   back on A by itself, B bad, "did not start" (2); the photo and queue (5); a change,
+#                     then the backup made before the install restored from the page (8); v2
 #                     installed; the station restarts into it (1)
 #   boot 5  B 2.0.0   READY, marked good after confirm_seconds (1); the photo and queue (5); a reboot, and
 #                     "CUT" asks the host to kill qemu once GRUB has started B again (6)
@@ -347,23 +347,23 @@ rolled-back)
     check_state "after the rollback"
 
     # [8] the backup the station made by itself before the broken install, restored from the page on the
-    # rolled-back slot: a photo taken since is gone, the one before and its queued upload are there.
+    # rolled-back slot: what was written since is gone, the photo before and its queued upload are there.
+    # (The group's photo of the day is taken, so the change since is a line of the shopping list, written
+    # into the store as the station's user.)
     kept=$(ls /var/lib/snapstation/backup/before-update-*.tar 2>/dev/null | sort | tail -n 1)
     if ((station_updates)) && [ -n "$kept" ]; then
-        press
-        for _ in $(seq 300); do
-            [ "$(sql "SELECT count(*) FROM photos")" -ge 2 ] && break
-            sleep 1
-        done
-        since=$(sql "SELECT id FROM photos ORDER BY taken_at DESC LIMIT 1")
+        runuser -u snapstation -- sqlite3 /var/lib/snapstation/snapstation.sqlite \
+            "INSERT INTO shopping_items (name, amount, unit) VALUES ('written since the backup', 1, 'piece')"
+        since=$(sql "SELECT count(*) FROM shopping_items WHERE name = 'written since the backup'")
         asked=$(now)
         answer=$(page /backup/restore-kept "name=$(basename "$kept")")
         for _ in $(seq 300); do journal | grep -q "restored the backup made by" && break; sleep 1; done
         said=$(journal | grep -m 1 "restored the backup made by")
-        if [ -n "$said" ] && wait_ready 240 && [ "$(sql "SELECT count(*) FROM photos WHERE id = '$since'")" = 0 ]; then
-            pass "[8] the backup made before the install ($(basename "$kept"), $(($(stat -c %s "$kept") / 1024)) KiB) restored from the page ($answer) on the rolled-back slot; the station restarted into it, READY $(secs "$asked" "$(ready_at)") s after it was asked; the photo taken since ($since) is gone: '$said'"
+        if [ "$since" = 1 ] && [ -n "$said" ] && wait_ready 240 &&
+            [ "$(sql "SELECT count(*) FROM shopping_items WHERE name = 'written since the backup'")" = 0 ]; then
+            pass "[8] the backup made before the install ($(basename "$kept"), $(($(stat -c %s "$kept") / 1024)) KiB) restored from the page ($answer) on the rolled-back slot; the station restarted into it, READY $(secs "$asked" "$(ready_at)") s after it was asked; what was written since is gone: '$said'"
         else
-            fail "[8] restore of $kept: page '$answer', said '$said', photos $(sql "SELECT group_concat(id) FROM photos"); $(journal | tail -n 8 | tr '\n' '|')"
+            fail "[8] restore of $kept: written since '$since', page '$answer', said '$said', left: $(sql "SELECT group_concat(name) FROM shopping_items"); $(journal | tail -n 8 | tr '\n' '|')"
         fi
         check_state "after the backup made before the install was restored"
     else
