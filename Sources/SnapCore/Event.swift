@@ -43,6 +43,8 @@ public enum Event: Sendable, Hashable {
     case update(UpdateNote?)
     /// The owner's page checked and unpacked a backup (made by `version`): the next start puts it in place.
     case backupRestored(version: String)
+    /// A backup is being made or checked on the page, and how far (nil: it ended).
+    case backup(BackupNote?)
     /// The owner entered, replaced or removed a key on the page (`EnteredKeys`): the station's clients read
     /// their keys as it starts, so it starts again at its next calm moment.
     case keysChanged

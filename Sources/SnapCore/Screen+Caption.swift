@@ -36,6 +36,11 @@ extension Screen {
                 parts.append("update: \(tried) did not start, running \(running)")
             case nil: break
             }
+            switch screen.backup {
+            case .making(let percent)?: parts.append("backup: making \(percent)%")
+            case .checking(let percent)?: parts.append("backup: checking \(percent)%")
+            case nil: break
+            }
             return parts.joined(separator: " · ")
         case .countdown(let screen): return "countdown · \(screen.secondsLeft)"
         case .mealResult(let screen):

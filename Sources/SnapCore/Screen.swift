@@ -78,6 +78,8 @@ public struct ReadyScreen: Sendable, Hashable {
     public var goals = Macros.zero
     /// An update being installed, waiting for its restart, or one that did not start.
     public var update: UpdateNote?
+    /// A backup being made or checked on the owner's page.
+    public var backup: BackupNote?
     /// No browser is paired with the owner's page yet: the screen says how to pair one.
     public var pairingHint = false
 

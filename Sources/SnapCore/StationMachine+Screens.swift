@@ -16,6 +16,7 @@ extension StationMachine {
                 cameras: settings.owner.cameras.count > 1 ? settings.owner.cameras : [], camera: inForce.camera,
                 flashOff: !inForce.flash || isQuiet(now), goals: inForce.goals)
             ready.update = update
+            ready.backup = backup
             ready.pairingHint = settings.ownersPage && pairedBrowsers == 0
             return .ready(ready)
         case .countdown(let left):

@@ -3,6 +3,14 @@ extension StationMachine {
     /// screen, the resting screen or a lock. A countdown, a photo being processed or reviewed, an upload
     /// or an analysis in front of someone finishes first; the restart comes with the next calm phase.
     /// A backup the owner restored waits for the station's restart, at the next calm phase.
+    /// A backup's progress: the ready screen shows it (and only it changes).
+    mutating func backupNoted(_ note: BackupNote?, now: Instant) -> [Action] {
+        guard note != backup else { return [] }
+        backup = note
+        if case .ready = phase { return transition(to: phase, now: now) }
+        return []
+    }
+
     mutating func backupRestored(_ version: String) -> [Action] {
         restoring = version
         return [.log(.notice, "a backup made by \(version) waits for the station's restart")] + restartWhenCalm()

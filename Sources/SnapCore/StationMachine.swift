@@ -79,6 +79,8 @@ public struct StationMachine: Sendable {
     var cameraOn = false
     /// The update's news for the ready screen (`Event.update`).
     public internal(set) var update: UpdateNote?
+    /// A backup being made or checked, for the ready screen (`Event.backup`).
+    public internal(set) var backup: BackupNote?
     /// The restart into an installed update was asked for (`Action.restartForUpdate`), once.
     var restartAsked = false
     /// A backup the owner restored waits for the station's restart (`Event.backupRestored`): its version.
@@ -172,6 +174,7 @@ public struct StationMachine: Sendable {
         case .reviewSubmitted(let id, let edited): reviewSubmitted(id, edited, now: now)
         case .update(let note): updated(note, now: now)
         case .backupRestored(let version): backupRestored(version)
+        case .backup(let note): backupNoted(note, now: now)
         case .keysChanged: keysChanged()
         case .resetAsked: resetAsked(now: now)
         }

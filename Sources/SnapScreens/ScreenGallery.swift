@@ -65,6 +65,11 @@ public enum ScreenGallery {
         var rolledBack = groupReady
         rolledBack.update = .rolledBack(tried: "2.1.0", running: "2.0.3")
         rolledBack.flashOff = true  // the chip stops short of the icon beside it
+        // A backup checked on the page while an update's news is shown too: the two chips stacked.
+        var backingUp = ready
+        backingUp.backup = .making(percent: 35)
+        var checkingBackup = restarting
+        checkingBackup.backup = .checking(percent: 60)
         var twoCameras = groupReady
         (twoCameras.cameras, twoCameras.camera, twoCameras.flashOff) = (["CSI camera", "USB camera"], 1, true)
         let menu = MenuScreen(
@@ -97,6 +102,8 @@ public enum ScreenGallery {
             ("03b-ready-update-installing", .ready(installing)),
             ("03c-ready-update-restarting", .ready(restarting)),
             ("03d-ready-update-rolled-back", .ready(rolledBack)),
+            ("03e-ready-backup-making", .ready(backingUp)),
+            ("03f-ready-backup-checking", .ready(checkingBackup)),
             ("04-countdown", .countdown(CountdownScreen(secondsLeft: 3, mode: .group))),
             ("05-capturing", .capturing(mode: .group)),
             ("06-processing", .processing(ProcessingScreen(photo: photo.id, stage: .processing))),

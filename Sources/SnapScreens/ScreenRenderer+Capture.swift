@@ -49,9 +49,16 @@ extension ScreenRenderer {
         }
         if let update = ready.update {
             let failed = if case .rolledBack = update { true } else { false }
+            noticeAt =
+                chip(
+                    words.updateNote(update), at: m, noticeAt, maxWidth: chipWidth, font: layout.small,
+                    fill: (failed ? Color.warn : Color.panel).opacity(0.9), color: failed ? .ink : .white, canvas
+                ).maxY + m / 2
+        }
+        if let backup = ready.backup {
             chip(
-                words.updateNote(update), at: m, noticeAt, maxWidth: chipWidth, font: layout.small,
-                fill: (failed ? Color.warn : Color.panel).opacity(0.9), color: failed ? .ink : .white, canvas)
+                words.backupNote(backup), at: m, noticeAt, maxWidth: chipWidth, font: layout.small,
+                fill: Color.panel.opacity(0.9), color: .white, canvas)
         }
 
         let hintBar = layout.bar(layout.small)

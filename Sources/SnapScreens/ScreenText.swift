@@ -102,6 +102,14 @@ extension Words {
         }
     }
 
+    /// "Making a backup: 35 %", "Checking a backup: 60 %".
+    public func backupNote(_ note: BackupNote) -> String {
+        switch note {
+        case .making(let percent): self("backup.making", ["percent": self.percent(percent)])
+        case .checking(let percent): self("backup.checking", ["percent": self.percent(percent)])
+        }
+    }
+
     public func deviceNotice(_ devices: [DeviceKind]) -> String? {
         guard !devices.isEmpty else { return nil }
         return self("devices.missing", ["devices": devices.map(device).joined(separator: ", ")])

@@ -7,8 +7,10 @@ extension StationStore {
     /// Checks a backup whole without touching anything: it is a station's backup, of a layout this
     /// station reads, every file's checksum matches `SHA256SUMS`, nothing is missing or cut short, and a
     /// sealed one opens with `passphrase`.
-    public static func checkBackup(at path: String, passphrase: String? = nil) throws(BackupProblem) -> BackupHeader {
-        try readBackup(at: path, passphrase: passphrase) { _, _ in nil }
+    public static func checkBackup(
+        at path: String, passphrase: String? = nil, progress: @escaping (Double) -> Void = { _ in }
+    ) throws(BackupProblem) -> BackupHeader {
+        try readBackup(at: path, passphrase: passphrase, progress: progress) { _, _ in nil }
     }
 
     /// Whether the file at `path` is a backup sealed with a passphrase (which a restore then asks for).
@@ -21,10 +23,14 @@ extension StationStore {
     /// Reads the backup at `path` through, checking it as `checkBackup` says; `each` is asked, for each
     /// file named in the sums, where to write it (nil: nowhere) and hears each piece.
     static func readBackup(
-        at path: String, passphrase: String? = nil,
+        at path: String, passphrase: String? = nil, progress: @escaping (Double) -> Void = { _ in },
         writing each: (String, Int) throws(BackupProblem) -> ((UnsafeRawBufferPointer) throws -> Void)?
     ) throws(BackupProblem) -> BackupHeader {
         let reader = try BackupReader(path: path, passphrase: passphrase)
+        // How far, against the file's size (a sealed file's tar is a little smaller than the file).
+        var file = stat()
+        let size = stat(path, &file) == 0 ? max(1, Int(file.st_size)) : 1
+        reader.onRead = { read in progress(min(1, Double(read) / Double(size))) }
         // The first file names the backup; anything else is another file.
         let first: (name: String, size: Int)?
         do throws(BackupProblem) {
@@ -99,10 +105,12 @@ extension StationStore {
     /// paired browsers kept; the next start puts it in place (`applyRestore`). Nothing the station uses
     /// is touched: a backup refused here leaves everything as it was. The keys of a sealed backup
     /// (`passphrase` opens it) are unpacked readable by the station's user alone.
-    public func stageRestore(from path: String, passphrase: String? = nil, margin: UInt64 = 64 << 20)
-        throws(BackupProblem) -> BackupHeader
-    {
-        _ = try Self.checkBackup(at: path, passphrase: passphrase)
+    /// `progress` hears how far it is (0…1): the check the first half, the unpacking the second.
+    public func stageRestore(
+        from path: String, passphrase: String? = nil, margin: UInt64 = 64 << 20,
+        progress: @escaping (Double) -> Void = { _ in }
+    ) throws(BackupProblem) -> BackupHeader {
+        _ = try Self.checkBackup(at: path, passphrase: passphrase) { progress($0 / 2) }
         // Unpacked, it takes about its own size (the file sent is deleted only after), and the station
         // keeps `margin` to go on taking photos.
         var file = stat()
@@ -116,7 +124,9 @@ extension StationStore {
         let header: BackupHeader
         do {
             try AtomicFile.createFolder(staging)
-            header = try Self.readBackup(at: path, passphrase: passphrase) { name, _ throws(BackupProblem) in
+            let unpacked: (Double) -> Void = { progress(0.5 + $0 / 2) }
+            header = try Self.readBackup(at: path, passphrase: passphrase, progress: unpacked) {
+                name, _ throws(BackupProblem) in
                 let target = staging + "/" + name
                 let key = name.hasPrefix(Self.keysFolder + "/")
                 do {

@@ -155,8 +155,9 @@ extension PairingRoom {
             box.addEventListener("change", () => box.closest("li").classList.toggle("ticked", box.checked));
           }
           // An update bundle or a backup goes as the request's body (streamed to the station's disk), with
-          // the form's CSRF token in a header, to the form's data-upload; the bar follows the upload, and the
-          // page follows the answer when it leads to data-done.
+          // the form's CSRF token in a header, to the form's data-upload; the bar follows the upload, the
+          // form's data-sent is said while the station works on the file sent, and the page follows the
+          // answer when it leads to data-done.
           for (const form of document.querySelectorAll("form.upload")) {
             const send = form.querySelector("button.send");
             const chosen = form.querySelector("input[type=file]");
@@ -174,10 +175,17 @@ extension PairingRoom {
             send.disabled = true;
             bar.hidden = false;
             problem.hidden = true;
+            const working = form.querySelector("p.working");
             request.upload.addEventListener("progress", (event) => {
               if (event.lengthComputable) bar.value = Math.round(100 * event.loaded / event.total);
             });
+            request.upload.addEventListener("load", () => {
+              if (!form.dataset.sent || !working) return;
+              working.textContent = form.dataset.sent;
+              working.hidden = false;
+            });
             request.addEventListener("load", () => {
+              if (working) working.hidden = true;
               if (request.status === 200 && request.responseURL.includes(form.dataset.done)) {
                 location.href = request.responseURL;
                 return;
@@ -187,6 +195,7 @@ extension PairingRoom {
               send.disabled = false;
             });
             request.addEventListener("error", () => {
+              if (working) working.hidden = true;
               problem.textContent = form.dataset.lost;
               problem.hidden = false;
               send.disabled = false;

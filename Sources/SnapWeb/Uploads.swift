@@ -23,18 +23,19 @@ extension WebApp {
         }
 
         /// Where it is sent, the page the answer leads to, the file field's id and the files it offers,
-        /// and its words' keys: the field's label, the button, and what a lost connection says.
-        var form: (path: String, done: String, id: String, accept: String, words: (String, String, String)) {
+        /// and its words' keys: the field's label, the button, what a lost connection says, and what is
+        /// said while the station works on the file sent (nil: it answers at once).
+        var form: (path: String, done: String, id: String, accept: String, words: (String, String, String, String?)) {
             switch self {
             case .bundle:
                 (
                     "/update/upload", "/update", "bundle", ".raucb",
-                    ("page.update.choose", "page.update.send", "page.update.lost")
+                    ("page.update.choose", "page.update.send", "page.update.lost", nil)
                 )
             case .backup:
                 (
                     "/backup/upload", "/backup", "backup-file", ".tar,.sealed",
-                    ("page.backup.choose", "page.backup.send", "page.backup.lost")
+                    ("page.backup.choose", "page.backup.send", "page.backup.lost", "page.backup.checking")
                 )
             }
         }

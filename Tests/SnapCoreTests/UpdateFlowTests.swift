@@ -42,6 +42,31 @@ struct UpdateFlowTests {
         #expect(restarts(lock) == ["2.0.0"], "the lock screen is calm")
     }
 
+    @Test("should show a backup's progress on the ready screen, keep taking photos meanwhile, and drop it at its end")
+    func backupProgress() {
+        var script = StationScript(settings: Fixture.settings(), startingAt: "2026-03-10 09:00:00")
+        script.send(.backup(.making(percent: 35)))
+        #expect(script.screen?.ready?.backup == .making(percent: 35))
+        #expect(script.screen?.caption.contains("backup: making 35%") == true)
+        #expect(script.send(.backup(.making(percent: 35))).isEmpty, "the same note again draws nothing")
+        script.press()
+        #expect(script.screen?.countdownSeconds == 3, "a photo is taken during a backup")
+        #expect(script.send(.backup(.checking(percent: 60))).isEmpty, "the countdown is not redrawn for it")
+        #expect(script.machine.backup == .checking(percent: 60))
+        // The camera fails: the problem is shown; a press puts it away, and the ready screen has the note as
+        // it is now.
+        script.advance(seconds: 3)
+        script.send(.captureFailed("the camera stopped"))
+        #expect(script.screen?.ready == nil)
+        script.press()
+        #expect(
+            script.screen?.ready?.backup == .checking(percent: 60),
+            "back at rest, the note as it is now: \(script.screen?.caption ?? "")")
+        script.send(.backup(nil))
+        #expect(script.screen?.ready?.backup == nil)
+        #expect(script.screen?.caption.contains("backup:") == false)
+    }
+
     @Test("should restart into a restored backup at the next calm screen, once, before an update waiting")
     func restoreWaitsForCalm() {
         func restores(_ actions: [Action]) -> [String] {

@@ -119,3 +119,29 @@ extension BackupTests {
         print("sealed, refused: " + cases.map { "\($0.0): \($0.2)" }.joined(separator: "; "))
     }
 }
+
+extension BackupTests {
+    @Test(
+        "should tell a backup's progress as it is made and a restore's as it is checked and unpacked, up to the whole")
+    func progress() throws {
+        let (a, b, file) = (folder.path + "/a", folder.path + "/b", folder.path + "/a.tar")
+        let storeA = try stationA(a)
+        let pieces = try storeA.backupPieces()
+        var made: [Double] = [pieces.fraction]
+        var bytes = 0
+        while let piece = try pieces.next() {
+            bytes += piece.count
+            made.append(pieces.fraction)
+        }
+        #expect(made.first == 0 && made.last == 1, "\(made.prefix(3)) … \(made.suffix(3))")
+        #expect(made == made.sorted(), "never backwards")
+        // The reckoning at the start is the tar's size, give or take the sums' lines.
+        #expect(made[made.count - 2] > 0.95, "the last piece but one at \(made[made.count - 2]) of \(bytes) bytes")
+        try backup(of: storeA, to: file)
+        var told: [Double] = []
+        _ = try stationB(b).stageRestore(from: file) { told.append($0) }
+        #expect(told == told.sorted() && told.count > 10, "\(told.count) reports, never backwards")
+        #expect(told.contains { $0 >= 0.49 && $0 <= 0.5 }, "the check is the first half")
+        #expect((told.last ?? 0) > 0.99, "the unpacking the second, to the end: \(told.last ?? 0)")
+    }
+}

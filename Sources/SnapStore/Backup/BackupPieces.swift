@@ -32,6 +32,13 @@ public final class BackupPieces {
     private var summed = false
     private var ended = false
     private let sealer: BackupSealer?
+    /// The tar's size as the parts' sizes say at the start (the sums' file reckoned at its most).
+    private let total: Int
+    /// The tar's bytes made so far.
+    private var made = 0
+
+    /// How much of the backup is made (0…1), for its progress on the screen.
+    public var fraction: Double { total > 0 ? min(1, Double(made) / Double(total)) : 1 }
 
     init(_ parts: [Part], sums: String, modified: Date, deleting copy: String, sealed seal: BackupSeal? = nil) {
         self.parts = parts.reversed()
@@ -39,6 +46,18 @@ public final class BackupPieces {
         self.modified = Int(modified.timeIntervalSince1970)
         self.copy = copy
         sealer = seal.map(BackupSealer.init)
+        total =
+            parts.reduce(2 * Tar.block) { total, part in
+                let (name, size): (String, Int)
+                switch part {
+                case .bytes(let named, let bytes): (name, size) = (named, bytes.count)
+                case .file(let named, let path):
+                    var status = stat()
+                    (name, size) = (named, stat(path, &status) == 0 ? Int(status.st_size) : 0)
+                }
+                // Its header and padded bytes, and its line in the sums.
+                return total + Tar.block + size + Tar.padding(after: size) + 67 + name.utf8.count
+            } + Tar.block
     }
 
     deinit {
@@ -54,6 +73,12 @@ public final class BackupPieces {
 
     /// The tar's next piece; nil after its end.
     private func tarPiece() throws(BackupProblem) -> [UInt8]? {
+        let piece = try tarPieceMade()
+        made += piece?.count ?? 0
+        return piece
+    }
+
+    private func tarPieceMade() throws(BackupProblem) -> [UInt8]? {
         if let file = reading { return try piece(of: file) }
         if let part = parts.popLast() {
             switch part {
@@ -79,7 +104,7 @@ public final class BackupPieces {
         if !summed {
             summed = true
             parts = [.bytes(sumsName, Array(sums.map { "\($0.sum)  \($0.name)\n" }.joined().utf8))]
-            return try tarPiece()
+            return try tarPieceMade()
         }
         guard !ended else { return nil }
         ended = true

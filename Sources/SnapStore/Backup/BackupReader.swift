@@ -7,6 +7,9 @@ final class BackupReader {
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
     private let unsealing: Unsealing?
     let path: String
+    /// The bytes of the tar read so far, told after each read (a restore's progress).
+    var onRead: (Int) -> Void = { _ in }
+    private var consumed = 0
     /// Whether the file is sealed with a passphrase: only then may it hold keys.
     var sealed: Bool { unsealing != nil }
 
@@ -81,6 +84,8 @@ final class BackupReader {
             guard read > 0 else { throw .truncated }
             done += read
         }
+        consumed += count
+        onRead(consumed)
         return UnsafeRawBufferPointer(rebasing: buffer[..<count])
     }
 

@@ -92,9 +92,9 @@ extension BackupRoom {
         guard let path = store.keptBackups().first(where: { ($0 as NSString).lastPathComponent == name }) else {
             throw WebProblem.notFound(words("page.backup.kept_gone"), words)
         }
-        let (store, restoring) = (store, restoring)
+        let (store, restoring, link) = (store, restoring, frame.link)
         return .after {
-            let staged = await Self.stage(path, of: store, on: restoring, deleting: false)
+            let staged = await Self.stage(path, of: store, on: restoring, deleting: false, telling: link)
             return {
                 switch staged {
                 case .success(let header): return .reply(self.restored(header))
@@ -110,12 +110,16 @@ extension BackupRoom {
     /// Checks and unpacks the backup at `path` on `thread` (`stageRestore`, a sealed one opened with
     /// `passphrase`), deleting the file after when it was sent; a sealed one the passphrase did not open
     /// stays, for the owner to try again.
+    /// Its progress goes to the station's screen (`BackupProgress`).
     static func stage(
-        _ path: String, of store: StationStore, on thread: SerialThread, deleting: Bool, passphrase: String? = nil
+        _ path: String, of store: StationStore, on thread: SerialThread, deleting: Bool, passphrase: String? = nil,
+        telling link: any StationLink
     ) async -> Result<BackupHeader, BackupProblem> {
+        let progress = BackupProgress(link) { .checking(percent: $0) }
+        defer { progress.end() }
         let result = try? await thread.run { () -> Result<BackupHeader, BackupProblem> in
             do throws(BackupProblem) {
-                let header = try store.stageRestore(from: path, passphrase: passphrase)
+                let header = try store.stageRestore(from: path, passphrase: passphrase, progress: progress.report)
                 if deleting { unlink(path) }
                 return .success(header)
             } catch {
@@ -147,7 +151,9 @@ extension BackupRoom {
                 ("Content-Type", "application/x-tar"), ("Content-Disposition", "attachment; filename=\"\(file)\""),
                 ("Cache-Control", "no-store"),
             ],
-            stream: StreamedBody { try store.backupPieces() })
+            stream: StreamedBody { [link = frame.link] in
+                ReportedPieces(try store.backupPieces(), BackupProgress(link) { .making(percent: $0) })
+            })
     }
 
     /// Where a backup sent to restore is written (beside the store, on the data partition), and the
@@ -180,7 +186,7 @@ extension BackupRoom {
             }
             logger.notice("owner's page: a sealed backup waits for its passphrase")
             return .redirect("/backup")
-        case nil: staged = await Self.stage(path, of: store, on: restoring, deleting: true)
+        case nil: staged = await Self.stage(path, of: store, on: restoring, deleting: true, telling: frame.link)
         }
         switch staged {
         case .success(let header): return restored(header)
@@ -202,9 +208,10 @@ extension BackupRoom {
         guard FileManager.default.fileExists(atPath: path) else {
             throw WebProblem.notFound(words("page.backup.kept_gone"), words)
         }
-        let (store, restoring, passphrase) = (store, restoring, visitor.form["passphrase"] ?? "")
+        let (store, restoring, link, passphrase) = (store, restoring, frame.link, visitor.form["passphrase"] ?? "")
         return .after {
-            let staged = await Self.stage(path, of: store, on: restoring, deleting: true, passphrase: passphrase)
+            let staged = await Self.stage(
+                path, of: store, on: restoring, deleting: true, passphrase: passphrase, telling: link)
             return {
                 switch staged {
                 case .success(let header): return .reply(self.restored(header))
@@ -239,7 +246,10 @@ extension BackupRoom {
                 ("Content-Type", "application/octet-stream"),
                 ("Content-Disposition", "attachment; filename=\"\(file)\""), ("Cache-Control", "no-store"),
             ],
-            stream: StreamedBody { try store.backupPieces(passphrase: passphrase) })
+            stream: StreamedBody { [link = frame.link] in
+                ReportedPieces(
+                    try store.backupPieces(passphrase: passphrase), BackupProgress(link) { .making(percent: $0) })
+            })
     }
 }
 

@@ -70,12 +70,14 @@ struct PageFrame: Sendable {
     /// field, its button, the progress bar, and where a refusal is said.
     func uploadForm(_ upload: WebApp.Upload, _ visitor: PageVisitor, _ words: Words) -> HTML {
         let form = upload.form
-        let (choose, send, lost) = form.words
+        let (choose, send, lost, working) = form.words
+        let sent: HTML = working.map { " data-sent=\"\(words($0))\"" } ?? ""
         return """
-            <form class="upload" data-upload="\(form.path)" data-done="\(form.done)" data-csrf="\(visitor.session.csrf)" data-lost="\(words(lost))">
+            <form class="upload" data-upload="\(form.path)" data-done="\(form.done)" data-csrf="\(visitor.session.csrf)" data-lost="\(words(lost))"\(sent)>
             <label>\(words(choose)) <input type="file" id="\(form.id)" accept="\(form.accept)"></label>
             <button type="button" class="send">\(words(send))</button>
             <progress max="100" value="0" hidden></progress>
+            <p class="working" role="status" hidden></p>
             <p class="problem" role="alert" hidden></p>
             <noscript><p class="empty">\(words("page.update.noscript"))</p></noscript>
             </form>
