@@ -175,14 +175,8 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         do {
             response = try await client.send(request)
         } catch {
-            switch error.kind {
-            case .unreachable: return .failure(.offline)
-            case .timedOut: return .failure(.timedOut)
-            case .connectionLost, .other: return .retry(.connectionLost, wait: nil)
-            case .tls: return .failure(.untrusted(error.message))
-            case .cancelled: return .failure(.timedOut)
-            case .bodyTooLarge: return .failure(.malformedAnswer(error.message))
-            }
+            let failure = Self.failure(error)
+            return failure == .connectionLost ? .retry(failure, wait: nil) : .failure(failure)
         }
         if response.status == 200 {
             do {
@@ -197,6 +191,17 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         guard failure.isTransient else { return .failure(failure) }
         if case .rateLimited(let after) = failure { return .retry(failure, wait: after) }
         return .retry(failure, wait: nil)
+    }
+
+    /// What a request that got no answer means (a broken connection is worth a retry).
+    static func failure(_ error: HTTPError) -> AIFailure {
+        switch error.kind {
+        case .unreachable: .offline
+        case .timedOut, .cancelled: .timedOut
+        case .connectionLost, .other: .connectionLost
+        case .tls: .untrusted(error.message)
+        case .bodyTooLarge: .malformedAnswer(error.message)
+        }
     }
 
     /// What a non-200 answer means, from its status, its error body (`{"error": {"message", "type",
@@ -226,10 +231,7 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         }
         let detail = (try? JSONDecoder().decode(Envelope.self, from: Data(body)))?.error
         let code = detail?.code ?? ""
-        // The service's words for the installer, short, and never the key (OpenAI quotes part of a wrong one).
-        var words = (detail?.message ?? "HTTP \(status)").replacingOccurrences(of: "\n", with: " ")
-        if !key.isEmpty { words = words.replacingOccurrences(of: key, with: "…") }
-        if words.count > 100 { words = String(words.prefix(99)) + "…" }
+        let words = serviceWords(detail?.message, status: status, key: key)
         switch status {
         case 400 where ["image_parse_error", "invalid_image_format", "invalid_image"].contains(code):
             return .photoUnreadable
@@ -252,6 +254,15 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         default:
             return .requestRefused(words)
         }
+    }
+
+    /// The service's words for the owner, short, on one line, and never the key (OpenAI quotes part of a
+    /// wrong one).
+    static func serviceWords(_ message: String?, status: Int, key: String) -> String {
+        var words = (message ?? "HTTP \(status)").replacingOccurrences(of: "\n", with: " ")
+        if !key.isEmpty { words = words.replacingOccurrences(of: key, with: "…") }
+        if words.count > 100 { words = String(words.prefix(99)) + "…" }
+        return words
     }
 
     /// How long a 429 says to wait, in the SDK's order (`_base_client.py`, `_parse_retry_after_header`):

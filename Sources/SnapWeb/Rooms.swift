@@ -235,11 +235,14 @@ struct KeysRoom: PageRoom {
     /// Where each key comes from (`key_source`), and which the station uses.
     let config: StationConfig
     let keys: EnteredKeys
+    /// Tries the AI service with the key in force (nil where the station has no AI service to try).
+    let trier: (any AIServiceTrier)?
 
     func addRoutes(to router: inout PageRouter) {
         router.get("keys") { .reply(keysPage($0.paired)) }
-        router.post("keys/:name", named: keepKey)
+        router.post("keys/:name") { try keepKey($0.parameters.values.first ?? "", $0.paired) }
         router.post("keys/:name/forget", named: forgetKey)
+        router.post("keys/ai/try", steps: tryService)
     }
 }
 

@@ -41,7 +41,8 @@ public final class WebApp: Sendable {
         config: StationConfig, store: StationStore, link: any StationLink, desk: PairingDesk, logger: Logger,
         secure: Bool = false, directory: (any GroupDirectory)? = nil, names: StationNames? = nil,
         corrector: (any MealCorrector)? = nil, planner: (any MealPlanner)? = nil,
-        updater: (any StationUpdater)? = nil, jobs: PageJobs, now: @escaping @Sendable () -> Date = { Date() }
+        updater: (any StationUpdater)? = nil, trier: (any AIServiceTrier)? = nil, jobs: PageJobs,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.config = config
         self.logger = logger
@@ -74,7 +75,8 @@ public final class WebApp: Sendable {
                 frame: frame, store: store, days: days, rule: rule, retentionHours: retention, directory: directory,
                 jobs: jobs),
             StatusRoom(frame: frame, store: store, days: days, updater: updater, storageDir: config.storage.dir),
-            update, backup, KeysRoom(frame: frame, config: config, keys: config.enteredKeys), ResetRoom(frame: frame),
+            update, backup, KeysRoom(frame: frame, config: config, keys: config.enteredKeys, trier: trier),
+            ResetRoom(frame: frame),
         ]
         var router = PageRouter()
         for room in rooms { room.addRoutes(to: &router) }

@@ -210,6 +210,17 @@ def run_checks(fake, openai, ensure_strict, schema, data_url):
         wrong = openai.OpenAI(api_key="sk-wrong-key-000000000", base_url=base_url, max_retries=0)
         refused(station_request(), openai.AuthenticationError, "invalid_api_key", using=wrong)
 
+    with check("the page's try of the service: models.list() gives the stand-in's models; a wrong key is 401"):
+        listed = [model.id for model in client.models.list()]
+        expect(listed == list(MODELS), f"{listed}")
+        expect(all(model.object == "model" and model.owned_by for model in client.models.list()), "Model objects")
+        wrong = openai.OpenAI(api_key="sk-wrong-key-000000000", base_url=base_url, max_retries=0)
+        try:
+            wrong.models.list()
+            raise AssertionError("no AuthenticationError")
+        except openai.AuthenticationError as error:
+            expect(error.code == "invalid_api_key" and "Incorrect API key provided" in error.message, error.message)
+
     with check("bytes that are no image: image_parse_error; a detail OpenAI lacks, an unknown parameter: 400"):
         refused(station_request(image="data:image/jpeg;base64," + base64.b64encode(b"not a jpeg").decode()),
                 openai.BadRequestError, "image_parse_error")

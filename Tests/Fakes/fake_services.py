@@ -9,6 +9,8 @@
 Binds 127.0.0.1 on a free port and prints "PORT <n>" once it is ready. Serves:
   POST /v1/chat/completions             OpenAI chat completions (Bearer test-key), as strict as OpenAI, for the
                                         models in --openai-models (openai_api.py, its errors openai_faults.py)
+  GET  /v1/models                       OpenAI's list of models (the same key and models): the page's try of the
+                                        AI service
   /auth/v1/signup, /auth/v1/token?grant_type=password|refresh_token, /auth/v1/user, /auth/v1/logout
                                         Supabase Auth: users, sessions, rotating refresh tokens (auth_api.py)
   GET, PUT /auth/v1/admin/users/<id>    Auth's admin API with the service_role (or secret) key: a user, and
@@ -152,6 +154,13 @@ class Handler(BaseHTTPRequestHandler):
             return self.control("GET", url.path, b"")
         if is_supabase(url.path):
             return self.supabase("GET", url, b"")
+        if url.path == "/v1/models":
+            record = {"method": "GET", "path": url.path, "size": 0,
+                      "auth_ok": self.headers.get("Authorization") == f"Bearer {openai.key}"}
+            answer = openai.list_models(self.headers, record)
+            with lock:
+                received.append(record)
+            return self.send_reply(answer)
         self.reply(404, {"error": "not found"})
 
     def do_DELETE(self):

@@ -193,6 +193,19 @@ class OpenAIStandIn:
         record["status"] = reply.status
         return reply
 
+    def list_models(self, headers, record):
+        """GET /v1/models (openai/openai-openapi openapi.yaml, `listModels`): a `ListModelsResponse`,
+        `{"object": "list", "data": [Model]}`, each `Model` its `id`, `object` "model", `created` (Unix
+        seconds) and `owned_by`; the key checked as for every request (401 without one or with a wrong one)."""
+        try:
+            self.authorize(headers)
+        except Refused as refusal:
+            record["status"] = refusal.reply.status
+            return refusal.reply
+        record["status"] = 200
+        return Reply(200, {"object": "list", "data": [
+            {"id": model, "object": "model", "created": 1_715_367_049, "owned_by": "system"} for model in self.models]})
+
     def authorize(self, headers):
         value = headers.get("Authorization")
         if not value:

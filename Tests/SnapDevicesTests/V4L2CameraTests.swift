@@ -339,6 +339,12 @@ struct V4L2CameraTests {
         try await streaming(camera) { slot in
             _ = await slot.next()
             mock.state.withLock { $0.silent = true }
+            // The frames filled before it went silent are the preview's to take first: under the whole
+            // suite's load they were once still waiting, and the still took one of them.
+            let drained = await eventually(within: 10, every: .milliseconds(10)) {
+                mock.state.withLock { $0.filled.isEmpty }
+            }
+            #expect(drained, "the preview took the frames filled before the camera went silent")
             let failure = await #expect(throws: DeviceError.self) { _ = try await camera.captureStill() }
             #expect(failure?.message.contains("no still within") == true)
             mock.state.withLock { $0.silent = false }

@@ -251,3 +251,18 @@ func pageCertificate(_ config: StationConfig, logger: Logger) throws -> PageCert
     logger.notice("owner's page: certificate SHA-256 \(certificate.fingerprint)")
     return certificate
 }
+
+/// The page's try of the AI service: the client the config describes with the key in force at the moment
+/// it is asked (`Station.makeAnalyzer`), so that a key just entered is the one tried, before the station
+/// starts again with it.
+struct StationAITrier: AIServiceTrier {
+    let config: StationConfig
+    let logger: Logger
+
+    func tryService() async -> AIServiceTrial {
+        guard let analyzer = Station.makeAnalyzer(config, logger: logger) as? OpenAIAnalyzer else {
+            return .failed(.notConfigured)
+        }
+        return await analyzer.tryService()
+    }
+}

@@ -139,7 +139,7 @@ public enum Station {
                 secure: config.web.servesHTTPS, directory: parts.backend as? any GroupDirectory, names: names,
                 corrector: aiConfigured ? StationCorrector(analyzer: parts.analyzer, live: live) : nil,
                 planner: aiConfigured ? StationPlanner(analyzer: parts.analyzer, live: live) : nil, updater: updater,
-                jobs: jobs)
+                trier: StationAITrier(config: config, logger: logger), jobs: jobs)
             do {
                 let selfSigned = try pageCertificate(config, logger: logger)
                 let server = WebServer(app: app, web: config.web, desk: desk, logger: logger, selfSigned: selfSigned)

@@ -1,5 +1,6 @@
 import Foundation
 import SnapConfig
+import SnapCore
 import SnapFiles
 import SnapText
 
@@ -8,9 +9,10 @@ import SnapText
 /// one is in force, where it comes from, and its last four characters. The station's clients read their
 /// keys as it starts, so a change restarts it at its next calm moment (`Event.keysChanged`).
 extension KeysRoom {
-    func keysPage(_ visitor: Visitor, said: String? = nil, problem: (name: EnteredKeys.Name, text: String)? = nil)
-        -> WebReply
-    {
+    func keysPage(
+        _ visitor: Visitor, said: String? = nil, problem: (name: EnteredKeys.Name, text: String)? = nil,
+        trial: AIServiceTrial? = nil
+    ) -> WebReply {
         let words = self.words
         // Each key's field is marked as every form's is (`FormEcho`), but never filled again: a key is not
         // sent back.
@@ -30,7 +32,8 @@ extension KeysRoom {
             case (_, .config(let source))?:
                 // The installer's key wins: no form to enter one that would not be used.
                 let line = words("page.keys.config", ["source": source.description])
-                return "<section class=\"key\"><h2>\(title)</h2><p>\(text)</p><p>\(line)</p></section>"
+                let tried: HTML = name == .ai ? tryForm(visitor, trial) : ""
+                return "<section class=\"key\"><h2>\(title)</h2><p>\(text)</p><p>\(line)</p>\(tried)</section>"
             case (let key, .entered)?: status = "<p>\(words("page.keys.entered", ["last": String(key.suffix(4))]))</p>"
             case nil: status = "<p>\(words("page.keys.none"))</p>"
             }
@@ -48,7 +51,8 @@ extension KeysRoom {
                 \(echo.message("key"))
                 <div class="buttons"><button type="submit">\(words("page.keys.save"))</button></div></form>\(forget)
                 """
-            return "<section class=\"key\"><h2>\(title)</h2><p>\(text)</p>\(status)\(form)</section>"
+            let tried: HTML = name == .ai ? tryForm(visitor, trial) : ""
+            return "<section class=\"key\"><h2>\(title)</h2><p>\(text)</p>\(status)\(form)\(tried)</section>"
         }
         return page(
             words("page.keys.title"), status: problem == nil ? 200 : 400,
@@ -59,16 +63,59 @@ extension KeysRoom {
             """)
     }
 
-    /// Keeps the key the form sends for `name`, or says why not with nothing changed.
-    func keepKey(_ name: String, _ visitor: Visitor) throws -> WebReply {
+    /// Keeps the key the form sends for `name`, or says why not with nothing changed; an AI key is tried
+    /// at once (`tryService`).
+    func keepKey(_ name: String, _ visitor: Visitor) throws -> PageStep {
         let name = try known(name)
         let key = (visitor.form["key"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard EnteredKeys.isValid(key) else {
-            return keysPage(visitor, problem: (name, words("page.keys.invalid")))
+            return .reply(keysPage(visitor, problem: (name, words("page.keys.invalid"))))
         }
-        return change(name, visitor, "a key entered (ending in \(key.suffix(4)))", said: "page.keys.saved") {
-            () throws(FileError) in try keys.keep(key, for: name)
+        var kept = false
+        let page = change(name, visitor, "a key entered (ending in \(key.suffix(4)))", said: "page.keys.saved") {
+            () throws(FileError) in
+            try keys.keep(key, for: name)
+            kept = true
         }
+        guard kept, name == .ai, config.key(.ai, entered: keys)?.origin == .entered else { return .reply(page) }
+        return tried(visitor, said: words("page.keys.saved"))
+    }
+
+    /// Tries the AI service with the key in force, and shows what it answered.
+    func tryService(_ visitor: Visitor) throws -> PageStep { tried(visitor, said: nil) }
+
+    private func tried(_ visitor: Visitor, said: String?) -> PageStep {
+        guard let trier else { return .reply(keysPage(visitor, said: said, trial: .failed(.notConfigured))) }
+        return .after {
+            let trial = await trier.tryService()
+            return { .reply(self.keysPage(visitor, said: said, trial: trial)) }
+        }
+    }
+
+    /// The AI service's try: what it answered last (on this page), and the button that asks again.
+    private func tryForm(_ visitor: Visitor, _ trial: AIServiceTrial?) -> HTML {
+        let words = self.words
+        let answer: HTML
+        switch trial {
+        case .works(let model, true, _)?: answer = notice(words("page.keys.trial.works", ["model": model]))
+        case .works(let model, false, let others)? where others.isEmpty:
+            answer = notice(words("page.keys.trial.no_models", ["model": model]), problem: true)
+        case .works(let model, false, let others)?:
+            answer = notice(
+                words("page.keys.trial.no_model", ["model": model, "models": others.joined(separator: ", ")]),
+                problem: true)
+        case .refused(let status, let said)?:
+            answer = notice(
+                words("page.keys.trial.refused", ["words": said, "status": String(status)]), problem: true)
+        case .failed(let failure)?:
+            answer = notice(words("page.keys.trial.failed", ["reason": words.aiFailure(failure)]), problem: true)
+        case nil: answer = ""
+        }
+        return """
+            <div class="trial">\(answer)<form method="post" action="/keys/ai/try" class="inline">\(csrfField(visitor))\
+            <button type="submit" class="secondary">\(words("page.keys.try"))</button></form> \
+            <small>\(words("page.keys.trial.text"))</small></div>
+            """
     }
 
     /// Removes the key entered for `name`.
