@@ -33,6 +33,19 @@ struct BackupEndToEndTests {
             arguments, logPath: folder.path + "/\(name).log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
     }
 
+    /// A backup file sent to restore on the page at `port`, as the page's script sends it.
+    func upload(_ body: [UInt8], to port: Int, as owner: PairedBrowser, _ client: HTTPClient) async throws
+        -> HTTPResponse
+    {
+        try await client.send(
+            HTTPRequest(
+                method: "POST", url: "http://127.0.0.1:\(port)/backup/upload",
+                headers: [
+                    ("Cookie", owner.cookie), ("X-CSRF-Token", owner.csrf), ("Host", "127.0.0.1:\(port)"),
+                    ("Content-Type", "application/octet-stream"),
+                ], body: body))
+    }
+
     @Test("should give A's backup over HTTP, restore it on B's page, restart B into it, and keep B's pairing")
     func restoreOnAnotherStation() async throws {
         try FileManager.default.createDirectory(atPath: folder.path + "/A/state", withIntermediateDirectories: true)
@@ -57,13 +70,7 @@ struct BackupEndToEndTests {
 
         let b = try start("B")
         let portB = try #require(await b.pagePort(), "\(b.output)")
-        let sent = try await client.send(
-            HTTPRequest(
-                method: "POST", url: "http://127.0.0.1:\(portB)/backup/upload",
-                headers: [
-                    ("Cookie", ownerB.cookie), ("X-CSRF-Token", ownerB.csrf), ("Host", "127.0.0.1:\(portB)"),
-                    ("Content-Type", "application/octet-stream"),
-                ], body: download.body))
+        let sent = try await upload(download.body, to: portB, as: ownerB, client)
         #expect(sent.status == 303, "\(String(decoding: sent.body, as: UTF8.self))")
         // B is at rest: it stops by itself, as systemd's Restart=always would then start it again.
         let stopped = await StationProcess.waitFor(seconds: 30) { !b.process.isRunning }

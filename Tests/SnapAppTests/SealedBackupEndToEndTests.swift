@@ -47,6 +47,15 @@ extension BackupEndToEndTests {
             return screens.last == "ready" && screens.contains("meal-result")
         }
         let portA = try #require(await a.pagePort(), "\(a.output)")
+        // The meal in A's store before its backup is made: its Today page (read from the store) lists it.
+        let listed = await eventually(within: 30) {
+            let today = try? await client.send(
+                HTTPRequest(
+                    url: "http://127.0.0.1:\(portA)/",
+                    headers: [("Cookie", ownerA.cookie), ("Host", "127.0.0.1:\(portA)")]))
+            return today.map { String(decoding: $0.body, as: UTF8.self).contains("Spaghetti") } ?? false
+        }
+        #expect(listed, "A's page lists its meal")
         let sealed = try await post(
             portA, "/backup/download-sealed", ownerA, [("passphrase", passphrase), ("again", passphrase)])
         #expect(await a.stop() == 0)
@@ -58,13 +67,7 @@ extension BackupEndToEndTests {
 
         let b = try start("B", enteredKey: true)
         let portB = try #require(await b.pagePort(), "\(b.output)")
-        let sent = try await client.send(
-            HTTPRequest(
-                method: "POST", url: "http://127.0.0.1:\(portB)/backup/upload",
-                headers: [
-                    ("Cookie", ownerB.cookie), ("X-CSRF-Token", ownerB.csrf), ("Host", "127.0.0.1:\(portB)"),
-                    ("Content-Type", "application/octet-stream"),
-                ], body: sealed.body))
+        let sent = try await upload(sealed.body, to: portB, as: ownerB, client)
         #expect(sent.status == 303 && sent.header("location") == "/backup", "B asks for the passphrase")
         let store = folder.path + "/B/state/snapstation.sqlite"
         let before = FileManager.default.contents(atPath: store)
@@ -84,6 +87,17 @@ extension BackupEndToEndTests {
             let screens = StationFixture.screens(in: folder.path + "/B/state/frames")
             return screens.last == "ready" && screens.contains("meal-result")
         }
+        // Both meals in B's store before it stops: its Today page (read from the store) lists two.
+        let portAgain = try #require(await again.pagePort(), "\(again.output)")
+        let both = await eventually(within: 30) {
+            let today = try? await client.send(
+                HTTPRequest(
+                    url: "http://127.0.0.1:\(portAgain)/",
+                    headers: [("Cookie", ownerB.cookie), ("Host", "127.0.0.1:\(portAgain)")]))
+            let page = today.map { String(decoding: $0.body, as: UTF8.self) } ?? ""
+            return page.components(separatedBy: "<li class=\"meal\">").count - 1 == 2
+        }
+        #expect(both, "B's page lists A's meal and its own")
         #expect(await again.stop() == 0)
         #expect(analysed, "B analysed a meal with A's key: \(again.output)")
         let keyFile = folder.path + "/B/state/keys/ai.key"
@@ -93,6 +107,7 @@ extension BackupEndToEndTests {
         let restored = try StationStore(directory: folder.path + "/B/state")
         #expect(try restored.sessions().map(\.name) == ["B-phone"], "B keeps its own pairing")
         let today = LocalDay(containing: Date(), in: TimeZone(identifier: "UTC")!)
-        #expect(try restored.meals(on: today).count == 2, "A's meal and B's own, analysed with A's key")
+        let meals = try restored.meals(on: today)
+        #expect(meals.count == 2, "A's meal and B's own, analysed with A's key: \(meals.map(\.photo.id))")
     }
 }

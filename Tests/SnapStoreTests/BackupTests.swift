@@ -103,6 +103,22 @@ struct BackupTests {
         return found
     }
 
+    /// Each file of `cases` written, then refused by `store` (at `path`) with its problem: its store's file
+    /// the same bytes after, nothing left to apply.
+    func expectRefused(
+        _ cases: [(String, Data, BackupProblem)], by store: StationStore, at path: String, passphrase: String? = nil
+    ) throws {
+        for (name, data, problem) in cases {
+            let file = folder.path + "/" + name
+            try data.write(to: URL(fileURLWithPath: file))
+            let before = try sha256(path + "/snapstation.sqlite")
+            #expect(throws: problem, "\(name)") { try store.stageRestore(from: file, passphrase: passphrase) }
+            #expect(try sha256(path + "/snapstation.sqlite") == before, "\(name): the store unchanged")
+            #expect(!FileManager.default.fileExists(atPath: path + "/restore"), "\(name): nothing left to apply")
+            #expect(try StationStore.applyRestore(in: path) == nil)
+        }
+    }
+
     @Test("should restore A's backup on B: the same rows, table by table, byte-identical photos, B's own pairing")
     func roundTrip() throws {
         let (a, b, file) = (folder.path + "/a", folder.path + "/b", folder.path + "/a.snapbackup")
@@ -209,15 +225,7 @@ struct BackupTests {
             ))
         let b = folder.path + "/b"
         let storeB = try stationB(b)
-        for (name, data, problem) in cases {
-            let path = folder.path + "/" + name
-            try data.write(to: URL(fileURLWithPath: path))
-            let before = try sha256(b + "/snapstation.sqlite")
-            #expect(throws: problem, "\(name)") { try storeB.stageRestore(from: path) }
-            #expect(try sha256(b + "/snapstation.sqlite") == before, "\(name): B's store unchanged")
-            #expect(!FileManager.default.fileExists(atPath: b + "/restore"), "\(name): nothing left to apply")
-            #expect(try StationStore.applyRestore(in: b) == nil)
-        }
+        try expectRefused(cases, by: storeB, at: b)
         #expect(try storeB.tables()["meals"]?.count == 1)
         print("refused: " + cases.map { "\($0.0): \($0.2)" }.joined(separator: "; "))
         // A good backup that the card has no room to unpack (the station's margin made as large as the card's

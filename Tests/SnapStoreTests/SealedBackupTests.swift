@@ -107,15 +107,7 @@ extension BackupTests {
         let pieces = (bytes.count - head + piece - 1) / piece
         cases.append(("a piece added after its last", appended, .damaged("sealed piece \(pieces)")))
         let b = folder.path + "/b"
-        let storeB = try stationB(b)
-        for (name, data, problem) in cases {
-            let path = folder.path + "/" + name
-            try data.write(to: URL(fileURLWithPath: path))
-            let before = try sha256(b + "/snapstation.sqlite")
-            #expect(throws: problem, "\(name)") { try storeB.stageRestore(from: path, passphrase: passphrase) }
-            #expect(try sha256(b + "/snapstation.sqlite") == before, "\(name): B's store unchanged")
-            #expect(!FileManager.default.fileExists(atPath: b + "/restore"), "\(name): nothing left to apply")
-        }
+        try expectRefused(cases, by: try stationB(b), at: b, passphrase: passphrase)
         print("sealed, refused: " + cases.map { "\($0.0): \($0.2)" }.joined(separator: "; "))
     }
 }

@@ -92,14 +92,23 @@ extension BackupRoom {
         guard let path = store.keptBackups().first(where: { ($0 as NSString).lastPathComponent == name }) else {
             throw WebProblem.notFound(words("page.backup.kept_gone"), words)
         }
+        return staging(path, deleting: false, visitor, what: "the kept backup \(name)")
+    }
+
+    /// Checks and unpacks the backup at `path` (`stage`), then says it is restored, or the page again with
+    /// why not (`what` names it in the log).
+    private func staging(
+        _ path: String, deleting: Bool, passphrase: String? = nil, _ visitor: Visitor, what: String
+    ) -> PageStep {
         let (store, restoring, link) = (store, restoring, frame.link)
         return .after {
-            let staged = await Self.stage(path, of: store, on: restoring, deleting: false, telling: link)
+            let staged = await Self.stage(
+                path, of: store, on: restoring, deleting: deleting, passphrase: passphrase, telling: link)
             return {
                 switch staged {
                 case .success(let header): return .reply(self.restored(header))
                 case .failure(let problem):
-                    self.logger.warning("owner's page: the kept backup \(name) was not restored: \(problem)")
+                    self.logger.warning("owner's page: \(what) was not restored: \(problem)")
                     return .reply(
                         try self.backupPage(visitor, message: self.words.backupProblem(problem), status: 400))
                 }
@@ -208,20 +217,8 @@ extension BackupRoom {
         guard FileManager.default.fileExists(atPath: path) else {
             throw WebProblem.notFound(words("page.backup.kept_gone"), words)
         }
-        let (store, restoring, link, passphrase) = (store, restoring, frame.link, visitor.form["passphrase"] ?? "")
-        return .after {
-            let staged = await Self.stage(
-                path, of: store, on: restoring, deleting: true, passphrase: passphrase, telling: link)
-            return {
-                switch staged {
-                case .success(let header): return .reply(self.restored(header))
-                case .failure(let problem):
-                    self.logger.warning("owner's page: a sealed backup was not restored: \(problem)")
-                    return .reply(
-                        try self.backupPage(visitor, message: self.words.backupProblem(problem), status: 400))
-                }
-            }
-        }
+        return staging(
+            path, deleting: true, passphrase: visitor.form["passphrase"] ?? "", visitor, what: "a sealed backup")
     }
 
     /// The backup with the keys, sealed with the passphrase the form sends twice (`BackupSeal`), as it is
