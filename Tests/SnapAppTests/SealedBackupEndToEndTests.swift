@@ -20,6 +20,14 @@ extension BackupEndToEndTests {
         let ownerA = try PairedBrowser(in: folder.path + "/A/state", name: "A-phone")
         let ownerB = try PairedBrowser(in: folder.path + "/B/state", name: "B-phone")
         let client = HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(60))
+        /// The Today page at `port` (read from the store) as `owner` sees it; empty when it does not answer.
+        func today(_ port: Int, _ owner: PairedBrowser) async -> String {
+            let reply = try? await client.send(
+                HTTPRequest(
+                    url: "http://127.0.0.1:\(port)/",
+                    headers: [("Cookie", owner.cookie), ("Host", "127.0.0.1:\(port)")]))
+            return reply.map { String(decoding: $0.body, as: UTF8.self) } ?? ""
+        }
         let passphrase = "a new kitchen, same meals"
         func form(_ fields: [(String, String)]) -> [UInt8] {
             var allowed = CharacterSet.alphanumerics
@@ -48,13 +56,7 @@ extension BackupEndToEndTests {
         }
         let portA = try #require(await a.pagePort(), "\(a.output)")
         // The meal in A's store before its backup is made: its Today page (read from the store) lists it.
-        let listed = await eventually(within: 30) {
-            let today = try? await client.send(
-                HTTPRequest(
-                    url: "http://127.0.0.1:\(portA)/",
-                    headers: [("Cookie", ownerA.cookie), ("Host", "127.0.0.1:\(portA)")]))
-            return today.map { String(decoding: $0.body, as: UTF8.self).contains("Spaghetti") } ?? false
-        }
+        let listed = await eventually(within: 30) { await today(portA, ownerA).contains("Spaghetti") }
         #expect(listed, "A's page lists its meal")
         let sealed = try await post(
             portA, "/backup/download-sealed", ownerA, [("passphrase", passphrase), ("again", passphrase)])
@@ -90,12 +92,7 @@ extension BackupEndToEndTests {
         // Both meals in B's store before it stops: its Today page (read from the store) lists two.
         let portAgain = try #require(await again.pagePort(), "\(again.output)")
         let both = await eventually(within: 30) {
-            let today = try? await client.send(
-                HTTPRequest(
-                    url: "http://127.0.0.1:\(portAgain)/",
-                    headers: [("Cookie", ownerB.cookie), ("Host", "127.0.0.1:\(portAgain)")]))
-            let page = today.map { String(decoding: $0.body, as: UTF8.self) } ?? ""
-            return page.components(separatedBy: "<li class=\"meal\">").count - 1 == 2
+            await today(portAgain, ownerB).components(separatedBy: "<li class=\"meal\">").count - 1 == 2
         }
         #expect(both, "B's page lists A's meal and its own")
         #expect(await again.stop() == 0)

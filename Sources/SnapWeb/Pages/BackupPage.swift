@@ -150,18 +150,25 @@ extension BackupRoom {
     }
 
     /// The backup as it is made, named after the station and the day.
-    func downloadBackup(_ visitor: Visitor) throws -> WebReply {
+    func downloadBackup(_ visitor: Visitor) throws -> WebReply { try download(visitor, sealedWith: nil) }
+
+    /// The backup as it is made, its progress told to the station: a tar, or with a passphrase the same
+    /// sealed with it (the keys in it).
+    private func download(_ visitor: Visitor, sealedWith passphrase: String?) throws -> WebReply {
         let (store, name) = (store, visitor.session.name)
         let day = try store.stationDay(in: frame.timeZone).today(at: frame.now())
-        let file = "snapstation-\(FileName.folder(for: frame.stationName).rawValue)-\(day).tar"
-        logger.notice("owner's page: \(name) downloads a backup")
+        let file = "snapstation-\(FileName.folder(for: frame.stationName).rawValue)-\(day)"
+        let sealed = passphrase == nil ? "" : " sealed with a passphrase, with the keys"
+        logger.notice("owner's page: \(name) downloads a backup\(sealed)")
         return WebReply(
             headers: [
-                ("Content-Type", "application/x-tar"), ("Content-Disposition", "attachment; filename=\"\(file)\""),
+                ("Content-Type", passphrase == nil ? "application/x-tar" : "application/octet-stream"),
+                ("Content-Disposition", "attachment; filename=\"\(file)\(passphrase == nil ? ".tar" : ".sealed")\""),
                 ("Cache-Control", "no-store"),
             ],
             stream: StreamedBody { [link = frame.link] in
-                ReportedPieces(try store.backupPieces(), BackupProgress(link) { .making(percent: $0) })
+                ReportedPieces(
+                    try store.backupPieces(passphrase: passphrase), BackupProgress(link) { .making(percent: $0) })
             })
     }
 
@@ -234,19 +241,7 @@ extension BackupRoom {
                 visitor, status: 400,
                 sealing: FormProblem(words("page.backup.problem.passphrase_differs"), field: "again"))
         }
-        let (store, name) = (store, visitor.session.name)
-        let day = try store.stationDay(in: frame.timeZone).today(at: frame.now())
-        let file = "snapstation-\(FileName.folder(for: frame.stationName).rawValue)-\(day).sealed"
-        logger.notice("owner's page: \(name) downloads a backup sealed with a passphrase, with the keys")
-        return WebReply(
-            headers: [
-                ("Content-Type", "application/octet-stream"),
-                ("Content-Disposition", "attachment; filename=\"\(file)\""), ("Cache-Control", "no-store"),
-            ],
-            stream: StreamedBody { [link = frame.link] in
-                ReportedPieces(
-                    try store.backupPieces(passphrase: passphrase), BackupProgress(link) { .making(percent: $0) })
-            })
+        return try download(visitor, sealedWith: passphrase)
     }
 }
 
