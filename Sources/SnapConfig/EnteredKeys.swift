@@ -40,9 +40,7 @@ public struct EnteredKeys: Sendable {
 
     /// Forgets the key entered for `name`; nothing happens when there is none.
     public func forget(_ name: Name) throws(FileError) {
-        guard unlink(path(name)) == 0 || errno == ENOENT else {
-            throw FileError(call: "unlink", path: path(name), errno: errno)
-        }
+        try AtomicFile.remove(path(name))
     }
 }
 

@@ -194,18 +194,18 @@ extension StationConfig {
             "processing.min_sharpness", default: d.processing.minSharpness, in: 0...10000)
 
         ai.baseURL = r.string("ai.base_url", default: d.ai.baseURL)
-        if URL(string: ai.baseURL)?.scheme.map({ ["http", "https"].contains($0) }) != true {
+        switch Self.aiAddressProblem(ai.baseURL) {
+        case .notHTTP?:
             r.report(
                 "ai.base_url", "\"\(ai.baseURL)\" is not an http(s) URL",
                 expected: "a URL such as \"https://api.openai.com/v1\"")
-        } else if !Self.isSecureOrLocal(ai.baseURL) && !Self.isPrivateNetwork(ai.baseURL) {
-            // A key goes in a header: over plain http it would cross the internet in clear text. On the
-            // owner's own network a local vision server is allowed over http, and then no key is sent.
+        case .clearOverInternet?:
             r.report(
                 "ai.base_url", "plain http to a server outside this network would send the request in clear text",
                 expected:
                     "an https URL, or http to a server on this station or the local network (192.168.…, 10.…, NAME.local)"
             )
+        case nil: break
         }
         ai.model = r.string("ai.model", default: d.ai.model)
         ai.detail = r.choice("ai.detail", default: d.ai.detail)

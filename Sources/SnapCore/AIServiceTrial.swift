@@ -10,7 +10,8 @@ public enum AIServiceTrial: Sendable, Hashable {
     case failed(AIFailure)
 }
 
-/// Tries the AI service the station uses now, with the key in force now (`AIServiceTrial`).
+/// Tries an AI service with the key in force now (`AIServiceTrial`).
 public protocol AIServiceTrier: Sendable {
-    func tryService() async -> AIServiceTrial
+    /// Tries `service` (the address and model the owner just entered), or the one the station uses (nil).
+    func tryService(_ service: AIService?) async -> AIServiceTrial
 }

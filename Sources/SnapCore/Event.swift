@@ -45,9 +45,10 @@ public enum Event: Sendable, Hashable {
     case backupRestored(version: String)
     /// A backup is being made or checked on the page, and how far (nil: it ended).
     case backup(BackupNote?)
-    /// The owner entered, replaced or removed a key on the page (`EnteredKeys`): the station's clients read
-    /// their keys as it starts, so it starts again at its next calm moment.
-    case keysChanged
+    /// The owner entered, replaced or removed a key on the page (`EnteredKeys`), or ended the first visit's
+    /// walk-through with a setting taken at start changed (the time zone, the AI service): the station
+    /// takes them as it starts, so it starts again at its next calm moment.
+    case startChanged
     /// The owner asked on the page to erase the station (a factory reset): the station asks again on its
     /// screen, where only a long hold confirms it.
     case resetAsked
@@ -101,8 +102,9 @@ public enum Action: Sendable, Hashable {
     /// Restart the station (not the system) into the backup the owner restored, made by `version`: the
     /// station is idle now, as for an update.
     case restartForRestore(version: String)
-    /// Restart the station so that its clients take the keys entered on the page: idle now, as for an update.
-    case restartForKeys
+    /// Restart the station so that it takes the keys, the time zone or the AI service changed on the page:
+    /// idle now, as for an update.
+    case restartForChanges
     /// Erase the station, confirmed on the page and at the station: delete its photos on the group's server
     /// and leave `groups` where it can, mark the state folder to be erased as the station starts, and
     /// restart it.

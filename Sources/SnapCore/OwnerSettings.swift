@@ -36,12 +36,24 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
     public var goals: Macros?
     /// The hours the station keeps quiet: no flash, a dimmed display.
     public var quietHours: QuietHours?
+    /// The station's time zone, an IANA name ("" for the system's): its days, its midnight, its clock.
+    /// Taken as the station starts (`Key.takesEffectAtStart`).
+    public var timeZone: String?
+    /// The AI service's address and model. Taken as the station starts.
+    public var aiService: AIService?
+    /// The email of the station's own account on the group's server, made or signed in to on the page (its
+    /// password is an entered key). Taken as the station starts.
+    public var groupEmail: String?
 
     public init(
         dietaryPreferences: Set<DietaryPreference>? = nil, filter: PhotoFilter? = nil, intensity: Double? = nil,
         flash: Bool? = nil, countdownSeconds: Int? = nil, mode: StationMode? = nil, camera: Int? = nil,
-        groups: [String]? = nil, language: Language? = nil, goals: Macros? = nil, quietHours: QuietHours? = nil
+        groups: [String]? = nil, language: Language? = nil, goals: Macros? = nil, quietHours: QuietHours? = nil,
+        timeZone: String? = nil, aiService: AIService? = nil, groupEmail: String? = nil
     ) {
+        self.groupEmail = groupEmail
+        self.timeZone = timeZone
+        self.aiService = aiService
         self.goals = goals
         self.language = language
         self.camera = camera
@@ -69,6 +81,21 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
         /// The whole `[goals]` table: the four goals are set together.
         case goals
         case quietHours = "station.quiet_hours"
+        case timeZone = "station.time_zone"
+        /// The address and the model together (`ai.base_url`, `ai.model`): a model belongs to its service.
+        case aiService = "ai.base_url"
+        case groupEmail = "group.email"
+
+        /// Whether the station takes the setting only as it starts: a change restarts it at its next calm
+        /// moment (the time zone its days and timers are counted in, the AI service its client is made for).
+        public var takesEffectAtStart: Bool {
+            switch self {
+            case .timeZone, .aiService, .groupEmail: true
+            case .dietary, .filter, .intensity, .flash, .countdown, .mode, .camera, .groups, .language, .goals,
+                .quietHours:
+                false
+            }
+        }
 
         /// The setting's row: where the owner's value is kept, where it is in force, and what the log says
         /// of it. The one switch a new setting adds a line to.
@@ -93,6 +120,9 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
                 }
             case .quietHours:
                 SettingField(\.quietHours, \.quietHours) { "quiet hours \($0.hours.map(\.description) ?? "none")" }
+            case .timeZone: SettingField(\.timeZone, \.timeZone) { "time zone \($0.isEmpty ? "the system's" : $0)" }
+            case .aiService: SettingField(\.aiService, \.aiService) { "AI service \($0.baseURL) (\($0.model))" }
+            case .groupEmail: SettingField(\.groupEmail, \.groupEmail) { "group account \($0)" }
             }
         }
     }
@@ -116,13 +146,17 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
 /// One row of the settings' table, whatever its value's type.
 protocol OwnerSetting {
     func clear(_ owner: inout RuntimeSettings)
+    /// `owner`'s value (or none) where `part` has it.
+    func copy(from part: RuntimeSettings, into owner: inout RuntimeSettings)
+    /// Whether the setting's value in force differs between `one` and `other`.
+    func differs(_ one: SettingsInForce, _ other: SettingsInForce) -> Bool
     /// The owner's value, where set, over `value`'s.
     func resolve(_ owner: RuntimeSettings, into value: inout SettingsInForce)
     func logged(_ owner: RuntimeSettings) -> String?
 }
 
 /// A setting kept at `owner` (nil: the config's) and in force at `inForce`.
-struct SettingField<Value>: OwnerSetting {
+struct SettingField<Value: Equatable>: OwnerSetting {
     let owner: WritableKeyPath<RuntimeSettings, Value?>
     let inForce: WritableKeyPath<SettingsInForce, Value>
     let log: (Value) -> String
@@ -137,6 +171,12 @@ struct SettingField<Value>: OwnerSetting {
     }
 
     func clear(_ settings: inout RuntimeSettings) { settings[keyPath: owner] = nil }
+    func copy(from part: RuntimeSettings, into settings: inout RuntimeSettings) {
+        settings[keyPath: owner] = part[keyPath: owner]
+    }
+    func differs(_ one: SettingsInForce, _ other: SettingsInForce) -> Bool {
+        one[keyPath: inForce] != other[keyPath: inForce]
+    }
     func resolve(_ settings: RuntimeSettings, into value: inout SettingsInForce) {
         if let set = settings[keyPath: owner] { value[keyPath: inForce] = set }
     }
@@ -147,8 +187,9 @@ struct SettingField<Value>: OwnerSetting {
 /// settings it holds (`RuntimeSettings.changed(by:)`), so a change names only what it changes.
 public enum SettingsChange: Sendable, Hashable {
     /// The settings page's form: the owner's value for every setting on it (nil: the config's), and the
-    /// mode to be in now (the config's too: the mode button may have left it). The groups are not on the
-    /// form: they are memberships on the group's server, not a preference, and stay as they are.
+    /// mode to be in now (the config's too: the mode button may have left it). The groups and the group
+    /// account are not on the form: they are memberships and an account on the group's server, not
+    /// preferences, and stay as they are.
     case form(RuntimeSettings, mode: StationMode?)
     /// The flash turned on or off at the station's menu.
     case flash(Bool)
@@ -158,6 +199,9 @@ public enum SettingsChange: Sendable, Hashable {
     case joined(String)
     /// The station left `group` on the page.
     case left(String)
+    /// A step of the first visit's walk-through: the owner's value (nil: the config's) for `keys`, the
+    /// others as they are. A setting taken at start waits for the walk-through's end (`Event.startChanged`).
+    case part(RuntimeSettings, keys: Set<RuntimeSettings.Key>)
 }
 
 extension RuntimeSettings {
@@ -170,15 +214,40 @@ extension RuntimeSettings {
         case .form(let form, _):
             changed = form
             changed.groups = self.groups
+            changed.groupEmail = self.groupEmail
         case .flash(let on): changed.flash = on
         case .camera(let index): changed.camera = index
         case .joined(let group):
             changed.groups = Array(
                 (groups.contains(group) ? groups : groups + [group]).prefix(SettingsInForce.maxGroups))
         case .left(let group): changed.groups = groups.filter { $0 != group }
+        case .part(let part, let keys):
+            for key in keys where key != .groups { key.field.copy(from: part, into: &changed) }
         }
         return changed
     }
+}
+
+extension SettingsInForce {
+    /// The settings taken at start (`Key.takesEffectAtStart`) that differ between these and `other`.
+    public func startsDifferently(from other: SettingsInForce) -> [RuntimeSettings.Key] {
+        RuntimeSettings.Key.allCases.filter { $0.takesEffectAtStart && $0.field.differs(self, other) }
+    }
+}
+
+/// The AI service the station asks: an OpenAI-compatible API's address and the model asked there.
+public struct AIService: Sendable, Hashable, Codable {
+    /// Where the API is, up to its version: "https://api.openai.com/v1", "http://192.168.1.20:8080/v1".
+    public var baseURL: String
+    public var model: String
+
+    public init(baseURL: String, model: String) {
+        self.baseURL = baseURL
+        self.model = model
+    }
+
+    /// OpenAI's API with the station's default model (the config's defaults).
+    public static let openAI = AIService(baseURL: "https://api.openai.com/v1", model: "gpt-4o-mini")
 }
 
 /// The hours the station keeps quiet, as local clock times ("22:00-07:00"): the flash stays off and the

@@ -21,6 +21,12 @@ public struct SettingsInForce: Sendable, Hashable {
     public var goals = Macros.zero
     /// The hours the flash stays off and the display dims.
     public var quietHours = QuietHours.never
+    /// The station's time zone, an IANA name; "" for the system's.
+    public var timeZone = ""
+    /// The AI service asked about meals.
+    public var aiService = AIService.openAI
+    /// The email the station signs in to the group's server with; "" for none (a token, or no account).
+    public var groupEmail = ""
 
     /// The most groups one station belongs to (the mode button cycles through them).
     public static let maxGroups = 8
@@ -38,12 +44,13 @@ public struct SettingsInForce: Sendable, Hashable {
     public init(
         dietaryPreferences: Set<DietaryPreference>? = nil, filter: PhotoFilter? = nil, intensity: Double? = nil,
         flash: Bool? = nil, countdownSeconds: Int? = nil, mode: StationMode? = nil, camera: Int? = nil,
-        groups: [String]? = nil, language: Language? = nil, goals: Macros? = nil, quietHours: QuietHours? = nil
+        groups: [String]? = nil, language: Language? = nil, goals: Macros? = nil, quietHours: QuietHours? = nil,
+        timeZone: String? = nil, aiService: AIService? = nil, groupEmail: String? = nil
     ) {
         let given = RuntimeSettings(
             dietaryPreferences: dietaryPreferences, filter: filter, intensity: intensity, flash: flash,
             countdownSeconds: countdownSeconds, mode: mode, camera: camera, groups: groups, language: language,
-            goals: goals, quietHours: quietHours)
+            goals: goals, quietHours: quietHours, timeZone: timeZone, aiService: aiService, groupEmail: groupEmail)
         for key in RuntimeSettings.Key.allCases { key.field.resolve(given, into: &self) }
     }
 
@@ -104,7 +111,9 @@ public struct SettingsRule: Sendable, Hashable {
         switch key {
         case .camera: return cameras.count > 1
         case .flash: return flashWired
-        case .dietary, .filter, .intensity, .countdown, .mode, .groups, .language, .goals, .quietHours: return true
+        case .dietary, .filter, .intensity, .countdown, .mode, .groups, .language, .goals, .quietHours, .timeZone,
+            .aiService, .groupEmail:
+            return true
         }
     }
 }

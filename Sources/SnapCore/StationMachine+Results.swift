@@ -236,6 +236,14 @@ extension StationMachine {
         let after = inForce
         var actions: [Action] = [store, .applySettings(after), .log(.info, "owner's settings: \(owner.summary)")]
         if after.camera != before.camera { actions.append(.useCamera(after.camera)) }
+        // The settings form's time zone or AI service (other than the station started with, also after a
+        // walk-through left halfway) restarts the station; a walk-through's step waits for its end
+        // (`Event.startChanged`), so that the page stays up between its steps.
+        let atStart = after.startsDifferently(from: started)
+        if case .form = change, !atStart.isEmpty {
+            actions += [.log(.notice, "\(atStart.map(\.rawValue).joined(separator: ", ")) changed on the owner's page")]
+            actions += startChanged()
+        }
         if case .form(_, let wanted?) = change, wanted != mode, after.modes.contains(wanted) {
             mode = wanted
             groupIndex = 0

@@ -16,26 +16,27 @@ extension StationMachine {
         return [.log(.notice, "a backup made by \(version) waits for the station's restart")] + restartWhenCalm()
     }
 
-    /// Keys entered on the page wait for the station's restart, at the next calm phase.
-    mutating func keysChanged() -> [Action] {
-        keysWaiting = true
-        return [.log(.notice, "keys changed on the owner's page: the station restarts to use them")] + restartWhenCalm()
+    /// Keys, the time zone or the AI service changed on the page wait for the station's restart, at the next
+    /// calm phase.
+    mutating func startChanged() -> [Action] {
+        restartWaiting = true
+        return [.log(.notice, "changed on the owner's page: the station restarts to use it")] + restartWhenCalm()
     }
 
     /// A restored backup goes first: it restarts the station alone (with whatever keys are entered by
-    /// then), and the update waits in its slot; then keys entered on the page.
+    /// then), and the update waits in its slot; then what the page changed that is taken at start.
     mutating func restartWhenCalm() -> [Action] {
         if let version = restoring, phase.isCalm {
             restoring = nil
-            keysWaiting = false
+            restartWaiting = false
             return [
                 .restartForRestore(version: version),
                 .log(.notice, "the station is idle: restarting into the backup made by \(version)"),
             ]
         }
-        if keysWaiting, phase.isCalm {
-            keysWaiting = false
-            return [.restartForKeys, .log(.notice, "the station is idle: restarting to use the keys entered")]
+        if restartWaiting, phase.isCalm {
+            restartWaiting = false
+            return [.restartForChanges, .log(.notice, "the station is idle: restarting to use what the page changed")]
         }
         guard case .restarting(let version)? = update, !restartAsked else { return [] }
         guard phase.isCalm else { return [] }

@@ -73,6 +73,9 @@ public struct StationMachine: Sendable {
     /// The owner's settings in force (`SettingsRule.inForce`: the owner's over the config's, unless locked),
     /// resolved again whenever `owner` changes.
     public internal(set) var inForce: SettingsInForce
+    /// The settings in force as the station started: what it took at start (the time zone, the AI
+    /// service) is these, until it starts again.
+    public let started: SettingsInForce
     /// The display is dimmed for the quiet hours (`Action.dimDisplay`).
     var dimmed = false
     /// What the machine last asked of the camera (`Action.setCamera`).
@@ -85,8 +88,9 @@ public struct StationMachine: Sendable {
     var restartAsked = false
     /// A backup the owner restored waits for the station's restart (`Event.backupRestored`): its version.
     var restoring: String?
-    /// Keys entered on the page wait for the station's restart (`Event.keysChanged`).
-    var keysWaiting = false
+    /// Keys, the time zone or the AI service changed on the page wait for the station's restart
+    /// (`Event.startChanged`).
+    var restartWaiting = false
 
     /// `owner`: the owner's settings as the store kept them.
     public init(
@@ -96,6 +100,7 @@ public struct StationMachine: Sendable {
         self.settings = settings
         self.owner = settings.owner.kept(owner)
         self.inForce = settings.owner.inForce(owner)
+        self.started = inForce
         self.mode = inForce.mode
         self.meals = snapshot.meals
         self.aiUses = snapshot.aiUses
@@ -175,7 +180,7 @@ public struct StationMachine: Sendable {
         case .update(let note): updated(note, now: now)
         case .backupRestored(let version): backupRestored(version)
         case .backup(let note): backupNoted(note, now: now)
-        case .keysChanged: keysChanged()
+        case .startChanged: startChanged()
         case .resetAsked: resetAsked(now: now)
         }
     }

@@ -102,6 +102,11 @@ public enum AtomicFile {
         try syncFolder(parent)
     }
 
+    /// Deletes the file at `path`; nothing happens when there is none.
+    public static func remove(_ path: String) throws(FileError) {
+        guard unlink(path) == 0 || errno == ENOENT else { throw FileError(call: "unlink", path: path, errno: errno) }
+    }
+
     /// Deletes temporary files a crash left in `folder` and its subfolders.
     public static func removeLeftovers(in folder: String) {
         guard let walker = FileManager.default.enumerator(atPath: folder) else { return }

@@ -236,6 +236,15 @@ extension StationStore {
                     BEGIN \(remove) \(add) END;
                     """)
         }
+        register("v12: what happened once, such as the first visit's walk-through") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE station_marks (
+                        name TEXT PRIMARY KEY,
+                        at REAL NOT NULL
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 }

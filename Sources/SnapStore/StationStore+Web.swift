@@ -103,6 +103,32 @@ extension StationStore {
             lastSeen: Date(timeIntervalSince1970: row[4]))
     }
 
+    /// Whether `mark` was set (`setMark`).
+    public func isMarked(_ mark: StationMark) throws(StoreError) -> Bool {
+        do {
+            return try database.read { db in
+                try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS (SELECT 1 FROM station_marks WHERE name = ?)", arguments: [mark.rawValue])
+                    ?? false
+            }
+        } catch {
+            throw StoreError("read whether \(mark.rawValue)", error)
+        }
+    }
+
+    /// Notes that `mark` happened, at `date` (the first time: a mark is set once).
+    public func setMark(_ mark: StationMark, at date: Date) throws(StoreError) {
+        do {
+            try database.write { db in
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO station_marks (name, at) VALUES (?, ?)",
+                    arguments: [mark.rawValue, date.timeIntervalSince1970])
+            }
+        } catch {
+            throw StoreError("note that \(mark.rawValue)", error)
+        }
+    }
+
     /// What the owner changed over the config's defaults.
     public func runtimeSettings() throws(StoreError) -> RuntimeSettings {
         do {
@@ -216,4 +242,10 @@ extension StationStore {
             throw StoreError("read the received photo \(id)", error)
         }
     }
+}
+
+/// What happened once on a station, kept in its store (and so in its backups): `StationStore.setMark`.
+public enum StationMark: String, Sendable, CaseIterable {
+    /// The first visit's walk-through ended, finished or skipped: a phone paired later goes to Today.
+    case welcomed
 }

@@ -237,9 +237,12 @@ struct KeysRoom: PageRoom {
     let keys: EnteredKeys
     /// Tries the AI service with the key in force (nil where the station has no AI service to try).
     let trier: (any AIServiceTrier)?
+    /// Makes or signs in to the station's account on the group's server (nil without a Supabase project).
+    let accounts: (any GroupAccounts)?
 
     func addRoutes(to router: inout PageRouter) {
         router.get("keys") { .reply(keysPage($0.paired)) }
+        router.post("keys/group/account", steps: account)
         router.post("keys/:name") { try keepKey($0.parameters.values.first ?? "", $0.paired) }
         router.post("keys/:name/forget", named: forgetKey)
         router.post("keys/ai/try", steps: tryService)

@@ -40,6 +40,7 @@ extension PairingRoom {
         .notice { background: var(--panel); border-left: 4px solid var(--accent); padding: .5rem .8rem; }
         .problem { background: var(--panel); border-left: 4px solid var(--warn); padding: .5rem .8rem; color: var(--warn); }
         .empty, small, .when { color: var(--muted); }
+        small { overflow-wrap: anywhere; }
         .totals { display: flex; flex-wrap: wrap; gap: .3rem 1rem; align-items: baseline; font-size: 1.2rem;
           background: var(--panel); padding: .7rem .9rem; border-radius: .6rem; }
         .kcal { font-weight: 700; } .pcf { color: var(--muted); }
@@ -127,7 +128,8 @@ extension PairingRoom {
         @media (min-width: 48rem) { main { padding-top: 1rem; } }
         """
 
-    /// A little plain script: the filter preview follows the form, a ticked line looks ticked at once.
+    /// A little plain script: the filter preview follows the form, a ticked line looks ticked at once, the
+    /// phone's time zone is offered, a file is sent as a request's body.
     static let script = """
         "use strict";
         document.addEventListener("DOMContentLoaded", () => {
@@ -153,6 +155,17 @@ extension PairingRoom {
           if (intensity) intensity.addEventListener("input", update);
           for (const box of document.querySelectorAll(".lines input[type=checkbox]")) {
             box.addEventListener("change", () => box.closest("li").classList.toggle("ticked", box.checked));
+          }
+          // The phone's time zone, named beside the station's (data-phone-zone: the note's id), and chosen where
+          // the station keeps the system's and the walk-through offers it (data-pick).
+          const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+          for (const select of document.querySelectorAll("select[data-phone-zone]")) {
+            const note = document.getElementById(select.dataset.phoneZone);
+            const known = zone && Array.from(select.options).some((option) => option.value === zone);
+            if (!note || !known) continue;
+            note.textContent = note.dataset.text.replace("{zone}", zone);
+            note.hidden = false;
+            if (select.dataset.pick === "1" && !select.hasAttribute("aria-invalid")) select.value = zone;
           }
           // An update bundle or a backup goes as the request's body (streamed to the station's disk), with
           // the form's CSRF token in a header, to the form's data-upload; the bar follows the upload, the

@@ -52,13 +52,17 @@ public struct StationStatus: Sendable {
     public var owner: RuntimeSettings
     /// The settings in force (`SettingsRule.inForce(owner)`).
     public var inForce: SettingsInForce
+    /// The settings in force as the station started (`StationMachine.started`): a time zone or AI service
+    /// other than these waits for a restart.
+    public var started: SettingsInForce
 
     public init(
         screen: Screen?, mode: StationMode, group: String?, devices: [Device], startedAt: Date,
-        owner: RuntimeSettings, inForce: SettingsInForce
+        owner: RuntimeSettings, inForce: SettingsInForce, started: SettingsInForce? = nil
     ) {
         self.owner = owner
         self.inForce = inForce
+        self.started = started ?? inForce
         self.screen = screen
         self.mode = mode
         self.group = group

@@ -8,7 +8,8 @@ import SnapText
 import Synchronization
 
 /// The owner's page: the rooms (`PageRoom`: pairing, meals, history, corrections, review, plans and the
-/// shopping list, settings, the group, status, the update), each with its own routes and what it uses,
+/// shopping list, settings, the group, status, the update, backups, keys, the reset, the first visit's
+/// walk-through), each with its own routes and what it uses,
 /// behind one gate (`PageGate`: host, origin, session, the form's token).
 ///
 /// Every page is made on the page's own thread (`pageThread`), so a page of 500 meals never holds a
@@ -41,7 +42,8 @@ public final class WebApp: Sendable {
         config: StationConfig, store: StationStore, link: any StationLink, desk: PairingDesk, logger: Logger,
         secure: Bool = false, directory: (any GroupDirectory)? = nil, names: StationNames? = nil,
         corrector: (any MealCorrector)? = nil, planner: (any MealPlanner)? = nil,
-        updater: (any StationUpdater)? = nil, trier: (any AIServiceTrier)? = nil, jobs: PageJobs,
+        updater: (any StationUpdater)? = nil, trier: (any AIServiceTrier)? = nil,
+        accounts: (any GroupAccounts)? = nil, jobs: PageJobs,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.config = config
@@ -65,6 +67,8 @@ public final class WebApp: Sendable {
             frame: frame, updater: updater, jobs: jobs, bundleFolder: config.storage.dir + "/updates/bundles",
             usbFolder: config.update.usbFolder, maxBundleMB: config.update.maxBundleMB)
         backup = BackupRoom(frame: frame, store: store)
+        let keys = KeysRoom(
+            frame: frame, config: config, keys: config.enteredKeys, trier: trier, accounts: accounts)
         let rooms: [any PageRoom] = [
             pairing, meals, HistoryRoom(frame: frame, store: store, days: days), corrections,
             ReviewRoom(frame: frame, store: store, days: days, meals: meals),
@@ -75,8 +79,8 @@ public final class WebApp: Sendable {
                 frame: frame, store: store, days: days, rule: rule, retentionHours: retention, directory: directory,
                 jobs: jobs),
             StatusRoom(frame: frame, store: store, days: days, updater: updater, storageDir: config.storage.dir),
-            update, backup, KeysRoom(frame: frame, config: config, keys: config.enteredKeys, trier: trier),
-            ResetRoom(frame: frame),
+            update, backup, keys, ResetRoom(frame: frame),
+            WelcomeRoom(frame: frame, store: store, rule: rule, cameraID: config.camera.id, keys: keys),
         ]
         var router = PageRouter()
         for room in rooms { room.addRoutes(to: &router) }

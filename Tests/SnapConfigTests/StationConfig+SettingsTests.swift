@@ -28,6 +28,13 @@ struct StationConfigSettingsTests {
             )
         case .quietHours:
             ("[station]\nquiet_hours = \"22:00-07:00\"", { $0.quietHours.description == "22:00-07:00" })
+        case .timeZone: ("[station]\ntime_zone = \"Asia/Tokyo\"", { $0.timeZone == "Asia/Tokyo" })
+        case .groupEmail: ("[group]\nemail = \"kitchen@example.com\"", { $0.groupEmail == "kitchen@example.com" })
+        case .aiService:
+            (
+                "[ai]\nbase_url = \"http://192.168.1.20:8080/v1\"\nmodel = \"llava\"",
+                { $0.aiService == AIService(baseURL: "http://192.168.1.20:8080/v1", model: "llava") }
+            )
         }
     }
 
@@ -52,6 +59,38 @@ struct StationConfigSettingsTests {
             #expect(took(rule.defaults), "\(key): the file's value is not the rule's default")
             if key != .camera { #expect(!took(plain.defaults), "\(key): the sample is the default already") }
             #expect(rule.locked == [key] && !rule.offers(key))
+        }
+    }
+
+    @Test("should start with the owner's time zone and AI service over the file's, the rule keeping the file's")
+    func startingWithTheOwners() throws {
+        let file = try StationConfig(
+            parsing: "[station]\ntime_zone = \"Europe/Berlin\"\n[ai]\nmodel = \"gpt-4o\"", file: "t.toml")
+        let service = AIService(baseURL: "http://192.168.1.20:8080/v1", model: "llava")
+        let owner = RuntimeSettings(language: .fr, timeZone: "Asia/Tokyo", aiService: service)
+        let started = file.starting(with: owner)
+        #expect(started.station.timeZone == "Asia/Tokyo" && started.resolvedTimeZone.identifier == "Asia/Tokyo")
+        #expect(started.ai.baseURL == service.baseURL && started.ai.model == "llava")
+        #expect(started.station.language == .en, "a setting taken at once stays the machine's to resolve")
+        #expect(started.settingsRule == file.settingsRule, "the config's side is still the file's")
+        #expect(started.settingsRule.defaults.timeZone == "Europe/Berlin")
+        #expect(file.starting(with: RuntimeSettings()).ai == file.ai, "nothing the owner set: the file's")
+
+        let locked = try StationConfig(
+            parsing: "[station]\ntime_zone = \"Europe/Berlin\"\n[web]\nlocked = [\"station.time_zone\"]", file: "t.toml"
+        )
+        #expect(locked.starting(with: owner).station.timeZone == "Europe/Berlin", "the installer's lock wins")
+    }
+
+    @Test("should say why an address cannot be the AI service's, as the reader and the page both check it")
+    func aiAddresses() {
+        #expect(StationConfig.aiAddressProblem("https://api.openai.com/v1") == nil)
+        #expect(StationConfig.aiAddressProblem("http://192.168.1.20:8080/v1") == nil)
+        #expect(StationConfig.aiAddressProblem("http://127.0.0.1:11434/v1") == nil)
+        #expect(StationConfig.aiAddressProblem("http://kitchen-pc.local:8080/v1") == nil)
+        #expect(StationConfig.aiAddressProblem("http://example.com/v1") == .clearOverInternet)
+        for wrong in ["ftp://example.com", "api.openai.com/v1", "", "https://"] {
+            #expect(StationConfig.aiAddressProblem(wrong) == .notHTTP, "\(wrong)")
         }
     }
 

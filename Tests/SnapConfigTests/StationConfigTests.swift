@@ -308,7 +308,7 @@ struct StationConfigTests {
                 "t.toml:3: web.port: 70000 is out of range (an integer from 0 to 65535)",
                 "t.toml:4: web.tls_certificate: is missing its partner (both web.tls_certificate and web.tls_key (PEM files), or neither)",
                 "t.toml:5: web.public_url: \"snapstation.local\" is not an http(s) URL (a URL such as \"http://snapstation.local:8080\", or \"\" to make one)",
-                "t.toml:6: web.locked: \"processing.filtr\" is not allowed; did you mean \"processing.filter\"? (a list of \"ai.dietary\", \"processing.filter\", \"processing.intensity\", \"countdown.flash\", \"countdown.seconds\", \"station.default_mode\", \"camera.backend\", \"group.name\", \"station.language\", \"goals\", \"station.quiet_hours\")",
+                "t.toml:6: web.locked: \"processing.filtr\" is not allowed; did you mean \"processing.filter\"? (a list of \"ai.dietary\", \"processing.filter\", \"processing.intensity\", \"countdown.flash\", \"countdown.seconds\", \"station.default_mode\", \"camera.backend\", \"group.name\", \"station.language\", \"goals\", \"station.quiet_hours\", \"station.time_zone\", \"ai.base_url\", \"group.email\")",
             ])
     }
 

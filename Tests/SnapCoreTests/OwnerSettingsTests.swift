@@ -9,7 +9,9 @@ struct OwnerSettingsTests {
     let owner = RuntimeSettings(
         dietaryPreferences: [.glutenFree], filter: .mono, intensity: 0, flash: false, countdownSeconds: 7,
         mode: .meal, camera: 1, groups: ["Climbers"], language: .it,
-        goals: Macros(calories: 1800, protein: 100, carbs: 0, fats: 0), quietHours: QuietHours("22:30-06:45"))
+        goals: Macros(calories: 1800, protein: 100, carbs: 0, fats: 0), quietHours: QuietHours("22:30-06:45"),
+        timeZone: "Asia/Tokyo", aiService: AIService(baseURL: "http://192.168.1.20:8080/v1", model: "llava"),
+        groupEmail: "kitchen@example.com")
 
     @Test("should put every value the owner set over the config's")
     func ownerWins() {
@@ -21,7 +23,23 @@ struct OwnerSettingsTests {
                     dietaryPreferences: [.glutenFree], filter: .mono, intensity: 0, flash: false, countdownSeconds: 7,
                     mode: .meal, camera: 1, groups: ["Climbers"], language: .it,
                     goals: Macros(calories: 1800, protein: 100, carbs: 0, fats: 0),
-                    quietHours: QuietHours("22:30-06:45")!))
+                    quietHours: QuietHours("22:30-06:45")!, timeZone: "Asia/Tokyo",
+                    aiService: AIService(baseURL: "http://192.168.1.20:8080/v1", model: "llava"),
+                    groupEmail: "kitchen@example.com"))
+    }
+
+    @Test("should change only a walk-through step's settings, and name those taken at start that differ")
+    func parts() {
+        let part = RuntimeSettings(filter: .vivid, language: .de, timeZone: "Europe/Berlin")
+        let changed = owner.changed(by: .part(part, keys: [.language, .timeZone, .aiService]), groups: ["Climbers"])
+        #expect(changed.language == .de && changed.timeZone == "Europe/Berlin", "the step's own")
+        #expect(changed.aiService == nil, "a step's setting left at the config's is the config's again")
+        #expect(changed.filter == owner.filter && changed.goals == owner.goals, "the others as they were")
+        #expect(changed.groups == owner.groups)
+        let rule = SettingsRule(defaults: config, cameras: ["CSI", "USB"])
+        #expect(rule.inForce(changed).startsDifferently(from: rule.inForce(owner)) == [.timeZone, .aiService])
+        #expect(rule.inForce(changed).startsDifferently(from: rule.inForce(changed)).isEmpty)
+        #expect(RuntimeSettings.Key.allCases.filter(\.takesEffectAtStart) == [.timeZone, .aiService, .groupEmail])
     }
 
     @Test("should give the config's value back for every locked key, and keep none of them")

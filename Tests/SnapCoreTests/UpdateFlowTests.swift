@@ -93,10 +93,10 @@ struct UpdateFlowTests {
 
     @Test("should restart to use keys entered on the page at the next calm screen, once, and not twice with a restore")
     func keysWaitForCalm() {
-        func restartsForKeys(_ actions: [Action]) -> Int { actions.filter { $0 == .restartForKeys }.count }
+        func restartsForKeys(_ actions: [Action]) -> Int { actions.filter { $0 == .restartForChanges }.count }
         var script = StationScript(settings: Fixture.settings(), startingAt: "2026-03-10 09:00:00")
         script.press()
-        #expect(restartsForKeys(script.send(.keysChanged)) == 0, "not in a countdown")
+        #expect(restartsForKeys(script.send(.startChanged)) == 0, "not in a countdown")
         var asked = restartsForKeys(script.advance(seconds: 3))
         asked += restartsForKeys(script.send(.captured(PhotoID("p1"))))
         asked += restartsForKeys(script.send(.processed(Samples.photo("p1"))))
@@ -108,16 +108,40 @@ struct UpdateFlowTests {
         #expect(restartsForKeys(script.advance(seconds: 60)) == 0, "asked once")
 
         var calm = StationScript(settings: Fixture.settings(), startingAt: "2026-03-10 09:00:00")
-        #expect(restartsForKeys(calm.send(.keysChanged)) == 1, "at once on the ready screen")
+        #expect(restartsForKeys(calm.send(.startChanged)) == 1, "at once on the ready screen")
         var both = StationScript(settings: Fixture.settings(), startingAt: "2026-03-10 09:00:00")
         both.press()
-        _ = both.send(.keysChanged)
+        _ = both.send(.startChanged)
         _ = both.send(.backupRestored(version: "1.4.0"))
         var restart = both.advance(seconds: 3) + both.send(.captured(PhotoID("p1")))
         restart += both.send(.processed(Samples.photo("p1"))) + both.advance(seconds: 3)
         restart += both.send(.uploaded(PhotoID("p1"))) + both.advance(seconds: 3) + both.advance(seconds: 60)
-        let restarts = restart.filter { $0 == .restartForKeys || $0 == .restartForRestore(version: "1.4.0") }
+        let restarts = restart.filter { $0 == .restartForChanges || $0 == .restartForRestore(version: "1.4.0") }
         #expect(restarts == [.restartForRestore(version: "1.4.0")], "one restart takes both")
+    }
+
+    @Test("should restart for a time zone or an AI service from the settings form, for a walk-through's at its end")
+    func startSettings() {
+        func restarts(_ actions: [Action]) -> Int { actions.filter { $0 == .restartForChanges }.count }
+        func form(_ owner: RuntimeSettings) -> Event { .settingsChanged(.form(owner, mode: nil)) }
+        func step(_ owner: RuntimeSettings) -> Event { .settingsChanged(.part(owner, keys: [.timeZone])) }
+        let tokyo = RuntimeSettings(timeZone: "Asia/Tokyo")
+        var settings = StationScript(settings: Fixture.settings(), startingAt: "2026-03-10 09:00:00")
+        #expect(restarts(settings.send(form(RuntimeSettings(countdownSeconds: 5)))) == 0, "taken at once")
+        #expect(restarts(settings.send(form(tokyo))) == 1, "at once on the ready screen")
+        #expect(settings.machine.inForce.timeZone == "Asia/Tokyo" && settings.machine.started.timeZone.isEmpty)
+
+        var walk = StationScript(settings: Fixture.settings(), startingAt: "2026-03-10 09:00:00")
+        #expect(restarts(walk.send(step(tokyo))) == 0, "the walk-through goes on to its next step")
+        #expect(walk.machine.inForce.timeZone == "Asia/Tokyo")
+        #expect(restarts(walk.send(.startChanged)) == 1, "its end")
+        var left = StationScript(settings: Fixture.settings(), startingAt: "2026-03-10 09:00:00")
+        _ = left.send(step(tokyo))
+        // A walk-through left halfway: the settings form saved later restarts into the zone it set.
+        #expect(restarts(left.send(form(tokyo))) == 1, "other than the zone it started with")
+        var back = StationScript(settings: Fixture.settings(), startingAt: "2026-03-10 09:00:00")
+        _ = back.send(step(tokyo))
+        #expect(restarts(back.send(form(RuntimeSettings()))) == 0, "back to the zone it started with")
     }
 
     @Test("should say on the ready screen that an update did not start")

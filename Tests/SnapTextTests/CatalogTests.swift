@@ -59,6 +59,7 @@ struct CatalogTests {
             "page.macro.protein", "page.backup.passphrase",
             "page.status.storage_line",
             "page.macro.carbs", "page.status.backend", "page.group.received_from", "page.update.slot",
+            "page.keys.account_email",
         ],
     ]
 

@@ -41,7 +41,7 @@ struct KeysPageTests {
         #expect(keys.key(.ai) == key, "kept trimmed")
         #expect(try mode(keys.path(.ai)) == 0o600 && mode(keys.folder) == 0o700, "readable by the station alone")
         #expect(station.config.key(.ai, entered: keys)?.origin == .entered)
-        #expect(station.link.events.filter { $0 == .keysChanged }.count == 1, "the station restarts to use it")
+        #expect(station.link.events.filter { $0 == .startChanged }.count == 1, "the station restarts to use it")
 
         let page = await station.get("/keys", cookie: owner.cookie)
         #expect(page.text.contains("ending in 9f3a") && !page.text.contains(key))
@@ -53,7 +53,7 @@ struct KeysPageTests {
         let removed = await station.post("/keys/ai/forget", [("csrf", owner.csrf)], cookie: owner.cookie)
         #expect(removed.status == 200 && removed.text.contains("Removed.") && removed.text.contains("Not set."))
         #expect(keys.key(.ai) == nil && !FileManager.default.fileExists(atPath: keys.path(.ai)))
-        #expect(station.link.events.filter { $0 == .keysChanged }.count == 2)
+        #expect(station.link.events.filter { $0 == .startChanged }.count == 2)
     }
 
     @Test("should refuse a key with a space, or no key, with the field marked and nothing changed")
@@ -68,7 +68,7 @@ struct KeysPageTests {
             #expect(reply.text.contains("at most 512 characters") && reply.text.contains("aria-invalid=\"true\""))
             #expect(reply.text.contains("Nothing was changed."))
         }
-        #expect(keys.key(.group) == "old-key-1234" && !station.link.events.contains(.keysChanged))
+        #expect(keys.key(.group) == "old-key-1234" && !station.link.events.contains(.startChanged))
         let stranger = await station.post("/keys/ai", [("key", "sk-stranger-0000")])
         #expect(stranger.status != 200 && keys.key(.ai) == nil, "no key from an unpaired browser")
     }

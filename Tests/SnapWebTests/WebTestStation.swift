@@ -17,6 +17,8 @@ final class RecordingLink: StationLink {
     private let state = Lock<(events: [Event], screen: Screen?, capture: PixelImage?)>(([], nil, nil))
     private let machine: Lock<StationMachine>
     private let store: StationStore
+    /// What the machine asked of the station, in order.
+    let handled = Lock<[Action]>([])
     /// Called with each event, as the station's loop would handle it.
     let onEvent: Lock<(@Sendable (Event) -> Void)?> = Lock(nil)
 
@@ -42,6 +44,7 @@ final class RecordingLink: StationLink {
     @discardableResult
     func station(_ event: Event) -> [Action] {
         let actions = machine.withLock { $0.handle(event, now: Instant(uptime: .zero, wall: Date())) }
+        handled.withLock { $0 += actions }
         for case .storeSettings(let owner) in actions {
             try? store.writingAndWaiting { store throws(StoreError) in try store.saveRuntimeSettings(owner) }
         }
@@ -52,13 +55,13 @@ final class RecordingLink: StationLink {
     var stationScreen: Screen { machine.withLock { $0.screen(now: Instant(uptime: .zero, wall: Date())) } }
 
     func status() -> StationStatus {
-        let (owner, inForce) = machine.withLock { ($0.owner, $0.inForce) }
+        let (owner, inForce, started) = machine.withLock { ($0.owner, $0.inForce, $0.started) }
         return StationStatus(
             screen: state.withLock { $0.screen }, mode: .meal, group: nil,
             devices: [
                 .init(kind: .camera, backend: "simulated", problem: nil),
                 .init(kind: .display, backend: "drm", problem: "no display is connected to card1"),
-            ], startedAt: Date(timeIntervalSinceNow: -3_725), owner: owner, inForce: inForce)
+            ], startedAt: Date(timeIntervalSinceNow: -3_725), owner: owner, inForce: inForce, started: started)
     }
 
     func lastCapture() -> PixelImage? { state.withLock { $0.capture } }
@@ -86,7 +89,8 @@ final class WebTestStation: Sendable {
         locked: [String] = [], secure: Bool = false, groups: [String] = ["Friends"],
         otherCameras: [StationConfig.Camera.Other] = [], ledWired: Bool = true,
         directory: (any GroupDirectory)? = nil, name: String = "SnapStation", corrector: (any MealCorrector)? = nil,
-        planner: (any MealPlanner)? = nil, updater: (any StationUpdater)? = nil, runsJobs: Bool = true,
+        planner: (any MealPlanner)? = nil, updater: (any StationUpdater)? = nil,
+        trier: (any AIServiceTrier)? = nil, accounts: (any GroupAccounts)? = nil, runsJobs: Bool = true,
         configure: (inout StationConfig) -> Void = { _ in }
     ) throws {
         var config = StationConfig()
@@ -104,7 +108,8 @@ final class WebTestStation: Sendable {
         let clock = clock
         app = WebApp(
             config: config, store: store, link: link, desk: desk, logger: Logger(label: "web-test"), secure: secure,
-            directory: directory, corrector: corrector, planner: planner, updater: updater, jobs: jobs,
+            directory: directory, corrector: corrector, planner: planner, updater: updater, trier: trier,
+            accounts: accounts, jobs: jobs,
             now: { clock.now })
         running = runsJobs ? Task { [jobs] in try await jobs.run() } : nil
     }

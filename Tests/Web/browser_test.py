@@ -23,9 +23,16 @@ headless display writes beside each frame, latest.txt) or stores:
     3:1; the GET states again in German.
 Then a second station, signed in to the Supabase stand-in (fake_services.py --postgres, on the cluster of
 Tests/Group/postgres.sh: skipped, saying so, when SNAPSTATION_PG_SOCKET is not set) and in no group yet:
+  account: the station's own account made on the Keys page (a sign-up on the stand-in's Auth), the station
+    restarted into it;
   group: a group made on the page, its invite code as text and as a QR code read back with zbarimg, a
     member who joins with that code through the API listed after the station, the mode button reaching
     the group at the station, the group left from the page and the station back in meal mode.
+Then a third station, new, with no key and the system's time zone, its first phone walked through:
+  welcome: the phone's time zone (Asia/Tokyo, through Chrome's timezone override) chosen for the station,
+    the goals, an AI service that answers 401 (its words shown) and then a local server that works, with
+    the key entered; the end restarts the station, which comes back with the zone and the service and
+    analyses a meal with that key.
 """
 import argparse
 import csv
@@ -102,11 +109,11 @@ class Station(common.Station):
     `group`: {"url", "email", "password", "anon_key"} of a user on a Supabase project, for a station
     named Kitchen that shares there and is in no group yet; None: the config's default backend (a folder)."""
 
-    def __init__(self, binary, folder, ai_port, group=None):
+    def __init__(self, binary, folder, ai_port, group=None, time_zone="UTC", installer_key=True):
         self.folder = folder
         self.frames = os.path.join(folder, "state", "frames")
         config = os.path.join(folder, "snapstation.toml")
-        environment = {"SNAPSTATION_BROWSER_TEST_KEY": "test-key"}
+        environment = {"SNAPSTATION_BROWSER_TEST_KEY": "test-key"} if installer_key else {}
         name = group_section = ""
         if group:
             name = 'name = "Kitchen"\n'
@@ -118,10 +125,11 @@ email = "{group['email']}"
 key_source = "env:SNAPSTATION_BROWSER_TEST_GROUP_PASSWORD"
 anon_key = "{group['anon_key']}"
 """
-            environment["SNAPSTATION_BROWSER_TEST_GROUP_PASSWORD"] = group["password"]
+            if group.get("password"):
+                environment["SNAPSTATION_BROWSER_TEST_GROUP_PASSWORD"] = group["password"]
         with open(config, "w") as f:
             f.write(f"""[station]
-{name}time_zone = "UTC"
+{name}time_zone = "{time_zone}"
 default_mode = "meal"
 [camera]
 preview_width = 320
@@ -299,8 +307,15 @@ def pair(station, driver, name):
     driver.find_element(By.NAME, "code").send_keys(code)
     driver.find_element(By.NAME, "name").send_keys(name)
     follow(driver, driver.find_element(By.CSS_SELECTOR, "form.pair button"))
+    skip_walk_through(driver)
     check(shows(driver, "<h1>Today</h1>"), "the code from the log pairs the browser: Today")
     station.wait_caption("that the browser paired", rf"paired {name}")
+
+
+def skip_walk_through(driver):
+    """The first phone of a new station lands on the walk-through (run_welcome walks it): skipped here."""
+    check(heading(driver) == "Welcome: language and time zone", f"the first phone is welcomed: {heading(driver)!r}")
+    follow(driver, driver.find_element(By.CSS_SELECTOR, "form[action='/welcome/done'] button"))
 
 
 def report_failure(failure, driver, station):
@@ -359,7 +374,8 @@ def run(args):
         driver.find_element(By.NAME, "code").send_keys(code[:4] + " " + code[4:])
         driver.find_element(By.NAME, "name").send_keys("Selenium")
         follow(driver, driver.find_element(By.CSS_SELECTOR, "form.pair button"))
-        check(shows(driver, "<h1>Today</h1>"), "the right code pairs the browser: Today")
+        skip_walk_through(driver)
+        check(shows(driver, "<h1>Today</h1>"), "the right code pairs the browser, and skips the walk-through: Today")
         station.wait_caption("that the browser paired", r"paired Selenium")
         cookie = driver.get_cookie("snapstation_session")
         check(cookie and cookie["httpOnly"] and cookie.get("sameSite") == "Strict", "the cookie is HttpOnly, SameSite=Strict")
@@ -735,20 +751,39 @@ def run_group(args):
         project = f"http://127.0.0.1:{port}"
         with urllib.request.urlopen(project + "/_control/keys", timeout=10) as answer:
             anon_key = json.load(answer)["anon_key"]
-        user = supabase_members.sign_up_member(project, anon_key, None, "Kitchen")
-        station = Station(args.binary, folder, port, group={"url": project, "email": user["email"],
-                                                            "password": user["password"], "anon_key": anon_key})
+        # No account: the owner makes the station's own on the Keys page.
+        project_only = {"url": project, "email": "", "password": None, "anon_key": anon_key}
+        station = Station(args.binary, folder, port, group=project_only)
         driver = browser(390, 844)
         base = station.url
-        print(f"station at {base}, signed up on the stand-in at {project} as {user['email']}, state in {folder}")
+        print(f"station at {base}, with the Supabase stand-in at {project} and no account, state in {folder}")
         pair(station, driver, "Selenium")
+        audit = Audit(driver)
+
+        print("the station's own account, made on the Keys page")
+        driver.get(base + "/keys")
+        check(shows(driver, "The station has no account yet."), "Keys says: no account yet")
+        audit.check("keys, no account yet")
+        form = driver.find_element(By.CSS_SELECTOR, "form[action='/keys/group/account']")
+        form.find_element(By.NAME, "email").send_keys("kitchen@example.com")
+        mark = station.mark()
+        follow(driver, form.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+        check(shows(driver, "The account kitchen@example.com is made and works"), "the stand-in's Auth made it")
+        audit.check("keys, the account made", again=False)
+        wait_for("the station to stop for its restart", lambda: station.process.poll() is not None, timeout=30)
+        check(station.latest(r"restarting to use the keys, the time zone or the AI service", mark),
+              "the station's log: restarting to use the account")
+        station.stop()
+        station = Station(args.binary, folder, port, group=project_only)
+        base = station.url
+        said = wait_for("the owner's settings in the log", lambda: station.latest(r"owner's settings: (.*)"))
+        check("group account kitchen@example.com" in said, f"the station started with its account: {said}")
         station.wait_caption("the ready screen in meal mode", r"^ready · meal mode")
 
         print("making a group")
         driver.get(base + "/group")
         check(shows(driver, "The station is in no group yet."), "Group says: the station is in no group yet")
         check(not driver.find_elements(By.CSS_SELECTOR, "section.group-card"), "no group's card")
-        audit = Audit(driver)
         audit.check("group, in none yet")
         form = driver.find_element(By.CSS_SELECTOR, "form[action='/group/create']")
         form.find_element(By.NAME, "group").send_keys("Family/Friends")
@@ -835,6 +870,100 @@ def run_group(args):
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)
 
+def run_welcome(args):
+    """A new station's first phone walked through: a third station with no key and the system's time zone."""
+    print("the first visit's walk-through on a new station")
+    started = time.monotonic()
+    folder = tempfile.mkdtemp(prefix="snapstation-browser-welcome-")
+    fake = refusing = station = driver = None
+    try:
+        fake, ai_port = start_fake()
+        refusing, refusing_port = start_fake()
+        # The config names the refusing service: the owner's choice of the working one is then a setting.
+        station = Station(args.binary, folder, refusing_port, time_zone="", installer_key=False)
+        driver = browser(390, 844)
+        # The phone's zone, as the page's script reads it (Intl.DateTimeFormat).
+        driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "Asia/Tokyo"})
+        mark = station.mark()
+        station.button("pair")
+        code = wait_for("the pairing code in the log", lambda: station.latest(r"pairing code (\d{8})", mark))
+        driver.get(station.url + "/pair")
+        driver.find_element(By.NAME, "code").send_keys(code)
+        driver.find_element(By.NAME, "name").send_keys("Selenium")
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "form.pair button"))
+        check(heading(driver) == "Welcome: language and time zone", f"the first phone is welcomed: {heading(driver)!r}")
+        zone = Select(driver.find_element(By.ID, "time_zone"))
+        check(zone.first_selected_option.get_attribute("value") == "Asia/Tokyo",
+              "the phone's time zone is chosen for a station that keeps the system's")
+        check(shows(driver, "Your phone's time zone: Asia/Tokyo"), "and named beside the field")
+        audit = Audit(driver)
+        audit.check("welcome, language and time zone")
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "form.settings button[type=submit]"))
+        check(heading(driver) == "Your household", f"step 2: {heading(driver)!r}")
+        goal = driver.find_element(By.ID, "goal_kcal")
+        goal.clear()
+        goal.send_keys("1900")
+        audit.check("welcome, the household")
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "form.settings button[type=submit]"))
+        check(heading(driver) == "The AI service", f"step 3: {heading(driver)!r}")
+
+        def try_service(port, key):
+            address = driver.find_element(By.ID, "ai_base_url")
+            address.clear()
+            address.send_keys(f"http://127.0.0.1:{port}/v1")
+            driver.find_element(By.ID, "ai_key").send_keys(key)
+            follow(driver, driver.find_element(By.CSS_SELECTOR, "form.settings button[type=submit]"))
+
+        try_service(refusing_port, "sk-wrong-key-0000")
+        check(shows(driver, "Incorrect API key provided") and shows(driver, "(HTTP 401)"),
+              "a service that refuses the key: its own words and its status")
+        audit.check("welcome, an AI service that answers 401", again=False)
+        if args.screenshots:
+            driver.save_screenshot(os.path.join(args.screenshots, "page-welcome-ai-phone.png"))
+        try_service(ai_port, "test-key")
+        check(shows(driver, "offers gpt-4o-mini: it works"), "a server on this network that works")
+        check(shows(driver, "ends in -key") and not shows(driver, "test-key", timeout=0.5),
+              "the key's last four, never the key")
+        audit.check("welcome, an AI service that works", again=False)
+        follow(driver, driver.find_element(By.LINK_TEXT, "Go on to the group"))
+        check(heading(driver) == "The group", f"step 4: {heading(driver)!r}")
+        audit.check("welcome, the group")
+        check(audit.report(), "every walk-through state audited for every phone and eye, with no problem listed above")
+
+        mark = station.mark()
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "form[action='/welcome/done'] button"))
+        check(shows(driver, "The station restarts to use"), "the end says the station restarts")
+        wait_for("the station to stop for its restart", lambda: station.process.poll() is not None, timeout=30)
+        check(station.latest(r"restarting to use the keys, the time zone or the AI service", mark),
+              "the station's log: restarting to use what the page changed")
+        station.stop()
+        print("  ok: the station stopped to restart (run by hand, nothing starts it again: the test does)")
+        station = Station(args.binary, folder, refusing_port, time_zone="", installer_key=False)
+        said = wait_for("the owner's settings in the log", lambda: station.latest(r"owner's settings: (.*)"))
+        check("time zone Asia/Tokyo" in said and f"AI service http://127.0.0.1:{ai_port}/v1 (gpt-4o-mini)" in said,
+              f"the station started with the zone and the service: {said}")
+        check(station.latest(r"(AI service at 127\.0\.0\.1 without a key)") is None, "and with the key entered")
+        driver.get(station.url + "/")
+        check(shows(driver, "<h1>Today</h1>"), "the phone stays paired, and goes to Today now")
+        station.wait_caption("the ready screen", r"^ready")
+        station.button("press")
+        station.wait_caption("the meal analysed with the key entered", r"^meal-result .* 650 kcal")
+        print(f"the walk-through: passed in {time.monotonic() - started:.0f} s")
+        return 0
+    except Failure as failure:
+        report_failure(failure, driver, station)
+        return 1
+    finally:
+        if driver:
+            driver.quit()
+        if station:
+            station.stop()
+        stop_fake(fake)
+        stop_fake(refusing)
+        if not args.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(REPO, ".build/debug/snapstation"))
@@ -842,7 +971,7 @@ if __name__ == "__main__":
     parser.add_argument("--keep", action="store_true", help="keep the station's state folder")
     arguments = parser.parse_args()
     began = time.monotonic()
-    status = run(arguments) or run_group(arguments)
+    status = run(arguments) or run_group(arguments) or run_welcome(arguments)
     if status == 0:
         print(f"browser test: passed in {time.monotonic() - began:.0f} s")
     sys.exit(status)

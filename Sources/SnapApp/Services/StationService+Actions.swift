@@ -107,8 +107,8 @@ extension StationService {
             askForRestart(into: version)
         case .restartForRestore(let version):
             restart("restarting into the backup made by \(version): the store is replaced as the station starts")
-        case .restartForKeys:
-            restart("restarting to use the keys entered on the owner's page")
+        case .restartForChanges:
+            restart("restarting to use the keys, the time zone or the AI service changed on the owner's page")
         case .factoryReset(let groups):
             group.addTask { await self.eraseStation(groups: groups) }
         case .log(let level, let message):

@@ -154,7 +154,7 @@ extension Station {
     static func supabaseSession(
         _ config: StationConfig, password: String, store: StationStore, client: HTTPClient, logger: Logger
     ) -> SupabaseSession {
-        let path = config.storage.dir + "/supabase-session"
+        let path = config.supabaseSessionFile
         // A power cut while the last token was written leaves its temporary file: the kept one is whole.
         AtomicFile.removeLeftovers(of: path)
         let kept = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -259,7 +259,12 @@ struct StationAITrier: AIServiceTrier {
     let config: StationConfig
     let logger: Logger
 
-    func tryService() async -> AIServiceTrial {
+    func tryService(_ service: AIService?) async -> AIServiceTrial {
+        var config = config
+        if let service {
+            config.ai.baseURL = service.baseURL
+            config.ai.model = service.model
+        }
         guard let analyzer = Station.makeAnalyzer(config, logger: logger) as? OpenAIAnalyzer else {
             return .failed(.notConfigured)
         }

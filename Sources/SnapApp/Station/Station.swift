@@ -55,6 +55,9 @@ public enum Station {
         }
         let store = try StationStore(directory: config.storage.dir)
         startup.mark("store")
+        // The time zone and the AI service the owner chose on the page, over the file's (where it does not
+        // lock them): the station's days and its AI client are made with them.
+        config = config.starting(with: try store.runtimeSettings())
         let parts = try makeParts(config, store: store, options: options, logger: logger)
         startup.mark("devices")
         let aiConfigured = parts.aiConfigured
@@ -139,7 +142,12 @@ public enum Station {
                 secure: config.web.servesHTTPS, directory: parts.backend as? any GroupDirectory, names: names,
                 corrector: aiConfigured ? StationCorrector(analyzer: parts.analyzer, live: live) : nil,
                 planner: aiConfigured ? StationPlanner(analyzer: parts.analyzer, live: live) : nil, updater: updater,
-                trier: StationAITrier(config: config, logger: logger), jobs: jobs)
+                trier: StationAITrier(config: config, logger: logger),
+                accounts: config.group.backend == .supabase
+                    ? SupabaseAccounts(
+                        projectURL: config.group.url, anonKey: config.group.anonKey,
+                        client: HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(30)), logger: logger)
+                    : nil, jobs: jobs)
             do {
                 let selfSigned = try pageCertificate(config, logger: logger)
                 let server = WebServer(app: app, web: config.web, desk: desk, logger: logger, selfSigned: selfSigned)

@@ -18,6 +18,8 @@ public final class StationBoard: StationLink {
         var lastCapture: PixelImage?
         var owner = RuntimeSettings()
         var inForce: SettingsInForce
+        /// The settings in force as the station started (`StationMachine.started`).
+        let started: SettingsInForce
         /// The page's events sent into the bus, numbered: the bus keeps their order, so the loop has
         /// handled the n-th once it handled a number n or above.
         var sent = 0
@@ -40,7 +42,7 @@ public final class StationBoard: StationLink {
             .display: config.display.backend.rawValue,
         ]
         let inForce = config.settingsRule.inForce(owner)
-        self.state = Lock(State(mode: inForce.mode, owner: owner, inForce: inForce))
+        self.state = Lock(State(mode: inForce.mode, owner: owner, inForce: inForce, started: inForce))
     }
 
     public func send(_ event: Event) { _ = post(event) }
@@ -70,7 +72,7 @@ public final class StationBoard: StationLink {
                 screen: state.screen, mode: state.mode, group: state.group,
                 devices: DeviceKind.allCases.map {
                     StationStatus.Device(kind: $0, backend: backends[$0] ?? "-", problem: state.problems[$0])
-                }, startedAt: startedAt, owner: state.owner, inForce: state.inForce)
+                }, startedAt: startedAt, owner: state.owner, inForce: state.inForce, started: state.started)
         }
     }
 

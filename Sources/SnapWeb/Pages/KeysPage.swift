@@ -7,11 +7,11 @@ import SnapText
 /// The keys the owner enters instead of a shell (`EnteredKeys`): the AI service's key and the group's
 /// password, each replaced or removed here. A key is never shown again, nor logged: the page says whether
 /// one is in force, where it comes from, and its last four characters. The station's clients read their
-/// keys as it starts, so a change restarts it at its next calm moment (`Event.keysChanged`).
+/// keys as it starts, so a change restarts it at its next calm moment (`Event.startChanged`).
 extension KeysRoom {
     func keysPage(
         _ visitor: Visitor, said: String? = nil, problem: (name: EnteredKeys.Name, text: String)? = nil,
-        trial: AIServiceTrial? = nil
+        trial: AIServiceTrial? = nil, account: AccountAnswer? = nil
     ) -> WebReply {
         let words = self.words
         // Each key's field is marked as every form's is (`FormEcho`), but never filled again: a key is not
@@ -51,8 +51,8 @@ extension KeysRoom {
                 \(echo.message("key"))
                 <div class="buttons"><button type="submit">\(words("page.keys.save"))</button></div></form>\(forget)
                 """
-            let tried: HTML = name == .ai ? tryForm(visitor, trial) : ""
-            return "<section class=\"key\"><h2>\(title)</h2><p>\(text)</p>\(status)\(form)\(tried)</section>"
+            let more: HTML = name == .ai ? tryForm(visitor, trial) : accountForm(visitor, account)
+            return "<section class=\"key\"><h2>\(title)</h2><p>\(text)</p>\(status)\(form)\(more)</section>"
         }
         return page(
             words("page.keys.title"), status: problem == nil ? 200 : 400,
@@ -87,7 +87,7 @@ extension KeysRoom {
     private func tried(_ visitor: Visitor, said: String?) -> PageStep {
         guard let trier else { return .reply(keysPage(visitor, said: said, trial: .failed(.notConfigured))) }
         return .after {
-            let trial = await trier.tryService()
+            let trial = await trier.tryService(nil)
             return { .reply(self.keysPage(visitor, said: said, trial: trial)) }
         }
     }
@@ -95,24 +95,8 @@ extension KeysRoom {
     /// The AI service's try: what it answered last (on this page), and the button that asks again.
     private func tryForm(_ visitor: Visitor, _ trial: AIServiceTrial?) -> HTML {
         let words = self.words
-        let answer: HTML
-        switch trial {
-        case .works(let model, true, _)?: answer = notice(words("page.keys.trial.works", ["model": model]))
-        case .works(let model, false, let others)? where others.isEmpty:
-            answer = notice(words("page.keys.trial.no_models", ["model": model]), problem: true)
-        case .works(let model, false, let others)?:
-            answer = notice(
-                words("page.keys.trial.no_model", ["model": model, "models": others.joined(separator: ", ")]),
-                problem: true)
-        case .refused(let status, let said)?:
-            answer = notice(
-                words("page.keys.trial.refused", ["words": said, "status": String(status)]), problem: true)
-        case .failed(let failure)?:
-            answer = notice(words("page.keys.trial.failed", ["reason": words.aiFailure(failure)]), problem: true)
-        case nil: answer = ""
-        }
         return """
-            <div class="trial">\(answer)<form method="post" action="/keys/ai/try" class="inline">\(csrfField(visitor))\
+            <div class="trial">\(trialNotice(trial))<form method="post" action="/keys/ai/try" class="inline">\(csrfField(visitor))\
             <button type="submit" class="secondary">\(words("page.keys.try"))</button></form> \
             <small>\(words("page.keys.trial.text"))</small></div>
             """
@@ -139,7 +123,7 @@ extension KeysRoom {
             return keysPage(visitor, problem: (name, words("page.keys.failed", ["error": "\(error)"])))
         }
         logger.notice("owner's page: \(name.rawValue): \(done)")
-        frame.link.send(.keysChanged)
+        frame.link.send(.startChanged)
         return keysPage(visitor, said: words(said))
     }
 
@@ -153,5 +137,28 @@ extension KeysRoom {
             throw WebProblem.notFound(words("page.keys.unknown"), words)
         }
         return known
+    }
+}
+
+extension PageRoom {
+    /// What the AI service answered when tried, for the Keys page and the walk-through: it works, or which
+    /// models it offers instead, or its own words, or why it was not reached.
+    func trialNotice(_ trial: AIServiceTrial?) -> HTML {
+        let words = self.words
+        switch trial {
+        case .works(let model, true, _)?: return notice(words("page.keys.trial.works", ["model": model]))
+        case .works(let model, false, let others)? where others.isEmpty:
+            return notice(words("page.keys.trial.no_models", ["model": model]), problem: true)
+        case .works(let model, false, let others)?:
+            return notice(
+                words("page.keys.trial.no_model", ["model": model, "models": others.joined(separator: ", ")]),
+                problem: true)
+        case .refused(let status, let said)?:
+            return notice(
+                words("page.keys.trial.refused", ["words": said, "status": String(status)]), problem: true)
+        case .failed(let failure)?:
+            return notice(words("page.keys.trial.failed", ["reason": words.aiFailure(failure)]), problem: true)
+        case nil: return ""
+        }
     }
 }

@@ -54,7 +54,10 @@ extension PairingRoom {
             try store.writingAndWaiting { store throws(StoreError) in try store.createSession(session) }
             link.send(.paired(name))
             logger.notice("owner's page: paired \(name)")
-            var reply = WebReply.redirect("/")
+            // The first phone of a new station goes through the walk-through; a phone paired after it ended
+            // (finished or skipped) goes to Today.
+            let welcomed = (try? store.isMarked(.welcomed)) ?? true
+            var reply = WebReply.redirect(welcomed ? "/" : "/welcome")
             reply.headers.append(("Set-Cookie", cookie(token, maxAge: Int(sessionLifetime))))
             return reply
         }

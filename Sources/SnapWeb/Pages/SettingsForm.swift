@@ -7,7 +7,7 @@ import SnapText
 struct SettingsForm {
     /// Where a field sits on the page, in the page's order.
     enum Section: CaseIterable {
-        case dietary, photo, capture, goals, language
+        case dietary, photo, capture, goals, language, ai
     }
 
     /// One setting on the page.
@@ -32,6 +32,8 @@ struct SettingsForm {
     /// What a form that failed sent, drawn again in place of the values in force; each field's id is its
     /// name.
     var echo = FormEcho(prefix: "")
+    /// The time zone's field takes the phone's where the station keeps the system's (the walk-through).
+    var offersPhoneZone = false
 
     /// The settings in force, and the config's.
     var now: SettingsInForce { station.inForce }
@@ -75,6 +77,17 @@ struct SettingsForm {
         try reading.check()
         let wanted = rule.locked.contains(.mode) ? nil : form["mode"].flatMap(StationMode.init(rawValue:))
         return (rule.kept(chosen), wanted)
+    }
+
+    /// The owner's values for `keys` alone, as a step of the walk-through sends them (`SettingsChange.part`).
+    func read(_ form: Form, only keys: [RuntimeSettings.Key]) throws(FormProblem) -> RuntimeSettings {
+        var chosen = RuntimeSettings()
+        var reading = FormReading()
+        for key in keys where !rule.locked.contains(key) {
+            reading.read(()) { () throws(FormProblem) in try row(key).read(form, &chosen) }
+        }
+        try reading.check()
+        return chosen
     }
 
     /// What the owner changed, as `RuntimeSettings.summary` writes it for the log, in the page's language.
@@ -275,6 +288,13 @@ struct SettingsForm {
                             : words("page.settings.summary.quiet", ["hours": $0.description])
                     }
                 })
+        case .timeZone: return timeZoneRow(lock, echo: echo)
+        case .groupEmail:
+            // Made or signed in to on the Keys page (`KeysRoom.account`), with its password.
+            return Row(
+                section: nil, field: { "" }, read: { _, _ in },
+                said: { $0.groupEmail.map { words("page.settings.summary.account", ["email": $0]) } })
+        case .aiService: return aiServiceRow(lock, echo: echo)
         }
     }
 }

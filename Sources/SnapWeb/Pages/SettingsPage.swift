@@ -12,7 +12,9 @@ extension SettingsRoom {
         var form = settingsForm(station, words)
         form.echo = echo
         let owner = station.owner
-        let saved = visitor.form["saved"].map { _ in words("page.settings.saved") }
+        let saved = visitor.form["saved"].map {
+            words($0 == "restart" ? "page.settings.saved_restart" : "page.settings.saved")
+        }
         let kept = words(
             "page.settings.kept",
             [
@@ -43,10 +45,12 @@ extension SettingsRoom {
             </fieldset>
             <fieldset><legend>\(words("page.settings.goals"))</legend>\(form.fields(.goals))</fieldset>
             \(language.description.isEmpty ? "" : "<fieldset><legend>\(words("page.settings.language_legend"))</legend>\n\(language)\n</fieldset>" as HTML)
+            <fieldset><legend>\(words("page.settings.ai_legend"))</legend>\(form.fields(.ai))</fieldset>
             <div class="buttons"><button type="submit">\(words("page.form.save"))</button>
             <button type="submit" name="reset" value="1" class="secondary">\(words("page.settings.reset"))</button></div>
             </form>
-            <p><a href="/backup">\(words("page.backup.link"))</a> · <a href="/keys">\(words("page.keys.link"))</a></p>
+            <p><a href="/backup">\(words("page.backup.link"))</a> · <a href="/keys">\(words("page.keys.link"))</a> · \
+            <a href="/welcome">\(words("page.welcome.again"))</a></p>
             """)
     }
 
@@ -72,9 +76,11 @@ extension SettingsRoom {
                     try settingsPage(visitor, status: 400, echo: FormEcho(visitor.form, error, prefix: "")))
             }
         }
+        let started = link.status().started
         return changing(.form(asked.0, mode: asked.mode)) { status in
             self.logger.info("owner's page: settings \(status.owner.summary)")
-            return .reply(.redirect("/settings?saved=1"))
+            let restarts = !status.inForce.startsDifferently(from: started).isEmpty
+            return .reply(.redirect(restarts ? "/settings?saved=restart" : "/settings?saved=1"))
         }
     }
 
