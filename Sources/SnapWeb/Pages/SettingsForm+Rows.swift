@@ -73,7 +73,7 @@ extension SettingsForm {
                     <option value=""\(chosen.isEmpty ? " selected" : "" as HTML)>\(words("page.settings.time_zone_system", ["zone": system]))</option>\
                     \(options)</select>\(lock.note)</label>\(echo.message("time_zone"))
                     <small id="time_zone-phone" data-text="\(words("page.settings.time_zone_phone"))" hidden></small>
-                    <small>\(words("page.settings.restart_hint"))</small>
+                    <small class="hint">\(words("page.settings.restart_hint"))</small>
                     """
             },
             read: { form, chosen throws(FormProblem) in
@@ -99,13 +99,13 @@ extension SettingsForm {
             section: .ai,
             field: {
                 """
-                <label>\(words("page.settings.ai_address")) <input type="url" name="ai_base_url"\(echo.attributes("ai_base_url")) \
+                <label class="wide">\(words("page.settings.ai_address")) <input type="url" name="ai_base_url"\(echo.attributes("ai_base_url")) \
                 value="\(echo.value("ai_base_url", now.aiService.baseURL))" required spellcheck="false" autocomplete="off"\(lock.disabled)></label>\
                 \(echo.message("ai_base_url"))
                 <label>\(words("page.settings.ai_model")) <input name="ai_model"\(echo.attributes("ai_model")) \
                 value="\(echo.value("ai_model", now.aiService.model))" required maxlength="100" spellcheck="false" autocomplete="off"\(lock.disabled)>\
                 \(lock.note)</label>\(echo.message("ai_model"))
-                <small>\(words("page.settings.ai_hint"))</small>
+                <small class="hint">\(words("page.settings.ai_hint"))</small>
                 """
             },
             read: { form, chosen throws(FormProblem) in

@@ -85,7 +85,7 @@ extension WelcomeRoom {
         switch step {
         case .language:
             fields = """
-                \(form.fields(.language))
+                <fieldset><legend>\(words("page.settings.language_legend"))</legend>\(form.fields(.language))</fieldset>
                 <p><small>\(words("page.welcome.restore")) <a href="/backup">\(words("page.welcome.restore_link"))</a></small></p>
                 """
         case .household:
@@ -93,7 +93,9 @@ extension WelcomeRoom {
                 <fieldset><legend>\(words("page.settings.dietary"))</legend>\(form.fields(.dietary))</fieldset>
                 <fieldset><legend>\(words("page.settings.goals"))</legend>\(form.fields(.goals))</fieldset>
                 """
-        case .ai: fields = "\(form.fields(.ai))\(keyField(echo))"
+        case .ai:
+            fields =
+                "<fieldset><legend>\(words("page.settings.ai_legend"))</legend>\(form.fields(.ai))\(keyField(echo))</fieldset>"
         case .group: fields = groupText()
         }
         let skip: HTML =
@@ -139,9 +141,8 @@ extension WelcomeRoom {
 
     private func keyInput(_ echo: FormEcho, _ note: String) -> HTML {
         """
-        <label for="ai_key">\(words("page.welcome.key"))</label>
-        <input type="password"\(echo.attributes("ai_key")) name="ai_key" autocomplete="off" spellcheck="false">\
-        \(echo.message("ai_key"))<small>\(note)</small>
+        <label>\(words("page.welcome.key")) <input type="password"\(echo.attributes("ai_key")) name="ai_key" \
+        autocomplete="off" spellcheck="false"></label>\(echo.message("ai_key"))<small class="hint">\(note)</small>
         """
     }
 
