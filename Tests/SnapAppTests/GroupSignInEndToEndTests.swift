@@ -8,7 +8,8 @@ import SnapStore
 import SnapTestSupport
 import Testing
 
-/// The real binary signed in to the stand-in's Auth (access tokens of 5 s): it shares with two groups
+/// The real binary signed in to the stand-in's Auth (access tokens of 10 s; 5 s was outlasted by a sign-in
+/// and an upload under the whole suite's load): it shares with two groups
 /// across expiries, comes back signed in after a restart with the refresh token it kept, and with a
 /// wrong password keeps the photo and says why.
 @Suite(
@@ -18,7 +19,7 @@ struct GroupSignInEndToEndTests {
     let folder = TemporaryDirectory("group-sign-in")
     let fake: FakeServices
 
-    init() async throws { fake = try await FakeServices(jwtExpiry: 5) }
+    init() async throws { fake = try await FakeServices(jwtExpiry: 10) }
 
     private func run(
         _ member: FakeServices.Member, script: String, log: String, password: String? = nil, url: String? = nil

@@ -15,7 +15,8 @@ final class KeptTokens: Sendable {
 }
 
 /// The station signed in to the stand-in's Auth (Tests/Fakes/auth_api.py, after supabase/auth), whose
-/// access tokens last 4 s here: each expiry renews the session, and nothing is refused for good.
+/// access tokens last 8 s here (4 s was too short under the whole suite's load: a sign-in and an upload
+/// outlasted it): each expiry renews the session, and nothing is refused for good.
 @Suite(
     "SupabaseSession: a station that signs in and stays signed in", .serialized,
     .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)))
@@ -23,7 +24,7 @@ struct SupabaseSessionTests {
     let fake: FakeServices
     let taken = Date()
 
-    init() async throws { fake = try await FakeServices(jwtExpiry: 4) }
+    init() async throws { fake = try await FakeServices(jwtExpiry: 8) }
 
     private func session(
         _ member: FakeServices.Member, password: String? = nil, refreshToken: String? = nil, kept: KeptTokens
@@ -55,9 +56,9 @@ struct SupabaseSessionTests {
         try await backend.upload(upload("a")) { _ in }
         var listed = 0
         for round in 1...3 {
-            // Past the access token's 4 s: the next request must renew it first.
-            let until = ContinuousClock.now + .seconds(5)
-            #expect(await eventually(within: 10, every: .milliseconds(250)) { ContinuousClock.now >= until })
+            // Past the access token's 8 s: the next request must renew it first.
+            let until = ContinuousClock.now + .seconds(9)
+            #expect(await eventually(within: 15, every: .milliseconds(250)) { ContinuousClock.now >= until })
             listed = try await backend.shared(in: "Family", now: Date()).count
             #expect(listed == 1, "round \(round)")
         }
@@ -103,9 +104,9 @@ struct SupabaseSessionTests {
                 projectURL: fake.baseURL, bucket: "snapstation", key: try await fake.signIn(other),
                 anonKey: other.anonKey, client: client, logger: Logger(label: "test"))
             try await theirs.upload(photo("other-\(round)", group, "other")) { _ in }
-            // Past the access token's 4 s: the fetch must renew it first.
-            let until = ContinuousClock.now + .seconds(5)
-            #expect(await eventually(within: 10, every: .milliseconds(250)) { ContinuousClock.now >= until })
+            // Past the access token's 8 s: the fetch must renew it first.
+            let until = ContinuousClock.now + .seconds(9)
+            #expect(await eventually(within: 15, every: .milliseconds(250)) { ContinuousClock.now >= until })
             let listed = try await backend.shared(in: group, now: Date())
             let item = try #require(listed.first { $0.photoID == PhotoID("other-\(round)") }, "round \(round)")
             let bytes = try await backend.download(item, from: 0, limit: 1 << 20)
@@ -139,8 +140,8 @@ struct SupabaseSessionTests {
             anonKey: attic.anonKey, client: HTTPClient(connectTimeout: .seconds(2), totalTimeout: .seconds(10)),
             logger: Logger(label: "test"))
         _ = try await session.accessToken()
-        let until = ContinuousClock.now + .seconds(5)
-        #expect(await eventually(within: 10, every: .milliseconds(250)) { ContinuousClock.now >= until })
+        let until = ContinuousClock.now + .seconds(9)
+        #expect(await eventually(within: 15, every: .milliseconds(250)) { ContinuousClock.now >= until })
         let before = try await fake.requests().count
         try await backend.upload(upload("b")) { _ in }
         let storage = try await fake.requests().dropFirst(before).filter {

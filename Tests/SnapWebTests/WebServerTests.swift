@@ -472,7 +472,7 @@ struct WebServerTests {
         let station = try WebTestStation(secure: true)
         try await serving(station, tls: (folder.path + "/cert.pem", folder.path + "/key.pem")) { base in
             let client = HTTPClient(
-                connectTimeout: .seconds(2), totalTimeout: .seconds(10), caFile: folder.path + "/cert.pem")
+                connectTimeout: .seconds(2), totalTimeout: .seconds(30), caFile: folder.path + "/cert.pem")
             let gate = try await client.send(HTTPRequest(url: base + "/pair"))
             #expect(gate.status == 200)
             #expect(gate.header("strict-transport-security") == "max-age=15552000", "HSTS over https")
