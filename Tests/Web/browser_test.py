@@ -296,9 +296,10 @@ def scan(path):
     return subprocess.run(["zbarimg", "--quiet", "--raw", path], capture_output=True, text=True).stdout.strip()
 
 
-def pair(station, driver, name):
+def pair(station, driver, name, skip=True):
     """Pairs `driver` with `station` as the first part does (the pairing gesture, the code from the
-    station's log typed into the page), without its checks of the QR code and of a wrong code."""
+    station's log typed into the page), without its checks of the QR code and of a wrong code; `skip`
+    skips the walk-through the first phone lands on (run_welcome walks it)."""
     mark = station.mark()
     station.button("pair")
     code = wait_for("the pairing code in the log", lambda: station.latest(r"pairing code (\d{8})", mark))
@@ -307,6 +308,8 @@ def pair(station, driver, name):
     driver.find_element(By.NAME, "code").send_keys(code)
     driver.find_element(By.NAME, "name").send_keys(name)
     follow(driver, driver.find_element(By.CSS_SELECTOR, "form.pair button"))
+    if not skip:
+        return
     skip_walk_through(driver)
     check(shows(driver, "<h1>Today</h1>"), "the code from the log pairs the browser: Today")
     station.wait_caption("that the browser paired", rf"paired {name}")
@@ -316,6 +319,18 @@ def skip_walk_through(driver):
     """The first phone of a new station lands on the walk-through (run_welcome walks it): skipped here."""
     check(heading(driver) == "Welcome: language and time zone", f"the first phone is welcomed: {heading(driver)!r}")
     follow(driver, driver.find_element(By.CSS_SELECTOR, "form[action='/welcome/done'] button"))
+
+
+def close(args, folder, driver, station, *fakes):
+    """Ends a part: the browser, the station, the stand-ins, and the state folder unless --keep."""
+    if driver:
+        driver.quit()
+    if station:
+        station.stop()
+    for fake in fakes:
+        stop_fake(fake)
+    if not args.keep:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def report_failure(failure, driver, station):
@@ -724,11 +739,7 @@ def run(args):
         report_failure(failure, driver, station)
         return 1
     finally:
-        driver.quit()
-        station.stop()
-        stop_fake(fake)
-        if not args.keep:
-            shutil.rmtree(folder, ignore_errors=True)
+        close(args, folder, driver, station, fake)
 
 
 
@@ -862,13 +873,7 @@ def run_group(args):
         report_failure(failure, driver, station)
         return 1
     finally:
-        if driver:
-            driver.quit()
-        if station:
-            station.stop()
-        stop_fake(fake)
-        if not args.keep:
-            shutil.rmtree(folder, ignore_errors=True)
+        close(args, folder, driver, station, fake)
 
 def run_welcome(args):
     """A new station's first phone walked through: a third station with no key and the system's time zone."""
@@ -884,13 +889,7 @@ def run_welcome(args):
         driver = browser(390, 844)
         # The phone's zone, as the page's script reads it (Intl.DateTimeFormat).
         driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "Asia/Tokyo"})
-        mark = station.mark()
-        station.button("pair")
-        code = wait_for("the pairing code in the log", lambda: station.latest(r"pairing code (\d{8})", mark))
-        driver.get(station.url + "/pair")
-        driver.find_element(By.NAME, "code").send_keys(code)
-        driver.find_element(By.NAME, "name").send_keys("Selenium")
-        follow(driver, driver.find_element(By.CSS_SELECTOR, "form.pair button"))
+        pair(station, driver, "Selenium", skip=False)
         check(heading(driver) == "Welcome: language and time zone", f"the first phone is welcomed: {heading(driver)!r}")
         zone = Select(driver.find_element(By.ID, "time_zone"))
         check(zone.first_selected_option.get_attribute("value") == "Asia/Tokyo",
@@ -954,14 +953,7 @@ def run_welcome(args):
         report_failure(failure, driver, station)
         return 1
     finally:
-        if driver:
-            driver.quit()
-        if station:
-            station.stop()
-        stop_fake(fake)
-        stop_fake(refusing)
-        if not args.keep:
-            shutil.rmtree(folder, ignore_errors=True)
+        close(args, folder, driver, station, fake, refusing)
 
 
 if __name__ == "__main__":
