@@ -229,26 +229,6 @@ struct BackupRoom: PageRoom {
     }
 }
 
-/// The keys entered instead of a shell: the AI service's key, the group's password.
-struct KeysRoom: PageRoom {
-    let frame: PageFrame
-    /// Where each key comes from (`key_source`), and which the station uses.
-    let config: StationConfig
-    let keys: EnteredKeys
-    /// Tries the AI service with the key in force (nil where the station has no AI service to try).
-    let trier: (any AIServiceTrier)?
-    /// Makes or signs in to the station's account on the group's server (nil without a Supabase project).
-    let accounts: (any GroupAccounts)?
-
-    func addRoutes(to router: inout PageRouter) {
-        router.get("keys") { .reply(keysPage($0.paired)) }
-        router.post("keys/group/account", steps: account)
-        router.post("keys/:name") { try keepKey($0.parameters.values.first ?? "", $0.paired) }
-        router.post("keys/:name/forget", named: forgetKey)
-        router.post("keys/ai/try", steps: tryService)
-    }
-}
-
 /// The factory reset: asked here, confirmed at the station.
 struct ResetRoom: PageRoom {
     let frame: PageFrame

@@ -4,6 +4,27 @@ import SnapCore
 import SnapFiles
 import SnapText
 
+/// The keys entered instead of a shell: the AI service's key, the group's password, the station's account
+/// on the group's server (its room, beside its pages as the walk-through's is).
+struct KeysRoom: PageRoom {
+    let frame: PageFrame
+    /// Where each key comes from (`key_source`), and which the station uses.
+    let config: StationConfig
+    let keys: EnteredKeys
+    /// Tries the AI service with the key in force (nil where the station has no AI service to try).
+    let trier: (any AIServiceTrier)?
+    /// Makes or signs in to the station's account on the group's server (nil without a Supabase project).
+    let accounts: (any GroupAccounts)?
+
+    func addRoutes(to router: inout PageRouter) {
+        router.get("keys") { .reply(keysPage($0.paired)) }
+        router.post("keys/group/account", steps: account)
+        router.post("keys/:name") { try keepKey($0.parameters.values.first ?? "", $0.paired) }
+        router.post("keys/:name/forget", named: forgetKey)
+        router.post("keys/ai/try", steps: tryService)
+    }
+}
+
 /// The keys the owner enters instead of a shell (`EnteredKeys`): the AI service's key and the group's
 /// password, each replaced or removed here. A key is never shown again, nor logged: the page says whether
 /// one is in force, where it comes from, and its last four characters. The station's clients read their
