@@ -151,7 +151,7 @@ struct SelfSignedPageTests {
         let certificate = folder.path + "/state/tls/cert.pem"
         let made = try String(contentsOfFile: certificate, encoding: .utf8)
         #expect(PageCertificate.fingerprint(ofPEM: made) == fingerprint, "the logged fingerprint is the file's")
-        let client = HTTPClient(connectTimeout: .seconds(5), totalTimeout: .seconds(10), caFile: certificate)
+        let client = HTTPClient(connectTimeout: .seconds(5), totalTimeout: .seconds(30), caFile: certificate)
         let page = try await client.send(
             HTTPRequest(url: "https://localhost:\(port)/pair", headers: [("Host", "localhost:\(port)")]))
         #expect(page.status == 200 && page.header("strict-transport-security") == "max-age=15552000")

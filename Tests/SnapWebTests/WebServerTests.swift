@@ -530,7 +530,7 @@ struct WebServerTests {
         let station = try WebTestStation(secure: true)
         try await serving(station, selfSigned: made) { base in
             let client = HTTPClient(
-                connectTimeout: .seconds(2), totalTimeout: .seconds(10), caFile: made.certificatePath)
+                connectTimeout: .seconds(2), totalTimeout: .seconds(30), caFile: made.certificatePath)
             let gate = try await client.send(HTTPRequest(url: base + "/pair"))
             #expect(gate.status == 200, "verified against the certificate it made, by its address")
             #expect(station.desk.open(now: station.now).fingerprint == made.fingerprint, "for the pairing screen")
