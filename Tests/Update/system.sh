@@ -58,7 +58,7 @@ if ((${#missing[@]})); then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 modules="" tree="" abi=""
-eval "$("$repo/Tests/HIL/run" --prepare | grep "=")"   # kernel, modules, tree, abi
+eval "$("$repo/Tests/HIL/run" --prepare | grep -E "^(kernel|modules|tree|abi)=")"   # kernel, modules, tree, abi
 if [[ -z $deb ]]; then
     step "building the .deb"
     deb=$("$repo/image-recipes/deb/build-deb.sh" "$cache/deb" | tail -n 1)
