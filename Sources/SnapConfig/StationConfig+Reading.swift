@@ -262,6 +262,34 @@ extension StationConfig {
             protein: r.int("goals.protein", default: d.goals.protein, in: SettingsInForce.gramsGoalRange),
             carbs: r.int("goals.carbs", default: d.goals.carbs, in: SettingsInForce.gramsGoalRange),
             fats: r.int("goals.fats", default: d.goals.fats, in: SettingsInForce.gramsGoalRange))
+        notify.format = r.choice("notify.format", default: d.notify.format)
+        notify.address = r.string("notify.url", default: d.notify.address)
+        if let problem = NoticeSettings.problem(address: notify.address, format: notify.format) {
+            switch problem {
+            case .notHTTP:
+                r.report(
+                    "notify.url", "\"\(notify.address)\" is not an http(s) URL",
+                    expected: "\"https://ntfy.sh/TOPIC\", a webhook's URL, or \"\"")
+            case .noTopic:
+                r.report(
+                    "notify.url", "\"\(notify.address)\" names no ntfy topic",
+                    expected: "\"https://ntfy.sh/TOPIC\": a topic of letters, digits, - and _")
+            }
+            notify.address = ""
+        }
+        notify.off = Set(
+            r.strings("notify.off", default: [], allowed: NoticeKind.allCases.map(\.rawValue))
+                .compactMap(NoticeKind.init(rawValue:)))
+        let reminder = r.string("notify.reminder", default: "")
+        if reminder.isEmpty {
+            notify.reminder = nil
+        } else if let minute = NoticeSettings.minute(reminder) {
+            notify.reminder = minute
+        } else {
+            r.report(
+                "notify.reminder", "\"\(reminder)\" is not a time of day",
+                expected: "a local time such as \"18:00\", or \"\"")
+        }
         jar.enabled = r.bool("jar.enabled", default: d.jar.enabled)
         jar.days = r.choice("jar.days", default: d.jar.days)
         jar.stickerCapMB = r.int("jar.sticker_cap_mb", default: d.jar.stickerCapMB, in: 1...100_000)

@@ -17,6 +17,9 @@ public struct StationConfig: Sendable, Hashable {
     public var update = Update()
     /// The daily goals (`[goals]`: kcal, protein, carbs, fats; 0 = none); the owner can change them on the page.
     public var goals = Macros.zero
+    /// Notices to the household's phones (`[notify]`: url, format, off, reminder); none by default, and
+    /// the owner can set them on the page.
+    public var notify = NoticeSettings.none
     /// The owner's settings' rule as the file says it, kept where the owner's settings taken at start
     /// replaced the file's values (`starting(with:)`): the config's side stays the file's.
     var fileRule: SettingsRule?

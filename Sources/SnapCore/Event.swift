@@ -117,6 +117,9 @@ public enum Action: Sendable, Hashable {
     case share(ProcessedPhoto, group: String, day: LocalDay)
     /// Give `day` back to `group` after the server refused the photo for good, so the person can try again.
     case releaseGroupDay(LocalDay, group: String)
+    /// Tell the household's phones (`[notify]`): the machine has checked the kind is on and the notice is
+    /// new today.
+    case notify(Notice)
     case log(LogLevel, String)
 }
 

@@ -44,13 +44,17 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
     /// The email of the station's own account on the group's server, made or signed in to on the page (its
     /// password is an entered key). Taken as the station starts.
     public var groupEmail: String?
+    /// Where the station's notices go and which it sends (the whole `[notify]` table).
+    public var notices: NoticeSettings?
 
     public init(
         dietaryPreferences: Set<DietaryPreference>? = nil, filter: PhotoFilter? = nil, intensity: Double? = nil,
         flash: Bool? = nil, countdownSeconds: Int? = nil, mode: StationMode? = nil, camera: Int? = nil,
         groups: [String]? = nil, language: Language? = nil, goals: Macros? = nil, quietHours: QuietHours? = nil,
-        timeZone: String? = nil, aiService: AIService? = nil, groupEmail: String? = nil
+        timeZone: String? = nil, aiService: AIService? = nil, groupEmail: String? = nil,
+        notices: NoticeSettings? = nil
     ) {
+        self.notices = notices
         self.groupEmail = groupEmail
         self.timeZone = timeZone
         self.aiService = aiService
@@ -85,6 +89,8 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
         /// The address and the model together (`ai.base_url`, `ai.model`): a model belongs to its service.
         case aiService = "ai.base_url"
         case groupEmail = "group.email"
+        /// The whole `[notify]` table: the address, its format, the kinds off and the reminder together.
+        case notices = "notify"
 
         /// Whether the station takes the setting only as it starts: a change restarts it at its next calm
         /// moment (the time zone its days and timers are counted in, the AI service its client is made for).
@@ -92,7 +98,7 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
             switch self {
             case .timeZone, .aiService, .groupEmail: true
             case .dietary, .filter, .intensity, .flash, .countdown, .mode, .camera, .groups, .language, .goals,
-                .quietHours:
+                .quietHours, .notices:
                 false
             }
         }
@@ -123,6 +129,10 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
             case .timeZone: SettingField(\.timeZone, \.timeZone) { "time zone \($0.isEmpty ? "the system's" : $0)" }
             case .aiService: SettingField(\.aiService, \.aiService) { "AI service \($0.baseURL) (\($0.model))" }
             case .groupEmail: SettingField(\.groupEmail, \.groupEmail) { "group account \($0)" }
+            case .notices:
+                SettingField(\.notices, \.notices) {
+                    $0.address.isEmpty ? "no notices" : "notices by \($0.format.rawValue), \($0.off.count) kind(s) off"
+                }
             }
         }
     }

@@ -27,6 +27,8 @@ public struct SettingsInForce: Sendable, Hashable {
     public var aiService = AIService.openAI
     /// The email the station signs in to the group's server with; "" for none (a token, or no account).
     public var groupEmail = ""
+    /// Where the station's notices go, and which: none by default.
+    public var notices = NoticeSettings.none
 
     /// The most groups one station belongs to (the mode button cycles through them).
     public static let maxGroups = 8
@@ -45,12 +47,14 @@ public struct SettingsInForce: Sendable, Hashable {
         dietaryPreferences: Set<DietaryPreference>? = nil, filter: PhotoFilter? = nil, intensity: Double? = nil,
         flash: Bool? = nil, countdownSeconds: Int? = nil, mode: StationMode? = nil, camera: Int? = nil,
         groups: [String]? = nil, language: Language? = nil, goals: Macros? = nil, quietHours: QuietHours? = nil,
-        timeZone: String? = nil, aiService: AIService? = nil, groupEmail: String? = nil
+        timeZone: String? = nil, aiService: AIService? = nil, groupEmail: String? = nil,
+        notices: NoticeSettings? = nil
     ) {
         let given = RuntimeSettings(
             dietaryPreferences: dietaryPreferences, filter: filter, intensity: intensity, flash: flash,
             countdownSeconds: countdownSeconds, mode: mode, camera: camera, groups: groups, language: language,
-            goals: goals, quietHours: quietHours, timeZone: timeZone, aiService: aiService, groupEmail: groupEmail)
+            goals: goals, quietHours: quietHours, timeZone: timeZone, aiService: aiService, groupEmail: groupEmail,
+            notices: notices)
         for key in RuntimeSettings.Key.allCases { key.field.resolve(given, into: &self) }
     }
 
@@ -112,7 +116,7 @@ public struct SettingsRule: Sendable, Hashable {
         case .camera: return cameras.count > 1
         case .flash: return flashWired
         case .dietary, .filter, .intensity, .countdown, .mode, .groups, .language, .goals, .quietHours, .timeZone,
-            .aiService, .groupEmail:
+            .aiService, .groupEmail, .notices:
             return true
         }
     }

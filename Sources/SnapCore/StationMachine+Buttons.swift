@@ -109,6 +109,8 @@ extension StationMachine {
             return enterResting(now: now)
         case .resetConfirm:
             return resetTick(now: now)
+        case .photoDue:
+            return photoDue(now: now)
         case .readyChange:
             guard case .ready = phase else { return [] }
             if let deadline = jarDetailDeadline, now.uptime >= deadline {

@@ -50,9 +50,10 @@ extension StationMachine {
                 ])
         }
         if failure.cameFromAnAnswer { countAnswer(now: now) }
+        let told = Notice.tells(failure) ? notify(.aiRefused(failure), now: now) : []
         return transition(
             to: .problem(.aiFailed(failure), photo: photo), now: now,
-            also: [.log(.warning, "analysis of \(id) failed: \(failure.message)")])
+            also: [.log(.warning, "analysis of \(id) failed: \(failure.message)")] + told)
     }
 
     mutating func uploadProgress(_ id: PhotoID, _ progress: Double, now: Instant) -> [Action] {
@@ -81,7 +82,9 @@ extension StationMachine {
             case .full: .storageFull
             case .failed(let reason): .storageFailed(reason)
             }
-        return transition(to: .problem(kind, photo: nil), now: now, also: [.log(.error, "storage failed: \(failure)")])
+        let told = failure == .full ? notify(.storageFull, now: now) : []
+        return transition(
+            to: .problem(kind, photo: nil), now: now, also: [.log(.error, "storage failed: \(failure)")] + told)
     }
 
     // What the station learns from elsewhere: the analysis queue, the owner's page, the group, an update.
@@ -147,15 +150,17 @@ extension StationMachine {
     mutating func updated(_ note: UpdateNote?, now: Instant) -> [Action] {
         // Another update (or none) may need its own restart: the one asked for was for the old note.
         if note != update { restartAsked = false }
+        let told = noticesOfUpdate(note, now: now)
         update = note
-        if case .ready = phase { return transition(to: phase, now: now) }
-        return restartWhenCalm()
+        if case .ready = phase { return transition(to: phase, now: now, also: told) }
+        return told + restartWhenCalm()
     }
 
     /// The others' photos changed: the screens that show them show them again.
     mutating func inboxChanged(_ photos: [SharedPhoto], now: Instant) -> [Action] {
+        let told = noticesOfShared(photos, now: now)
         inbox = photos.sorted { $0.takenAt < $1.takenAt }
-        return phase.showsTheInbox ? transition(to: phase, now: now) : []
+        return phase.showsTheInbox ? transition(to: phase, now: now, also: told) : told
     }
 
     /// Goes on with a processed photo: analyse it, or show it for review before it is shared.
@@ -261,6 +266,7 @@ extension StationMachine {
                 return enterResting(now: now, also: actions)
             }
         }
+        if after.notices != before.notices { actions += remindingOfThePhoto(now: now) }
         return phase.isCalm ? enterResting(now: now, also: actions) : actions
     }
 

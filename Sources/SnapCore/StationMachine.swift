@@ -91,6 +91,8 @@ public struct StationMachine: Sendable {
     /// Keys, the time zone or the AI service changed on the page wait for the station's restart
     /// (`Event.startChanged`).
     var restartWaiting = false
+    /// The notices told today (`Action.notify`), each once a station day.
+    var noticed: [Notice: LocalDay] = [:]
 
     /// `owner`: the owner's settings as the store kept them.
     public init(
@@ -115,6 +117,7 @@ public struct StationMachine: Sendable {
     public mutating func start(now: Instant) -> [Action] {
         let camera = inForce.camera
         return (camera != 0 ? [.useCamera(camera)] : []) + followingCamera(enterResting(now: now))
+            + remindingOfThePhoto(now: now)
     }
 
     /// Handles one event that happened at `now` and returns what the shell must do.
@@ -195,7 +198,8 @@ public struct StationMachine: Sendable {
         }
         phase = next
         let timer = timer(for: next, now: now)
-        for id in pendingTimers.keys.sorted(by: { $0.rawValue < $1.rawValue }) where id != timer?.id {
+        for id in pendingTimers.keys.sorted(by: { $0.rawValue < $1.rawValue })
+        where id != timer?.id && id.followsThePhase {
             actions.append(.cancelTimer(id))
             pendingTimers[id] = nil
         }

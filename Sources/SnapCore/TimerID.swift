@@ -25,4 +25,10 @@ public enum TimerID: String, Sendable, Hashable, CaseIterable {
     case week
     /// One tick per second of the factory reset's confirmation, which keeps everything when it runs out.
     case resetConfirm
+    /// The owner's reminder of the day's group photo (`notify.reminder`), once a day at its local time.
+    /// The one timer that is not a screen's: a new screen leaves it running.
+    case photoDue
+
+    /// Whether the timer belongs to the screen it was started on, so that leaving the screen cancels it.
+    var followsThePhase: Bool { self != .photoDue }
 }

@@ -35,6 +35,15 @@ struct StationConfigSettingsTests {
                 "[ai]\nbase_url = \"http://192.168.1.20:8080/v1\"\nmodel = \"llava\"",
                 { $0.aiService == AIService(baseURL: "http://192.168.1.20:8080/v1", model: "llava") }
             )
+        case .notices:
+            (
+                "[notify]\nurl = \"https://ntfy.sh/kitchen-7f3a\"\noff = [\"update\"]\nreminder = \"18:30\"",
+                {
+                    $0.notices
+                        == NoticeSettings(
+                            address: "https://ntfy.sh/kitchen-7f3a", off: [.update], reminder: 18 * 60 + 30)
+                }
+            )
         }
     }
 

@@ -271,6 +271,29 @@ struct StationConfigTests {
             ])
     }
 
+    @Test("should read the notices' table, and name an address, a kind or a time it cannot use")
+    func notices() throws {
+        let config = try StationConfig(
+            parsing: "[notify]\nformat = \"webhook\"\nurl = \"http://hub.local:8123/api/webhook/x\"\noff = [\"ai\"]\n",
+            file: "t.toml")
+        #expect(
+            config.notify
+                == NoticeSettings(address: "http://hub.local:8123/api/webhook/x", format: .webhook, off: [.ai]))
+        #expect(
+            problems("[notify]\nurl = \"https://ntfy.sh\"\noff = [\"updates\"]\nreminder = \"6pm\"\n") == [
+                "t.toml:2: notify.url: \"https://ntfy.sh\" names no ntfy topic (\"https://ntfy.sh/TOPIC\": a topic of "
+                    + "letters, digits, - and _)",
+                "t.toml:3: notify.off: \"updates\" is not allowed; did you mean \"update\"? (a list of \"shared\", "
+                    + "\"photo_due\", \"ai\", \"update\", \"storage\")",
+                "t.toml:4: notify.reminder: \"6pm\" is not a time of day (a local time such as \"18:00\", or \"\")",
+            ])
+        #expect(
+            problems("[notify]\nformat = \"webhook\"\nurl = \"hub.local/x\"\n") == [
+                "t.toml:3: notify.url: \"hub.local/x\" is not an http(s) URL (\"https://ntfy.sh/TOPIC\", a webhook's URL, "
+                    + "or \"\")"
+            ])
+    }
+
     @Test("should refuse more than 8 groups")
     func groupCount() {
         let nine = (1...9).map { "\"g\($0)\"" }.joined(separator: ", ")
@@ -308,7 +331,7 @@ struct StationConfigTests {
                 "t.toml:3: web.port: 70000 is out of range (an integer from 0 to 65535)",
                 "t.toml:4: web.tls_certificate: is missing its partner (both web.tls_certificate and web.tls_key (PEM files), or neither)",
                 "t.toml:5: web.public_url: \"snapstation.local\" is not an http(s) URL (a URL such as \"http://snapstation.local:8080\", or \"\" to make one)",
-                "t.toml:6: web.locked: \"processing.filtr\" is not allowed; did you mean \"processing.filter\"? (a list of \"ai.dietary\", \"processing.filter\", \"processing.intensity\", \"countdown.flash\", \"countdown.seconds\", \"station.default_mode\", \"camera.backend\", \"group.name\", \"station.language\", \"goals\", \"station.quiet_hours\", \"station.time_zone\", \"ai.base_url\", \"group.email\")",
+                "t.toml:6: web.locked: \"processing.filtr\" is not allowed; did you mean \"processing.filter\"? (a list of \"ai.dietary\", \"processing.filter\", \"processing.intensity\", \"countdown.flash\", \"countdown.seconds\", \"station.default_mode\", \"camera.backend\", \"group.name\", \"station.language\", \"goals\", \"station.quiet_hours\", \"station.time_zone\", \"ai.base_url\", \"group.email\", \"notify\")",
             ])
     }
 

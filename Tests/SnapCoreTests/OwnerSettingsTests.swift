@@ -11,7 +11,8 @@ struct OwnerSettingsTests {
         mode: .meal, camera: 1, groups: ["Climbers"], language: .it,
         goals: Macros(calories: 1800, protein: 100, carbs: 0, fats: 0), quietHours: QuietHours("22:30-06:45"),
         timeZone: "Asia/Tokyo", aiService: AIService(baseURL: "http://192.168.1.20:8080/v1", model: "llava"),
-        groupEmail: "kitchen@example.com")
+        groupEmail: "kitchen@example.com",
+        notices: NoticeSettings(address: "https://ntfy.sh/kitchen-7f3a", off: [.shared], reminder: 19 * 60))
 
     @Test("should put every value the owner set over the config's")
     func ownerWins() {
@@ -25,7 +26,9 @@ struct OwnerSettingsTests {
                     goals: Macros(calories: 1800, protein: 100, carbs: 0, fats: 0),
                     quietHours: QuietHours("22:30-06:45")!, timeZone: "Asia/Tokyo",
                     aiService: AIService(baseURL: "http://192.168.1.20:8080/v1", model: "llava"),
-                    groupEmail: "kitchen@example.com"))
+                    groupEmail: "kitchen@example.com",
+                    notices: NoticeSettings(address: "https://ntfy.sh/kitchen-7f3a", off: [.shared], reminder: 19 * 60))
+        )
     }
 
     @Test("should change only a walk-through step's settings, and name those taken at start that differ")
