@@ -34,13 +34,16 @@ Control, for tests:
                          (400 and nothing queued when an OpenAI fault's name is unknown)
   GET  /_requests        what was received (no secrets; for OpenAI also the body without image data, its
                          key_order and each schema object's property order, schema_order)
-  POST /_control/reset   forget faults and requests (and every Supabase row, member and object)
+  POST /hook/...         a webhook: any POST answered 200 (or the next "hook" fault), its body kept in /_requests
+  POST /ntfy/, GET /ntfy/<topic>/json?poll=1
+                         ntfy's JSON publish and its poll (ntfy_api.py)
+  POST /_control/reset   forget faults and requests (and every Supabase row, member and object; ntfy's messages)
   POST /_control/sink    reads any body and answers 200 {"size": n}
   POST /_control/age {"hours"}, POST /_control/expire, GET /_control/objects, GET /_control/rows,
   POST /_control/older_schema {"copy_of", "photo_ids"} (photo ids unchecked, as an older schema.sql left them),
   GET /_control/keys (the anon and publishable keys; the owner's service_role and secret keys)
                          the Supabase side door (supabase_standin.py)
-Faults (queued per service: openai, storage, rest, auth), every service: ok, 401, 429:SECONDS, 500, 503,
+Faults (queued per service: openai, storage, rest, auth, hook), every service: ok, 401, 429:SECONDS, 500, 503,
 timeout, reset, drip, answer:STATUS:JSON (that status and body as given: what a hostile or broken server
 could say and the stand-in would not, such as a function's hint with markup or a name no group can have);
 Supabase also cut[:BYTES] (send the head and part of the body, then close: a download
@@ -62,17 +65,19 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import SimpleNamespace
 from urllib.parse import urlparse
 
+import ntfy_api
 import openai_api
 import openai_faults
 from reply import Reply
 
 lock = threading.Lock()
-faults = {"openai": [], "storage": [], "rest": [], "auth": []}
+faults = {"openai": [], "storage": [], "rest": [], "auth": [], "hook": []}
 received = []
 supabase = None  # the stand-in's parts (standin, rest, storage) when started with --postgres
 NEEDS_POSTGRES = {"message": "the Supabase stand-in needs --postgres"}
 
 openai = openai_api.OpenAIStandIn()  # its models come from --openai-models
+ntfy = ntfy_api.NtfyStandIn()
 
 
 def next_fault(service):
@@ -154,6 +159,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.control("GET", url.path, b"")
         if is_supabase(url.path):
             return self.supabase("GET", url, b"")
+        if url.path.startswith("/ntfy/") and url.path.endswith("/json"):
+            return self.send_reply(ntfy.poll(url.path[len("/ntfy/"):-len("/json")]))
         if url.path == "/v1/models":
             record = {"method": "GET", "path": url.path, "size": 0,
                       "auth_ok": self.headers.get("Authorization") == f"Bearer {openai.key}"}
@@ -203,6 +210,13 @@ class Handler(BaseHTTPRequestHandler):
             return self.control("POST", url.path, body)
         if url.path == "/v1/chat/completions":
             return self.chat(body, record)
+        if url.path == "/ntfy/":
+            return self.send_reply(ntfy.publish(body, self.headers))
+        if url.path.startswith("/hook/"):  # a webhook: any POST, kept whole for the test to read
+            record["body"] = body.decode("utf-8", "replace")
+            with lock:
+                received.append(record)
+            return self.fault(next_fault("hook"), lambda: self.reply(200, {"ok": True}))
         if is_supabase(url.path):
             return self.supabase("POST", url, body)
         self.reply(404, {"error": "not found"})
@@ -214,6 +228,7 @@ class Handler(BaseHTTPRequestHandler):
                 for queue in faults.values():
                     queue.clear()
                 received.clear()
+            ntfy.reset()
             if supabase:
                 supabase.standin.control(method, route, body, supabase.storage)
             return self.reply(200, {"ok": True})

@@ -52,7 +52,7 @@ struct CatalogTests {
             "page.food.lactose", "page.status.version", "page.food.gluten", "page.filter.vignette",
             "page.settings.mode",
             "page.macro.protein", "page.pair.code", "page.plan.portions", "page.plan.portion_count",
-            "page.update.slot_version",
+            "page.update.slot_version", "page.settings.notify_legend",
         ],
         .it: [
             "macro.letter.protein", "macro.letter.carbs", "menu.flash", "sample.jar.9", "date.day", "number.percent",

@@ -116,4 +116,40 @@ struct SettingsWriterTests {
         }
         #expect(station.link.status().inForce.quietHours == QuietHours("22:00-07:00"), "kept")
     }
+
+    @Test(
+        "should take where the notices go, which kinds and the reminder from the form, and refuse an address without a topic"
+    )
+    func notices() async throws {
+        let station = try WebTestStation()
+        let browser = try await station.pair()
+        let empty = await station.get("/settings", cookie: browser.cookie).text
+        #expect(empty.contains("name=\"notify_url\" id=\"notify_url\" value=\"\""), "none by default")
+        #expect(empty.contains("value=\"storage\" checked"), "every kind on by default")
+        let form: [(String, String)] = [
+            ("csrf", browser.csrf), ("notify_format", "ntfy"), ("notify_url", " https://ntfy.sh/kitchen-7f3a "),
+            ("notify_on", "shared"), ("notify_on", "ai"), ("notify_on", "storage"), ("notify_reminder", "18:30"),
+        ]
+        let saved = await station.post("/settings", form, cookie: browser.cookie)
+        #expect(saved.status == 303)
+        let wanted = NoticeSettings(
+            address: "https://ntfy.sh/kitchen-7f3a", format: .ntfy, off: [.photoDue, .update], reminder: 18 * 60 + 30)
+        #expect(try station.store.runtimeSettings().notices == wanted)
+        #expect(station.link.status().inForce.notices == wanted)
+        let page = await station.get("/settings", cookie: browser.cookie).text
+        #expect(page.contains("value=\"https://ntfy.sh/kitchen-7f3a\"") && page.contains("value=\"18:30\""))
+        #expect(page.contains("value=\"update\">") && page.contains("value=\"ai\" checked"), "off unticked, on ticked")
+        #expect(page.contains("notifications to https://ntfy.sh/kitchen-7f3a"), "the page says what the owner changed")
+        let bad = await station.post(
+            "/settings",
+            [
+                ("csrf", browser.csrf), ("notify_format", "ntfy"), ("notify_url", "https://ntfy.sh/"),
+                ("notify_reminder", "7pm"),
+            ],
+            cookie: browser.cookie)
+        #expect(bad.status == 400 && bad.text.contains("Put the ntfy topic after the server"))
+        #expect(bad.text.contains("7pm") && bad.text.contains("is not a time of day"), "both wrong fields at once")
+        #expect(bad.text.contains("value=\"https://ntfy.sh/\""), "as it was typed")
+        #expect(station.link.status().inForce.notices == wanted, "kept")
+    }
 }

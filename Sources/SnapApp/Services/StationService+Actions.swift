@@ -111,6 +111,8 @@ extension StationService {
             restart("restarting to use the keys, the time zone or the AI service changed on the owner's page")
         case .factoryReset(let groups):
             group.addTask { await self.eraseStation(groups: groups) }
+        case .notify(let notice):
+            notices?.post(notice)
         case .log(let level, let message):
             logger.log(level: level.swiftLog, "\(message)")
         }

@@ -23,6 +23,8 @@ public final class StationService: Service {
     let clock: StationClock
     let display: DisplayService
     let uploads: UploadService
+    /// Sends the machine's notices; nil in tests that have none.
+    let notices: NoticeService?
     let analysisQueue: AnalysisQueueService?
     let captures: CaptureCache
     let reference: ReferenceFrame
@@ -58,11 +60,12 @@ public final class StationService: Service {
         display: DisplayService, uploads: UploadService, analysisQueue: AnalysisQueueService?, captures: CaptureCache,
         reference: ReferenceFrame, demand: CameraDemand, live: LiveSettings,
         ownerSettings: RuntimeSettings = RuntimeSettings(),
-        board: StationBoard? = nil, desk: PairingDesk? = nil,
+        board: StationBoard? = nil, desk: PairingDesk? = nil, notices: NoticeService? = nil,
         notifier: SystemdNotifier = SystemdNotifier(environment: [:]), startup: StartupTimes = StartupTimes(),
         restartFile: String = "/run/snapstation/reboot", logger: Logger
     ) {
         self.restartFile = restartFile
+        self.notices = notices
         self.live = live
         self.ownerSettings = ownerSettings
         self.board = board

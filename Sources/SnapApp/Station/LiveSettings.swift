@@ -34,4 +34,7 @@ public final class LiveSettings: Sendable {
 
     /// The language the station speaks now: its screens, and the AI's answers.
     public var language: Language { inForce.withLock { $0.language } }
+
+    /// Where the notices go and which, with the language they are written in.
+    public var notices: (NoticeSettings, Language) { inForce.withLock { ($0.notices, $0.language) } }
 }

@@ -31,6 +31,14 @@ public enum Station {
         }
     }
 
+    /// The page a notice opens: `web.public_url`, else the station's `.local` name; none without the page.
+    static func noticePage(_ config: StationConfig) -> String? {
+        guard config.web.enabled else { return nil }
+        if !config.web.publicURL.isEmpty { return config.web.publicURL }
+        let scheme = config.web.servesHTTPS ? "https" : "http"
+        return "\(scheme)://\(StationNames.localName(config.station.name)):\(config.web.port)/"
+    }
+
     public static func run(config: StationConfig, options: RunOptions, logger: Logger) async throws {
         var startup = StartupTimes()
         let memory = MemoryPolicy.apply()
@@ -102,6 +110,9 @@ public enum Station {
                 language: { live.language }) : nil
         let board = config.web.enabled ? StationBoard(bus: bus, config: config, owner: ownerSettings) : nil
         let desk = config.web.enabled ? PairingDesk() : nil
+        let notices = NoticeService(
+            station: config.station.name, page: noticePage(config),
+            settings: { live.notices }, logger: logger)
         startup.mark("services")
         let station = StationService(
             settings: settings, parts: parts,
@@ -109,12 +120,13 @@ public enum Station {
             bus: bus, clock: clock, display: display, uploads: uploads, analysisQueue: analysisQueue,
             captures: captures, reference: reference, demand: demand, live: live, ownerSettings: ownerSettings,
             board: board,
-            desk: desk, notifier: notifier, startup: startup, restartFile: config.update.restartFile, logger: logger)
+            desk: desk, notices: notices, notifier: notifier, startup: startup, restartFile: config.update.restartFile,
+            logger: logger)
         let updater = SlotUpdater(
             rauc: config.update.rauc, folder: config.storage.dir + "/updates", logger: logger,
             backup: { try store.keepBackup() })
         var services: [any Service] = [
-            display, station, uploads,
+            display, station, uploads, notices,
             CameraService(camera: parts.camera, slot: slot, demand: demand, bus: bus, logger: logger),
             ButtonService(buttons: parts.buttons, bus: bus, logger: logger),
             RetentionService(

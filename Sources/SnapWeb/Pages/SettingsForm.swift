@@ -7,7 +7,7 @@ import SnapText
 struct SettingsForm {
     /// Where a field sits on the page, in the page's order.
     enum Section: CaseIterable {
-        case dietary, photo, capture, goals, language, ai
+        case dietary, photo, capture, goals, language, ai, notices
     }
 
     /// One setting on the page.
@@ -289,12 +289,12 @@ struct SettingsForm {
                     }
                 })
         case .timeZone: return timeZoneRow(lock, echo: echo)
-        case .groupEmail:
-            // Made or signed in to on the Keys page (`KeysRoom.account`), with its password.
+        case .groupEmail:  // made or signed in to on the Keys page (`KeysRoom.account`), with its password
             return Row(
                 section: nil, field: { "" }, read: { _, _ in },
                 said: { $0.groupEmail.map { words("page.settings.summary.account", ["email": $0]) } })
         case .aiService: return aiServiceRow(lock, echo: echo)
+        case .notices: return noticesRow(lock, echo: echo)
         }
     }
 }

@@ -1,0 +1,70 @@
+import Foundation
+import SnapCore
+import SnapFiles
+import SnapServices
+import SnapTestSupport
+import SnapText
+import Synchronization
+import Testing
+
+@testable import SnapApp
+
+/// The service that sends the machine's notices, against the fake's webhook: in order, in the language in
+/// force when it sends, a kind turned off since not at all, a failed one tried again and then given up.
+@Suite("NoticeService: the notices as they go out", .serialized)
+struct NoticeServiceTests {
+    let fake: FakeServices
+
+    init() async throws { fake = try await FakeServices() }
+
+    func hooks() async throws -> [[String: String]] {
+        try await fake.requests().filter { $0["path"] as? String == "/hook/kitchen" }.compactMap {
+            ($0["body"] as? String).flatMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String]
+            }
+        }
+    }
+
+    @Test("should send each notice once, in order and in the station's language, and none of a kind turned off")
+    func inOrder() async throws {
+        let settings = Lock(
+            (NoticeSettings(address: fake.baseURL + "/hook/kitchen", format: .webhook, off: [.storage]), Language.fr))
+        let log = CapturedLog()
+        let service = NoticeService(
+            station: "Cuisine", page: nil, backoff: [], settings: { settings.withLock { $0 } }, logger: log.logger)
+        let running = Task { try await service.run() }
+        defer { running.cancel() }
+        service.post(.storageFull)
+        service.post(.updateInstalled(version: "2.0.0"))
+        #expect(await eventually(within: 20) { ((try? await hooks()) ?? []).count >= 1 })
+        // One after another: the update's came after the storage's was passed over.
+        let sent = try await hooks()
+        #expect(sent.map { $0["kind"] } == ["update"], "\(sent)")
+        #expect(sent.first?["title"] == "La mise à jour 2.0.0 est installée" && sent.first?["station"] == "Cuisine")
+        #expect(log.all.contains { $0.contains("notice sent (update)") })
+    }
+
+    @Test("should try a notice the webhook failed again after its wait, and give up after the last")
+    func again() async throws {
+        let settings = NoticeSettings(address: fake.baseURL + "/hook/kitchen", format: .webhook)
+        let log = CapturedLog()
+        let service = NoticeService(
+            station: "Kitchen", page: nil, backoff: [.milliseconds(200)], settings: { (settings, .en) },
+            logger: log.logger)
+        let running = Task { try await service.run() }
+        defer { running.cancel() }
+        try await fake.queue("hook", ["503"])
+        service.post(.photoDue(group: "Family"))
+        #expect(await eventually(within: 20) { log.all.contains { $0.contains("notice sent (photo_due)") } })
+        let delivered = try await fake.requests().filter { $0["path"] as? String == "/hook/kitchen" }
+        #expect(delivered.count == 2, "the failed try and the one that went")
+        try await fake.queue("hook", ["503", "500"])
+        service.post(.storageFull)
+        #expect(
+            await eventually(within: 20) {
+                log.all.contains { $0.contains("notice storage not sent, given up: HTTP 500") }
+            })
+        #expect(
+            try await hooks().map { $0["kind"] } == ["photo_due", "photo_due", "storage", "storage"], "each try kept")
+    }
+}
