@@ -125,6 +125,21 @@ extension Words {
     }
 }
 
+/// How sending a notice ended.
+public enum NoticeOutcome: Sendable, Hashable {
+    case sent
+    /// The server refused it for good (a wrong topic, a refused token), in its words: not tried again.
+    case refused(String)
+    /// Not delivered this time (the network, the server's load, its rate limit): worth another try.
+    case failed(String)
+}
+
+/// Sends a test notice to where the owner's page says, at once (the settings page's "Save and send a
+/// test").
+public protocol NoticeTrier: Sendable {
+    func tryNotices(_ settings: NoticeSettings, language: Language) async -> NoticeOutcome
+}
+
 /// Why a notice address cannot be used, as the config reader and the page say it.
 public enum NoticeAddressProblem: Sendable, Hashable {
     /// Not an http:// or https:// URL with a host.

@@ -3,18 +3,10 @@ import SnapCore
 
 /// Sends one notice to the owner's ntfy topic or webhook (`NoticeSettings`), in the words given.
 public struct NoticeSender: Sendable {
-    /// How a try ended.
-    public enum Outcome: Sendable, Hashable {
-        case sent
-        /// The server refused it for good (a wrong topic, a refused token): said in the log, not tried again.
-        case refused(String)
-        /// Not delivered this time (the network, the server's load, its rate limit): worth another try.
-        case failed(String)
-    }
-
     /// What is sent, whatever the format.
     public struct Message: Sendable, Hashable {
-        public var kind: NoticeKind
+        /// Nil for the owner's test.
+        public var kind: NoticeKind?
         public var title: String
         public var message: String
         /// The station's name, and its page where it has one (a tap on the notification opens it).
@@ -24,7 +16,7 @@ public struct NoticeSender: Sendable {
         public var at: Date
 
         public init(
-            kind: NoticeKind, title: String, message: String, station: String, page: String?, language: String,
+            kind: NoticeKind?, title: String, message: String, station: String, page: String?, language: String,
             at: Date
         ) {
             self.kind = kind
@@ -81,13 +73,14 @@ public struct NoticeSender: Sendable {
             url = root
             body = try? encoder.encode(
                 NtfyBody(
-                    topic: topic, title: message.title, message: message.message, tags: tags(message.kind),
-                    priority: priority(message.kind), click: message.page))
+                    topic: topic, title: message.title, message: message.message,
+                    tags: message.kind.map(tags) ?? ["white_check_mark"], priority: message.kind.map(priority) ?? 3,
+                    click: message.page))
         case .webhook:
             url = settings.address
             body = try? encoder.encode(
                 WebhookBody(
-                    kind: message.kind.rawValue, title: message.title, message: message.message,
+                    kind: message.kind?.rawValue ?? "test", title: message.title, message: message.message,
                     station: message.station, page: message.page, language: message.language,
                     at: message.at.formatted(.iso8601)))
         }
@@ -117,7 +110,7 @@ public struct NoticeSender: Sendable {
     }
 
     /// Sends `message` once.
-    public func send(_ message: Message, to settings: NoticeSettings) async -> Outcome {
+    public func send(_ message: Message, to settings: NoticeSettings) async -> NoticeOutcome {
         guard let request = Self.request(message, to: settings) else { return .refused("not an address it can use") }
         do {
             let response = try await client.send(request)

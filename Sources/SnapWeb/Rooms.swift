@@ -166,6 +166,8 @@ struct SettingsRoom: PageRoom {
     /// `camera.id`, and the config's filter for a preview that names none.
     let cameraID: String
     let filter: PhotoFilter
+    /// Sends the notices' test ("Save and send a test"); nil where the station has none.
+    var noticeTrier: (any NoticeTrier)?
 
     func addRoutes(to router: inout PageRouter) {
         router.get("settings") { try .reply(settingsPage($0.paired)) }

@@ -43,7 +43,7 @@ public final class WebApp: Sendable {
         secure: Bool = false, directory: (any GroupDirectory)? = nil, names: StationNames? = nil,
         corrector: (any MealCorrector)? = nil, planner: (any MealPlanner)? = nil,
         updater: (any StationUpdater)? = nil, trier: (any AIServiceTrier)? = nil,
-        accounts: (any GroupAccounts)? = nil, jobs: PageJobs,
+        accounts: (any GroupAccounts)? = nil, noticeTrier: (any NoticeTrier)? = nil, jobs: PageJobs,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.config = config
@@ -74,7 +74,8 @@ public final class WebApp: Sendable {
             ReviewRoom(frame: frame, store: store, days: days, meals: meals),
             PlansRoom(frame: frame, store: store, days: days, planner: planner, jobs: jobs),
             SettingsRoom(
-                frame: frame, store: store, rule: rule, cameraID: config.camera.id, filter: config.processing.filter),
+                frame: frame, store: store, rule: rule, cameraID: config.camera.id, filter: config.processing.filter,
+                noticeTrier: noticeTrier),
             GroupRoom(
                 frame: frame, store: store, days: days, rule: rule, retentionHours: retention, directory: directory,
                 jobs: jobs),

@@ -36,12 +36,11 @@ struct NoticeServiceTests {
         defer { running.cancel() }
         service.post(.storageFull)
         service.post(.updateInstalled(version: "2.0.0"))
-        #expect(await eventually(within: 20) { ((try? await hooks()) ?? []).count >= 1 })
+        #expect(await eventually(within: 20) { log.all.contains { $0.contains("notice sent (update)") } })
         // One after another: the update's came after the storage's was passed over.
         let sent = try await hooks()
         #expect(sent.map { $0["kind"] } == ["update"], "\(sent)")
         #expect(sent.first?["title"] == "La mise à jour 2.0.0 est installée" && sent.first?["station"] == "Cuisine")
-        #expect(log.all.contains { $0.contains("notice sent (update)") })
     }
 
     @Test("should try a notice the webhook failed again after its wait, and give up after the last")
@@ -66,5 +65,21 @@ struct NoticeServiceTests {
             })
         #expect(
             try await hooks().map { $0["kind"] } == ["photo_due", "photo_due", "storage", "storage"], "each try kept")
+    }
+
+    @Test("should send the owner's test at once, beside the queue, and say the server's refusal")
+    func test() async throws {
+        let log = CapturedLog()
+        let service = NoticeService(
+            station: "Küche", page: nil, settings: { (NoticeSettings.none, .en) }, logger: log.logger)
+        let topic = NoticeSettings(address: fake.baseURL + "/ntfy/kitchen-test", format: .ntfy)
+        #expect(await service.tryNotices(topic, language: .de) == .sent, "no run() needed: the page waits for it")
+        let polled = try await HTTPClient().send(HTTPRequest(url: fake.baseURL + "/ntfy/kitchen-test/json?poll=1"))
+        let message = try #require(
+            try JSONSerialization.jsonObject(with: Data(polled.body.split(separator: UInt8(ascii: "\n"))[0]))
+                as? [String: Any])
+        #expect(message["title"] as? String == "Küche erreicht Ihre Handys")
+        let locked = NoticeSettings(address: fake.baseURL + "/ntfy/locked-kitchen", format: .ntfy)
+        #expect(await service.tryNotices(locked, language: .en) == .refused("HTTP 403: forbidden"))
     }
 }

@@ -3,6 +3,7 @@ import SnapCore
 import SnapFiles
 import SnapStore
 import SnapTestSupport
+import SnapText
 import Synchronization
 import Testing
 
@@ -151,5 +152,53 @@ struct SettingsWriterTests {
         #expect(bad.text.contains("7pm") && bad.text.contains("is not a time of day"), "both wrong fields at once")
         #expect(bad.text.contains("value=\"https://ntfy.sh/\""), "as it was typed")
         #expect(station.link.status().inForce.notices == wanted, "kept")
+    }
+
+    /// Stands in for the station's sender: answers as told, and keeps what it was asked.
+    final class RecordingTrier: NoticeTrier {
+        let answer: NoticeOutcome
+        let asked = Lock<[(NoticeSettings, Language)]>([])
+        init(_ answer: NoticeOutcome) { self.answer = answer }
+        func tryNotices(_ settings: NoticeSettings, language: Language) async -> NoticeOutcome {
+            asked.withLock { $0.append((settings, language)) }
+            return answer
+        }
+    }
+
+    @Test("should save the notices, send a test to the address saved, and show how it went in the server's words")
+    func noticeTest() async throws {
+        for (answer, said) in [
+            (NoticeOutcome.sent, "A test went to https://ntfy.sh/kitchen-7f3a"),
+            (.refused("HTTP 403: forbidden"), "https://ntfy.sh/kitchen-7f3a refused the test: HTTP 403: forbidden"),
+        ] {
+            let trier = RecordingTrier(answer)
+            let station = try WebTestStation(noticeTrier: trier)
+            let browser = try await station.pair()
+            #expect(await station.get("/settings", cookie: browser.cookie).text.contains("name=\"try_notices\""))
+            let tried = await station.post(
+                "/settings",
+                [
+                    ("csrf", browser.csrf), ("notify_format", "ntfy"), ("notify_url", "https://ntfy.sh/kitchen-7f3a"),
+                    ("notify_on", "ai"), ("notify_reminder", ""), ("try_notices", "1"),
+                ],
+                cookie: browser.cookie)
+            #expect(tried.status == 200 && tried.text.contains(said), "\(tried.text)")
+            #expect(
+                try station.store.runtimeSettings().notices?.address == "https://ntfy.sh/kitchen-7f3a", "saved first")
+            let asked = trier.asked.withLock { $0 }
+            #expect(asked.count == 1 && asked.first?.0.address == "https://ntfy.sh/kitchen-7f3a")
+            #expect(asked.first?.1 == .en)
+        }
+        // Without a station that can send, no button; with the address emptied, no test.
+        let plain = try WebTestStation()
+        let browser = try await plain.pair()
+        #expect(!(await plain.get("/settings", cookie: browser.cookie).text.contains("try_notices")))
+        let trier = RecordingTrier(.sent)
+        let station = try WebTestStation(noticeTrier: trier)
+        let owner = try await station.pair()
+        let saved = await station.post(
+            "/settings", [("csrf", owner.csrf), ("notify_format", "ntfy"), ("notify_url", ""), ("try_notices", "1")],
+            cookie: owner.cookie)
+        #expect(saved.status == 303 && trier.asked.withLock { $0.isEmpty })
     }
 }

@@ -90,7 +90,8 @@ final class WebTestStation: Sendable {
         otherCameras: [StationConfig.Camera.Other] = [], ledWired: Bool = true,
         directory: (any GroupDirectory)? = nil, name: String = "SnapStation", corrector: (any MealCorrector)? = nil,
         planner: (any MealPlanner)? = nil, updater: (any StationUpdater)? = nil,
-        trier: (any AIServiceTrier)? = nil, accounts: (any GroupAccounts)? = nil, runsJobs: Bool = true,
+        trier: (any AIServiceTrier)? = nil, accounts: (any GroupAccounts)? = nil,
+        noticeTrier: (any NoticeTrier)? = nil, runsJobs: Bool = true,
         configure: (inout StationConfig) -> Void = { _ in }
     ) throws {
         var config = StationConfig()
@@ -109,8 +110,7 @@ final class WebTestStation: Sendable {
         app = WebApp(
             config: config, store: store, link: link, desk: desk, logger: Logger(label: "web-test"), secure: secure,
             directory: directory, corrector: corrector, planner: planner, updater: updater, trier: trier,
-            accounts: accounts, jobs: jobs,
-            now: { clock.now })
+            accounts: accounts, noticeTrier: noticeTrier, jobs: jobs, now: { clock.now })
         running = runsJobs ? Task { [jobs] in try await jobs.run() } : nil
     }
 

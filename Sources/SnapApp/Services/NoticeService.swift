@@ -12,7 +12,7 @@ import SnapText
 /// each is tried `tries` times (at once, then after each of `backoff`), and one that still fails is given
 /// up with the reason in the log. A notice is news of the moment, not a record: the store keeps none, so
 /// notices waiting when the station stops are not sent after it starts.
-public final class NoticeService: Service, Sendable {
+public final class NoticeService: Service, NoticeTrier, Sendable {
     private let stream: AsyncStream<Notice>
     private let continuation: AsyncStream<Notice>.Continuation
     private let sender: NoticeSender
@@ -45,6 +45,17 @@ public final class NoticeService: Service, Sendable {
         if case .dropped(let old) = continuation.yield(notice) {
             logger.warning("notice not sent, too many waiting: \(old.kind.rawValue)")
         }
+    }
+
+    /// Sends the owner's test to `settings` at once, beside the queue: the page waits for its outcome.
+    public func tryNotices(_ settings: NoticeSettings, language: Language) async -> NoticeOutcome {
+        let words = Words(language)
+        let message = NoticeSender.Message(
+            kind: nil, title: words("notice.test.title", ["station": station]), message: words("notice.test.message"),
+            station: station, page: page, language: language.rawValue, at: Date())
+        let outcome = await sender.send(message, to: settings)
+        logger.info("test notice to \(settings.format.rawValue): \(outcome)")
+        return outcome
     }
 
     public func run() async throws {

@@ -159,7 +159,7 @@ public enum Station {
                     ? SupabaseAccounts(
                         projectURL: config.group.url, anonKey: config.group.anonKey,
                         client: HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(30)), logger: logger)
-                    : nil, jobs: jobs)
+                    : nil, noticeTrier: notices, jobs: jobs)
             do {
                 let selfSigned = try pageCertificate(config, logger: logger)
                 let server = WebServer(app: app, web: config.web, desk: desk, logger: logger, selfSigned: selfSigned)

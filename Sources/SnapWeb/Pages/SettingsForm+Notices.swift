@@ -5,7 +5,7 @@ import SnapText
 /// sent, and the reminder's time; the whole `[notify]` table, kept together.
 extension SettingsForm {
     func noticesRow(_ lock: (disabled: HTML, note: HTML), echo: FormEcho) -> Row {
-        let (words, now, base) = (words, now, base)
+        let (words, now, base, test) = (words, now, base, offersNoticeTest && lock.disabled.description.isEmpty)
         return Row(
             section: .notices,
             field: {
@@ -27,7 +27,7 @@ extension SettingsForm {
                     \(kinds)
                     <label>\(words("page.settings.notify_reminder")) <input type="time" name="notify_reminder"\(echo.attributes("notify_reminder")) \
                     value="\(echo.value("notify_reminder", reminder))"\(lock.disabled)>\(lock.note)</label>\(echo.message("notify_reminder"))
-                    <small class="hint">\(words("page.settings.notify_hint"))</small>
+                    <small class="hint">\(words("page.settings.notify_hint"))</small>\(test ? "\n<div class=\"buttons\"><button type=\"submit\" name=\"try_notices\" value=\"1\" class=\"secondary\">\(words("page.settings.notify_try"))</button></div>" : "" as HTML)
                     """
             },
             read: { form, chosen throws(FormProblem) in

@@ -24,16 +24,16 @@ struct SettingsForm {
 
     let rule: SettingsRule
     let words: Words
-    /// The station now: the settings in force, and the mode it is in (the mode button may have switched
-    /// it since the settings).
+    /// The station now: the settings in force, and the mode it is in (the mode button may have left it).
     let station: StationStatus
     /// `camera.id`, for the line that names the only camera.
     let cameraID: String
     /// What a form that failed sent, drawn again in place of the values in force; each field's id is its
     /// name.
     var echo = FormEcho(prefix: "")
-    /// The time zone's field takes the phone's where the station keeps the system's (the walk-through).
-    var offersPhoneZone = false
+    /// The time zone's field takes the phone's where the station keeps the system's (the walk-through);
+    /// the notices' row has "Save and send a test" (the station can send one).
+    var offersPhoneZone = false, offersNoticeTest = false
 
     /// The settings in force, and the config's.
     var now: SettingsInForce { station.inForce }

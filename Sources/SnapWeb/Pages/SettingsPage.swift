@@ -6,7 +6,11 @@ import SnapText
 
 extension SettingsRoom {
     /// The settings page; `echo` draws a form that failed again as it was sent, each wrong field marked.
-    func settingsPage(_ visitor: Visitor, status: Int = 200, echo: FormEcho = FormEcho(prefix: "")) throws -> WebReply {
+    /// `tried`: the notices' test just sent, and how it ended.
+    func settingsPage(
+        _ visitor: Visitor, status: Int = 200, echo: FormEcho = FormEcho(prefix: ""),
+        tried: (NoticeSettings, NoticeOutcome)? = nil
+    ) throws -> WebReply {
         let words = self.words
         let station = link.status()
         var form = settingsForm(station, words)
@@ -29,7 +33,7 @@ extension SettingsRoom {
         return page(
             words("page.settings.title"), status: status,
             """
-            \(echo.summary(words))\(notice(saved))
+            \(echo.summary(words))\(notice(saved))\(tried.map(noticeTried) ?? "")
             <p>\(kept)</p>
             <form method="post" action="/settings" class="settings">\(csrfField(visitor))
             <fieldset><legend>\(words("page.settings.dietary"))</legend>\(form.fields(.dietary))</fieldset>
@@ -57,7 +61,24 @@ extension SettingsRoom {
 
     /// The settings page's rows, with the values the station holds now.
     private func settingsForm(_ station: StationStatus, _ words: Words) -> SettingsForm {
-        SettingsForm(rule: rule, words: words, station: station, cameraID: cameraID)
+        var form = SettingsForm(rule: rule, words: words, station: station, cameraID: cameraID)
+        form.offersNoticeTest = noticeTrier != nil
+        return form
+    }
+
+    /// How the notices' test ended, in the page's words.
+    private func noticeTried(_ settings: NoticeSettings, _ outcome: NoticeOutcome) -> HTML {
+        switch outcome {
+        case .sent: notice(words("page.settings.notify_tried.sent", ["address": settings.address]))
+        case .refused(let reason):
+            notice(
+                words("page.settings.notify_tried.refused", ["address": settings.address, "reason": reason]),
+                problem: true)
+        case .failed(let reason):
+            notice(
+                words("page.settings.notify_tried.failed", ["address": settings.address, "reason": reason]),
+                problem: true)
+        }
     }
 
     /// Hands the settings the form asks for to the station (the state machine keeps them: a locked one
@@ -78,10 +99,20 @@ extension SettingsRoom {
             }
         }
         let started = link.status().started
+        let test = visitor.form["try_notices"] != nil ? noticeTrier : nil
         return changing(.form(asked.0, mode: asked.mode)) { status in
             self.logger.info("owner's page: settings \(status.owner.summary)")
             let restarts = !status.inForce.startsDifferently(from: started).isEmpty
-            return .reply(.redirect(restarts ? "/settings?saved=restart" : "/settings?saved=1"))
+            // "Save and send a test": saved, then the test sent to the address now in force, and its outcome
+            // shown on the settings page.
+            guard let test, !status.inForce.notices.address.isEmpty else {
+                return .reply(.redirect(restarts ? "/settings?saved=restart" : "/settings?saved=1"))
+            }
+            let notices = status.inForce.notices
+            return .after {
+                let outcome = await test.tryNotices(notices, language: status.inForce.language)
+                return { .reply(try self.settingsPage(visitor, tried: (notices, outcome))) }
+            }
         }
     }
 
