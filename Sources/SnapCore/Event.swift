@@ -14,6 +14,8 @@ public enum Event: Sendable, Hashable {
     case uploaded(PhotoID)
     case uploadFailed(PhotoID, UploadFailure)
     case storageFailed(StorageFailure)
+    /// The storage is nearly full after the retention's pass: less free than twice what captures need.
+    case storageLow
     case device(DeviceKind, DeviceStatus)
     /// A queued analysis was answered while the person was elsewhere: the result waits for review.
     /// The request it made was counted against today's limit when its answer was stored.

@@ -18,6 +18,8 @@ public enum Notice: Sendable, Hashable {
     case updateRolledBack(tried: String, running: String)
     /// The station's storage is full: captures are refused until space is made.
     case storageFull
+    /// The storage is nearly full: soon captures will be refused.
+    case storageLow
 
     public var kind: NoticeKind {
         switch self {
@@ -25,7 +27,7 @@ public enum Notice: Sendable, Hashable {
         case .photoDue: .photoDue
         case .aiRefused: .ai
         case .updateInstalled, .updateRolledBack: .update
-        case .storageFull: .storage
+        case .storageFull, .storageLow: .storage
         }
     }
 
@@ -121,6 +123,8 @@ extension Words {
             )
         case .storageFull:
             (self("notice.storage.title"), self("notice.storage.message"))
+        case .storageLow:
+            (self("notice.storage_low.title"), self("notice.storage_low.message"))
         }
     }
 }

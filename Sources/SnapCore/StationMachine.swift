@@ -169,6 +169,7 @@ public struct StationMachine: Sendable {
         case .uploaded(let id): uploaded(id, now: now)
         case .uploadFailed(let id, let failure): uploadFailed(id, failure, now: now)
         case .storageFailed(let failure): storageFailed(failure, now: now)
+        case .storageLow: notify(.storageLow, now: now)
         case .analysisAnswered(let review): analysisAnswered(review, now: now)
         case .inboxChanged(let photos): inboxChanged(photos, now: now)
         case .pairingOpened(let pairing): pairingOpened(pairing, now: now)

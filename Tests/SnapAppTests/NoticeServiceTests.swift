@@ -2,6 +2,7 @@ import Foundation
 import SnapCore
 import SnapFiles
 import SnapServices
+import SnapStore
 import SnapTestSupport
 import SnapText
 import Synchronization
@@ -81,5 +82,23 @@ struct NoticeServiceTests {
         #expect(message["title"] as? String == "Küche erreicht Ihre Handys")
         let locked = NoticeSettings(address: fake.baseURL + "/ntfy/locked-kitchen", format: .ntfy)
         #expect(await service.tryNotices(locked, language: .en) == .refused("HTTP 403: forbidden"))
+    }
+}
+
+@Suite("RetentionService: the storage nearly full")
+struct StorageLowTests {
+    @Test("should say the storage is nearly full after a pass that leaves less free than the threshold")
+    func nearlyFull() async throws {
+        let folder = TemporaryDirectory("storage-low")
+        let store = try StationStore(directory: folder.path + "/state")
+        let bus = EventBus()
+        let free = try FreeSpace.available(at: store.directory)
+        let service = RetentionService(
+            store: store, backend: FolderBackend(folder: folder.path + "/group", station: "Kitchen"),
+            retention: .seconds(3600), low: (free * 2, bus), logger: CapturedLog().logger)
+        let running = Task { try await service.run() }
+        defer { running.cancel() }
+        var events = bus.events.makeAsyncIterator()
+        #expect(await events.next() == .storageLow)
     }
 }

@@ -89,13 +89,15 @@ struct NoticeFlowTests {
                 == [.updateRolledBack(tried: "2.0.0", running: "1.0.0")])
     }
 
-    @Test("should tell a full storage once a day")
+    @Test("should tell a full storage, and a nearly full one, once a day each")
     func storage() {
         var script = script()
         #expect(told(script.send(.storageFailed(.full))) == [.storageFull])
         script.press(.hold)
         #expect(told(script.send(.storageFailed(.full))).isEmpty)
         #expect(told(script.send(.storageFailed(.failed("EIO")))).isEmpty, "a failure is not a full disk")
+        #expect(told(script.send(.storageLow)) == [.storageLow], "nearly full is news of its own")
+        #expect(told(script.send(.storageLow)).isEmpty, "once a day: the retention's pass says it every 15 minutes")
     }
 
     @Test("should remind of the day's group photo at its local time while it is still to take, whatever the screens do")

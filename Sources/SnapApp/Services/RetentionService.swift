@@ -17,11 +17,14 @@ public struct RetentionService: Service {
     /// The meals' stickers kept on disk, at most (`jar.sticker_cap_mb`).
     let stickerCapBytes: Int
     let logger: Logger
+    /// Told `.storageLow` when a pass ends with less free than `bytes` (nil: never).
+    let low: (bytes: UInt64, bus: EventBus)?
 
     public init(
         store: StationStore, backend: any GroupBackend, retention: Duration, stickerCapBytes: Int = 200 << 20,
-        logger: Logger
+        low: (bytes: UInt64, bus: EventBus)? = nil, logger: Logger
     ) {
+        self.low = low
         self.store = store
         self.backend = backend
         self.retention = retention
@@ -47,6 +50,7 @@ public struct RetentionService: Service {
                     logger.error("retention: \(error)")
                 }
                 await removeOwnShares(now: now)
+                checkFreeSpace()
                 try? await Task.sleep(for: .seconds(900))
             }
         }
@@ -54,6 +58,14 @@ public struct RetentionService: Service {
 }
 
 extension RetentionService {
+    /// Says the storage is nearly full once a pass has deleted what it could and the free space is still
+    /// under `low` (the machine tells the household once a day).
+    func checkFreeSpace() {
+        guard let low, let free = try? FreeSpace.available(at: store.directory), free < low.bytes else { return }
+        logger.warning("storage: \(free / 1_000_000) MB free, nearly full")
+        low.bus.send(.storageLow)
+    }
+
     /// Deletes the station's expired shares from the backend and records which are gone.
     func removeOwnShares(now: Date) async {
         do {

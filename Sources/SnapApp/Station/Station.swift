@@ -132,7 +132,8 @@ public enum Station {
             RetentionService(
                 store: store, backend: parts.backend, retention: .seconds(config.storage.retentionHours * 3600),
                 stickerCapBytes: config.jar.stickerCapMB << 20,
-                logger: logger),
+                // Nearly full: less than twice the free space captures need, and never under 500 MB.
+                low: (max(2 * UInt64(config.storage.minFreeMB) * 1_000_000, 500_000_000), bus), logger: logger),
         ]
         // Always: the owner may join a first group on the page.
         services.append(
