@@ -110,6 +110,22 @@ extension BackupTests {
         try expectRefused(cases, by: try stationB(b), at: b, passphrase: passphrase)
         print("sealed, refused: " + cases.map { "\($0.0): \($0.2)" }.joined(separator: "; "))
     }
+
+    @Test("should seal with scrypt at 8 MiB, and still open a file sealed at the 16 MiB cost before")
+    func sealCosts() throws {
+        #expect(BackupSeal.Cost.standard.memory == 8 << 20, "within the 10 MB a backup may grow the station")
+        let sealed = try BackupSeal(passphrase: "correct horse")
+        #expect(Array(sealed.head[9...11]) == [13, 8, 10], "the cost in the head")
+        let older = try BackupSeal(passphrase: "correct horse", cost: BackupSeal.Cost(log2N: 14, r: 8, p: 5))
+        let reopened = try BackupSeal(head: older.head, passphrase: "correct horse")
+        let plain = Array("a line of the shopping list".utf8)
+        let piece = plain.withUnsafeBytes { older.seal($0, number: 0, last: true) }
+        var opened = [UInt8](repeating: 0, count: plain.count)
+        let fits = piece.withUnsafeBytes { sealedPiece in
+            opened.withUnsafeMutableBytes { reopened.open(sealedPiece, number: 0, last: true, into: $0.baseAddress!) }
+        }
+        #expect(fits && opened == plain, "a file sealed before the cost changed opens")
+    }
 }
 
 extension BackupTests {
