@@ -52,7 +52,7 @@ struct AnalysisQueueServiceTests {
         let running = Task { try await service.run() }
         defer { running.cancel() }
         // Asked once, and the outcome written (the job is no longer due now).
-        let settled = await eventually(within: 10, every: .milliseconds(10)) {
+        let settled = await eventually(within: 60, every: .milliseconds(10)) {
             analyzer.calls.withLock { $0 } == 1 && ((try? store.dueAnalyses(now: Date()).due.isEmpty) ?? false)
         }
         #expect(settled)
