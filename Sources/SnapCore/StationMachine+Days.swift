@@ -58,7 +58,12 @@ extension StationMachine {
     func until(edgeOf hours: NightHours?, _ now: Instant) -> Duration {
         guard let hours, let edge = hours.nextEdge(after: now.wall, in: Calendar.gregorian(in: settings.timeZone))
         else { return .seconds(86_400 * 2) }
-        return .milliseconds(Int64((max(0.001, edge.timeIntervalSince(now.wall)) * 1000).rounded(.up)))
+        return until(edge, now)
+    }
+
+    /// Time until the wall clock reaches `date`, at least a millisecond (a timer set for it fires after it).
+    func until(_ date: Date, _ now: Instant) -> Duration {
+        .milliseconds(Int64((max(0.001, date.timeIntervalSince(now.wall)) * 1000).rounded(.up)))
     }
 
     func minuteOfDay(_ now: Instant) -> Int {

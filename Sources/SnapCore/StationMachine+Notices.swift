@@ -46,8 +46,7 @@ extension StationMachine {
             guard pendingTimers.removeValue(forKey: .photoDue) != nil else { return [] }
             return [.cancelTimer(.photoDue)]
         }
-        let deadline =
-            now.uptime + .milliseconds(Int64((max(0.001, next.timeIntervalSince(now.wall)) * 1000).rounded(.up)))
+        let deadline = now.uptime + until(next, now)
         guard pendingTimers[.photoDue] != deadline else { return [] }
         pendingTimers[.photoDue] = deadline
         return [.startTimer(.photoDue, deadline: deadline)]
