@@ -61,6 +61,10 @@ let package = Package(
         .systemLibrary(name: "CMalloc", path: "Sources/CSystem/CMalloc"),
         // ThreadSanitizer's annotations for SnapFiles' Lock (declarations only; used under -DSNAPSTATION_TSAN).
         .systemLibrary(name: "CSnapTSan", path: "Sources/CSystem/CSnapTSan"),
+        // The home's MQTT broker: Sources/SnapServices/MQTTLink.swift.
+        .systemLibrary(
+            name: "CMosquitto", path: "Sources/CSystem/CMosquitto", pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]),
         .target(
             name: "CSnapGPIO", path: "Sources/CSystem/CSnapGPIO", linkerSettings: [.linkedLibrary("gpiod")]),
         // The station's .local name and its page as a service, over avahi-daemon: LocalNameService.swift.
@@ -99,7 +103,7 @@ let package = Package(
         .target(
             name: "SnapServices",
             dependencies: [
-                "SnapCore", "SnapText", "SnapFiles", "SnapImaging", "CSnapCurl",
+                "SnapCore", "SnapText", "SnapFiles", "SnapImaging", "CSnapCurl", "CMosquitto",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(

@@ -101,9 +101,10 @@ swift_package=$(in_sid dpkg-query -W -f='${Version}' swiftlang)
 step "compiler: $swift_version (swiftlang $swift_package)"
 
 # 2. The target's libraries and Swift runtime.
-# Made again when the compiler changed (its runtime and modules must be the same version) or the cache
-# moved (the dpkg database names each file's place); the marker says both.
-ready="swiftlang $swift_package in $sysroot"
+# Made again when the compiler changed (its runtime and modules must be the same version), the cache
+# moved (the dpkg database names each file's place) or the packages changed (a library newly bound);
+# the marker says all three.
+ready="swiftlang $swift_package in $sysroot: ${target_packages[*]}"
 if [[ "$(cat "$sysroot/.snapstation-ready" 2>/dev/null)" != "$ready" ]]; then
     step "the target: a trixie arm64 sysroot with ${#target_packages[@]} -dev packages (mmdebstrap, extracted)"
     rm -rf "$sysroot"

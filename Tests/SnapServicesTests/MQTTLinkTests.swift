@@ -1,0 +1,140 @@
+import Foundation
+import Logging
+import SnapCore
+import SnapFiles
+import SnapServices
+import SnapTestSupport
+import Testing
+
+@Suite(
+    "MQTTLink: the station's connection to a real Mosquitto broker",
+    .enabled(if: MosquittoBroker.available, Comment(rawValue: MosquittoBroker.missing)))
+struct MQTTLinkTests {
+    let logger = Logger(label: "test")
+
+    private func settings(_ broker: MosquittoBroker, password: String? = nil, version: MQTTSettings.Version = .v5)
+        -> MQTTLink.Settings
+    {
+        MQTTLink.Settings(
+            broker: .init(host: "127.0.0.1", port: broker.port, tls: broker.certificate != nil),
+            username: broker.username, password: password ?? broker.password, version: version,
+            caFile: broker.certificate ?? "", clientID: "station-\(UUID().uuidString.prefix(8))",
+            will: ("test/station/availability", "offline"), subscriptions: ["test/station/press"])
+    }
+
+    private func connected(_ link: MQTTLink) async -> Bool {
+        await eventually(within: 20) { link.state == .connected }
+    }
+
+    @Test("should publish the latest of each topic, retained, at MQTT 5 and 3.1.1", arguments: MQTTSettings.Version.allCases)
+    func publishesRetained(version: MQTTSettings.Version) async throws {
+        let broker = try MosquittoBroker()
+        let link = MQTTLink(settings(broker, version: version), logger: logger)
+        link.start()
+        defer { link.stop() }
+        #expect(await connected(link))
+        link.publish("test/station/kcal", "100")
+        link.publish("test/station/kcal", "640")
+        link.publish("test/station/title", "Rye bread with butter")
+        // A subscriber that comes later gets the retained latest of each.
+        var seen: [String] = []
+        #expect(
+            await eventually(within: 20) {
+                seen = await broker.messages("test/station/#", count: 2, seconds: 3).sorted()
+                return seen.count == 2
+            })
+        #expect(seen == ["test/station/kcal 640", "test/station/title Rye bread with butter"])
+    }
+
+    @Test("should say that the broker refused the password, and not connect")
+    func refusedPassword() async throws {
+        let broker = try MosquittoBroker()
+        for version in MQTTSettings.Version.allCases {
+            let state = await MQTTLink.trial(settings(broker, password: "wrong", version: version), logger: logger)
+            #expect(state == .refused(.credentials), "\(version): \(state)")
+        }
+        let state = await MQTTLink.trial(settings(broker), logger: logger)
+        #expect(state == .connected)
+    }
+
+    @Test("should say a broker that is not there is not reached")
+    func unreachable() async throws {
+        let port = FakeServices.freePort()
+        let settings = MQTTLink.Settings(broker: .init(host: "127.0.0.1", port: port, tls: false), clientID: "lonely")
+        let state = await MQTTLink.trial(settings, logger: logger)
+        guard case .unreachable(let why) = state else {
+            Issue.record("expected unreachable, got \(state)")
+            return
+        }
+        #expect(why.lowercased().contains("refused"), "in the system's words: \(why)")
+    }
+
+    @Test("should check the broker's certificate: refuse one it cannot verify, connect when it trusts its CA")
+    func checksCertificates() async throws {
+        let broker = try MosquittoBroker(tls: true)
+        var untrusted = settings(broker)
+        untrusted.caFile = ""  // the system's CAs, which never signed the test's certificate
+        let refused = await MQTTLink.trial(untrusted, logger: logger)
+        guard case .unreachable = refused else {
+            Issue.record("a certificate no CA signed was accepted: \(refused)")
+            return
+        }
+        #expect(await MQTTLink.trial(settings(broker), logger: logger) == .connected)
+    }
+
+    @Test("should lose nothing it holds while the broker is down, and publish the latest when it is back")
+    func survivesTheBrokerGoing() async throws {
+        let broker = try MosquittoBroker()
+        let link = MQTTLink(settings(broker), logger: logger)
+        link.start()
+        defer { link.stop() }
+        #expect(await connected(link))
+        link.publish("test/station/kcal", "100")
+        #expect(
+            await eventually(within: 10) {
+                await broker.messages("test/station/kcal", count: 1, seconds: 2) == ["test/station/kcal 100"]
+            })
+        broker.stop()
+        #expect(await eventually(within: 20) { if case .unreachable = link.state { true } else { false } })
+        // Meanwhile the state moves on three times: only the last is kept.
+        for kcal in ["200", "300", "910"] { link.publish("test/station/kcal", kcal) }
+        // The broker comes back without its retained messages (no persistence): the link publishes its table.
+        try broker.start()
+        #expect(await eventually(within: 30) { link.state == .connected })
+        var back: [String] = []
+        #expect(
+            await eventually(within: 20) {
+                back = await broker.messages("test/station/kcal", count: 1, seconds: 2)
+                return !back.isEmpty
+            })
+        #expect(back == ["test/station/kcal 910"])
+    }
+
+    @Test("should hand on a message on a subscribed topic, and say offline when it stops")
+    func receivesAndSaysOffline() async throws {
+        let broker = try MosquittoBroker()
+        let heard = Heard()
+        let link = MQTTLink(settings(broker), logger: logger) { topic, payload in
+            heard.lines.withLock { $0.append("\(topic) \(String(decoding: payload, as: UTF8.self))") }
+        }
+        link.start()
+        #expect(await connected(link))
+        link.publish("test/station/availability", "online")
+        // Sent until heard: the link subscribes as it connects, a moment after the state says so.
+        #expect(
+            await eventually(within: 10, every: .milliseconds(300)) {
+                await broker.send("test/station/press", "PRESS")
+                return heard.lines.withLock { $0.contains("test/station/press PRESS") }
+            })
+        link.stop()
+        #expect(link.state == .stopped)
+        #expect(
+            await broker.messages("test/station/availability", count: 1, seconds: 3)
+                == ["test/station/availability offline"])
+    }
+}
+
+/// What a link heard, from its thread.
+private final class Heard: Sendable {
+    let lines = Lock<[String]>([])
+}
