@@ -12,6 +12,8 @@ public struct EnteredKeys: Sendable {
     public enum Name: String, Sendable, CaseIterable {
         case ai
         case group
+        /// The home's MQTT broker's password.
+        case mqtt
     }
 
     /// A key as the page takes it: printable ASCII without spaces, as every API key and the station's
@@ -62,7 +64,12 @@ extension StationConfig {
         _ name: EnteredKeys.Name, entered: EnteredKeys? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> (key: String, origin: KeyOrigin)? {
-        let source = name == .ai ? ai.keySource : group.keySource
+        let source =
+            switch name {
+            case .ai: ai.keySource
+            case .group: group.keySource
+            case .mqtt: mqtt.keySource
+            }
         if let key = source.resolve(environment: environment) { return (key, .config(source)) }
         return (entered ?? enteredKeys).key(name).map { ($0, .entered) }
     }

@@ -290,6 +290,23 @@ extension StationConfig {
                 "notify.reminder", "\"\(reminder)\" is not a time of day",
                 expected: "a local time such as \"18:00\", or \"\"")
         }
+        mqtt.broker.address = r.string("mqtt.url", default: d.mqtt.broker.address)
+        if let expected = MQTTSettings.problem(address: mqtt.broker.address) {
+            r.report("mqtt.url", "\"\(mqtt.broker.address)\" is not a broker's address", expected: expected)
+            mqtt.broker.address = ""
+        }
+        mqtt.broker.username = r.string("mqtt.username", default: d.mqtt.broker.username)
+        mqtt.broker.version = r.choice("mqtt.version", default: d.mqtt.broker.version)
+        mqtt.broker.countdownButton = r.bool("mqtt.countdown_button", default: d.mqtt.broker.countdownButton)
+        mqtt.keySource = r.keySource("mqtt.key_source", default: d.mqtt.keySource)
+        mqtt.caFile = r.string("mqtt.ca_file", default: d.mqtt.caFile)
+        mqtt.discoveryPrefix = r.string("mqtt.discovery_prefix", default: d.mqtt.discoveryPrefix)
+        if !HomeTopics.isLevel(mqtt.discoveryPrefix) {
+            r.report(
+                "mqtt.discovery_prefix", "\"\(mqtt.discoveryPrefix)\" is not one topic level",
+                expected: "letters, digits, - and _, such as \"homeassistant\"")
+            mqtt.discoveryPrefix = d.mqtt.discoveryPrefix
+        }
         jar.enabled = r.bool("jar.enabled", default: d.jar.enabled)
         jar.days = r.choice("jar.days", default: d.jar.days)
         jar.stickerCapMB = r.int("jar.sticker_cap_mb", default: d.jar.stickerCapMB, in: 1...100_000)

@@ -20,6 +20,8 @@ public struct StationConfig: Sendable, Hashable {
     /// Notices to the household's phones (`[notify]`: url, format, off, reminder); none by default, and
     /// the owner can set them on the page.
     public var notify = NoticeSettings.none
+    /// The home's MQTT broker, where Home Assistant finds the station (`[mqtt]`); none by default.
+    public var mqtt = MQTT()
     /// The owner's settings' rule as the file says it, kept where the owner's settings taken at start
     /// replaced the file's values (`starting(with:)`): the config's side stays the file's.
     var fileRule: SettingsRule?
@@ -179,6 +181,17 @@ public struct StationConfig: Sendable, Hashable {
         public var reviewSeconds = 3
         /// How often the station looks for the photos the other members shared.
         public var inboxMinutes = 5
+    }
+
+    public struct MQTT: Sendable, Hashable {
+        /// The broker's address, its user, the protocol and whether the hub may start the countdown.
+        public var broker = MQTTSettings.none
+        /// The user's password, a secret; or the one entered on the page's Keys.
+        public var keySource = KeySource.environment("MQTT_PASSWORD")
+        /// The CA certificates (PEM) an `mqtts` broker's certificate is checked against; "" for the system's.
+        public var caFile = ""
+        /// Home Assistant's discovery prefix (its MQTT integration's setting).
+        public var discoveryPrefix = "homeassistant"
     }
 
     public struct Storage: Sendable, Hashable {

@@ -82,3 +82,28 @@ public struct MQTTSettings: Sendable, Hashable, Codable {
         return "an address like mqtt://homeassistant.local or mqtts://broker.example:8883"
     }
 }
+
+/// MQTT topics as the station writes them.
+public enum HomeTopics {
+    /// Whether `text` is one topic level Home Assistant's discovery takes: letters, digits, - and _
+    /// (homeassistant/components/mqtt/discovery.py, `TOPIC_MATCHER`).
+    public static func isLevel(_ text: String) -> Bool {
+        !text.isEmpty
+            && text.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-"
+                    || $0 == "_"
+            }
+    }
+}
+
+/// How the station's connection to the home's broker stands, for the owner's page.
+public enum BrokerStatus: Sendable, Hashable {
+    case connecting
+    case connected
+    /// The broker refused the user name or password.
+    case refusedCredentials
+    /// The broker refused the station for another reason, in libmosquitto's words.
+    case refused(String)
+    /// The broker was not reached, in the system's words.
+    case unreachable(String)
+}

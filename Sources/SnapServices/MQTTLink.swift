@@ -106,6 +106,9 @@ public final class MQTTLink: Sendable {
 
     public var state: State { table.withLock { $0.state } }
 
+    /// The protocol version the link speaks.
+    public var version: MQTTSettings.Version { settings.version }
+
     /// Starts the link's thread; it connects and keeps connecting until `stop`.
     public func start() {
         let thread = Thread { [self] in

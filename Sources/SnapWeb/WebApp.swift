@@ -43,7 +43,8 @@ public final class WebApp: Sendable {
         secure: Bool = false, directory: (any GroupDirectory)? = nil, names: StationNames? = nil,
         corrector: (any MealCorrector)? = nil, planner: (any MealPlanner)? = nil,
         updater: (any StationUpdater)? = nil, trier: (any AIServiceTrier)? = nil,
-        accounts: (any GroupAccounts)? = nil, noticeTrier: (any NoticeTrier)? = nil, jobs: PageJobs,
+        accounts: (any GroupAccounts)? = nil, noticeTrier: (any NoticeTrier)? = nil,
+        broker: (@Sendable () -> BrokerStatus)? = nil, jobs: PageJobs,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.config = config
@@ -68,7 +69,7 @@ public final class WebApp: Sendable {
             usbFolder: config.update.usbFolder, maxBundleMB: config.update.maxBundleMB)
         backup = BackupRoom(frame: frame, store: store)
         let keys = KeysRoom(
-            frame: frame, config: config, keys: config.enteredKeys, trier: trier, accounts: accounts)
+            frame: frame, config: config, keys: config.enteredKeys, trier: trier, accounts: accounts, broker: broker)
         let rooms: [any PageRoom] = [
             pairing, meals, HistoryRoom(frame: frame, store: store, days: days), corrections,
             ReviewRoom(frame: frame, store: store, days: days, meals: meals),

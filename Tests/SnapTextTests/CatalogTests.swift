@@ -32,6 +32,7 @@ struct CatalogTests {
     static let sameInEvery: Set<String> = [
         "unit.kcal", "result.item", "sample.item.pasta", "page.macro.kcal", "page.settings.seconds",
         "page.meal.grams", "goal.kcal", "macro.amount", "macro.against", "page.today.grams_goal", "page.backup.size",
+        "page.keys.mqtt",
     ]
     /// Keys whose English text is also right in one language.
     static let sameIn: [Language: Set<String>] = [
@@ -40,7 +41,7 @@ struct CatalogTests {
             "page.macro.fats", "page.nav.status", "page.status.title", "page.status.version", "page.status.backend",
             "page.meal.form.name", "page.settings.filter", "page.settings.countdown", "page.pair.code",
             "page.group.received_from", "page.status.storage_line", "macro.letter.fats", "page.update.slot",
-            "page.update.slot_version", "page.backup.passphrase",
+            "page.update.slot_version", "page.backup.passphrase", "home.problem",
         ],
         .es: [
             "macro.letter.protein", "menu.flash", "page.food.gluten", "page.filter.sepia", "page.macro.protein",

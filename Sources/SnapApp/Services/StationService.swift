@@ -25,6 +25,8 @@ public final class StationService: Service {
     let uploads: UploadService
     /// Sends the machine's notices; nil in tests that have none.
     let notices: NoticeService?
+    /// The station in the home's hub (`[mqtt]`); nil without a broker.
+    let home: HomeService?
     let analysisQueue: AnalysisQueueService?
     let captures: CaptureCache
     let reference: ReferenceFrame
@@ -60,12 +62,13 @@ public final class StationService: Service {
         display: DisplayService, uploads: UploadService, analysisQueue: AnalysisQueueService?, captures: CaptureCache,
         reference: ReferenceFrame, demand: CameraDemand, live: LiveSettings,
         ownerSettings: RuntimeSettings = RuntimeSettings(),
-        board: StationBoard? = nil, desk: PairingDesk? = nil, notices: NoticeService? = nil,
+        board: StationBoard? = nil, desk: PairingDesk? = nil, notices: NoticeService? = nil, home: HomeService? = nil,
         notifier: SystemdNotifier = SystemdNotifier(environment: [:]), startup: StartupTimes = StartupTimes(),
         restartFile: String = "/run/snapstation/reboot", logger: Logger
     ) {
         self.restartFile = restartFile
         self.notices = notices
+        self.home = home
         self.live = live
         self.ownerSettings = ownerSettings
         self.board = board
@@ -109,6 +112,7 @@ public final class StationService: Service {
                 bus.send(.device(problem.device, .missing(problem.message)))
             }
             board?.note(machine)
+            home?.note(nil, machine: machine)
             await withGracefulShutdownHandler {
                 for await stamped in bus.stamped {
                     let event = stamped.event
@@ -116,6 +120,7 @@ public final class StationService: Service {
                     perform(machine.handle(event, now: clock.now()), &group)
                     if event == .heartbeat { notifier.send("WATCHDOG=1") }
                     board?.note(machine, ticket: stamped.ticket)
+                    home?.note(event, machine: machine)
                 }
             } onGracefulShutdown: { [bus] in
                 bus.finish()

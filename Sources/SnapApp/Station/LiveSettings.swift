@@ -35,6 +35,9 @@ public final class LiveSettings: Sendable {
     /// The language the station speaks now: its screens, and the AI's answers.
     public var language: Language { inForce.withLock { $0.language } }
 
+    /// The daily goals in force (each 0 for none).
+    public var goals: Macros { inForce.withLock { $0.goals } }
+
     /// Where the notices go and which, with the language they are written in.
     public var notices: (NoticeSettings, Language) { inForce.withLock { ($0.notices, $0.language) } }
 }

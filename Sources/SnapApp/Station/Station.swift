@@ -39,6 +39,28 @@ public enum Station {
         return "\(scheme)://\(StationNames.localName(config.station.name)):\(config.web.port)/"
     }
 
+    /// The station in the home's hub, where `[mqtt]` names a broker.
+    static func homeService(
+        _ config: StationConfig, store: StationStore, live: LiveSettings, bus: EventBus, aiConfigured: Bool,
+        logger: Logger
+    ) -> HomeService? {
+        guard let broker = config.mqtt.broker.broker else { return nil }
+        let discovery = HomeDiscovery(
+            prefix: config.mqtt.discoveryPrefix, stationName: config.station.name, version: StationVersion.current,
+            page: noticePage(config))
+        let settings = MQTTLink.Settings(
+            broker: broker, username: config.mqtt.broker.username, password: config.key(.mqtt)?.key,
+            version: config.mqtt.broker.version, caFile: config.mqtt.caFile, clientID: discovery.node)
+        let minFree = UInt64(config.storage.minFreeMB) * 1_000_000
+        logger.info("home: Home Assistant's discovery at \(config.mqtt.broker.address) as \(discovery.node)")
+        return HomeService(
+            settings: settings, discovery: discovery, store: store, live: live, bus: bus,
+            timeZone: config.resolvedTimeZone, dailyLimit: aiConfigured ? config.ai.dailyLimit : nil,
+            displaySide: max(config.display.width, config.display.height),
+            storage: (minFree, max(2 * minFree, 500_000_000)), countdownButton: config.mqtt.broker.countdownButton,
+            logger: logger)
+    }
+
     public static func run(config: StationConfig, options: RunOptions, logger: Logger) async throws {
         var startup = StartupTimes()
         let memory = MemoryPolicy.apply()
@@ -113,6 +135,7 @@ public enum Station {
         let notices = NoticeService(
             station: config.station.name, page: noticePage(config),
             settings: { live.notices }, logger: logger)
+        let home = homeService(config, store: store, live: live, bus: bus, aiConfigured: aiConfigured, logger: logger)
         startup.mark("services")
         let station = StationService(
             settings: settings, parts: parts,
@@ -120,7 +143,7 @@ public enum Station {
             bus: bus, clock: clock, display: display, uploads: uploads, analysisQueue: analysisQueue,
             captures: captures, reference: reference, demand: demand, live: live, ownerSettings: ownerSettings,
             board: board,
-            desk: desk, notices: notices, notifier: notifier, startup: startup, restartFile: config.update.restartFile,
+            desk: desk, notices: notices, home: home, notifier: notifier, startup: startup, restartFile: config.update.restartFile,
             logger: logger)
         let updater = SlotUpdater(
             rauc: config.update.rauc, folder: config.storage.dir + "/updates", logger: logger,
@@ -144,11 +167,14 @@ public enum Station {
             UpdateService(
                 updater: updater, bus: bus, confirmAfter: .seconds(config.update.confirmSeconds), logger: logger))
         if let analysisQueue { services.append(analysisQueue) }
+        if let home { services.append(home) }
         if let board, let desk {
             let names = StationNames(config: config)
             // The page's long work (the AI, RAUC, the group's server) is a service like the others: SIGTERM
             // cancels it, and the station stops within its stop timeout.
             let jobs = PageJobs(logger: logger)
+            var brokerStatus: (@Sendable () -> BrokerStatus)?
+            if let home { brokerStatus = { home.status } }
             services.append(jobs)
             let app = WebApp(
                 config: config, store: store, link: board, desk: desk, logger: logger,
@@ -160,7 +186,7 @@ public enum Station {
                     ? SupabaseAccounts(
                         projectURL: config.group.url, anonKey: config.group.anonKey,
                         client: HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(30)), logger: logger)
-                    : nil, noticeTrier: notices, jobs: jobs)
+                    : nil, noticeTrier: notices, broker: brokerStatus, jobs: jobs)
             do {
                 let selfSigned = try pageCertificate(config, logger: logger)
                 let server = WebServer(app: app, web: config.web, desk: desk, logger: logger, selfSigned: selfSigned)

@@ -15,6 +15,8 @@ struct KeysRoom: PageRoom {
     let trier: (any AIServiceTrier)?
     /// Makes or signs in to the station's account on the group's server (nil without a Supabase project).
     let accounts: (any GroupAccounts)?
+    /// How the connection to the home's MQTT broker stands (nil without `[mqtt]`).
+    let broker: (@Sendable () -> BrokerStatus)?
 
     func addRoutes(to router: inout PageRouter) {
         router.get("keys") { .reply(keysPage($0.paired)) }
@@ -43,9 +45,12 @@ extension KeysRoom {
         }
         let sections = shown.map { name -> HTML in
             let (title, text) =
-                name == .ai
-                ? (words("page.keys.ai"), words("page.keys.ai_text"))
-                : (words("page.keys.group"), words("page.keys.group_text"))
+                switch name {
+                case .ai: (words("page.keys.ai"), words("page.keys.ai_text"))
+                case .group: (words("page.keys.group"), words("page.keys.group_text"))
+                case .mqtt:
+                    (words("page.keys.mqtt"), words("page.keys.mqtt_text", ["broker": config.mqtt.broker.address]))
+                }
             let echo = fieldEcho(name)
             let found = config.key(name, entered: keys)
             let status: HTML
@@ -53,7 +58,7 @@ extension KeysRoom {
             case (_, .config(let source))?:
                 // The installer's key wins: no form to enter one that would not be used.
                 let line = words("page.keys.config", ["source": source.description])
-                let tried: HTML = name == .ai ? tryForm(visitor, trial) : ""
+                let tried: HTML = name == .ai ? tryForm(visitor, trial) : name == .mqtt ? brokerNotice : ""
                 return "<section class=\"key\"><h2>\(title)</h2><p>\(text)</p><p>\(line)</p>\(tried)</section>"
             case (let key, .entered)?: status = "<p>\(words("page.keys.entered", ["last": String(key.suffix(4))]))</p>"
             case nil: status = "<p>\(words("page.keys.none"))</p>"
@@ -72,7 +77,12 @@ extension KeysRoom {
                 \(echo.message("key"))
                 <div class="buttons"><button type="submit">\(words("page.keys.save"))</button></div></form>\(forget)
                 """
-            let more: HTML = name == .ai ? tryForm(visitor, trial) : accountForm(visitor, account)
+            let more: HTML =
+                switch name {
+                case .ai: tryForm(visitor, trial)
+                case .group: accountForm(visitor, account)
+                case .mqtt: brokerNotice
+                }
             return "<section class=\"key\"><h2>\(title)</h2><p>\(text)</p>\(status)\(form)\(more)</section>"
         }
         return page(
@@ -148,9 +158,25 @@ extension KeysRoom {
         return keysPage(visitor, said: words(said))
     }
 
-    /// The keys this station uses: the group's password only where a Supabase account signs in with one.
+    /// The keys this station uses: the group's password only where a Supabase account signs in with one,
+    /// the broker's where `[mqtt]` names a broker and a user.
     var shown: [EnteredKeys.Name] {
-        config.group.backend == .supabase ? [.ai, .group] : [.ai]
+        (config.group.backend == .supabase ? [.ai, .group] : [.ai])
+            + (config.mqtt.broker.broker != nil && !config.mqtt.broker.username.isEmpty ? [.mqtt] : [])
+    }
+
+    /// How the connection to the broker stands now; a password changed here is used after the restart.
+    private var brokerNotice: HTML {
+        let words = self.words
+        switch broker?() {
+        case .connected?: return notice(words("page.keys.mqtt.connected"))
+        case .connecting?: return notice(words("page.keys.mqtt.connecting"))
+        case .refusedCredentials?: return notice(words("page.keys.mqtt.refused"), problem: true)
+        case .refused(let reason)?: return notice(words("page.keys.mqtt.other", ["reason": reason]), problem: true)
+        case .unreachable(let reason)?:
+            return notice(words("page.keys.mqtt.unreachable", ["reason": reason]), problem: true)
+        case nil: return ""
+        }
     }
 
     private func known(_ name: String) throws -> EnteredKeys.Name {
