@@ -296,9 +296,8 @@ extension StationConfig {
             mqtt.broker.address = ""
         }
         mqtt.broker.username = r.string("mqtt.username", default: d.mqtt.broker.username)
-        mqtt.broker.version = r.choice("mqtt.version", default: d.mqtt.broker.version)
-        mqtt.broker.countdownButton = r.bool("mqtt.countdown_button", default: d.mqtt.broker.countdownButton)
         mqtt.keySource = r.keySource("mqtt.key_source", default: d.mqtt.keySource)
+        mqtt.broker.version = r.choice("mqtt.version", default: d.mqtt.broker.version)
         mqtt.caFile = r.string("mqtt.ca_file", default: d.mqtt.caFile)
         mqtt.discoveryPrefix = r.string("mqtt.discovery_prefix", default: d.mqtt.discoveryPrefix)
         if !HomeTopics.isLevel(mqtt.discoveryPrefix) {
@@ -307,6 +306,7 @@ extension StationConfig {
                 expected: "letters, digits, - and _, such as \"homeassistant\"")
             mqtt.discoveryPrefix = d.mqtt.discoveryPrefix
         }
+        mqtt.broker.countdownButton = r.bool("mqtt.countdown_button", default: d.mqtt.broker.countdownButton)
         jar.enabled = r.bool("jar.enabled", default: d.jar.enabled)
         jar.days = r.choice("jar.days", default: d.jar.days)
         jar.stickerCapMB = r.int("jar.sticker_cap_mb", default: d.jar.stickerCapMB, in: 1...100_000)

@@ -17,7 +17,7 @@ extension StationConfig {
                 flash: countdown.flash, countdownSeconds: countdown.seconds, mode: station.defaultMode, camera: 0,
                 groups: group.names, language: station.language, goals: goals, quietHours: station.quietHours,
                 timeZone: station.timeZone, aiService: AIService(baseURL: ai.baseURL, model: ai.model),
-                groupEmail: group.email, notices: notify),
+                groupEmail: group.email, notices: notify, mqtt: mqtt.broker),
             locked: Set(web.locked.compactMap(RuntimeSettings.Key.init(rawValue:))),
             cameras: camera.all.map(\.name), flashWired: gpio.ledLine != nil && gpio.backend != .none)
     }
@@ -35,6 +35,7 @@ extension StationConfig {
         config.ai.baseURL = inForce.aiService.baseURL
         config.ai.model = inForce.aiService.model
         config.group.email = inForce.groupEmail
+        config.mqtt.broker = inForce.mqtt
         return config
     }
 

@@ -70,7 +70,8 @@ public struct MQTTSettings: Sendable, Hashable, Codable {
             port = given
         }
         let allowed = host.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || ".-:".unicodeScalars.contains($0)
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                || ".-:".unicodeScalars.contains($0)
         }
         guard !host.isEmpty, allowed, (1...65535).contains(port) else { return nil }
         return Broker(host: host, port: port, tls: tls)
@@ -106,4 +107,10 @@ public enum BrokerStatus: Sendable, Hashable {
     case refused(String)
     /// The broker was not reached, in the system's words.
     case unreachable(String)
+}
+
+/// Connects once to a broker with the given settings and the broker's password in force, and says how it
+/// went: the settings page's "Save and try".
+public protocol BrokerTrier: Sendable {
+    func tryBroker(_ settings: MQTTSettings) async -> BrokerStatus
 }

@@ -46,15 +46,19 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
     public var groupEmail: String?
     /// Where the station's notices go and which it sends (the whole `[notify]` table).
     public var notices: NoticeSettings?
+    /// The home's MQTT broker (the address, user, version and the hub's countdown button of `[mqtt]`).
+    /// Taken as the station starts.
+    public var mqtt: MQTTSettings?
 
     public init(
         dietaryPreferences: Set<DietaryPreference>? = nil, filter: PhotoFilter? = nil, intensity: Double? = nil,
         flash: Bool? = nil, countdownSeconds: Int? = nil, mode: StationMode? = nil, camera: Int? = nil,
         groups: [String]? = nil, language: Language? = nil, goals: Macros? = nil, quietHours: QuietHours? = nil,
         timeZone: String? = nil, aiService: AIService? = nil, groupEmail: String? = nil,
-        notices: NoticeSettings? = nil
+        notices: NoticeSettings? = nil, mqtt: MQTTSettings? = nil
     ) {
         self.notices = notices
+        self.mqtt = mqtt
         self.groupEmail = groupEmail
         self.timeZone = timeZone
         self.aiService = aiService
@@ -91,12 +95,14 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
         case groupEmail = "group.email"
         /// The whole `[notify]` table: the address, its format, the kinds off and the reminder together.
         case notices = "notify"
+        /// The broker's address, user, version and the countdown button together (`[mqtt]`).
+        case mqtt
 
         /// Whether the station takes the setting only as it starts: a change restarts it at its next calm
         /// moment (the time zone its days and timers are counted in, the AI service its client is made for).
         public var takesEffectAtStart: Bool {
             switch self {
-            case .timeZone, .aiService, .groupEmail: true
+            case .timeZone, .aiService, .groupEmail, .mqtt: true
             case .dietary, .filter, .intensity, .flash, .countdown, .mode, .camera, .groups, .language, .goals,
                 .quietHours, .notices:
                 false
@@ -132,6 +138,10 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
             case .notices:
                 SettingField(\.notices, \.notices) {
                     $0.address.isEmpty ? "no notices" : "notices by \($0.format.rawValue), \($0.off.count) kind(s) off"
+                }
+            case .mqtt:
+                SettingField(\.mqtt, \.mqtt) {
+                    $0.address.isEmpty ? "no MQTT broker" : "MQTT broker \($0.address) (\($0.version.rawValue))"
                 }
             }
         }

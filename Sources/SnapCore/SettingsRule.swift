@@ -29,6 +29,8 @@ public struct SettingsInForce: Sendable, Hashable {
     public var groupEmail = ""
     /// Where the station's notices go, and which: none by default.
     public var notices = NoticeSettings.none
+    /// The home's MQTT broker: none by default.
+    public var mqtt = MQTTSettings.none
 
     /// The most groups one station belongs to (the mode button cycles through them).
     public static let maxGroups = 8
@@ -48,13 +50,13 @@ public struct SettingsInForce: Sendable, Hashable {
         flash: Bool? = nil, countdownSeconds: Int? = nil, mode: StationMode? = nil, camera: Int? = nil,
         groups: [String]? = nil, language: Language? = nil, goals: Macros? = nil, quietHours: QuietHours? = nil,
         timeZone: String? = nil, aiService: AIService? = nil, groupEmail: String? = nil,
-        notices: NoticeSettings? = nil
+        notices: NoticeSettings? = nil, mqtt: MQTTSettings? = nil
     ) {
         let given = RuntimeSettings(
             dietaryPreferences: dietaryPreferences, filter: filter, intensity: intensity, flash: flash,
             countdownSeconds: countdownSeconds, mode: mode, camera: camera, groups: groups, language: language,
             goals: goals, quietHours: quietHours, timeZone: timeZone, aiService: aiService, groupEmail: groupEmail,
-            notices: notices)
+            notices: notices, mqtt: mqtt)
         for key in RuntimeSettings.Key.allCases { key.field.resolve(given, into: &self) }
     }
 
@@ -116,7 +118,7 @@ public struct SettingsRule: Sendable, Hashable {
         case .camera: return cameras.count > 1
         case .flash: return flashWired
         case .dietary, .filter, .intensity, .countdown, .mode, .groups, .language, .goals, .quietHours, .timeZone,
-            .aiService, .groupEmail, .notices:
+            .aiService, .groupEmail, .notices, .mqtt:
             return true
         }
     }

@@ -239,7 +239,8 @@ public struct HomeDiscovery: Sendable {
     }
 
     static func json(_ value: Any) -> [UInt8] {
-        let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]))
+        let data =
+            (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]))
         return data.map { Array($0) } ?? []
     }
 }

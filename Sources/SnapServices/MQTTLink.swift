@@ -148,7 +148,8 @@ public final class MQTTLink: Sendable {
         trying.will = nil
         trying.subscriptions = []
         let once = Once()
-        let link = MQTTLink(trying, logger: logger) { _, _ in } changed: { state in
+        let link = MQTTLink(trying, logger: logger) { _, _ in
+        } changed: { state in
             switch state {
             case .connected, .refused, .unreachable: once.resume(state)
             case .connecting, .stopped: break
@@ -319,7 +320,8 @@ public final class MQTTLink: Sendable {
             let socket = mosquitto_socket(client)
             guard socket >= 0 else { return (MOSQ_ERR_NO_CONN.rawValue, connected) }
             var fds = [
-                pollfd(fd: socket, events: Int16(POLLIN) | (mosquitto_want_write(client) ? Int16(POLLOUT) : 0), revents: 0),
+                pollfd(
+                    fd: socket, events: Int16(POLLIN) | (mosquitto_want_write(client) ? Int16(POLLOUT) : 0), revents: 0),
                 pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
             ]
             _ = poll(&fds, 2, 1000)

@@ -168,6 +168,8 @@ struct SettingsRoom: PageRoom {
     let filter: PhotoFilter
     /// Sends the notices' test ("Save and send a test"); nil where the station has none.
     var noticeTrier: (any NoticeTrier)?
+    /// Tries the home's broker ("Save and try"); nil where the station has none to try with.
+    var brokerTrier: (any BrokerTrier)?
 
     func addRoutes(to router: inout PageRouter) {
         router.get("settings") { try .reply(settingsPage($0.paired)) }

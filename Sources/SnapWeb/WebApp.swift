@@ -44,7 +44,7 @@ public final class WebApp: Sendable {
         corrector: (any MealCorrector)? = nil, planner: (any MealPlanner)? = nil,
         updater: (any StationUpdater)? = nil, trier: (any AIServiceTrier)? = nil,
         accounts: (any GroupAccounts)? = nil, noticeTrier: (any NoticeTrier)? = nil,
-        broker: (@Sendable () -> BrokerStatus)? = nil, jobs: PageJobs,
+        broker: (@Sendable () -> BrokerStatus)? = nil, brokerTrier: (any BrokerTrier)? = nil, jobs: PageJobs,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.config = config
@@ -76,7 +76,7 @@ public final class WebApp: Sendable {
             PlansRoom(frame: frame, store: store, days: days, planner: planner, jobs: jobs),
             SettingsRoom(
                 frame: frame, store: store, rule: rule, cameraID: config.camera.id, filter: config.processing.filter,
-                noticeTrier: noticeTrier),
+                noticeTrier: noticeTrier, brokerTrier: brokerTrier),
             GroupRoom(
                 frame: frame, store: store, days: days, rule: rule, retentionHours: retention, directory: directory,
                 jobs: jobs),

@@ -44,6 +44,14 @@ struct StationConfigSettingsTests {
                             address: "https://ntfy.sh/kitchen-7f3a", off: [.update], reminder: 18 * 60 + 30)
                 }
             )
+        case .mqtt:
+            (
+                "[mqtt]\nurl = \"mqtts://broker.lan:8884\"\nusername = \"kitchen\"\nversion = \"3.1.1\"",
+                {
+                    $0.mqtt
+                        == MQTTSettings(address: "mqtts://broker.lan:8884", username: "kitchen", version: .v311)
+                }
+            )
         }
     }
 

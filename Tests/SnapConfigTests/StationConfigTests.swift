@@ -294,6 +294,29 @@ struct StationConfigTests {
             ])
     }
 
+    @Test("should read the broker's table, off by default, and name an address or a prefix it cannot use")
+    func mqtt() throws {
+        #expect(try StationConfig(parsing: "", file: "t.toml").mqtt.broker.broker == nil)
+        let config = try StationConfig(
+            parsing: "[mqtt]\nurl = \"mqtt://[fd00::7]\"\nusername = \"kitchen\"\nkey_source = \"file:/run/mqtt\"\n"
+                + "countdown_button = true\n",
+            file: "t.toml")
+        #expect(config.mqtt.broker.broker == MQTTSettings.Broker(host: "fd00::7", port: 1883, tls: false))
+        #expect(config.mqtt.broker.countdownButton && config.mqtt.broker.version == .v5)
+        #expect(config.mqtt.keySource == .file("/run/mqtt"))
+        #expect(MQTTSettings.broker("mqtts://hub.local")?.port == 8883)
+        #expect(MQTTSettings.broker("mqtt://hub.local:1884/")?.port == 1884)
+        #expect(
+            problems("[mqtt]\nurl = \"http://hub.local\"\nversion = \"4\"\ndiscovery_prefix = \"home/assistant\"\n")
+                == [
+                    "t.toml:2: mqtt.url: \"http://hub.local\" is not a broker's address (an address like "
+                        + "mqtt://homeassistant.local or mqtts://broker.example:8883)",
+                    "t.toml:3: mqtt.version: \"4\" is not allowed; did you mean \"5\"? (one of \"5\", \"3.1.1\")",
+                    "t.toml:4: mqtt.discovery_prefix: \"home/assistant\" is not one topic level (letters, digits, - and _, "
+                        + "such as \"homeassistant\")",
+                ])
+    }
+
     @Test("should refuse more than 8 groups")
     func groupCount() {
         let nine = (1...9).map { "\"g\($0)\"" }.joined(separator: ", ")
@@ -331,7 +354,7 @@ struct StationConfigTests {
                 "t.toml:3: web.port: 70000 is out of range (an integer from 0 to 65535)",
                 "t.toml:4: web.tls_certificate: is missing its partner (both web.tls_certificate and web.tls_key (PEM files), or neither)",
                 "t.toml:5: web.public_url: \"snapstation.local\" is not an http(s) URL (a URL such as \"http://snapstation.local:8080\", or \"\" to make one)",
-                "t.toml:6: web.locked: \"processing.filtr\" is not allowed; did you mean \"processing.filter\"? (a list of \"ai.dietary\", \"processing.filter\", \"processing.intensity\", \"countdown.flash\", \"countdown.seconds\", \"station.default_mode\", \"camera.backend\", \"group.name\", \"station.language\", \"goals\", \"station.quiet_hours\", \"station.time_zone\", \"ai.base_url\", \"group.email\", \"notify\")",
+                "t.toml:6: web.locked: \"processing.filtr\" is not allowed; did you mean \"processing.filter\"? (a list of \"ai.dietary\", \"processing.filter\", \"processing.intensity\", \"countdown.flash\", \"countdown.seconds\", \"station.default_mode\", \"camera.backend\", \"group.name\", \"station.language\", \"goals\", \"station.quiet_hours\", \"station.time_zone\", \"ai.base_url\", \"group.email\", \"notify\", \"mqtt\")",
             ])
     }
 

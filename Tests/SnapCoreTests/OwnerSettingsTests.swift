@@ -12,7 +12,8 @@ struct OwnerSettingsTests {
         goals: Macros(calories: 1800, protein: 100, carbs: 0, fats: 0), quietHours: QuietHours("22:30-06:45"),
         timeZone: "Asia/Tokyo", aiService: AIService(baseURL: "http://192.168.1.20:8080/v1", model: "llava"),
         groupEmail: "kitchen@example.com",
-        notices: NoticeSettings(address: "https://ntfy.sh/kitchen-7f3a", off: [.shared], reminder: 19 * 60))
+        notices: NoticeSettings(address: "https://ntfy.sh/kitchen-7f3a", off: [.shared], reminder: 19 * 60),
+        mqtt: MQTTSettings(address: "mqtt://homeassistant.local", username: "kitchen"))
 
     @Test("should put every value the owner set over the config's")
     func ownerWins() {
@@ -27,7 +28,8 @@ struct OwnerSettingsTests {
                     quietHours: QuietHours("22:30-06:45")!, timeZone: "Asia/Tokyo",
                     aiService: AIService(baseURL: "http://192.168.1.20:8080/v1", model: "llava"),
                     groupEmail: "kitchen@example.com",
-                    notices: NoticeSettings(address: "https://ntfy.sh/kitchen-7f3a", off: [.shared], reminder: 19 * 60))
+                    notices: NoticeSettings(address: "https://ntfy.sh/kitchen-7f3a", off: [.shared], reminder: 19 * 60),
+                    mqtt: MQTTSettings(address: "mqtt://homeassistant.local", username: "kitchen"))
         )
     }
 
@@ -42,7 +44,8 @@ struct OwnerSettingsTests {
         let rule = SettingsRule(defaults: config, cameras: ["CSI", "USB"])
         #expect(rule.inForce(changed).startsDifferently(from: rule.inForce(owner)) == [.timeZone, .aiService])
         #expect(rule.inForce(changed).startsDifferently(from: rule.inForce(changed)).isEmpty)
-        #expect(RuntimeSettings.Key.allCases.filter(\.takesEffectAtStart) == [.timeZone, .aiService, .groupEmail])
+        #expect(
+            RuntimeSettings.Key.allCases.filter(\.takesEffectAtStart) == [.timeZone, .aiService, .groupEmail, .mqtt])
     }
 
     @Test("should give the config's value back for every locked key, and keep none of them")

@@ -26,7 +26,9 @@ struct MQTTLinkTests {
         await eventually(within: 20) { link.state == .connected }
     }
 
-    @Test("should publish the latest of each topic, retained, at MQTT 5 and 3.1.1", arguments: MQTTSettings.Version.allCases)
+    @Test(
+        "should publish the latest of each topic, retained, at MQTT 5 and 3.1.1",
+        arguments: MQTTSettings.Version.allCases)
     func publishesRetained(version: MQTTSettings.Version) async throws {
         let broker = try MosquittoBroker()
         let link = MQTTLink(settings(broker, version: version), logger: logger)

@@ -81,8 +81,10 @@ public final class MosquittoBroker: @unchecked Sendable {
     /// `seconds` pass first.
     public func messages(_ topic: String, count: Int, seconds: Int = 10) async -> [String] {
         await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: (try? self.readMessages(topic, count: count, seconds: seconds)) ?? []) }
-                .start()
+            Thread {
+                continuation.resume(returning: (try? self.readMessages(topic, count: count, seconds: seconds)) ?? [])
+            }
+            .start()
         }
     }
 
@@ -92,7 +94,10 @@ public final class MosquittoBroker: @unchecked Sendable {
             Thread {
                 _ = try? self.run(
                     "/usr/bin/mosquitto_pub",
-                    ["-h", "127.0.0.1", "-p", "\(self.port)", "-u", self.username, "-P", self.password, "-t", topic, "-m", message]
+                    [
+                        "-h", "127.0.0.1", "-p", "\(self.port)", "-u", self.username, "-P", self.password, "-t", topic,
+                        "-m", message,
+                    ]
                         + (self.certificate.map { ["--cafile", $0] } ?? []), allowFailure: true)
                 continuation.resume()
             }.start()

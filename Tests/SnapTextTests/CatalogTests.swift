@@ -32,7 +32,7 @@ struct CatalogTests {
     static let sameInEvery: Set<String> = [
         "unit.kcal", "result.item", "sample.item.pasta", "page.macro.kcal", "page.settings.seconds",
         "page.meal.grams", "goal.kcal", "macro.amount", "macro.against", "page.today.grams_goal", "page.backup.size",
-        "page.keys.mqtt",
+        "page.keys.mqtt", "page.settings.mqtt_legend",
     ]
     /// Keys whose English text is also right in one language.
     static let sameIn: [Language: Set<String>] = [
@@ -41,7 +41,7 @@ struct CatalogTests {
             "page.macro.fats", "page.nav.status", "page.status.title", "page.status.version", "page.status.backend",
             "page.meal.form.name", "page.settings.filter", "page.settings.countdown", "page.pair.code",
             "page.group.received_from", "page.status.storage_line", "macro.letter.fats", "page.update.slot",
-            "page.update.slot_version", "page.backup.passphrase", "home.problem",
+            "page.update.slot_version", "page.backup.passphrase", "home.problem", "page.settings.mqtt_url",
         ],
         .es: [
             "macro.letter.protein", "menu.flash", "page.food.gluten", "page.filter.sepia", "page.macro.protein",
@@ -53,14 +53,14 @@ struct CatalogTests {
             "page.food.lactose", "page.status.version", "page.food.gluten", "page.filter.vignette",
             "page.settings.mode",
             "page.macro.protein", "page.pair.code", "page.plan.portions", "page.plan.portion_count",
-            "page.update.slot_version", "page.settings.notify_legend",
+            "page.update.slot_version", "page.settings.notify_legend", "page.settings.mqtt_url",
         ],
         .it: [
             "macro.letter.protein", "macro.letter.carbs", "menu.flash", "sample.jar.9", "date.day", "number.percent",
             "page.macro.protein", "page.backup.passphrase",
             "page.status.storage_line",
             "page.macro.carbs", "page.status.backend", "page.group.received_from", "page.update.slot",
-            "page.keys.account_email",
+            "page.keys.account_email", "page.settings.mqtt_url",
         ],
     ]
 

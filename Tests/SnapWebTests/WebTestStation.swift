@@ -91,7 +91,8 @@ final class WebTestStation: Sendable {
         directory: (any GroupDirectory)? = nil, name: String = "SnapStation", corrector: (any MealCorrector)? = nil,
         planner: (any MealPlanner)? = nil, updater: (any StationUpdater)? = nil,
         trier: (any AIServiceTrier)? = nil, accounts: (any GroupAccounts)? = nil,
-        noticeTrier: (any NoticeTrier)? = nil, runsJobs: Bool = true,
+        noticeTrier: (any NoticeTrier)? = nil, brokerTrier: (any BrokerTrier)? = nil,
+        broker: BrokerStatus? = nil, runsJobs: Bool = true,
         configure: (inout StationConfig) -> Void = { _ in }
     ) throws {
         var config = StationConfig()
@@ -107,10 +108,14 @@ final class WebTestStation: Sendable {
         store = try StationStore(directory: folder.path)
         link = try RecordingLink(settings: config.stationSettings(aiConfigured: false), store: store)
         let clock = clock
+        var brokerStatus: (@Sendable () -> BrokerStatus)?
+        if let broker { brokerStatus = { broker } }
         app = WebApp(
             config: config, store: store, link: link, desk: desk, logger: Logger(label: "web-test"), secure: secure,
             directory: directory, corrector: corrector, planner: planner, updater: updater, trier: trier,
-            accounts: accounts, noticeTrier: noticeTrier, jobs: jobs, now: { clock.now })
+            accounts: accounts, noticeTrier: noticeTrier, broker: brokerStatus,
+            brokerTrier: brokerTrier, jobs: jobs,
+            now: { clock.now })
         running = runsJobs ? Task { [jobs] in try await jobs.run() } : nil
     }
 

@@ -59,7 +59,8 @@ public final class HomeService: Service, Sendable {
     ) {
         var settings = settings
         settings.will = (discovery.availability, "offline")
-        settings.subscriptions = [discovery.birthTopic, discovery.ownConfigs] + (countdownButton ? [discovery.pressTopic] : [])
+        settings.subscriptions =
+            [discovery.birthTopic, discovery.ownConfigs] + (countdownButton ? [discovery.pressTopic] : [])
         (pokes, poke) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         self.discovery = discovery
         self.store = store
@@ -82,12 +83,15 @@ public final class HomeService: Service, Sendable {
     }
 
     /// How the connection to the broker stands, for the owner's page.
-    public var status: BrokerStatus {
-        switch link.state {
+    public var status: BrokerStatus { Self.status(of: link.state, version: link.version) }
+
+    /// A link's state in the page's terms.
+    static func status(of state: MQTTLink.State, version: MQTTSettings.Version) -> BrokerStatus {
+        switch state {
         case .connecting, .stopped: .connecting
         case .connected: .connected
         case .refused(.credentials): .refusedCredentials
-        case .refused(.version): .refused("MQTT \(link.version.rawValue)")
+        case .refused(.version): .refused("MQTT \(version.rawValue)")
         case .refused(.other(_, let words)): .refused(words)
         case .unreachable(let why): .unreachable(why)
         }

@@ -143,7 +143,8 @@ public enum Station {
             bus: bus, clock: clock, display: display, uploads: uploads, analysisQueue: analysisQueue,
             captures: captures, reference: reference, demand: demand, live: live, ownerSettings: ownerSettings,
             board: board,
-            desk: desk, notices: notices, home: home, notifier: notifier, startup: startup, restartFile: config.update.restartFile,
+            desk: desk, notices: notices, home: home, notifier: notifier, startup: startup,
+            restartFile: config.update.restartFile,
             logger: logger)
         let updater = SlotUpdater(
             rauc: config.update.rauc, folder: config.storage.dir + "/updates", logger: logger,
@@ -186,7 +187,8 @@ public enum Station {
                     ? SupabaseAccounts(
                         projectURL: config.group.url, anonKey: config.group.anonKey,
                         client: HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(30)), logger: logger)
-                    : nil, noticeTrier: notices, broker: brokerStatus, jobs: jobs)
+                    : nil, noticeTrier: notices, broker: brokerStatus,
+                brokerTrier: StationBrokerTrier(config: config, logger: logger), jobs: jobs)
             do {
                 let selfSigned = try pageCertificate(config, logger: logger)
                 let server = WebServer(app: app, web: config.web, desk: desk, logger: logger, selfSigned: selfSigned)

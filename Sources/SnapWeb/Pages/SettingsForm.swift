@@ -7,7 +7,7 @@ import SnapText
 struct SettingsForm {
     /// Where a field sits on the page, in the page's order.
     enum Section: CaseIterable {
-        case dietary, photo, capture, goals, language, ai, notices
+        case dietary, photo, capture, goals, language, ai, notices, home
     }
 
     /// One setting on the page.
@@ -32,8 +32,8 @@ struct SettingsForm {
     /// name.
     var echo = FormEcho(prefix: "")
     /// The time zone's field takes the phone's where the station keeps the system's (the walk-through);
-    /// the notices' row has "Save and send a test" (the station can send one).
-    var offersPhoneZone = false, offersNoticeTest = false
+    /// the notices' row has "Save and send a test" (the station can send one), the broker's "Save and try".
+    var offersPhoneZone = false, offersNoticeTest = false, offersBrokerTrial = false
 
     /// The settings in force, and the config's.
     var now: SettingsInForce { station.inForce }
@@ -295,6 +295,7 @@ struct SettingsForm {
                 said: { $0.groupEmail.map { words("page.settings.summary.account", ["email": $0]) } })
         case .aiService: return aiServiceRow(lock, echo: echo)
         case .notices: return noticesRow(lock, echo: echo)
+        case .mqtt: return mqttRow(lock, echo: echo)
         }
     }
 }

@@ -6,10 +6,10 @@ import SnapText
 
 extension SettingsRoom {
     /// The settings page; `echo` draws a form that failed again as it was sent, each wrong field marked.
-    /// `tried`: the notices' test just sent, and how it ended.
+    /// `tried`: the notices' test just sent, and how it ended; `broker`: the broker just tried.
     func settingsPage(
         _ visitor: Visitor, status: Int = 200, echo: FormEcho = FormEcho(prefix: ""),
-        tried: (NoticeSettings, NoticeOutcome)? = nil
+        tried: (NoticeSettings, NoticeOutcome)? = nil, broker: (MQTTSettings, BrokerStatus)? = nil
     ) throws -> WebReply {
         let words = self.words
         let station = link.status()
@@ -33,7 +33,7 @@ extension SettingsRoom {
         return page(
             words("page.settings.title"), status: status,
             """
-            \(echo.summary(words))\(notice(saved))\(tried.map(noticeTried) ?? "")
+            \(echo.summary(words))\(notice(saved))\(tried.map(noticeTried) ?? "")\(broker.map(brokerTried) ?? "")
             <p>\(kept)</p>
             <form method="post" action="/settings" class="settings">\(csrfField(visitor))
             <fieldset><legend>\(words("page.settings.dietary"))</legend>\(form.fields(.dietary))</fieldset>
@@ -51,6 +51,7 @@ extension SettingsRoom {
             \(language.description.isEmpty ? "" : "<fieldset><legend>\(words("page.settings.language_legend"))</legend>\n\(language)\n</fieldset>" as HTML)
             <fieldset><legend>\(words("page.settings.ai_legend"))</legend>\(form.fields(.ai))</fieldset>
             <fieldset><legend>\(words("page.settings.notify_legend"))</legend>\(form.fields(.notices))</fieldset>
+            <fieldset><legend>\(words("page.settings.mqtt_legend"))</legend>\(form.fields(.home))</fieldset>
             <div class="buttons"><button type="submit">\(words("page.form.save"))</button>
             <button type="submit" name="reset" value="1" class="secondary">\(words("page.settings.reset"))</button></div>
             </form>
@@ -63,6 +64,7 @@ extension SettingsRoom {
     private func settingsForm(_ station: StationStatus, _ words: Words) -> SettingsForm {
         var form = SettingsForm(rule: rule, words: words, station: station, cameraID: cameraID)
         form.offersNoticeTest = noticeTrier != nil
+        form.offersBrokerTrial = brokerTrier != nil
         return form
     }
 
@@ -78,6 +80,18 @@ extension SettingsRoom {
             notice(
                 words("page.settings.notify_tried.failed", ["address": settings.address, "reason": reason]),
                 problem: true)
+        }
+    }
+
+    /// How the broker's trial ended, in the page's words.
+    private func brokerTried(_ settings: MQTTSettings, _ status: BrokerStatus) -> HTML {
+        let at = ["address": settings.address]
+        return switch status {
+        case .connected: notice(words("page.settings.mqtt_tried.connected", at))
+        case .connecting: notice(words("page.keys.mqtt.connecting"))
+        case .refusedCredentials: notice(words("page.keys.mqtt.refused"), problem: true)
+        case .refused(let reason): notice(words("page.keys.mqtt.other", ["reason": reason]), problem: true)
+        case .unreachable(let reason): notice(words("page.keys.mqtt.unreachable", ["reason": reason]), problem: true)
         }
     }
 
@@ -100,9 +114,19 @@ extension SettingsRoom {
         }
         let started = link.status().started
         let test = visitor.form["try_notices"] != nil ? noticeTrier : nil
+        let trial = visitor.form["try_mqtt"] != nil ? brokerTrier : nil
         return changing(.form(asked.0, mode: asked.mode)) { status in
             self.logger.info("owner's page: settings \(status.owner.summary)")
             let restarts = !status.inForce.startsDifferently(from: started).isEmpty
+            // "Save and try": saved, then the broker now in force tried once (the station takes it at its
+            // restart), and its answer shown.
+            if let trial, !status.inForce.mqtt.address.isEmpty {
+                let mqtt = status.inForce.mqtt
+                return .after {
+                    let answer = await trial.tryBroker(mqtt)
+                    return { .reply(try self.settingsPage(visitor, broker: (mqtt, answer))) }
+                }
+            }
             // "Save and send a test": saved, then the test sent to the address now in force, and its outcome
             // shown on the settings page.
             guard let test, !status.inForce.notices.address.isEmpty else {

@@ -1,0 +1,22 @@
+import Logging
+import SnapConfig
+import SnapCore
+import SnapServices
+
+/// The settings page's "Save and try" for the home's broker: one connection with the settings asked and
+/// the broker's password in force (`mqtt.key_source`, else the one entered on the Keys page), its answer
+/// within 10 s.
+struct StationBrokerTrier: BrokerTrier {
+    let config: StationConfig
+    let logger: Logger
+
+    func tryBroker(_ settings: MQTTSettings) async -> BrokerStatus {
+        guard let broker = settings.broker else { return .unreachable(settings.address) }
+        let trying = MQTTLink.Settings(
+            broker: broker, username: settings.username, password: config.key(.mqtt)?.key, version: settings.version,
+            caFile: config.mqtt.caFile, clientID: "snapstation-try-\(UInt32.random(in: 0...UInt32.max))")
+        let state = await MQTTLink.trial(trying, logger: logger)
+        logger.info("home: the broker at \(settings.address) tried from the page: \(state)")
+        return HomeService.status(of: state, version: settings.version)
+    }
+}
