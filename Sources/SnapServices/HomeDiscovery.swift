@@ -143,24 +143,18 @@ public struct HomeDiscovery: Sendable {
                 ])
         }
         let state = base + "/state"
-        add(
-            "sensor", "ai_left", words("home.ai_left"),
-            [
-                "state_topic": state, "value_template": "{{ value_json.ai_left }}", "state_class": "measurement",
-                "icon": "mdi:robot-outline",
-            ])
-        add(
-            "sensor", "last_meal", words("home.last_meal"),
-            ["state_topic": state, "value_template": "{{ value_json.last_meal }}", "icon": "mdi:silverware-fork-knife"])
-        add(
-            "sensor", "group_photos", words("home.group_photos"),
-            [
-                "state_topic": state, "value_template": "{{ value_json.group_photos }}", "state_class": "measurement",
-                "icon": "mdi:image-multiple",
-            ])
-        add(
-            "sensor", "last_shared", words("home.last_shared"),
-            ["state_topic": state, "value_template": "{{ value_json.last_shared }}", "icon": "mdi:account-heart"])
+        // The station's own sensors, each a key of its state; the counts are measurements (statistics).
+        let sensors: [(object: String, counts: Bool, icon: String)] = [
+            ("ai_left", true, "mdi:robot-outline"), ("last_meal", false, "mdi:silverware-fork-knife"),
+            ("group_photos", true, "mdi:image-multiple"), ("last_shared", false, "mdi:account-heart"),
+        ]
+        for sensor in sensors {
+            var keys: [String: Any] = [
+                "state_topic": state, "value_template": "{{ value_json.\(sensor.object) }}", "icon": sensor.icon,
+            ]
+            if sensor.counts { keys["state_class"] = "measurement" }
+            add("sensor", sensor.object, words("home.\(sensor.object)"), keys)
+        }
         add(
             "binary_sensor", "problem", words("home.problem"),
             [

@@ -51,9 +51,11 @@ struct AnalysisQueueServiceTests {
             timeZone: TimeZone(identifier: "UTC")!)
         let running = Task { try await service.run() }
         defer { running.cancel() }
-        // Asked once, and the outcome written (the job is no longer due now).
+        // Asked, and the outcome written (the job is no longer due now). At least once: a transient failure's
+        // backoff may pass while the suite's load keeps this check from running, and then a second call
+        // comes first and "exactly once" never holds (the whole suite failed here once on 2026-11-29).
         let settled = await eventually(within: 60, every: .milliseconds(10)) {
-            analyzer.calls.withLock { $0 } == 1 && ((try? store.dueAnalyses(now: Date()).due.isEmpty) ?? false)
+            analyzer.calls.withLock { $0 } >= 1 && ((try? store.dueAnalyses(now: Date()).due.isEmpty) ?? false)
         }
         #expect(settled)
         return (store, analyzer)
