@@ -7,7 +7,7 @@ import SnapText
 struct SettingsForm {
     /// Where a field sits on the page, in the page's order.
     enum Section: CaseIterable {
-        case dietary, photo, capture, goals, language, ai, notices, home
+        case dietary, photo, capture, goals, language, ai, home, notices
     }
 
     /// One setting on the page.

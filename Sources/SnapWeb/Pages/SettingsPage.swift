@@ -50,8 +50,8 @@ extension SettingsRoom {
             <fieldset><legend>\(words("page.settings.goals"))</legend>\(form.fields(.goals))</fieldset>
             \(language.description.isEmpty ? "" : "<fieldset><legend>\(words("page.settings.language_legend"))</legend>\n\(language)\n</fieldset>" as HTML)
             <fieldset><legend>\(words("page.settings.ai_legend"))</legend>\(form.fields(.ai))</fieldset>
-            <fieldset><legend>\(words("page.settings.notify_legend"))</legend>\(form.fields(.notices))</fieldset>
             <fieldset><legend>\(words("page.settings.mqtt_legend"))</legend>\(form.fields(.home))</fieldset>
+            <fieldset><legend>\(words("page.settings.notify_legend"))</legend>\(form.fields(.notices))</fieldset>
             <div class="buttons"><button type="submit">\(words("page.form.save"))</button>
             <button type="submit" name="reset" value="1" class="secondary">\(words("page.settings.reset"))</button></div>
             </form>
