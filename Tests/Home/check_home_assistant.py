@@ -235,7 +235,10 @@ def main():
             expected = [f"homeassistant/{c}/{node}/{o}/config" for c, o in [
                 ("button", "countdown"), ("image", "group_photo"), ("sensor", "household_kcal"),
                 ("sensor", "household_fats"), ("sensor", "ai_left"), ("update", "software"), ("binary_sensor", "problem")]]
-            messages = hub.until(lambda m: all(t in m for t in expected), what="the configs")
+            # The household's five sensors, the station's four, the problem, the update, the photo, the button.
+            messages = hub.until(lambda m: all(t in m for t in expected)
+                                 and sum(1 for t in m if t.startswith("homeassistant/") and t.endswith("/config")) >= 13,
+                                 what="the 13 configs")
             configs = {topic: json.loads(payload) for topic, payload in messages.items()
                        if topic.startswith("homeassistant/") and topic.endswith("/config") and payload}
             components = sorted({TOPIC.match(t)["component"] for t in configs})
@@ -243,6 +246,7 @@ def main():
             wrong = [w for topic, config in configs.items() for w in check_config(topic, config)]
             assert not wrong, "; ".join(wrong)
             assert components == ["binary_sensor", "button", "image", "sensor", "update"], components
+            assert len(configs) == 13, sorted(configs)
             kcal = configs[f"homeassistant/sensor/{node}/household_kcal/config"]
             assert (kcal["device_class"], kcal["unit_of_measurement"], kcal["state_class"]) == ("energy", "kcal", "total")
             assert kcal["device"]["name"] == "Kitchen station" and kcal["device"]["sw_version"], kcal["device"]
