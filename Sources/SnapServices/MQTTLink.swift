@@ -84,7 +84,6 @@ public final class MQTTLink: Sendable {
     private let changed: @Sendable (State) -> Void
     private let table = Lock(Table())
     private let wake: Int32
-    private let ended = DispatchSemaphore(value: 0)
 
     /// The waits between tries.
     static let backoff: [Duration] = [1, 2, 4, 8, 16, 32, 60].map { .seconds($0) }
@@ -111,10 +110,7 @@ public final class MQTTLink: Sendable {
 
     /// Starts the link's thread; it connects and keeps connecting until `stop`.
     public func start() {
-        let thread = Thread { [self] in
-            run()
-            ended.signal()
-        }
+        let thread = Thread { [self] in run() }
         thread.name = "mqtt"
         thread.start()
     }
@@ -133,12 +129,12 @@ public final class MQTTLink: Sendable {
 
     public func publish(_ topic: String, _ text: String) { publish(topic, Array(text.utf8)) }
 
-    /// Says "offline" on the will's topic, disconnects and ends the thread; waits for it at most `within`.
-    public func stop(within: Duration = .seconds(5)) {
+    /// Tells the link's thread to say "offline" on the will's topic, disconnect and end; `state` is
+    /// `.stopped` once it has. Nothing waits for it: a process that exits first leaves the broker to
+    /// publish the will, the same "offline".
+    public func stop() {
         table.withLock { $0.stopping = true }
         poke()
-        let seconds = Double(within.components.seconds) + Double(within.components.attoseconds) / 1e18
-        _ = ended.wait(timeout: .now() + seconds)
     }
 
     /// Connects once with `settings` and says how it went: connected (then disconnects), refused or
@@ -163,8 +159,7 @@ public final class MQTTLink: Sendable {
                 once.resume(.unreachable("no answer in \(timeout.components.seconds) s"))
             }.start()
         }
-        // Not on the caller's task: the stop waits for the link's thread.
-        Thread { link.stop() }.start()
+        link.stop()
         return answer
     }
 

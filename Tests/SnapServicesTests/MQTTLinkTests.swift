@@ -129,7 +129,7 @@ struct MQTTLinkTests {
                 return heard.lines.withLock { $0.contains("test/station/press PRESS") }
             })
         link.stop()
-        #expect(link.state == .stopped)
+        #expect(await eventually(within: 10) { link.state == .stopped })
         #expect(
             await broker.messages("test/station/availability", count: 1, seconds: 3)
                 == ["test/station/availability offline"])

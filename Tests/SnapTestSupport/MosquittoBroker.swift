@@ -54,15 +54,22 @@ public final class MosquittoBroker: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = ["-c", folder.path + "/mosquitto.conf"]
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        let log = Pipe()
+        process.standardError = log
         try process.run()
         self.process = process
-        let started = Date()
-        while !accepts() {
-            guard Date().timeIntervalSince(started) < 20, process.isRunning else {
-                throw FakeError(message: "mosquitto did not start on port \(port)")
-            }
-            Thread.sleep(forTimeInterval: 0.05)
+        // Its log (`log_dest stderr`) says "running" once it listens, or why it stopped; read on after that
+        // by a thread of its own, so the broker never waits on a full pipe.
+        let reader = log.fileHandleForReading
+        var said = ""
+        while !said.contains(" running"), !said.contains("Error") {
+            let data = reader.availableData
+            if data.isEmpty { break }
+            said += String(decoding: data, as: UTF8.self)
+        }
+        Thread { while !reader.availableData.isEmpty {} }.start()
+        guard said.contains(" running"), accepts() else {
+            throw FakeError(message: "mosquitto did not start on port \(port): \(said.suffix(300))")
         }
     }
 

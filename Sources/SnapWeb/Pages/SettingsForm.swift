@@ -31,8 +31,7 @@ struct SettingsForm {
     /// What a form that failed sent, drawn again in place of the values in force; each field's id is its
     /// name.
     var echo = FormEcho(prefix: "")
-    /// The time zone's field takes the phone's where the station keeps the system's (the walk-through);
-    /// the notices' row has "Save and send a test" (the station can send one), the broker's "Save and try".
+    /// The phone's time zone offered (the walk-through); "Save and send a test", "Save and try" where possible.
     var offersPhoneZone = false, offersNoticeTest = false, offersBrokerTrial = false
 
     /// The settings in force, and the config's.
