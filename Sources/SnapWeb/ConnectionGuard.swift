@@ -8,7 +8,7 @@ import Synchronization
 /// How long a client may take, and how many connections it may hold: slow clients cannot hold every
 /// socket and keep the owner out. Each connection must send a request's head within `head` of opening
 /// (or of the previous answer having gone out, on a kept-alive connection), and the rest of the request
-/// within `body` of its head; one client (an address) holds at most `perClient` connections. Hummingbird's
+/// within `body` of its head (not counting the time the page's full buffer keeps it from reading); one client (an address) holds at most `perClient` connections. Hummingbird's
 /// idle timer restarts on every byte, so it alone does not stop a client that sends one byte at a time.
 public struct ConnectionLimits: Sendable {
     public var head: TimeAmount
@@ -60,6 +60,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let counts: ConnectionCounts
     private var client: String?
     private var deadline: Scheduled<Void>?
+    /// When the running deadline falls.
+    private var due: NIODeadline?
+    /// The time an ordinary body has left while its deadline is stopped: the page's buffer is full and the
+    /// page waits on itself (a slow check, a busy page thread), not on the client. The deadline goes on
+    /// from there when the page asks again, so a client that trickles a byte at a time still ends.
+    private var left: TimeAmount?
     /// A request's head came and its end has not.
     private var reading = false
     /// The request streams an update bundle: each piece of its body restarts the body's deadline, as a
@@ -112,6 +118,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             reading = true
             owed += 1
             streaming = false
+            left = nil
             arm(limits.body, context.channel)
         case .end:
             reading = false
@@ -123,20 +130,26 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
-    /// While a bundle streams, its deadline runs only while the page waits on the client: when the page's
-    /// writer falls behind (a busy machine, a slow card), the pieces already read fill the page's buffer
-    /// and the page stops asking the socket for more (back-pressure). Waiting on ourselves is no fault of
-    /// the client's, so the deadline stops at the end of each read and starts again when the page asks
-    /// for the next (`read`).
+    /// A body's deadline runs only while the page waits on the client: when the page falls behind (a
+    /// head not checked yet on a busy machine, a bundle's writer on a slow card), the pieces already read
+    /// fill the page's buffer and the page stops asking the socket for more (back-pressure). Waiting on
+    /// ourselves is no fault of the client's, so the deadline stops at the end of each read and goes on
+    /// when the page asks for the next (`read`): a streaming bundle's whole again, an ordinary body's
+    /// with the time it had left. With the page asking, `read` follows each read at once.
     func channelReadComplete(context: ChannelHandlerContext) {
         asking = false
-        if streaming && reading { disarm() }
+        if reading && owed > 0 {
+            left = streaming ? nil : due.map { max(.zero, $0 - .now()) }
+            disarm()
+        }
         context.fireChannelReadComplete()
     }
 
     func read(context: ChannelHandlerContext) {
         asking = true
-        if streaming && reading && owed > 0 { arm(limits.body, context.channel) }
+        if reading && owed > 0 && deadline == nil {
+            arm(streaming ? limits.body : left ?? limits.body, context.channel)
+        }
         context.read()
     }
 
@@ -170,6 +183,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             guardian.owed = max(0, guardian.owed - 1)
             if guardian.owed == 0 && !guardian.reading && guardian.client?.isEmpty == false {
                 guardian.arm(guardian.limits.head, channel)
+            } else if guardian.reading && guardian.deadline == nil && guardian.client?.isEmpty == false {
+                // Answered before its body ended (an early 413) while the deadline was stopped: it runs on.
+                guardian.arm(guardian.left ?? guardian.limits.body, channel)
             }
         }
         context.write(data, promise: written)
@@ -190,11 +206,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func arm(_ after: TimeAmount, _ channel: any Channel) {
         disarm()
+        due = .now() + after
         deadline = channel.eventLoop.scheduleTask(in: after) { channel.close(promise: nil) }
     }
 
     private func disarm() {
         deadline?.cancel()
         deadline = nil
+        due = nil
     }
 }
