@@ -155,15 +155,24 @@ def main():
         station.wait("screen: ready", after=station.mark())
         time.sleep(3)
 
+        def anonymous():
+            """The station's anonymous resident kB (RssAnon: its heap, stacks and mappings of its own), apart
+            from the pages of its files (RssFile: the binary's and the libraries' code, shared and clean)."""
+            with open(f"/proc/{station.process.pid}/status") as status:
+                return int(next(line for line in status if line.startswith("RssAnon:")).split()[1])
+
+        anon = {"growth": 0}
+
         def measured(mbps, press, seconds=None, passphrase=None):
             """One download (or, with `seconds`, none: that long at rest): its size and seconds, the
             station's RSS growth over its median at rest (2 s before) and at its peak, and the photos taken
             meanwhile (a press every 2 s when `press`)."""
-            before = []
+            before, before_anon = [], []
             for _ in range(100):
                 before.append(station.memory()[0])
+                before_anon.append(anonymous())
                 time.sleep(0.02)
-            samples, result = [], {}
+            samples, anon_samples, result = [], [], {}
             mark = station.mark()
             fetch = ((lambda: (0, time.sleep(seconds) or seconds)) if seconds
                      else (lambda: download(port, headers, mbps, passphrase)))
@@ -172,11 +181,13 @@ def main():
             pressed = time.monotonic()
             while worker.is_alive():
                 samples.append(station.memory()[0])
+                anon_samples.append(anonymous())
                 if press and time.monotonic() - pressed >= 2:
                     station.type("press")
                     pressed = time.monotonic()
                 time.sleep(0.02)
             worker.join()
+            anon["growth"] = max(anon_samples + [0]) - statistics.median(before_anon)
             done = sum(1 for _, line in station.lines[mark:] if "screen: group-review" in line)
             if press:
                 # Back to rest (the review waits to be sent or dropped).
@@ -195,15 +206,17 @@ def main():
             tar_peaks.append(tar_peak)
             print(f"  run {run + 1}: backup {size / 1e6:.0f} MB in {seconds:.2f} s, RSS +{growth / 1024:.1f} MB "
                   f"(peak {peak / 1024:.1f} MB); tar {tar_seconds:.2f} s, {tar_peak / 1024:.1f} MB", flush=True)
-        sealed, sealed_tar, sealed_growths = [], [], []
+        sealed, sealed_tar, sealed_growths, sealed_anon = [], [], [], []
         for run in range(args.runs):
             size, seconds, growth, peak, _ = measured(0, press=False, passphrase="correct horse battery")
             sealed.append(seconds)
             sealed_growths.append(growth)
+            sealed_anon.append(anon["growth"])
             tar_seconds, _ = tar(state, sealed=True)
             sealed_tar.append(tar_seconds)
             print(f"  run {run + 1}: sealed backup {size / 1e6:.0f} MB in {seconds:.2f} s, RSS +{growth / 1024:.1f} MB "
-                  f"(peak {peak / 1024:.1f} MB); tar | openssl enc {tar_seconds:.2f} s", flush=True)
+                  f"(anonymous +{anon['growth'] / 1024:.1f} MB; peak {peak / 1024:.1f} MB); "
+                  f"tar | openssl enc {tar_seconds:.2f} s", flush=True)
         # At a phone's pace: the backup alone, then photos alone for as long, then both at once.
         alone = [measured(args.phone_mbps, press=False) for _ in range(args.runs)]
         phone_seconds = statistics.median(run[1] for run in alone)
@@ -226,7 +239,8 @@ def main():
         sealed_median, sealed_tar_median = statistics.median(sealed), statistics.median(sealed_tar)
         print(f"  snapstation, sealed            {sealed_median:6.2f} s  "
               f"{statistics.median(sizes) / 1e6 / sealed_median:6.0f} MB/s  "
-              f"RSS growth {statistics.median(sealed_growths) / 1024:.1f} MB (most {max(sealed_growths) / 1024:.1f} MB)")
+              f"RSS growth {statistics.median(sealed_growths) / 1024:.1f} MB (most {max(sealed_growths) / 1024:.1f} MB; "
+              f"anonymous {statistics.median(sealed_anon) / 1024:.1f}, most {max(sealed_anon) / 1024:.1f} MB)")
         print(f"  tar | openssl enc -chacha20     {sealed_tar_median:6.2f} s  "
               f"{statistics.median(sizes) / 1e6 / sealed_tar_median:6.0f} MB/s")
         print(f"  ratio (sealed / tar | openssl enc): {sealed_median / sealed_tar_median:.2f}")
