@@ -262,6 +262,8 @@ extension StationConfig {
             protein: r.int("goals.protein", default: d.goals.protein, in: SettingsInForce.gramsGoalRange),
             carbs: r.int("goals.carbs", default: d.goals.carbs, in: SettingsInForce.gramsGoalRange),
             fats: r.int("goals.fats", default: d.goals.fats, in: SettingsInForce.gramsGoalRange))
+        household.choiceMinutes = r.int(
+            "household.choice_minutes", default: d.household.choiceMinutes, in: 0...1_440)
         notify.format = r.choice("notify.format", default: d.notify.format)
         notify.address = r.string("notify.url", default: d.notify.address)
         if let problem = NoticeSettings.problem(address: notify.address, format: notify.format) {

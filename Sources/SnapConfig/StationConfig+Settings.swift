@@ -60,6 +60,7 @@ extension StationConfig {
             idleAfter: display.idleSeconds > 0 ? .seconds(display.idleSeconds) : nil,
             slideDuration: .seconds(display.slideSeconds), ownersPage: web.enabled,
             jarDays: jar.enabled ? jar.days.count : 0)
+        settings.choiceHolds = .seconds(household.choiceMinutes * 60)
         settings.nightHours = NightHours(display.nightHours)
         return settings
     }

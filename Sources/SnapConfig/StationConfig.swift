@@ -17,6 +17,9 @@ public struct StationConfig: Sendable, Hashable {
     public var update = Update()
     /// The daily goals (`[goals]`: kcal, protein, carbs, fats; 0 = none); the owner can change them on the page.
     public var goals = Macros.zero
+    /// The people who share the station (`[household]`): how long the person picked at the station stays
+    /// picked. The people themselves are added on the owner's page.
+    public var household = HouseholdSection()
     /// Notices to the household's phones (`[notify]`: url, format, off, reminder); none by default, and
     /// the owner can set them on the page.
     public var notify = NoticeSettings.none
@@ -250,6 +253,12 @@ public struct StationConfig: Sendable, Hashable {
         public var restartFile = "/run/snapstation/reboot"
         /// Where a USB stick is mounted: the page offers the bundles (`*.raucb`) found there.
         public var usbFolder = "/media"
+    }
+
+    public struct HouseholdSection: Sendable, Hashable {
+        /// Minutes the person last picked with the mode button stays picked for the next meals; after
+        /// that the owner (the first person) is picked again. 0: back to the owner after every meal.
+        public var choiceMinutes = 10
     }
 
     public struct Jar: Sendable, Hashable {

@@ -33,6 +33,8 @@ public enum Event: Sendable, Hashable {
     case settingsChanged(SettingsChange)
     /// The owner edited or deleted meals on the page: `day`'s meals as the store now holds them.
     case mealsChanged(day: LocalDay, [Meal])
+    /// The owner added, changed or removed people on the page: the household as the store now holds it.
+    case householdChanged(Household)
     /// The AI service answered a request the page made (a correction; a refusal counts too), which the
     /// store counted against `day`'s limit: the station counts it as well.
     case answeredForThePage(day: LocalDay)

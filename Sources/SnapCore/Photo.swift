@@ -34,11 +34,14 @@ public struct Meal: Sendable, Hashable, Codable {
     public var photo: ProcessedPhoto
     public var day: LocalDay
     public var analysis: MealAnalysis
+    /// Whose meal it is: the person picked at the station or on the page, the owner where nobody was.
+    public var person: PersonID
 
-    public init(photo: ProcessedPhoto, day: LocalDay, analysis: MealAnalysis) {
+    public init(photo: ProcessedPhoto, day: LocalDay, analysis: MealAnalysis, person: PersonID = .first) {
         self.photo = photo
         self.day = day
         self.analysis = analysis
+        self.person = person
     }
 }
 

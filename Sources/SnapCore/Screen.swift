@@ -115,9 +115,12 @@ public struct ResetScreen: Sendable, Hashable {
 public struct CountdownScreen: Sendable, Hashable {
     public var secondsLeft: Int
     public var mode: StationMode
-    public init(secondsLeft: Int, mode: StationMode) {
+    /// Whose meal the shot is, in meal mode when more than one person shares the station.
+    public var person: Person?
+    public init(secondsLeft: Int, mode: StationMode, person: Person? = nil) {
         self.secondsLeft = secondsLeft
         self.mode = mode
+        self.person = person
     }
 }
 
@@ -149,11 +152,17 @@ public struct MealResultScreen: Sendable, Hashable {
     /// For each item (same order as `analysis.items`), the preferences it clashes with.
     public var clashes: [[DietaryPreference]]
     public var autoSaveIn: Int
-    public init(photo: ProcessedPhoto, analysis: MealAnalysis, clashes: [[DietaryPreference]], autoSaveIn: Int) {
+    /// Whose meal it is, when more than one person shares the station.
+    public var person: Person?
+    public init(
+        photo: ProcessedPhoto, analysis: MealAnalysis, clashes: [[DietaryPreference]], autoSaveIn: Int,
+        person: Person? = nil
+    ) {
         self.photo = photo
         self.analysis = analysis
         self.clashes = clashes
         self.autoSaveIn = autoSaveIn
+        self.person = person
     }
 }
 

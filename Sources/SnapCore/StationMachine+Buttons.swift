@@ -16,6 +16,7 @@ extension StationMachine {
         if case .menu(let entry) = phase { return menuGesture(gesture, entry: entry, now: now) }
         if case .week = phase { return weekGesture(gesture, now: now) }
         if let actions = jarGesture(gesture, now: now) { return actions }
+        if let actions = pickGesture(gesture, now: now) { return actions }
         if gesture == .mode { return phase.isCalm ? toggleMode(now: now, throughMenu: true) : [] }
         let press = gesture == .press
         switch phase {
@@ -73,7 +74,7 @@ extension StationMachine {
     mutating func saveMeal(_ photo: ProcessedPhoto, _ analysis: MealAnalysis, day: LocalDay, now: Instant)
         -> [Action]
     {
-        let meal = Meal(photo: photo, day: day, analysis: analysis)
+        let meal = Meal(photo: photo, day: day, analysis: analysis, person: personSaving(now: now))
         meals.append(meal)
         reviews.removeAll { $0.photo.id == photo.id }
         record(meal.day)

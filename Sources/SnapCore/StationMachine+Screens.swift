@@ -20,7 +20,8 @@ extension StationMachine {
             ready.pairingHint = settings.ownersPage && pairedBrowsers == 0
             return .ready(ready)
         case .countdown(let left):
-            return .countdown(CountdownScreen(secondsLeft: left, mode: mode))
+            return .countdown(
+                CountdownScreen(secondsLeft: left, mode: mode, person: mode == .meal ? shownPerson(now: now) : nil))
         case .capturing:
             return .capturing(mode: mode)
         case .processing(let id):
@@ -31,7 +32,10 @@ extension StationMachine {
             return .processing(ProcessingScreen(photo: photo.id, stage: .analysing))
         case .mealResult(let photo, let analysis, _, let left):
             let clashes = analysis.items.map { DietaryPreference.clashes(of: $0, with: inForce.dietaryPreferences) }
-            return .mealResult(MealResultScreen(photo: photo, analysis: analysis, clashes: clashes, autoSaveIn: left))
+            return .mealResult(
+                MealResultScreen(
+                    photo: photo, analysis: analysis, clashes: clashes, autoSaveIn: left, person: shownPerson(now: now))
+            )
         case .groupReview(let photo, let left):
             return .groupReview(GroupReviewScreen(photo: photo, group: activeGroup ?? "", secondsLeft: left))
         case .uploading(let photo, let progress):

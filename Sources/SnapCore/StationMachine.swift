@@ -93,6 +93,10 @@ public struct StationMachine: Sendable {
     var restartWaiting = false
     /// The notices told today (`Action.notify`), each once a station day.
     var noticed: [Notice: LocalDay] = [:]
+    /// The people who share the station, as the store holds them (`Event.householdChanged`).
+    public internal(set) var household: Household
+    /// The person picked with the mode button for the next meals (`pickedPerson`).
+    var picked: PersonPick?
 
     /// `owner`: the owner's settings as the store kept them.
     public init(
@@ -110,6 +114,7 @@ public struct StationMachine: Sendable {
         self.inbox = snapshot.inbox.sorted { $0.takenAt < $1.takenAt }
         self.reviews = snapshot.reviews
         self.pairedBrowsers = snapshot.pairedBrowsers
+        self.household = snapshot.household
         self.stationDay = StationDay(timeZone: settings.timeZone, recorded: snapshot.latestDay)
     }
 
@@ -185,6 +190,7 @@ public struct StationMachine: Sendable {
         case .backupRestored(let version): backupRestored(version)
         case .backup(let note): backupNoted(note, now: now)
         case .startChanged: startChanged()
+        case .householdChanged(let household): householdChanged(household, now: now)
         case .resetAsked: resetAsked(now: now)
         }
     }

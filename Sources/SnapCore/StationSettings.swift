@@ -30,6 +30,8 @@ public struct StationSettings: Sendable, Hashable {
     public var jarDays: Int
     /// When the display sleeps on the idle screen (DPMS off); nil never.
     public var nightHours: NightHours?
+    /// How long the person picked with the mode button stays picked (`household.choice_minutes`).
+    public var choiceHolds: Duration = .seconds(600)
 
     public init(
         timeZone: TimeZone = .current, groups: [String] = ["Friends"], owner: SettingsRule = SettingsRule(),
@@ -68,6 +70,8 @@ public struct StationSnapshot: Sendable, Hashable {
     public var reviews: [MealReview]
     /// The browsers paired with the owner's page (none: the ready screen says how to pair one).
     public var pairedBrowsers = 0
+    /// The people who share the station.
+    public var household = Household.alone
 
     public init(
         latestDay: LocalDay? = nil, meals: [Meal] = [], aiUses: [LocalDay: Int] = [:],

@@ -21,6 +21,11 @@ extension Words {
             ["protein": integer(macros.protein), "carbs": integer(macros.carbs), "fats": integer(macros.fats)])
     }
 
+    /// A person's name as the station shows it: "Person 1" for one not named yet (the owner, at first).
+    public func person(_ person: Person) -> String {
+        person.name.isEmpty ? self("person.unnamed", ["number": integer(person.id.rawValue)]) : person.name
+    }
+
     /// "650 kcal".
     public func kcal(_ calories: Int) -> String { self("unit.kcal", ["n": integer(calories)]) }
 

@@ -80,6 +80,11 @@ public struct Color: Sendable, Hashable {
         self.alpha = alpha
     }
 
+    /// 0xRRGGBB.
+    public init(rgb: UInt32) {
+        self.init(Double(rgb >> 16 & 0xFF) / 255, Double(rgb >> 8 & 0xFF) / 255, Double(rgb & 0xFF) / 255)
+    }
+
     public func opacity(_ alpha: Double) -> Color { Color(red, green, blue, alpha) }
 
     public static let white = Color(1, 1, 1)

@@ -83,6 +83,10 @@ public enum ScreenGallery {
         blurred.quality = .tooBlurred
         var stickerResult = result
         stickerResult.photo.stickerPath = sticker
+        // A household of more than one: the second person picked with the mode button.
+        let samplePerson = Person(id: PersonID(rawValue: 2), name: words("sample.person"), colour: .blue)
+        var personResult = stickerResult
+        personResult.person = samplePerson
         let shared = SharedPhoto(
             id: PhotoID("shared"), group: family, member: words("sample.member"), takenAt: photo.takenAt,
             expiresAt: photo.takenAt + 48 * 3600, path: photo.photoPath)
@@ -105,6 +109,7 @@ public enum ScreenGallery {
             ("03e-ready-backup-making", .ready(backingUp)),
             ("03f-ready-backup-checking", .ready(checkingBackup)),
             ("04-countdown", .countdown(CountdownScreen(secondsLeft: 3, mode: .group))),
+            ("04b-countdown-person", .countdown(CountdownScreen(secondsLeft: 2, mode: .meal, person: samplePerson))),
             ("05-capturing", .capturing(mode: .group)),
             ("06-processing", .processing(ProcessingScreen(photo: photo.id, stage: .processing))),
             ("07-analysing", .processing(ProcessingScreen(photo: photo.id, stage: .analysing))),
@@ -112,6 +117,7 @@ public enum ScreenGallery {
             ("07c-retake-blurred", .retake(RetakeScreen(photo: blurred, mode: .group))),
             ("08-meal-result", .mealResult(result)),
             ("08b-meal-result-sticker", .mealResult(stickerResult)),
+            ("08c-meal-result-person", .mealResult(personResult)),
             ("09-group-review", .groupReview(GroupReviewScreen(photo: photo, group: family, secondsLeft: 3))),
             ("10-uploading", .uploading(UploadingScreen(photo: photo, group: family, progress: 0.42))),
             ("11-sent", .sent(group: family)),

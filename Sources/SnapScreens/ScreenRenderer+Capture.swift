@@ -148,6 +148,14 @@ extension ScreenRenderer {
         let box = Rect(x: bounds.midX - radius, y: bounds.midY - radius, width: 2 * radius, height: 2 * radius)
         canvas.text(
             "\(countdown.secondsLeft)", in: box, font: layout.huge, alignment: .center, verticallyCentered: true)
+        if let person = countdown.person {
+            // On a dark band at the top, over the preview.
+            let band = Rect(
+                x: 0, y: 0, width: bounds.width,
+                height: layout.bar(layout.bodyBold) * 0.8 + layout.bar(layout.small) * 0.7 + layout.margin)
+            canvas.fill(band, Color.black.opacity(0.6))
+            personLine(person, in: band.inset(layout.margin / 2), canvas, layout)
+        }
         hint(words("hint.hold_cancel"), canvas, layout)
     }
 

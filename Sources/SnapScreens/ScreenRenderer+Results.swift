@@ -27,6 +27,7 @@ extension ScreenRenderer {
             photo(result.photo.photoPath, in: photoRect, cover: true, canvas)
         }
 
+        if let person = result.person { sheet.take(personLine(person, in: sheet, canvas, layout) + m / 3) }
         let analysis = result.analysis
         let titleBox = sheet.top(layout.title.size * 2.6).0
         sheet.take(
@@ -65,6 +66,26 @@ extension ScreenRenderer {
             sheet.take(needed + row * 0.15)
         }
         hint(words("result.hint", ["seconds": String(result.autoSaveIn)]), canvas, layout)
+    }
+
+    /// Whose meal it is: a dot in their colour and "For Anna" in white (some colours are too dark to read
+    /// on the panel), and under it how to pick someone else.
+    /// Returns the height it took from the top of `box`.
+    @discardableResult
+    func personLine(_ person: Person, in box: Rect, _ canvas: Canvas, _ layout: ScreenLayout) -> Double {
+        let line = layout.bar(layout.bodyBold) * 0.8
+        let colour = Color(rgb: person.colour.rgb)
+        let dot = line * 0.55
+        canvas.fill(Rect(x: box.x, y: box.y + (line - dot) / 2, width: dot, height: dot), colour, radius: dot / 2)
+        let text = Rect(x: box.x + dot * 1.6, y: box.y, width: box.width - dot * 1.6, height: line)
+        canvas.text(
+            words("person.for", ["name": words.person(person)]), in: text, font: layout.bodyBold, color: .white,
+            verticallyCentered: true, shrinkToFit: true)
+        let hintLine = Rect(x: text.x, y: box.y + line, width: text.width, height: layout.bar(layout.small) * 0.7)
+        canvas.text(
+            words("person.next_hint"), in: hintLine, font: layout.small, color: .muted, verticallyCentered: true,
+            shrinkToFit: true)
+        return line + hintLine.height
     }
 
     func drawGroupReview(_ review: GroupReviewScreen, _ canvas: Canvas, _ layout: ScreenLayout) {

@@ -245,6 +245,55 @@ extension StationStore {
                     ) WITHOUT ROWID;
                     """)
         }
+        register("v13: the household: people, each meal one person's") { db in
+            // The owner is person 1, unnamed until they name themselves: every meal logged before there were
+            // people is theirs, and their goals stay the station's (`[goals]`, the page's settings). Each
+            // person's day totals are kept as `day_totals` keeps the household's, by triggers on meals.
+            let remove = """
+                UPDATE person_day_totals SET meals = meals - 1, calories = calories - OLD.calories,
+                    protein = protein - OLD.protein, carbs = carbs - OLD.carbs, fats = fats - OLD.fats
+                WHERE person = OLD.person AND day = OLD.day;
+                DELETE FROM person_day_totals WHERE person = OLD.person AND day = OLD.day AND meals <= 0;
+                """
+            let add = """
+                INSERT INTO person_day_totals SELECT NEW.person, NEW.day, 0, 0, 0, 0, 0
+                WHERE NOT EXISTS (SELECT 1 FROM person_day_totals WHERE person = NEW.person AND day = NEW.day);
+                UPDATE person_day_totals SET meals = meals + 1, calories = calories + NEW.calories,
+                    protein = protein + NEW.protein, carbs = carbs + NEW.carbs, fats = fats + NEW.fats
+                WHERE person = NEW.person AND day = NEW.day;
+                """
+            try db.execute(
+                sql: """
+                    CREATE TABLE people (
+                        id INTEGER PRIMARY KEY,
+                        name TEXT NOT NULL,
+                        colour TEXT NOT NULL,
+                        goals_json TEXT,
+                        ai_share INTEGER
+                    );
+                    INSERT INTO people (id, name, colour) VALUES (1, '', 'orange');
+                    ALTER TABLE meals ADD COLUMN person INTEGER NOT NULL DEFAULT 1;
+                    ALTER TABLE analysis_jobs ADD COLUMN person INTEGER NOT NULL DEFAULT 1;
+                    CREATE TABLE person_day_totals (
+                        person INTEGER NOT NULL,
+                        day TEXT NOT NULL,
+                        meals INTEGER NOT NULL,
+                        calories INTEGER NOT NULL,
+                        protein INTEGER NOT NULL,
+                        carbs INTEGER NOT NULL,
+                        fats INTEGER NOT NULL,
+                        PRIMARY KEY (person, day)
+                    ) WITHOUT ROWID;
+                    INSERT INTO person_day_totals
+                    SELECT person, day, COUNT(*), SUM(calories), SUM(protein), SUM(carbs), SUM(fats)
+                    FROM meals GROUP BY person, day;
+                    CREATE TRIGGER person_day_totals_meal_added AFTER INSERT ON meals BEGIN \(add) END;
+                    CREATE TRIGGER person_day_totals_meal_removed AFTER DELETE ON meals BEGIN \(remove) END;
+                    CREATE TRIGGER person_day_totals_meal_changed
+                    AFTER UPDATE OF person, day, calories, protein, carbs, fats ON meals
+                    BEGIN \(remove) \(add) END;
+                    """)
+        }
         return migrator
     }
 }

@@ -109,15 +109,16 @@ public final class StationStore: Sendable {
             sql: """
                 INSERT OR REPLACE INTO meals
                 (id, day, taken_at, title, calories, protein, carbs, fats, items_json, photo_path, thumbnail_path,
-                 fun_fact, sticker_path)
+                 fun_fact, sticker_path, person)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                        COALESCE(?, (SELECT sticker_path FROM photos WHERE id = ?)))
+                        COALESCE(?, (SELECT sticker_path FROM photos WHERE id = ?)), ?)
                 """,
             arguments: [
                 meal.photo.id.rawValue, meal.day.description, meal.photo.takenAt.timeIntervalSince1970,
                 meal.analysis.title, meal.analysis.totals.calories, meal.analysis.totals.protein,
                 meal.analysis.totals.carbs, meal.analysis.totals.fats, items, meal.photo.photoPath,
                 meal.photo.thumbnailPath, meal.analysis.funFact, meal.photo.stickerPath, meal.photo.id.rawValue,
+                meal.person.rawValue,
             ])
     }
 
@@ -192,6 +193,7 @@ public final class StationStore: Sendable {
                 snapshot.inbox = try Self.received(db, now: now)
                 snapshot.reviews = try Self.reviews(db)
                 snapshot.latestDay = try Self.latestRecordedDay(db)
+                snapshot.household = try Self.household(db)
                 snapshot.pairedBrowsers = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM web_sessions") ?? 0
                 return snapshot
             }
@@ -252,7 +254,18 @@ public final class StationStore: Sendable {
         let day = LocalDay(row["day"] as String) ?? LocalDay(year: 1970, month: 1, day: 1)
         return Meal(
             photo: photo, day: day,
-            analysis: MealAnalysis(title: row["title"], totals: totals, items: items, funFact: row["fun_fact"]))
+            analysis: MealAnalysis(title: row["title"], totals: totals, items: items, funFact: row["fun_fact"]),
+            // An older binary's schema (a rollback) has no people: every meal is the owner's there.
+            person: PersonID(rawValue: row["person"] ?? PersonID.first.rawValue))
+    }
+
+    /// Runs `sql` as it stands, in one transaction: for the tests that write as an older binary did.
+    func execute(sql: String) throws(StoreError) {
+        do {
+            try database.write { db in try db.execute(sql: sql) }
+        } catch {
+            throw StoreError("run SQL", error)
+        }
     }
 
     /// Runs `PRAGMA integrity_check`; returns SQLite's verdict, "ok" when the database is sound.

@@ -34,17 +34,28 @@ struct RollbackStoreTests {
                 PlanRequest(name: "chili", portions: 2, units: .metric, timesAWeek: 1), title: "Chili", contains: [],
                 lines: [Ingredient(name: "Beans", amount: 400, unit: "g")], usedOn: day, at: noon)
         }
-        // The slot before the newest migration: it knows every migration but the last.
+        // The slot before the newest migrations: it knows none of the household's.
         let older = try StationStore(
             directory: folder.path,
-            migrator: StationStore.migrator(upTo: "v8: a meal's estimates the owner's corrections replaced"))
+            migrator: StationStore.migrator(upTo: "v12: what happened once, such as the first visit's walk-through"))
         #expect(try older.meals(on: day).map(\.analysis.title) == ["Soup"], "the meal made before the rollback")
         #expect(try older.pendingJobs().map(\.photoID) == [PhotoID("g1")], "the queued upload too")
-        try older.saveMeal(Meal(photo: try photo(older, "m2"), day: day, analysis: analysis))
+        // The older binary saves a meal as it did, naming no person (its statement, not this one's).
+        let m2 = try photo(older, "m2")
+        try older.execute(
+            sql: """
+                INSERT OR REPLACE INTO meals (id, day, taken_at, title, calories, protein, carbs, fats, items_json,
+                photo_path, thumbnail_path, fun_fact, sticker_path)
+                VALUES ('\(m2.id.rawValue)', '\(day)', \(noon.timeIntervalSince1970), 'Bread', 200, 6, 40, 2, '[]',
+                '\(m2.photoPath)', '\(m2.thumbnailPath)', NULL, NULL)
+                """)
         #expect(try older.integrityCheck() == "ok")
         // Updated again: the newer schema finds its planned meal and the older slot's meal.
         let again = try StationStore(directory: folder.path)
         #expect(try again.meals(on: day).count == 2 && again.plannedMeals().map(\.title) == ["Chili"])
+        #expect(try again.meals(on: day).map(\.person) == [.first, .first], "the older slot's meal is the owner's")
+        let owner = try again.dayTotals(of: .first, from: day, to: day)[day]
+        #expect(owner?.meals == 2 && owner?.totals.calories == 500, "the owner's day counts the older slot's meal")
     }
 }
 

@@ -42,6 +42,7 @@ struct CatalogTests {
             "page.meal.form.name", "page.settings.filter", "page.settings.countdown", "page.pair.code",
             "page.group.received_from", "page.status.storage_line", "macro.letter.fats", "page.update.slot",
             "page.update.slot_version", "page.backup.passphrase", "home.problem", "page.settings.mqtt_url",
+            "person.unnamed", "sample.person",
         ],
         .es: [
             "macro.letter.protein", "menu.flash", "page.food.gluten", "page.filter.sepia", "page.macro.protein",

@@ -1,0 +1,60 @@
+/// The person picked at the station for the next meals, and until when (uptime); nil until the next meal
+/// is saved (`household.choice_minutes` = 0).
+struct PersonPick: Sendable, Hashable {
+    var person: PersonID
+    var until: Duration?
+}
+
+extension StationMachine {
+    /// Whose the next meal is: the person last picked with the mode button while the pick holds, the
+    /// owner otherwise (and always, with one person).
+    public func pickedPerson(now: Instant) -> PersonID {
+        guard let picked, picked.until.map({ now.uptime < $0 }) ?? true else { return .first }
+        return household.present(picked.person)
+    }
+
+    /// The person the countdown and the result sheet name: nil with one person, who never sees it.
+    func shownPerson(now: Instant) -> Person? {
+        household.isShared ? household.person(pickedPerson(now: now)) : nil
+    }
+
+    /// The mode button on the meal result or during the countdown, with more than one person: the next
+    /// person's meal. Nil when the gesture picks nobody.
+    mutating func pickGesture(_ gesture: ButtonGesture, now: Instant) -> [Action]? {
+        guard gesture == .mode, household.isShared else { return nil }
+        switch phase {
+        case .mealResult, .countdown: break
+        default: return nil
+        }
+        let next = household.next(after: pickedPerson(now: now))
+        picked = PersonPick(person: next, until: holdsFrom(now))
+        // The screen only: the countdown's and the result's timers run on.
+        return [.show(screen(now: now)), .log(.info, "the next meal is \(next)'s (mode button)")]
+    }
+
+    /// The person a meal saved at `now` is for; the pick then holds from now on.
+    mutating func personSaving(now: Instant) -> PersonID {
+        let person = pickedPerson(now: now)
+        if let pick = picked, person == pick.person, settings.choiceHolds > .zero {
+            picked = PersonPick(person: person, until: holdsFrom(now))
+        } else {
+            picked = nil
+        }
+        return person
+    }
+
+    /// The household changed on the page: the station names the people as they are now; a pick of someone
+    /// removed falls back to the owner.
+    mutating func householdChanged(_ changed: Household, now: Instant) -> [Action] {
+        household = changed
+        if let pick = picked, changed.person(pick.person) == nil { picked = nil }
+        switch phase {
+        case .ready, .mealResult, .countdown: return [.show(screen(now: now))]
+        default: return []
+        }
+    }
+
+    private func holdsFrom(_ now: Instant) -> Duration? {
+        settings.choiceHolds > .zero ? now.uptime + settings.choiceHolds : nil
+    }
+}
