@@ -72,6 +72,7 @@ struct MealsRoom: DayRoom {
         router.post("meal/:id/delete", named: meal(deleteMeal))
         router.post("meal/:id/again", named: meal(eatAgain))
         router.post("meal/:id/correct", named: meal(correctMeal))
+        router.post("meal/:id/person", named: meal(movePerson))
         router.get("photo/:name", named: photoFile)
         router.get("received/:name", named: receivedFile)
     }

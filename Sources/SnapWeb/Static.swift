@@ -1,3 +1,4 @@
+import SnapCore
 import SnapText
 
 extension PairingRoom {
@@ -126,7 +127,13 @@ extension PairingRoom {
         .pair { display: flex; flex-direction: column; gap: .8rem; max-width: 22rem; }
         .pair input[name=code] { font-size: 1.6rem; letter-spacing: .2em; width: 10rem; }
         @media (min-width: 48rem) { main { padding-top: 1rem; } }
-        """
+        .swatch { display: inline-block; width: .9em; height: .9em; border-radius: 50%; vertical-align: -.1em; }
+        """ + personColours
+
+    /// Each person's colour as a class (`person-orange`): the Content-Security-Policy allows no style
+    /// attribute, so a colour is named, never written into the page.
+    private static let personColours = PersonColour.allCases.map { ".person-\($0.rawValue) { background: \($0.css); }" }
+        .joined(separator: "\n")
 
     /// A little plain script: the filter preview follows the form, a ticked line looks ticked at once, the
     /// phone's time zone is offered, a file is sent as a request's body.

@@ -81,7 +81,7 @@ public final class WebApp: Sendable {
                 frame: frame, store: store, days: days, rule: rule, retentionHours: retention, directory: directory,
                 jobs: jobs),
             StatusRoom(frame: frame, store: store, days: days, updater: updater, storageDir: config.storage.dir),
-            update, backup, keys, ResetRoom(frame: frame),
+            update, backup, keys, ResetRoom(frame: frame), PeopleRoom(frame: frame, store: store),
             WelcomeRoom(frame: frame, store: store, rule: rule, cameraID: config.camera.id, keys: keys),
         ]
         var router = PageRouter()

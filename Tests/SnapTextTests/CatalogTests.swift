@@ -42,7 +42,7 @@ struct CatalogTests {
             "page.meal.form.name", "page.settings.filter", "page.settings.countdown", "page.pair.code",
             "page.group.received_from", "page.status.storage_line", "macro.letter.fats", "page.update.slot",
             "page.update.slot_version", "page.backup.passphrase", "home.problem", "page.settings.mqtt_url",
-            "person.unnamed", "sample.person",
+            "person.unnamed", "sample.person", "page.colour.pink", "page.people.name", "page.colour.orange",
         ],
         .es: [
             "macro.letter.protein", "menu.flash", "page.food.gluten", "page.filter.sepia", "page.macro.protein",
@@ -54,7 +54,7 @@ struct CatalogTests {
             "page.food.lactose", "page.status.version", "page.food.gluten", "page.filter.vignette",
             "page.settings.mode",
             "page.macro.protein", "page.pair.code", "page.plan.portions", "page.plan.portion_count",
-            "page.update.slot_version", "page.settings.notify_legend", "page.settings.mqtt_url",
+            "page.update.slot_version", "page.settings.notify_legend", "page.settings.mqtt_url", "page.colour.orange",
         ],
         .it: [
             "macro.letter.protein", "macro.letter.carbs", "menu.flash", "sample.jar.9", "date.day", "number.percent",

@@ -119,3 +119,54 @@ extension PageRoom {
         inForce.dietaryPreferences
     }
 }
+
+/// Whose meal it is, on a meal's page when more than one person shares the station.
+extension MealsRoom {
+    /// The line that names the meal's person, with the form that gives it to someone else; nothing with
+    /// one person.
+    func personForm(_ stored: StoredMeal, _ visitor: Visitor, _ words: Words) throws -> HTML {
+        let household = try store.household()
+        guard household.isShared else { return "" }
+        let id = stored.meal.photo.id
+        let options = household.people.map { person -> HTML in
+            "<option value=\"\(person.id.rawValue)\"\(person.id == stored.meal.person ? " selected" : "" as HTML)>\(words.person(person))</option>"
+        }
+        return """
+            <form method="post" action="/meal/\(id.rawValue)/person" class="person-move">\(csrfField(visitor))\
+            <input type="hidden" name="version" value="\(stored.version)">\
+            <label>\(words("page.meal.person")) <select name="person">\(options)</select></label> \
+            <button type="submit" class="secondary">\(words("page.meal.person_move"))</button></form>
+            """
+    }
+
+    /// Gives the meal to the person chosen, if nobody changed it since the page was loaded.
+    func movePerson(_ id: PhotoID, _ visitor: Visitor) throws -> WebReply {
+        let words = self.words
+        let stored = try storedMeal(id)
+        let version: Int
+        let person: PersonID
+        do {
+            version = try loadedVersion(visitor.form)
+            let number = try visitor.form.int("person", label: words("page.meal.person"), in: 1...Int.max)
+            guard try store.household().person(PersonID(rawValue: number)) != nil else {
+                throw FormProblem(words("page.people.missing"), field: "person")
+            }
+            person = PersonID(rawValue: number)
+        } catch let problem as FormProblem {
+            return try mealPage(id, visitor, message: problem.message, status: 400)
+        }
+        let result = try store.writingAndWaiting { store throws(StoreError) in
+            try store.moveMeal(id, to: person, version: version)
+        }
+        switch result {
+        case .failure(.missing):
+            throw WebProblem.notFound(words("page.meal.deleted_elsewhere"), words)
+        case .failure(.changed):
+            return try mealPage(id, visitor, message: words("page.meal.changed_elsewhere"), status: 409)
+        case .success:
+            logger.info("owner's page: meal \(id) is \(person)'s now")
+            try mealsChanged(on: stored.meal.day)
+            return .redirect("/meal/\(id.rawValue)?saved=1")
+        }
+    }
+}

@@ -52,6 +52,7 @@ extension MealsRoom {
             \(echo.summary(words))\(notice(message, problem: problem))\(notice(saved))\(notice(correction?.text, problem: correction?.problem ?? false))
             <p class="when">\(dateAndTime(meal.photo.takenAt, words)) · \(macrosLine(meal.analysis.totals, words))\
             \(stored.totalsSetByOwner ? " <small>\(words("page.meal.totals_by_hand"))</small>" as HTML : "")</p>
+            \(try personForm(stored, visitor, words))
             <div class="pictures">\(photo)\(sticker)</div>
             \(meal.analysis.funFact.map { HTML("<p class=\"fact\">\($0)</p>") })
             \(tableBox(words("page.meal.items"), """

@@ -35,6 +35,7 @@ extension SettingsRoom {
             """
             \(echo.summary(words))\(notice(saved))\(tried.map(noticeTried) ?? "")\(broker.map(brokerTried) ?? "")
             <p>\(kept)</p>
+            <p><a href="/people">\(words("page.settings.people_link", count: try store.household().people.count))</a></p>
             <form method="post" action="/settings" class="settings">\(csrfField(visitor))
             <fieldset><legend>\(words("page.settings.dietary"))</legend>\(form.fields(.dietary))</fieldset>
             <fieldset><legend>\(words("page.settings.photo_filter"))</legend>
