@@ -76,6 +76,9 @@ public struct ReadyScreen: Sendable, Hashable {
     public var flashOff = false
     /// The day's goals (kcal, protein, carbs, fats; 0 = none): meal mode shows today's totals against them.
     public var goals = Macros.zero
+    /// Whose day the totals and goals are, when more than one person shares the station: the person
+    /// picked last while the pick holds, the owner otherwise.
+    public var person: Person?
     /// An update being installed, waiting for its restart, or one that did not start.
     public var update: UpdateNote?
     /// A backup being made or checked on the owner's page.
@@ -369,6 +372,8 @@ public struct JarSticker: Sendable, Hashable {
     public var title: String
     public var totals: Macros
     public var funFact: String?
+    /// Whose meal it is, when more than one person shares the station: the jar marks it in their colour.
+    public var person: Person?
 
     public init(
         id: PhotoID, stickerPath: String?, thumbnailPath: String, title: String, totals: Macros, funFact: String?

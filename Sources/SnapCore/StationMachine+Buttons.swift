@@ -119,6 +119,11 @@ extension StationMachine {
             }
             // The quiet hours started or ended: the screen dims or lights, and the idle time starts again.
             if isQuiet(now) != dimmed { return transition(to: .ready(), now: now) }
+            // The pick ran out: the owner's day again.
+            if let until = picked?.until, household.isShared, now.uptime >= until {
+                picked = nil
+                return transition(to: phase, now: now)
+            }
             // Midnight, or nobody pressed for the idle time (the earlier of the two was set).
             guard readyDay == today(now), settings.idleAfter != nil else { return enterResting(now: now) }
             slideShownAt = now.uptime

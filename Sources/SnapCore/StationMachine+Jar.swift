@@ -28,7 +28,11 @@ extension StationMachine {
     func jarContents(now: Instant) -> JarContents? {
         guard showsJar else { return nil }
         let first = jarFirstDay(now)
-        let stickers = meals.filter { $0.day >= first }.map(JarSticker.init)
+        let stickers = meals.filter { $0.day >= first }.map { meal in
+            var sticker = JarSticker(meal)
+            if household.isShared { sticker.person = household.person(meal.person) }
+            return sticker
+        }
         let highlighted = jarFocus.flatMap { $0.sticker < stickers.count ? $0.sticker : nil }
         return JarContents(stickers: stickers, highlighted: highlighted, days: settings.jarDays)
     }

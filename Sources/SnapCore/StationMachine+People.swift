@@ -54,6 +54,24 @@ extension StationMachine {
         }
     }
 
+    /// The goals `person`'s day is measured against: the owner's are the station's (`[goals]`, Settings).
+    func goals(of person: PersonID) -> Macros {
+        person == .first ? inForce.goals : household.person(person)?.goals ?? .zero
+    }
+
+    /// Today's meals of the person picked now: the ready screen's and the lock's day (all of them, with
+    /// one person).
+    func pickedMeals(_ now: Instant) -> [Meal] {
+        let person = pickedPerson(now: now)
+        return todaysMeals(now).filter { !household.isShared || $0.person == person }
+    }
+
+    /// How long until the pick runs out and the ready screen shows the owner's day again; nil without one.
+    func pickRunsOut(_ now: Instant) -> Duration? {
+        guard household.isShared, let until = picked?.until, until > now.uptime else { return nil }
+        return until - now.uptime
+    }
+
     private func holdsFrom(_ now: Instant) -> Duration? {
         settings.choiceHolds > .zero ? now.uptime + settings.choiceHolds : nil
     }

@@ -5,7 +5,7 @@ extension StationMachine {
     public func screen(now: Instant) -> Screen {
         switch phase {
         case .ready:
-            let meals = todaysMeals(now)
+            let meals = pickedMeals(now)
             var ready = ReadyScreen(
                 mode: mode, groupName: activeGroup,
                 totals: meals.reduce(.zero) { $0 + $1.analysis.totals },
@@ -14,7 +14,8 @@ extension StationMachine {
                 missingDevices: DeviceKind.allCases.filter { missingDevices[$0] != nil },
                 jar: jarContents(now: now),
                 cameras: settings.owner.cameras.count > 1 ? settings.owner.cameras : [], camera: inForce.camera,
-                flashOff: !inForce.flash || isQuiet(now), goals: inForce.goals)
+                flashOff: !inForce.flash || isQuiet(now), goals: goals(of: pickedPerson(now: now)))
+            ready.person = shownPerson(now: now)
             ready.update = update
             ready.backup = backup
             ready.pairingHint = settings.ownersPage && pairedBrowsers == 0
@@ -48,7 +49,8 @@ extension StationMachine {
                 reason: reason, limit: settings.aiDailyLimit, remaining: lockRemaining(now), slide: slide)
             if reason == .aiLimit {
                 lock.day = DayResult(
-                    totals: todaysMeals(now).reduce(.zero) { $0 + $1.analysis.totals }, goals: inForce.goals)
+                    totals: pickedMeals(now).reduce(.zero) { $0 + $1.analysis.totals },
+                    goals: goals(of: pickedPerson(now: now)))
             }
             return .locked(lock)
         case .problem(let kind, let photo):

@@ -246,7 +246,8 @@ public struct StationMachine: Sendable {
                 min(
                     untilMidnight(now: now), settings.idleAfter ?? .seconds(86_400 * 2),
                     until(edgeOf: inForce.quietHours.hours, now),
-                    jarDetailDeadline.map { max(.zero, $0 - now.uptime) } ?? .seconds(86_400 * 2))
+                    jarDetailDeadline.map { max(.zero, $0 - now.uptime) } ?? .seconds(86_400 * 2),
+                    pickRunsOut(now) ?? .seconds(86_400 * 2))
             )
         case .idle:
             // At night nothing changes on the sleeping display until the night ends (or midnight). With no

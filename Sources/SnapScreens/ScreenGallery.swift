@@ -231,9 +231,25 @@ public enum ScreenGallery {
         var detail = ready
         detail.jar = JarContents(stickers: stickers(5), highlighted: 0)
         (detail.cameras, detail.camera, detail.flashOff) = (["CSI camera", "USB camera"], 0, true)
+        // A household of two: each sticker marked with its person's colour, the card the picked person's.
+        let people = [
+            Person(id: .first, name: words("sample.member"), colour: .orange),
+            Person(id: PersonID(rawValue: 2), name: words("sample.person"), colour: .blue),
+        ]
+        var household = ready
+        household.person = people[1]
+        household.jar = JarContents(
+            stickers: stickers(6).enumerated().map { index, sticker in
+                var marked = sticker
+                marked.person = people[index % 2]
+                return marked
+            })
+        var householdDetail = household
+        householdDetail.jar?.highlighted = 1
         return [
             ("28-jar-empty", .ready(empty)), ("28b-jar-few", .ready(few)), ("28c-jar-60-week", .ready(full)),
-            ("28d-jar-detail", .ready(detail)),
+            ("28d-jar-detail", .ready(detail)), ("28e-jar-household", .ready(household)),
+            ("28f-jar-household-detail", .ready(householdDetail)),
         ]
     }
 }

@@ -139,8 +139,13 @@ extension ScreenRenderer {
         let geometry = JarLayout(bounds: canvas.bounds)
         drawGlass(geometry, front: false, canvas)
         let highlighted = jar.highlighted.map { jar.stickers[$0].id }
+        // Each sticker marked with its person's colour, where more than one person shares the station.
+        let colours = Dictionary(
+            jar.stickers.compactMap { sticker in sticker.person.map { (sticker.id, Color(rgb: $0.colour.rgb)) } },
+            uniquingKeysWith: { first, _ in first })
         for item in frame?.items ?? [] where item.id != highlighted {
             canvas.draw(item.sprite, centerX: item.x, centerY: item.y, angle: item.angle)
+            if let colour = colours[item.id] { personMark(colour, on: item, scale: 1, canvas) }
         }
         if let item = frame?.items.first(where: { $0.id == highlighted }) {
             // The highlighted sticker on top, a little larger, on a ring of the accent colour.
@@ -149,12 +154,24 @@ extension ScreenRenderer {
                 centerX: item.x, centerY: item.y, radius: radius, from: 0, to: 2 * .pi, .accent,
                 lineWidth: max(3, layout.margin / 5))
             canvas.draw(item.sprite, centerX: item.x, centerY: item.y, angle: item.angle, scale: 1.2)
+            if let colour = colours[item.id] { personMark(colour, on: item, scale: 1.2, canvas) }
         }
         drawGlass(geometry, front: true, canvas)
         // The card's texts are the frame's dearest part: a partial redraw of the stickers skips them.
         if canvas.touches(geometry.card.inset(-layout.margin)) {
             drawJarCard(ready, jar, in: geometry.card, canvas, layout)
         }
+    }
+
+    /// A dot in the person's colour on the sticker's lower right, ringed in white to stand out on any
+    /// food; upright, whatever the sticker's angle, and inside the square the sticker's redraw covers.
+    private func personMark(_ colour: Color, on item: JarFrame.Item, scale: Double, _ canvas: Canvas) {
+        let side = Double(max(item.sprite.width, item.sprite.height)) * scale
+        let radius = max(3, side * 0.11)
+        let (x, y) = (item.x + side * 0.28, item.y + side * 0.28)
+        let ring = Rect(x: x - radius * 1.3, y: y - radius * 1.3, width: radius * 2.6, height: radius * 2.6)
+        canvas.fill(ring, .white, radius: radius * 1.3)
+        canvas.fill(Rect(x: x - radius, y: y - radius, width: radius * 2, height: radius * 2), colour, radius: radius)
     }
 
     private func drawGlass(_ geometry: JarLayout, front: Bool, _ canvas: Canvas) {
@@ -195,6 +212,10 @@ extension ScreenRenderer {
             y += canvas.text(
                 count, in: Rect(x: inner.x, y: y, width: inner.width, height: layout.bar(layout.small)),
                 font: layout.small, color: .muted)
+            if let person = sticker.person {
+                y += personLine(
+                    person, hint: false, in: Rect(x: inner.x, y: y, width: inner.width, height: 0), canvas, layout)
+            }
             y +=
                 canvas.text(
                     sticker.title, in: Rect(x: inner.x, y: y, width: inner.width, height: layout.title.size * 2.6),
@@ -218,6 +239,12 @@ extension ScreenRenderer {
             return
         }
         var y = inner.y
+        if let person = ready.person {
+            // Whose day the totals are: the person picked last, while the pick holds.
+            y += personLine(
+                person, key: "person.day", hint: false, in: Rect(x: inner.x, y: y, width: inner.width, height: 0),
+                canvas, layout)
+        }
         y +=
             canvas.text(
                 words(jar.days == 1 ? "jar.today" : "jar.week", count: jar.stickers.count),
@@ -243,6 +270,6 @@ extension ScreenRenderer {
             ? words("jar.help.empty") : words("jar.help")
         canvas.text(
             help, in: Rect(x: inner.x, y: y, width: inner.width, height: max(0, inner.maxY - y)), font: layout.small,
-            color: .muted, maxLines: 3)
+            color: .muted, maxLines: 3, shrinkToFit: true)
     }
 }

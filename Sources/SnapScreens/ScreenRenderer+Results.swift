@@ -72,15 +72,19 @@ extension ScreenRenderer {
     /// on the panel), and under it how to pick someone else.
     /// Returns the height it took from the top of `box`.
     @discardableResult
-    func personLine(_ person: Person, in box: Rect, _ canvas: Canvas, _ layout: ScreenLayout) -> Double {
+    func personLine(
+        _ person: Person, key: String = "person.for", hint: Bool = true, in box: Rect, _ canvas: Canvas,
+        _ layout: ScreenLayout
+    ) -> Double {
         let line = layout.bar(layout.bodyBold) * 0.8
         let colour = Color(rgb: person.colour.rgb)
         let dot = line * 0.55
         canvas.fill(Rect(x: box.x, y: box.y + (line - dot) / 2, width: dot, height: dot), colour, radius: dot / 2)
         let text = Rect(x: box.x + dot * 1.6, y: box.y, width: box.width - dot * 1.6, height: line)
         canvas.text(
-            words("person.for", ["name": words.person(person)]), in: text, font: layout.bodyBold, color: .white,
+            words(key, ["name": words.person(person)]), in: text, font: layout.bodyBold, color: .white,
             verticallyCentered: true, shrinkToFit: true)
+        guard hint else { return line }
         let hintLine = Rect(x: text.x, y: box.y + line, width: text.width, height: layout.bar(layout.small) * 0.7)
         canvas.text(
             words("person.next_hint"), in: hintLine, font: layout.small, color: .muted, verticallyCentered: true,

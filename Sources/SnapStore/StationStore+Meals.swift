@@ -247,6 +247,8 @@ public struct MealSummary: Sendable, Hashable {
     public var totals: Macros
     /// The photo is still kept (retention has not deleted it, with its row in `photos`).
     public var hasPhoto: Bool
+    /// Whose meal it is.
+    public var person: PersonID = .first
 }
 
 extension StationStore {
@@ -262,7 +264,7 @@ extension StationStore {
                     db.cachedStatement(
                         sql: """
                             SELECT meals.id, title, meals.taken_at, calories, protein, carbs, fats,
-                            photos.id IS NOT NULL FROM meals LEFT JOIN photos ON photos.id = meals.id
+                            photos.id IS NOT NULL, person FROM meals LEFT JOIN photos ON photos.id = meals.id
                             WHERE day = ? ORDER BY meals.taken_at
                             """),
                     arguments: [day.description])
@@ -272,7 +274,7 @@ extension StationStore {
                         MealSummary(
                             id: PhotoID(row[0]), title: row[1], takenAt: Date(timeIntervalSince1970: row[2]),
                             totals: Macros(calories: row[3], protein: row[4], carbs: row[5], fats: row[6]),
-                            hasPhoto: row[7]))
+                            hasPhoto: row[7], person: PersonID(rawValue: row[8])))
                 }
                 return meals
             }

@@ -127,6 +127,9 @@ extension PairingRoom {
         .pair { display: flex; flex-direction: column; gap: .8rem; max-width: 22rem; }
         .pair input[name=code] { font-size: 1.6rem; letter-spacing: .2em; width: 10rem; }
         @media (min-width: 48rem) { main { padding-top: 1rem; } }
+        nav.people { display: flex; flex-wrap: wrap; gap: .3rem .9rem; margin: .2rem 0 .6rem; }
+        nav.people a[aria-current] { font-weight: 700; text-decoration: none; }
+        .meal .swatch { flex: none; }
         .swatch { display: inline-block; width: .9em; height: .9em; border-radius: 50%; vertical-align: -.1em; }
         """ + personColours
 

@@ -12,6 +12,7 @@ struct HouseholdFlowTests {
     private func script(_ people: [Person], holds: Duration = .seconds(600)) -> StationScript {
         var settings = Fixture.settings(mode: .meal)
         settings.choiceHolds = holds
+        settings.jarDays = 1
         var snapshot = StationSnapshot()
         snapshot.household = Household(people)
         return StationScript(settings: settings, snapshot: snapshot, startingAt: "2026-03-10 12:00:00")
@@ -94,6 +95,26 @@ struct HouseholdFlowTests {
         #expect(saved(script.press())?.person == Self.ben.id)
         _ = result(&script, id: "p2")
         #expect(script.screen?.mealResultPerson == Self.anna)
+    }
+
+    @Test(
+        "should show the picked person's day on the ready screen against their goals, and the owner's once the pick runs out"
+    )
+    func readyScreenFollowsThePick() throws {
+        var ben = Self.ben
+        ben.goals = Macros(calories: 2_500, protein: 140, carbs: 300, fats: 80)
+        var script = script([Self.anna, ben], holds: .seconds(600))
+        _ = result(&script, id: "p1")
+        script.press(.mode)
+        script.press()
+        let ready = try #require(script.screen?.ready)
+        #expect(ready.person == ben && ready.goals == ben.goals && ready.totals == Fixture.analysis.totals)
+        #expect(ready.jar?.stickers.map(\.person) == [ben], "the sticker marked as Ben's")
+        // Ten minutes after the meal was saved, the station's timer brings the owner's day back by itself.
+        script.advance(seconds: 600)
+        let owners = try #require(script.screen?.ready)
+        #expect(owners.person == Self.anna && owners.totals == .zero)
+        #expect(owners.goals == script.machine.inForce.goals, "the owner's goals are the station's")
     }
 
     @Test("should follow the household the page changed: a removed person's pick goes to the owner, a new name shows")

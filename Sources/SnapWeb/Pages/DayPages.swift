@@ -12,7 +12,12 @@ extension MealsRoom {
         let words = self.words
         let today = try today()
         let day = asked ?? today
-        let meals = try store.mealSummaries(on: day)
+        let household = try store.household()
+        // One person's day (`?person=2`), or the household's.
+        let chosen =
+            household.isShared
+            ? visitor.form["person"].flatMap(Int.init).flatMap { household.person(PersonID(rawValue: $0)) } : nil
+        let meals = try store.mealSummaries(on: day).filter { chosen == nil || $0.person == chosen?.id }
         let totals = meals.reduce(Macros.zero) { $0 + $1.totals }
         let isToday = day == today
         let deletedAfter = words("page.today.photo_deleted", ["hours": words.integer(retentionHours)])
@@ -33,6 +38,14 @@ extension MealsRoom {
                 rows.raw("\">")
                 rows.raw(nophoto)
             }
+            if household.isShared && chosen == nil, let person = household.person(meal.person) {
+                // Whose, by their colour and name: the name for a screen reader, the dot for a glance.
+                rows.raw("<span class=\"swatch person-")
+                rows.raw(person.colour.rawValue)
+                rows.raw("\" title=\"")
+                rows.text(words.person(person))
+                rows.raw("\"></span>")
+            }
             rows.raw("<span class=\"what\"><b>")
             rows.text(meal.title)
             rows.raw("</b><small>")
@@ -42,7 +55,9 @@ extension MealsRoom {
             rows.raw("</span></a></li>\n")
         }
         let title = isToday ? words("page.today.title") : words.day(day)
-        let goals = inForce.goals
+        // A person's own goals (the owner's are the station's); the household's day has none of its own.
+        let goals =
+            !household.isShared || chosen?.id == .first ? inForce.goals : chosen.flatMap(\.goals) ?? .zero
         let progress = SettingsForm.goalFields.compactMap { field -> HTML? in
             let (done, goal) = (totals[keyPath: field.value], goals[keyPath: field.value])
             guard goal > 0 else { return nil }
@@ -69,12 +84,32 @@ extension MealsRoom {
         return page(
             title,
             """
-            \(notice(saved))
+            \(notice(saved))\(peopleNav(household, chosen: chosen, path: isToday ? "/" : "/day/\(day.description)", words))
             <section class="totals" aria-label="\(words("page.today.totals"))">\(macrosLine(totals, words))
             <small>\(words("page.today.meals", count: meals.count))</small></section>
             \(goalsSection)
             \(meals.isEmpty ? "<p class=\"empty\">\(empty)</p>" as HTML : "")
             <ul class="meals">\(rows.html)</ul>
             """)
+    }
+}
+
+extension PageRoom {
+    /// The household's people as links to `path` for one of them or all (`?person=`), the one shown
+    /// marked; nothing with one person.
+    func peopleNav(_ household: Household, chosen: Person?, path: String, _ words: Words) -> HTML {
+        guard household.isShared else { return "" }
+        func link(_ target: String, _ label: HTML, current: Bool) -> HTML {
+            "<a href=\"\(target)\"\(current ? " aria-current=\"page\"" as HTML : "")>\(label)</a>"
+        }
+        let people = household.people.map { person -> HTML in
+            link(
+                "\(path)?person=\(person.id.rawValue)",
+                "<span class=\"swatch person-\(person.colour.rawValue)\"></span> \(words.person(person))",
+                current: chosen?.id == person.id)
+        }
+        return """
+            <nav class="people" aria-label="\(words("page.people.whose"))">\(link(path, "\(words("page.people.all"))", current: chosen == nil))\(people)</nav>
+            """
     }
 }
