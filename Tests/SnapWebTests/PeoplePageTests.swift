@@ -39,6 +39,39 @@ struct PeoplePageTests {
         #expect(try station.store.household().people.count == 2, "nothing added by a refused form")
     }
 
+    @Test("should show each person's Today against their goals, and export exactly their meals")
+    func perPerson() async throws {
+        let station = try WebTestStation()
+        let browser = try await station.pair()
+        let ben = try station.store.addPerson(
+            name: "=Ben", colour: .blue, goals: Macros(calories: 2_500, protein: 0, carbs: 0, fats: 0), aiShare: nil
+        ).get()
+        _ = try station.meal("soup", title: "Soup")
+        var bread = try station.meal("bread", title: "Bread")
+        bread.person = ben
+        try station.store.saveMeal(bread)
+
+        let everyone = await station.get("/", cookie: browser.cookie).text
+        #expect(everyone.contains("<b>Soup</b>") && everyone.contains("<b>Bread</b>"))
+        #expect(everyone.contains("class=\"swatch person-blue\" title=\"=Ben\""), "each row says whose")
+        #expect(!everyone.contains("<meter"), "the household's day has no goals of its own")
+        let bens = await station.get("/?person=\(ben.rawValue)", cookie: browser.cookie).text
+        #expect(bens.contains("<b>Bread</b>") && !bens.contains("<b>Soup</b>"), "\(bens)")
+        #expect(bens.contains("max=\"2500\""), "Ben's own kcal goal")
+        #expect(bens.contains("aria-current=\"page\"><span class=\"swatch person-blue\"></span> =Ben</a>"))
+        let owners = await station.get("/?person=1", cookie: browser.cookie).text
+        #expect(owners.contains("<b>Soup</b>") && !owners.contains("<b>Bread</b>"))
+
+        let csv = await station.get("/export/meals.csv?person=\(ben.rawValue)", cookie: browser.cookie).text
+        let lines = csv.split(whereSeparator: \.isNewline)
+        #expect(lines.count == 2 && lines[0].hasSuffix("person") && lines[1].contains("Bread"), "\(csv)")
+        #expect(lines[1].hasSuffix("'=Ben"), "a name that starts a formula is written as text: \(csv)")
+        let all = await station.get("/export/meals.json", cookie: browser.cookie).text
+        #expect(all.contains("\"person\" : \"Person 1\"") && all.contains("\"person\" : \"=Ben\""), "\(all)")
+        let history = await station.get("/history?person=\(ben.rawValue)", cookie: browser.cookie).text
+        #expect(history.contains("<option value=\"\(ben.rawValue)\" selected>=Ben</option>"), "the export preset")
+    }
+
     @Test("should give a meal to another person at its version, and say so when someone changed it first")
     func moveMeal() async throws {
         let station = try WebTestStation()

@@ -13,10 +13,7 @@ extension MealsRoom {
         let today = try today()
         let day = asked ?? today
         let household = try store.household()
-        // One person's day (`?person=2`), or the household's.
-        let chosen =
-            household.isShared
-            ? visitor.form["person"].flatMap(Int.init).flatMap { household.person(PersonID(rawValue: $0)) } : nil
+        let chosen = chosenPerson(household, visitor)
         let meals = try store.mealSummaries(on: day).filter { chosen == nil || $0.person == chosen?.id }
         let totals = meals.reduce(Macros.zero) { $0 + $1.totals }
         let isToday = day == today
@@ -55,9 +52,7 @@ extension MealsRoom {
             rows.raw("</span></a></li>\n")
         }
         let title = isToday ? words("page.today.title") : words.day(day)
-        // A person's own goals (the owner's are the station's); the household's day has none of its own.
-        let goals =
-            !household.isShared || chosen?.id == .first ? inForce.goals : chosen.flatMap(\.goals) ?? .zero
+        let goals = goals(of: chosen, in: household)
         let progress = SettingsForm.goalFields.compactMap { field -> HTML? in
             let (done, goal) = (totals[keyPath: field.value], goals[keyPath: field.value])
             guard goal > 0 else { return nil }
@@ -95,6 +90,21 @@ extension MealsRoom {
 }
 
 extension PageRoom {
+    /// The person a page of days is about (`?person=2`), or nil for the whole household (and always, with
+    /// one person).
+    func chosenPerson(_ household: Household, _ visitor: PageVisitor) -> Person? {
+        guard household.isShared, let number = visitor.form["person"].flatMap(Int.init) else { return nil }
+        return household.person(PersonID(rawValue: number))
+    }
+
+    /// The goals a day of `person` is measured against: the owner's are the station's (Settings); the
+    /// household's day, where several people share the station, has none of its own.
+    func goals(of person: Person?, in household: Household) -> Macros {
+        guard household.isShared else { return inForce.goals }
+        guard let person else { return .zero }
+        return person.id == .first ? inForce.goals : person.goals ?? .zero
+    }
+
     /// The household's people as links to `path` for one of them or all (`?person=`), the one shown
     /// marked; nothing with one person.
     func peopleNav(_ household: Household, chosen: Person?, path: String, _ words: Words) -> HTML {

@@ -29,22 +29,30 @@ extension HistoryRoom {
                 400, words("page.export.problem.title"),
                 words("page.export.problem.range", ["days": words.integer(Self.exportDays)]))
         }
+        // One person's meals (`person`), or everyone's; with more than one person, each row says whose.
+        let household = try store.household()
+        let chosen = chosenPerson(household, visitor)
         var meals: [Meal] = []
         var day = from
         while day <= to {
-            meals += try store.meals(on: day).sorted { $0.photo.takenAt < $1.photo.takenAt }
+            meals += try store.meals(on: day).filter { chosen == nil || $0.person == chosen?.id }
+                .sorted { $0.photo.takenAt < $1.photo.takenAt }
             day = day.adding(days: 1)
         }
-        let name = "snapstation-\(from)-\(to)"
+        let whose: ((Meal) -> String)? =
+            household.isShared ? { meal in household.person(meal.person).map(words.person) ?? "" } : nil
+        let name = "snapstation-\(from)-\(to)\(chosen.map { "-person\($0.id.rawValue)" } ?? "")"
         switch file {
         case "meals.csv":
             return download(
-                CSV.document(mealRows(meals), separator: words("csv.separator")), "\(name)-meals.csv", type: "text/csv")
+                CSV.document(mealRows(meals, whose), separator: words("csv.separator")), "\(name)-meals.csv",
+                type: "text/csv")
         case "items.csv":
             return download(
-                CSV.document(itemRows(meals), separator: words("csv.separator")), "\(name)-items.csv", type: "text/csv")
+                CSV.document(itemRows(meals, whose), separator: words("csv.separator")), "\(name)-items.csv",
+                type: "text/csv")
         case "meals.json":
-            return download(try json(meals, from: from, to: to), "\(name).json", type: "application/json")
+            return download(try json(meals, whose, from: from, to: to), "\(name).json", type: "application/json")
         default: throw WebProblem.notFound(words("page.problem.no_page", ["path": "/export/\(file)"]), words)
         }
     }
@@ -57,8 +65,11 @@ extension HistoryRoom {
         return day
     }
 
-    private func mealRows(_ meals: [Meal]) -> [[String]] {
-        [["date", "time", "title", "kcal", "protein_g", "carbs_g", "fats_g", "items", "id"]]
+    private func mealRows(_ meals: [Meal], _ whose: ((Meal) -> String)?) -> [[String]] {
+        [
+            ["date", "time", "title", "kcal", "protein_g", "carbs_g", "fats_g", "items", "id"]
+                + (whose.map { _ in ["person"] } ?? [])
+        ]
             + meals.map { meal in
                 let totals = meal.analysis.totals
                 return [
@@ -66,12 +77,15 @@ extension HistoryRoom {
                     String(totals.calories),
                     String(totals.protein), String(totals.carbs), String(totals.fats),
                     String(meal.analysis.items.count), meal.photo.id.rawValue,
-                ]
+                ] + (whose.map { [CSV.cell($0(meal))] } ?? [])
             }
     }
 
-    private func itemRows(_ meals: [Meal]) -> [[String]] {
-        [["date", "time", "meal", "item", "grams", "kcal", "protein_g", "carbs_g", "fats_g", "contains", "meal_id"]]
+    private func itemRows(_ meals: [Meal], _ whose: ((Meal) -> String)?) -> [[String]] {
+        [
+            ["date", "time", "meal", "item", "grams", "kcal", "protein_g", "carbs_g", "fats_g", "contains", "meal_id"]
+                + (whose.map { _ in ["person"] } ?? [])
+        ]
             + meals.flatMap { meal in
                 meal.analysis.items.map { item in
                     [
@@ -80,19 +94,19 @@ extension HistoryRoom {
                         String(item.grams), String(item.macros.calories), String(item.macros.protein),
                         String(item.macros.carbs), String(item.macros.fats),
                         item.contains.map(\.rawValue).sorted().joined(separator: " "), meal.photo.id.rawValue,
-                    ]
+                    ] + (whose.map { [CSV.cell($0(meal))] } ?? [])
                 }
             }
     }
 
-    private func json(_ meals: [Meal], from: LocalDay, to: LocalDay) throws -> String {
+    private func json(_ meals: [Meal], _ whose: ((Meal) -> String)?, from: LocalDay, to: LocalDay) throws -> String {
         func macros(_ value: Macros) -> [String: Int] {
             ["kcal": value.calories, "protein_g": value.protein, "carbs_g": value.carbs, "fats_g": value.fats]
         }
         let document: [String: Any] = [
             "from": from.description, "to": to.description,
             "meals": meals.map { meal -> [String: Any] in
-                [
+                var entry: [String: Any] = [
                     "id": meal.photo.id.rawValue, "date": meal.day.description, "time": clock(meal.photo.takenAt),
                     "title": meal.analysis.title, "totals": macros(meal.analysis.totals),
                     "items": meal.analysis.items.map { item -> [String: Any] in
@@ -102,6 +116,8 @@ extension HistoryRoom {
                         ]
                     },
                 ]
+                if let whose { entry["person"] = whose(meal) }
+                return entry
             },
         ]
         let data = try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .prettyPrinted])

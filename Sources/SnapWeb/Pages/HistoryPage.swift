@@ -8,7 +8,15 @@ import SnapText
 extension HistoryRoom {
     func historyPage(_ visitor: Visitor) throws -> WebReply {
         let words = self.words
-        let (today, days, totals) = try store.mealHistory(limit: 120, span: 30, in: timeZone, at: now())
+        let (today, days, everyone) = try store.mealHistory(limit: 120, span: 30, in: timeZone, at: now())
+        let household = try store.household()
+        let chosen = chosenPerson(household, visitor)
+        // The charts and their numbers are one person's where one is chosen; the days listed, everyone's.
+        let totals =
+            try chosen.map {
+                try store.dayTotals(of: $0.id, from: today.adding(days: -29), to: today).mapValues(\.totals)
+            }
+            ?? everyone
         let row = rowWords(words)
         let dayLine = words.template("page.history.day", ["count", "kcal"])
         var rows = MarkupWriter(capacity: days.count * 120)
@@ -22,7 +30,7 @@ extension HistoryRoom {
             rows.raw("</span></a></li>")
         }
         let month = (0..<30).map { today.adding(days: $0 - 29) }
-        let goal = inForce.goals.calories
+        let goal = goals(of: chosen, in: household).calories
         let charts: HTML =
             days.isEmpty
             ? ""
@@ -43,13 +51,15 @@ extension HistoryRoom {
         return page(
             words("page.history.title"),
             """
+            \(peopleNav(household, chosen: chosen, path: "/history", words))
             \(days.isEmpty ? "<p class=\"empty\">\(words("page.history.empty"))</p>" as HTML : "")
             \(charts)
             <ul class="days">\(rows.html)</ul>
             <section class="export"><h2>\(words("page.export.title"))</h2><p>\(words("page.export.text"))</p>
             <form method="get" action="/export/meals.csv">
             <label>\(words("page.export.from")) <input type="date" name="from" value="\(today.adding(days: -29).description)"></label>
-            <label>\(words("page.export.to")) <input type="date" name="to" value="\(today.description)"></label>
+            <label>\(words("page.export.to")) <input type="date" name="to" value="\(today.description)"></label>\
+            \(household.isShared ? exportPeople(household, chosen: chosen, words) : "")
             <div class="buttons"><button type="submit">\(words("page.export.meals_csv"))</button>
             <button type="submit" formaction="/export/items.csv" class="secondary">\(words("page.export.items_csv"))</button>
             <button type="submit" formaction="/export/meals.json" class="secondary">\(words("page.export.json"))</button></div>
@@ -59,6 +69,16 @@ extension HistoryRoom {
 }
 
 extension HistoryRoom {
+    /// The export's choice of whose meals: everyone's, or one person's.
+    func exportPeople(_ household: Household, chosen: Person?, _ words: Words) -> HTML {
+        let options = household.people.map { person -> HTML in
+            "<option value=\"\(person.id.rawValue)\"\(chosen?.id == person.id ? " selected" : "" as HTML)>\(words.person(person))</option>"
+        }
+        return """
+            <label>\(words("page.people.whose")) <select name="person"><option value="">\(words("page.people.all"))</option>\(options)</select></label>
+            """
+    }
+
     /// What the charts draw, in numbers: each day with meals, newest first, its kcal and each macro's
     /// grams (a bar's parts are told apart by pattern as well as colour, and here by name).
     func values(_ days: [LocalDay], _ totals: [LocalDay: Macros], _ row: RowWords) -> HTML {
