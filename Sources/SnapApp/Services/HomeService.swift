@@ -16,7 +16,7 @@ import SnapText
 /// totals from the store, the goals in force, the AI's analyses left, the group's photos of the last 48 h,
 /// the problems, the update waiting) and publishes what changed, within a moment of a meal being saved.
 /// It also reads them every 30 s, for what changes without an event (the day, a photo expiring, the disk
-/// filling). A person's entities appear with them (the household, until the station keeps people); a
+/// filling). A person's entities appear with them (the household's while one person uses the station); a
 /// config the station no longer makes is removed at the broker as Home Assistant documents (an empty
 /// retained payload), also one left from before a restart.
 public final class HomeService: Service, Sendable {
@@ -204,10 +204,20 @@ public final class HomeService: Service, Sendable {
                 case .restarting(let version)?: version
                 default: nil
                 }
+            // One person: the household's entities, as before there were people. Several: each person's own
+            // (their meals, their goals; the owner's are the station's), the household's then removed.
+            let household = try store.household()
+            let people: [HomeDiscovery.Snapshot.Person] =
+                household.isShared
+                ? household.people.map { person in
+                    .init(
+                        id: "person\(person.id.rawValue)", name: words.person(person),
+                        today: meals.filter { $0.person == person.id }.reduce(Macros.zero) { $0 + $1.totals },
+                        goals: person.id == .first ? live.goals : person.goals ?? .zero)
+                }
+                : [.init(id: "household", name: words("home.household"), today: totals, goals: live.goals)]
             return HomeDiscovery.Snapshot(
-                people: [
-                    .init(id: "household", name: words("home.household"), today: totals, goals: live.goals)
-                ],
+                people: people,
                 dayStarted: Calendar.gregorian(in: timeZone).date(
                     from: DateComponents(year: today.year, month: today.month, day: today.day)) ?? now,
                 aiLeft: try dailyLimit.map { max(0, $0 - (try store.aiUses(on: today))) },
