@@ -24,6 +24,15 @@ struct HouseholdFlowTests {
         return photo
     }
 
+    /// The countdown runs out, the shot is taken, processed and analysed: the result sheet.
+    private func shot(_ script: inout StationScript, id: String) {
+        script.advance(seconds: 3)
+        script.send(.captured(PhotoID(id)))
+        let photo = Samples.photo(id, at: script.clock.now.wall)
+        script.send(.processed(photo))
+        script.send(.analysed(photo.id, Fixture.analysis))
+    }
+
     private func saved(_ actions: [Action]) -> Meal? {
         actions.lazy.compactMap { if case .saveMeal(let meal) = $0 { meal } else { nil } }.first
     }
@@ -58,11 +67,7 @@ struct HouseholdFlowTests {
         script.advance(seconds: 300)
         script.press()
         #expect(script.screen?.countdownPerson == Self.ben)
-        script.advance(seconds: 3)
-        script.send(.captured(PhotoID("p2")))
-        let photo = Samples.photo("p2", at: script.clock.now.wall)
-        script.send(.processed(photo))
-        script.send(.analysed(photo.id, Fixture.analysis))
+        shot(&script, id: "p2")
         #expect(saved(script.press())?.person == Self.ben.id)
     }
 
@@ -72,11 +77,7 @@ struct HouseholdFlowTests {
         script.press()
         script.press(.mode)
         #expect(script.screen?.countdownPerson == Self.ben)
-        script.advance(seconds: 3)
-        script.send(.captured(PhotoID("p1")))
-        let photo = Samples.photo("p1", at: script.clock.now.wall)
-        script.send(.processed(photo))
-        script.send(.analysed(photo.id, Fixture.analysis))
+        shot(&script, id: "p1")
         #expect(saved(script.press())?.person == Self.ben.id)
         // The pick holds ten minutes from the meal saved, not from the press.
         script.advance(seconds: 601)

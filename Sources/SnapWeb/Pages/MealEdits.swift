@@ -24,14 +24,25 @@ extension MealsRoom {
         let result = try store.writingAndWaiting { store throws(StoreError) in
             try store.editMeal(id, edited, totalsSetByOwner: byHand, version: version)
         }
+        return try saved(result, id, visitor, on: stored.meal.day) {
+            logger.info("owner's page: meal \(id) edited", metadata: ["kcal": "\(edited.totals.calories)"])
+        }
+    }
+
+    /// The answer to an edit made against the version the page was loaded with: the meal again (saved),
+    /// or why not (deleted meanwhile, changed meanwhile). `done` logs what was made; the station hears.
+    func saved(
+        _ result: Result<Int, MealEditFailure>, _ id: PhotoID, _ visitor: Visitor, on day: LocalDay, done: () -> Void
+    ) throws -> WebReply {
+        let words = self.words
         switch result {
         case .failure(.missing):
             throw WebProblem.notFound(words("page.meal.deleted_elsewhere"), words)
         case .failure(.changed):
             return try mealPage(id, visitor, message: words("page.meal.changed_elsewhere"), status: 409)
         case .success:
-            logger.info("owner's page: meal \(id) edited", metadata: ["kcal": "\(edited.totals.calories)"])
-            try mealsChanged(on: stored.meal.day)
+            done()
+            try mealsChanged(on: day)
             return .redirect("/meal/\(id.rawValue)?saved=1")
         }
     }
@@ -158,15 +169,8 @@ extension MealsRoom {
         let result = try store.writingAndWaiting { store throws(StoreError) in
             try store.moveMeal(id, to: person, version: version)
         }
-        switch result {
-        case .failure(.missing):
-            throw WebProblem.notFound(words("page.meal.deleted_elsewhere"), words)
-        case .failure(.changed):
-            return try mealPage(id, visitor, message: words("page.meal.changed_elsewhere"), status: 409)
-        case .success:
+        return try saved(result, id, visitor, on: stored.meal.day) {
             logger.info("owner's page: meal \(id) is \(person)'s now")
-            try mealsChanged(on: stored.meal.day)
-            return .redirect("/meal/\(id.rawValue)?saved=1")
         }
     }
 }
