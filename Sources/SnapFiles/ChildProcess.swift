@@ -62,8 +62,10 @@ public final class ChildProcess: Sendable {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
+        let envp: [UnsafeMutablePointer<CChar>?] = Self.environment.map { strdup($0) } + [nil]
+        defer { for variable in envp { free(variable) } }
         var child: pid_t = 0
-        let result = posix_spawn(&child, path, &actions, &attributes, argv, environ)
+        let result = posix_spawn(&child, path, &actions, &attributes, argv, envp)
         close(outputPipe[1])
         close(errorPipe[1])
         guard result == 0 else {
@@ -90,6 +92,14 @@ public final class ChildProcess: Sendable {
         // <sys/wait.h>'s WIFSIGNALED and WTERMSIG, which Swift does not import (they are macros).
         let signal = status & 0x7F
         return signal != 0 && signal != 0x7F ? .signalled(signal) : .exited((status >> 8) & 0xFF)
+    }
+
+    /// The environment the child gets: the station's, read once, as `NAME=value` lines. Not `environ`
+    /// itself: a `setenv` on another thread (libcamera's log level as a camera opens, a test's proxy) may
+    /// move glibc's array while `posix_spawn` reads it, and the child's exec then failed with EFAULT ("Bad
+    /// address", once in CI).
+    private static let environment = ProcessInfo.processInfo.environment.sorted { $0.key < $1.key }.map {
+        "\($0.key)=\($0.value)"
     }
 
     private static func failure(_ path: String, _ code: Int32) -> Failure {
