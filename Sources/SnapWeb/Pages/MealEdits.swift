@@ -9,7 +9,6 @@ import SnapText
 extension MealsRoom {
     /// Saves an edit if nobody changed the meal since the form was loaded; the station hears of it.
     func editMeal(_ id: PhotoID, _ visitor: Visitor) throws -> WebReply {
-        let words = self.words
         let stored = try storedMeal(id)
         let form = visitor.form
         let edited: MealAnalysis
