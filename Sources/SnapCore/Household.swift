@@ -101,6 +101,13 @@ public struct Household: Sendable, Hashable {
         return people[(index + 1) % people.count].id
     }
 
+    /// The goals `id`'s day is measured against: the owner's are the station's (`station`: `[goals]` and the
+    /// page's settings), anyone else's their own (none when they set none). The station, the page and Home
+    /// Assistant all measure with this.
+    public func goals(of id: PersonID, station: Macros) -> Macros {
+        id == .first ? station : person(id)?.goals ?? .zero
+    }
+
     /// `id` when that person is still in the household, the owner otherwise (someone removed on the page).
     public func present(_ id: PersonID) -> PersonID { person(id) == nil ? .first : id }
 

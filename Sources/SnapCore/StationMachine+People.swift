@@ -54,9 +54,9 @@ extension StationMachine {
         }
     }
 
-    /// The goals `person`'s day is measured against: the owner's are the station's (`[goals]`, Settings).
-    func goals(of person: PersonID) -> Macros {
-        person == .first ? inForce.goals : household.person(person)?.goals ?? .zero
+    /// The goals the picked person's day is measured against (`Household.goals`).
+    func pickedGoals(_ now: Instant) -> Macros {
+        household.goals(of: pickedPerson(now: now), station: inForce.goals)
     }
 
     /// Today's meals of the person picked now: the ready screen's and the lock's day (all of them, with

@@ -14,7 +14,7 @@ extension StationMachine {
                 missingDevices: DeviceKind.allCases.filter { missingDevices[$0] != nil },
                 jar: jarContents(now: now),
                 cameras: settings.owner.cameras.count > 1 ? settings.owner.cameras : [], camera: inForce.camera,
-                flashOff: !inForce.flash || isQuiet(now), goals: goals(of: pickedPerson(now: now)))
+                flashOff: !inForce.flash || isQuiet(now), goals: pickedGoals(now))
             ready.person = shownPerson(now: now)
             ready.update = update
             ready.backup = backup
@@ -50,7 +50,7 @@ extension StationMachine {
             if reason == .aiLimit {
                 lock.day = DayResult(
                     totals: pickedMeals(now).reduce(.zero) { $0 + $1.analysis.totals },
-                    goals: goals(of: pickedPerson(now: now)))
+                    goals: pickedGoals(now))
             }
             return .locked(lock)
         case .problem(let kind, let photo):

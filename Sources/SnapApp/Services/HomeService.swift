@@ -213,7 +213,7 @@ public final class HomeService: Service, Sendable {
                     .init(
                         id: "person\(person.id.rawValue)", name: words.person(person),
                         today: meals.filter { $0.person == person.id }.reduce(Macros.zero) { $0 + $1.totals },
-                        goals: person.id == .first ? live.goals : person.goals ?? .zero)
+                        goals: household.goals(of: person.id, station: live.goals))
                 }
                 : [.init(id: "household", name: words("home.household"), today: totals, goals: live.goals)]
             return HomeDiscovery.Snapshot(

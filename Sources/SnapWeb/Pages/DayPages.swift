@@ -102,7 +102,7 @@ extension PageRoom {
     func goals(of person: Person?, in household: Household) -> Macros {
         guard household.isShared else { return inForce.goals }
         guard let person else { return .zero }
-        return person.id == .first ? inForce.goals : person.goals ?? .zero
+        return household.goals(of: person.id, station: inForce.goals)
     }
 
     /// The household's people as links to `path` for one of them or all (`?person=`), the one shown
