@@ -85,11 +85,15 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     /// The first `count` messages on `topic` (wildcards allowed) as "topic payload" lines, retained ones
     /// first, read by `mosquitto_sub` on a thread of its own (never the cooperative pool's); fewer when
-    /// `seconds` pass first.
-    public func messages(_ topic: String, count: Int, seconds: Int = 10) async -> [String] {
+    /// `seconds` pass first. With `retainedOnly`, only what the broker holds retained: the reading ends at
+    /// the first message that is live (one still on its way when the subscription began).
+    public func messages(_ topic: String, count: Int, seconds: Int = 10, retainedOnly: Bool = false) async
+        -> [String]
+    {
         await withCheckedContinuation { continuation in
             Thread {
-                continuation.resume(returning: (try? self.readMessages(topic, count: count, seconds: seconds)) ?? [])
+                let read = try? self.readMessages(topic, count: count, seconds: seconds, retainedOnly: retainedOnly)
+                continuation.resume(returning: read ?? [])
             }
             .start()
         }
@@ -111,13 +115,14 @@ public final class MosquittoBroker: @unchecked Sendable {
         }
     }
 
-    private func readMessages(_ topic: String, count: Int, seconds: Int) throws -> [String] {
+    private func readMessages(_ topic: String, count: Int, seconds: Int, retainedOnly: Bool) throws -> [String] {
         let output = try run(
             "/usr/bin/mosquitto_sub",
             [
                 "-h", "127.0.0.1", "-p", "\(port)", "-u", username, "-P", password, "-t", topic, "-v", "-C", "\(count)",
                 "-W", "\(seconds)",
-            ] + (certificate.map { ["--cafile", $0] } ?? []), allowFailure: true)
+            ] + (retainedOnly ? ["--retained-only"] : []) + (certificate.map { ["--cafile", $0] } ?? []),
+            allowFailure: true)
         return output.split(separator: "\n").map(String.init)
     }
 
