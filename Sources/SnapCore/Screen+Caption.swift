@@ -7,6 +7,7 @@ extension Screen {
         case .ready(let screen):
             var parts = ["ready", "\(screen.mode.rawValue) mode"]
             if let group = screen.groupName { parts.append(group) }
+            if let person = screen.person { parts.append("\(Self.named(person))'s day") }
             parts.append(
                 "\(screen.totals.calories) kcal P \(screen.totals.protein) C \(screen.totals.carbs) F \(screen.totals.fats)"
             )
@@ -18,6 +19,12 @@ extension Screen {
             if screen.mode == .meal { parts.append("\(screen.analysesLeft) analyses left") }
             if let jar = screen.jar {
                 parts.append("jar \(jar.stickers.count)")
+                // Each person's stickers by their colour, where the jar marks them.
+                let colours = jar.stickers.compactMap { $0.person?.colour.rawValue }
+                if !colours.isEmpty {
+                    let counted = Dictionary(colours.map { ($0, 1) }, uniquingKeysWith: +).sorted { $0.key < $1.key }
+                    parts.append("marked " + counted.map { "\($0.key) \($0.value)" }.joined(separator: " "))
+                }
                 if let index = jar.highlighted {
                     let sticker = jar.stickers[index]
                     parts.append("showing \(sticker.title) \(sticker.totals.calories) kcal")
@@ -42,11 +49,13 @@ extension Screen {
             case nil: break
             }
             return parts.joined(separator: " · ")
-        case .countdown(let screen): return "countdown · \(screen.secondsLeft)"
+        case .countdown(let screen):
+            return "countdown · \(screen.secondsLeft)" + (screen.person.map { " · for \(Self.named($0))" } ?? "")
         case .mealResult(let screen):
             let totals = screen.analysis.totals
             return
                 "meal-result · \(screen.analysis.title) · \(totals.calories) kcal P \(totals.protein) C \(totals.carbs) F \(totals.fats) · saves in \(screen.autoSaveIn) s"
+                + (screen.person.map { " · for \(Self.named($0))" } ?? "")
         case .groupReview(let screen): return "group-review · \(screen.group) · \(screen.secondsLeft)"
         case .uploading(let screen): return "uploading · \(screen.group) · \(Int(screen.progress * 100)) %"
         case .sent(let group): return "sent · \(group)"
@@ -72,4 +81,7 @@ extension Screen {
         case .capturing, .processing, .retake, .problem: return name
         }
     }
+
+    /// A person as a caption names them: the owner without a name as "owner".
+    private static func named(_ person: Person) -> String { person.name.isEmpty ? "owner" : person.name }
 }

@@ -14,6 +14,11 @@ public protocol MealAnalyzer: Sendable {
         jpeg: [UInt8], first: MealAnalysis, sentence: String, dietary: [DietaryPreference], language: Language
     ) async throws(AIFailure) -> MealAnalysis
 
+    /// A meal eaten away from the station, as the person describes it ("two slices of rye bread with butter
+    /// and a boiled egg"): asked in text alone, answered in the photo's schema, or the failure the page shows.
+    func describe(_ sentence: String, dietary: [DietaryPreference], language: Language) async throws(AIFailure)
+        -> MealAnalysis
+
     /// What a meal the household plans to cook needs (no photo: the meal's name, portions and how often),
     /// for the shopping list: the plan, or the failure the page shows.
     func plan(_ request: PlanRequest, dietary: [DietaryPreference], language: Language) async throws(AIFailure)
@@ -39,6 +44,12 @@ public struct UnconfiguredAnalyzer: MealAnalyzer {
     public func correct(
         jpeg: [UInt8], first: MealAnalysis, sentence: String, dietary: [DietaryPreference], language: Language
     ) async throws(AIFailure) -> MealAnalysis {
+        throw .notConfigured
+    }
+
+    public func describe(_ sentence: String, dietary: [DietaryPreference], language: Language)
+        async throws(AIFailure) -> MealAnalysis
+    {
         throw .notConfigured
     }
 

@@ -3,7 +3,8 @@ import SnapCore
 import SnapImaging
 import SnapText
 
-/// The requests' bodies: a meal's photo, a correction's turns after it, and a planned meal in words.
+/// The requests' bodies: a meal's photo, a correction's turns after it, a meal described in a sentence, and a
+/// planned meal in words.
 extension OpenAIAnalyzer {
     /// The chat-completions request body for `image`, at the configured detail or at `detail`, for a
     /// person who eats `dietary` (the configured preferences when nil), answered in `language`.
@@ -11,24 +12,8 @@ extension OpenAIAnalyzer {
         image: [UInt8], detail: AIImage.Detail? = nil, dietary: [DietaryPreference]? = nil, language: Language = .en,
         correction: (first: MealAnalysis, sentence: String)? = nil
     ) -> [UInt8] {
-        let dietary = dietary ?? settings.dietary
-        let tags = FoodTag.allCases.map(\.rawValue).joined(separator: ", ")
-        var instructions = """
-            You estimate the nutrition of a meal from one photo. Name the meal in a short title. List each \
-            item you can see with its weight in grams and its kcal, protein, carbs and fats in grams, rounded \
-            to whole numbers; the meal's totals are the sums of the items. For each item, list in "contains" \
-            which of these it contains: \(tags). For an item that is a dish made of several ingredients (a \
-            sauce, a salad), list them in "ingredients" with the amount each needs in g, ml or pieces, as a \
-            shopping list would; leave it empty for a plain food. Add one short, friendly "fun_fact" about the \
-            meal, at most 120 characters. Write the title, the item names, the ingredients' names and units \
-            and the fun fact in \(language.englishName), as a person in a \(language.englishName)-speaking \
-            kitchen says them; the JSON keys and the "contains" values stay as given.
-            """
-        if !dietary.isEmpty {
-            instructions +=
-                " The person eats " + dietary.map(\.rawValue).joined(separator: " and ")
-                + ": be exact about \"contains\", it is used to warn them."
-        }
+        let instructions = Self.mealInstructions(
+            from: "one photo", items: "item you can see", dietary: dietary ?? settings.dietary, language: language)
         let picture: OrderedJSON = .object([
             ("url", .string("data:image/jpeg;base64," + Data(image).base64EncodedString())),
             ("detail", .string((detail ?? settings.detail).rawValue)),
@@ -46,7 +31,31 @@ extension OpenAIAnalyzer {
                 ),
             ]),
         ]
-        let messages = question + (correction.map(Self.correctionTurns) ?? [])
+        return mealBody(question + (correction.map(Self.correctionTurns) ?? []))
+    }
+
+    /// A described meal's request: the photo's instructions for a description, the person's sentence
+    /// quoted, so that it reads as what they said and not as new instructions; the photo's strict schema.
+    public func describeBody(_ sentence: String, dietary: [DietaryPreference], language: Language) -> [UInt8] {
+        let instructions = Self.mealInstructions(
+            from: "a person's description of what they ate", items: "item they name", dietary: dietary,
+            language: language)
+        return mealBody([
+            .object([("role", "system"), ("content", .string(instructions))]),
+            .object([
+                ("role", "user"),
+                (
+                    "content",
+                    .string(
+                        "The person says they ate: \"\(sentence)\". Where they give no amount, estimate an "
+                            + "ordinary portion.")
+                ),
+            ]),
+        ])
+    }
+
+    /// The request around a meal's messages: the model, and the answer held to `MealSchema`.
+    private func mealBody(_ messages: [OrderedJSON]) -> [UInt8] {
         var payload: [(String, OrderedJSON)] = [
             ("model", .string(settings.model)),
             ("messages", .array(messages)),
@@ -63,6 +72,31 @@ extension OpenAIAnalyzer {
         ]
         if isOpenAI { payload.append(("max_completion_tokens", .integer(Self.openAIAnswerTokens))) }
         return OrderedJSON.object(payload).bytes
+    }
+
+    /// What the model is told about a meal, seen in `from` (a photo, a description), each of whose `items`
+    /// it lists.
+    static func mealInstructions(from: String, items: String, dietary: [DietaryPreference], language: Language)
+        -> String
+    {
+        let tags = FoodTag.allCases.map(\.rawValue).joined(separator: ", ")
+        var instructions = """
+            You estimate the nutrition of a meal from \(from). Name the meal in a short title. List each \
+            \(items) with its weight in grams and its kcal, protein, carbs and fats in grams, rounded \
+            to whole numbers; the meal's totals are the sums of the items. For each item, list in "contains" \
+            which of these it contains: \(tags). For an item that is a dish made of several ingredients (a \
+            sauce, a salad), list them in "ingredients" with the amount each needs in g, ml or pieces, as a \
+            shopping list would; leave it empty for a plain food. Add one short, friendly "fun_fact" about the \
+            meal, at most 120 characters. Write the title, the item names, the ingredients' names and units \
+            and the fun fact in \(language.englishName), as a person in a \(language.englishName)-speaking \
+            kitchen says them; the JSON keys and the "contains" values stay as given.
+            """
+        if !dietary.isEmpty {
+            instructions +=
+                " The person eats " + dietary.map(\.rawValue).joined(separator: " and ")
+                + ": be exact about \"contains\", it is used to warn them."
+        }
+        return instructions
     }
 
     /// A correction's turns after the question: the first answer as the model gave it, and the person's

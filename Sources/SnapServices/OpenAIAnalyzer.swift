@@ -106,6 +106,16 @@ public struct OpenAIAnalyzer: MealAnalyzer {
             about: ["detail": "\(settings.detail.rawValue)", "image_bytes": "\(image.count)"], decode: Self.decode)
     }
 
+    /// A meal described in a sentence, asked in text alone: the photo's schema and rules, its answer read
+    /// as a photo's is.
+    public func describe(_ sentence: String, dietary: [DietaryPreference], language: Language)
+        async throws(AIFailure) -> MealAnalysis
+    {
+        try await send(
+            describeBody(sentence, dietary: dietary, language: language),
+            about: ["described": "\(sentence.count) characters"], decode: Self.decode)
+    }
+
     /// What a planned meal needs, asked in text alone (no photo): the same service, its own schema.
     public func plan(_ request: PlanRequest, dietary: [DietaryPreference], language: Language)
         async throws(AIFailure) -> MealPlan

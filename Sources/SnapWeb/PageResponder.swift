@@ -65,7 +65,7 @@ struct PageResponder: HTTPResponder {
     /// written piece by piece on the writer's thread as it arrives, and kept only whole (`AtomicFile.Writer`).
     private func receive(_ kind: WebApp.Upload, _ request: Request, context: Context) async throws -> Response {
         let head = WebRequest(
-            method: .post, path: request.uri.path, headers: Self.headers(of: request),
+            method: .post, path: request.uri.path, query: request.uri.query ?? "", headers: Self.headers(of: request),
             client: context.remoteAddress?.ipAddress ?? "")
         let target = try await app.pageThread.run { [app] in app.upload(kind, head) }
         let path: String
@@ -99,7 +99,7 @@ struct PageResponder: HTTPResponder {
         }
         // What was not kept is unlinked on the writer's thread too (it may be a GB), not on the pool.
         if problem != nil, let file { _ = try? await writer.run { file.discard() } }
-        return response(await app.received(kind, path, problem: problem))
+        return response(await app.received(kind, head, path, problem: problem))
     }
 
     /// Hummingbird's response for a page's reply; a streamed one is made on `streams`.

@@ -13,11 +13,14 @@ extension WebApp {
         case bundle
         /// A backup to restore (`POST /backup/upload`).
         case backup
+        /// A meal's photo from the phone (`POST /log/photo?person=N`).
+        case photo
 
         init?(path: String) {
             switch path {
             case "/update/upload": self = .bundle
             case "/backup/upload": self = .backup
+            case "/log/photo": self = .photo
             default: return nil
             }
         }
@@ -36,6 +39,13 @@ extension WebApp {
                 (
                     "/backup/upload", "/backup", "backup-file", ".tar,.sealed",
                     ("page.backup.choose", "page.backup.send", "page.backup.lost", "page.backup.checking")
+                )
+            // No `capture` attribute: with it a phone opens its camera only; without it, its picker offers
+            // the camera and the photo library both, and a meal eaten away is usually in the library.
+            case .photo:
+                (
+                    "/log/photo", "/log/review", "phone-photo", "image/*",
+                    ("page.log.photo.choose", "page.log.photo.send", "page.log.photo.lost", "page.log.photo.working")
                 )
             }
         }
@@ -62,6 +72,7 @@ extension WebApp {
         switch kind {
         case .bundle: return update.bundleTarget(request, session: session, words)
         case .backup: return backup.restoreTarget(request, session: session, words)
+        case .photo: return log.photoTarget(request, words)
         }
     }
 
@@ -85,11 +96,12 @@ extension WebApp {
     }
 
     /// The answer to an upload that ended: a bundle's name on the update page, a backup checked and
-    /// waiting for the restart; or why it was not kept.
-    func received(_ kind: Upload, _ path: String, problem: UploadProblem?) async -> WebReply {
+    /// waiting for the restart, a photo on its way to the AI; or why it was not kept.
+    func received(_ kind: Upload, _ request: WebRequest, _ path: String, problem: UploadProblem?) async -> WebReply {
         switch kind {
         case .bundle: update.bundleReceived(path, problem: problem)
         case .backup: await backup.restoreReceived(path, problem: problem)
+        case .photo: await log.photoReceived(request, path, problem: problem)
         }
     }
 }

@@ -34,6 +34,8 @@ public final class WebApp: Sendable {
     let update: UpdateRoom
     /// The backups' room: the server streams a backup to restore to it.
     let backup: BackupRoom
+    /// The room that logs a meal without the camera: the server streams a phone's photo to it.
+    let log: LogRoom
     /// The page's own thread: every page is made there, so a page of 500 meals never holds a thread of the
     /// pool the station's loop needs (`SerialThread`).
     let pageThread = SerialThread(name: "web")
@@ -45,7 +47,7 @@ public final class WebApp: Sendable {
         updater: (any StationUpdater)? = nil, trier: (any AIServiceTrier)? = nil,
         accounts: (any GroupAccounts)? = nil, noticeTrier: (any NoticeTrier)? = nil,
         broker: (@Sendable () -> BrokerStatus)? = nil, brokerTrier: (any BrokerTrier)? = nil, jobs: PageJobs,
-        now: @escaping @Sendable () -> Date = { Date() }
+        kitchen: (any PageMeals)? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.config = config
         self.logger = logger
@@ -68,6 +70,9 @@ public final class WebApp: Sendable {
             frame: frame, updater: updater, jobs: jobs, bundleFolder: config.storage.dir + "/updates/bundles",
             usbFolder: config.update.usbFolder, maxBundleMB: config.update.maxBundleMB)
         backup = BackupRoom(frame: frame, store: store)
+        log = LogRoom(
+            frame: frame, store: store, days: days, meals: meals, kitchen: kitchen, jobs: jobs,
+            incoming: config.storage.dir + "/incoming")
         let keys = KeysRoom(
             frame: frame, config: config, keys: config.enteredKeys, trier: trier, accounts: accounts, broker: broker)
         let rooms: [any PageRoom] = [
@@ -81,7 +86,7 @@ public final class WebApp: Sendable {
                 frame: frame, store: store, days: days, rule: rule, retentionHours: retention, directory: directory,
                 jobs: jobs),
             StatusRoom(frame: frame, store: store, days: days, updater: updater, storageDir: config.storage.dir),
-            update, backup, keys, ResetRoom(frame: frame), PeopleRoom(frame: frame, store: store),
+            update, backup, log, keys, ResetRoom(frame: frame), PeopleRoom(frame: frame, store: store),
             WelcomeRoom(frame: frame, store: store, rule: rule, cameraID: config.camera.id, keys: keys),
         ]
         var router = PageRouter()

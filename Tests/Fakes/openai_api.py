@@ -160,6 +160,29 @@ def plan_for(request):
                             for name, (_, amount, unit) in zip(names, lines)]}
 
 
+def described(request):
+    """A meal described in a sentence ('The person says they ate: "…"', no image): by a rule a test can predict
+    (a real model reads the sentence; this one splits it), one item of 100 g, 150 kcal, 6 g protein, 15 g carbs
+    and 7 g fats for each part the sentence names between commas and "and", the sentence as the title;
+    None for any other request."""
+    said = ""
+    for message in request.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, str):
+            return None
+        if 'The person says they ate: "' in content:
+            said = content.split('The person says they ate: "', 1)[1].rsplit('"', 1)[0]
+    if not said:
+        return None
+    parts = [part.strip() for chunk in said.split(",") for part in chunk.split(" and ") if part.strip()]
+    items = [{"name": part[:1].upper() + part[1:], "grams": 100, "calories": 150, "protein": 6, "carbs": 15,
+              "fats": 7, "contains": [], "ingredients": []} for part in parts[:10]]
+    meal = {"title": (said[:1].upper() + said[1:])[:60], "items": items, "fun_fact": "Described, not seen."}
+    for key in ("calories", "protein", "carbs", "fats"):
+        meal[key] = sum(item[key] for item in items)
+    return meal
+
+
 def is_plan(request):
     return ((request.get("response_format") or {}).get("json_schema") or {}).get("name") == "meal_plan"
 
@@ -260,6 +283,8 @@ class OpenAIStandIn:
             asked = corrected(*correction)
         if is_plan(request):
             asked = plan_for(request)
+        elif described(request):
+            asked = described(request)
         meal = conform(asked, schema) if schema else asked
         content, finish, refusal = json.dumps(meal), "stop", None
         if fault == "refusal":

@@ -26,6 +26,11 @@ private final class FailingAnalyzer: MealAnalyzer {
     ) async throws(AIFailure) -> MealAnalysis {
         throw failure
     }
+    func describe(_ sentence: String, dietary: [DietaryPreference], language: Language) async throws(AIFailure)
+        -> MealAnalysis
+    {
+        throw failure
+    }
     func plan(_ request: PlanRequest, dietary: [DietaryPreference], language: Language) async throws(AIFailure)
         -> MealPlan
     {

@@ -55,6 +55,7 @@ struct CatalogTests {
             "page.settings.mode",
             "page.macro.protein", "page.pair.code", "page.plan.portions", "page.plan.portion_count",
             "page.update.slot_version", "page.settings.notify_legend", "page.settings.mqtt_url", "page.colour.orange",
+            "page.log.photo.choose",
         ],
         .it: [
             "macro.letter.protein", "macro.letter.carbs", "menu.flash", "sample.jar.9", "date.day", "number.percent",

@@ -92,7 +92,7 @@ final class WebTestStation: Sendable {
         planner: (any MealPlanner)? = nil, updater: (any StationUpdater)? = nil,
         trier: (any AIServiceTrier)? = nil, accounts: (any GroupAccounts)? = nil,
         noticeTrier: (any NoticeTrier)? = nil, brokerTrier: (any BrokerTrier)? = nil,
-        broker: BrokerStatus? = nil, runsJobs: Bool = true,
+        broker: BrokerStatus? = nil, kitchen: TestKitchen? = nil, runsJobs: Bool = true,
         configure: (inout StationConfig) -> Void = { _ in }
     ) throws {
         var config = StationConfig()
@@ -106,6 +106,7 @@ final class WebTestStation: Sendable {
         configure(&config)
         self.config = config
         store = try StationStore(directory: folder.path)
+        kitchen?.attach(store)
         link = try RecordingLink(settings: config.stationSettings(aiConfigured: false), store: store)
         let clock = clock
         var brokerStatus: (@Sendable () -> BrokerStatus)?
@@ -114,7 +115,7 @@ final class WebTestStation: Sendable {
             config: config, store: store, link: link, desk: desk, logger: Logger(label: "web-test"), secure: secure,
             directory: directory, corrector: corrector, planner: planner, updater: updater, trier: trier,
             accounts: accounts, noticeTrier: noticeTrier, broker: brokerStatus,
-            brokerTrier: brokerTrier, jobs: jobs,
+            brokerTrier: brokerTrier, jobs: jobs, kitchen: kitchen,
             now: { clock.now })
         running = runsJobs ? Task { [jobs] in try await jobs.run() } : nil
     }

@@ -49,6 +49,7 @@ import time
 import urllib.error
 import urllib.request
 
+from PIL import Image
 from selenium.common.exceptions import WebDriverException
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -532,7 +533,7 @@ def run(args):
         follow(driver, driver.find_element(By.CSS_SELECTOR, "form.settings button[type=submit]"))
         check(driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "de", "the page says it is German")
         nav = [link.text for link in driver.find_elements(By.CSS_SELECTOR, "nav a")]
-        wanted = [german[f"page.nav.{name}"] for name in ("today", "history", "shopping", "group", "settings", "status")]
+        wanted = [german[f"page.nav.{name}"] for name in ("today", "log", "history", "shopping", "group", "settings", "status")]
         check(nav == wanted, f"the sections are named in German: {nav}")
         check(heading(driver) == german["page.settings.title"], f"the heading is German: {heading(driver)}")
         wait_for("the station's display to speak German",
@@ -956,6 +957,79 @@ def run_welcome(args):
         close(args, folder, driver, station, fake, refusing)
 
 
+def run_household(args):
+    """A household of two at one station, and a meal logged for the second from a phone's photo: the file
+    picked on the phone page, reviewed and saved; the stored photo read back with Pillow (upright, no EXIF
+    and no GPS left), and the AI stand-in asked with the 512 px copy."""
+    folder = tempfile.mkdtemp(prefix="snapstation-household-")
+    fake, ai_port = start_fake()
+    station = Station(args.binary, folder, ai_port)
+    driver = browser(390, 844)
+    started = time.monotonic()
+    try:
+        base = station.url
+        pair(station, driver, "Household phone")
+        audit = Audit(driver)
+        print("a second person on the People page")
+        driver.get(base + "/people")
+        form = driver.find_element(By.CSS_SELECTOR, "form[action='/people']")
+        form.find_element(By.NAME, "name").send_keys("Lena")
+        follow(driver, form.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+        check(shows(driver, "Lena"), "Lena is one of the household")
+
+        print("a phone's photo picked for Lena: a portrait stored on its side, EXIF orientation 6 and a GPS fix")
+        photo = os.path.join(folder, "IMG_0042.jpg")
+        stored = Image.new("RGB", (1600, 1200), (200, 150, 90))
+        # Orientation 6 shows the stored picture turned a quarter clockwise: its bottom-left corner is the
+        # shown top-left, marked red here.
+        stored.paste((230, 20, 20), (0, 1200 - 240, 240, 1200))
+        exif = Image.Exif()
+        exif[0x0112] = 6
+        exif[0x8825] = {1: "N", 2: (52.0, 31.0, 12.0), 3: "E", 4: (13.0, 24.0, 36.0)}
+        stored.save(photo, "JPEG", quality=92, exif=exif.tobytes())
+        with Image.open(photo) as sent:
+            check(sent.getexif().get(0x0112) == 6 and sent.getexif().get_ifd(0x8825),
+                  "the photo sent has its orientation and GPS")
+        driver.get(base + "/log")
+        follow(driver, driver.find_element(By.PARTIAL_LINK_TEXT, "Lena"))
+        audit.check("log a meal")
+        if args.screenshots:
+            driver.save_screenshot(os.path.join(args.screenshots, "page-log-phone.png"))
+        driver.find_element(By.ID, "phone-photo").send_keys(photo)
+        driver.find_element(By.CSS_SELECTOR, "form.upload button.send").click()
+        wait_for("the AI's answer to review", lambda: "/log/review" in driver.current_url
+                 and driver.find_elements(By.CSS_SELECTOR, "form[action='/log/review']"), timeout=40)
+        check("For Lena" in driver.page_source and driver.find_element(By.NAME, "title").get_attribute("value")
+              == "Spaghetti with tomato sauce", "the answer, for Lena, to review")
+        audit.check("a phone's photo reviewed", again=False)
+        if args.screenshots:
+            driver.save_screenshot(os.path.join(args.screenshots, "page-log-review-phone.png"))
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "button[name=decision][value=save]"))
+        check(shows(driver, "Logged."), "saved, and said so")
+        check("Spaghetti with tomato sauce" in driver.page_source, "Lena's Today shows it")
+
+        print("the photo kept, read back with Pillow; the AI's copy")
+        kept = [os.path.join(root, name) for root, _, names in os.walk(os.path.join(folder, "state", "photos"))
+                for name in names if name.endswith(".jpg") and not name.endswith("-thumb.jpg")]
+        check(len(kept) == 1, f"one photo kept: {kept}")
+        with Image.open(kept[0]) as image:
+            check(image.width < image.height, f"upright: {image.size}")
+            check(len(image.getexif()) == 0 and "exif" not in image.info, "no EXIF left, so no GPS")
+            red, green, _ = image.convert("RGB").getpixel((5, 5))
+            check(red > 180 and green < 80, f"the red corner is top-left: {(red, green)}")
+        requests = json.load(urllib.request.urlopen(f"http://127.0.0.1:{ai_port}/_requests"))
+        chat = [r for r in requests if r.get("path") == "/v1/chat/completions"]
+        check(chat and max(chat[-1].get("image_size") or [0]) == 512, f"the AI saw the 512 px copy: {chat[-1:]}")
+        check(audit.report(), "the log pages audited for every phone and eye")
+        print(f"the household's phone photo: passed in {time.monotonic() - started:.0f} s")
+        return 0
+    except Failure as failure:
+        report_failure(failure, driver, station)
+        return 1
+    finally:
+        close(args, folder, driver, station, fake)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(REPO, ".build/debug/snapstation"))
@@ -963,7 +1037,7 @@ if __name__ == "__main__":
     parser.add_argument("--keep", action="store_true", help="keep the station's state folder")
     arguments = parser.parse_args()
     began = time.monotonic()
-    status = run(arguments) or run_group(arguments) or run_welcome(arguments)
+    status = run(arguments) or run_group(arguments) or run_welcome(arguments) or run_household(arguments)
     if status == 0:
         print(f"browser test: passed in {time.monotonic() - began:.0f} s")
     sys.exit(status)

@@ -188,7 +188,10 @@ public enum Station {
                         projectURL: config.group.url, anonKey: config.group.anonKey,
                         client: HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(30)), logger: logger)
                     : nil, noticeTrier: notices, broker: brokerStatus,
-                brokerTrier: StationBrokerTrier(config: config, logger: logger), jobs: jobs)
+                brokerTrier: StationBrokerTrier(config: config, logger: logger), jobs: jobs,
+                kitchen: StationPageMeals(
+                    store: store, live: live, thread: station.pipelineThread, analyzer: parts.analyzer,
+                    minimumFreeBytes: UInt64(config.storage.minFreeMB) * 1_000_000, wait: parts.aiWait))
             do {
                 let selfSigned = try pageCertificate(config, logger: logger)
                 let server = WebServer(app: app, web: config.web, desk: desk, logger: logger, selfSigned: selfSigned)

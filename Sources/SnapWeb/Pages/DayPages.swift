@@ -72,6 +72,7 @@ extension MealsRoom {
             switch saved {
             case "deleted": words("page.today.deleted")
             case "again": words("page.today.again")
+            case "logged": words("page.today.logged")
             default: words("page.saved")
             }
         }

@@ -41,7 +41,7 @@ struct PageFrame: Sendable {
             !paired
             ? ""
             : """
-            <nav><a href="/">\(words("page.nav.today"))</a><a href="/history">\(words("page.nav.history"))</a>\
+            <nav><a href="/">\(words("page.nav.today"))</a><a href="/log">\(words("page.nav.log"))</a><a href="/history">\(words("page.nav.history"))</a>\
             <a href="/shopping">\(words("page.nav.shopping"))</a><a href="/group">\(words("page.nav.group"))</a>\
             <a href="/settings">\(words("page.nav.settings"))</a><a href="/status">\(words("page.nav.status"))</a></nav>
             """
@@ -70,12 +70,12 @@ struct PageFrame: Sendable {
 
     /// The form whose file the page's script sends as a request's whole body (`WebApp.Upload`): the file
     /// field, its button, the progress bar, and where a refusal is said.
-    func uploadForm(_ upload: WebApp.Upload, _ visitor: PageVisitor, _ words: Words) -> HTML {
+    func uploadForm(_ upload: WebApp.Upload, _ visitor: PageVisitor, _ words: Words, query: String = "") -> HTML {
         let form = upload.form
         let (choose, send, lost, working) = form.words
         let sent: HTML = working.map { " data-sent=\"\(words($0))\"" } ?? ""
         return """
-            <form class="upload" data-upload="\(form.path)" data-done="\(form.done)" data-csrf="\(visitor.session.csrf)" data-lost="\(words(lost))"\(sent)>
+            <form class="upload" data-upload="\(form.path + query)" data-done="\(form.done)" data-csrf="\(visitor.session.csrf)" data-lost="\(words(lost))"\(sent)>
             <label>\(words(choose)) <input type="file" id="\(form.id)" accept="\(form.accept)"></label>
             <button type="button" class="send">\(words(send))</button>
             <progress max="100" value="0" hidden></progress>
