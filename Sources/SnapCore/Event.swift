@@ -37,7 +37,7 @@ public enum Event: Sendable, Hashable {
     case householdChanged(Household)
     /// The AI service answered a request the page made (a correction; a refusal counts too), which the
     /// store counted against `day`'s limit: the station counts it as well.
-    case answeredForThePage(day: LocalDay)
+    case answeredForThePage(day: LocalDay, person: PersonID = .first)
     /// The owner asked the AI again, on the page, for a meal whose analysis failed for good (the store
     /// holds its job as pending again).
     case analysisRetryAsked(PhotoID)
@@ -78,13 +78,13 @@ public enum Action: Sendable, Hashable {
     case process(PhotoID, sticker: Bool)
     /// Record a durable analysis job for the photo, eaten on `day`, and ask the AI service. The answer,
     /// and the day's count of requests answered, are stored together before `.analysed` is sent.
-    case analyse(ProcessedPhoto, day: LocalDay)
+    case analyse(ProcessedPhoto, day: LocalDay, person: PersonID = .first)
     /// Stop the request in flight; the job is discarded (the photo stays).
     case cancelAnalysis(PhotoID)
     /// Look at the delayed-analysis queue now: a job in it is due (the owner asked again).
     case resumeAnalyses
     /// Keep the job for the analysis queue, to be tried again when the network returns.
-    case queueAnalysis(ProcessedPhoto, day: LocalDay)
+    case queueAnalysis(ProcessedPhoto, day: LocalDay, person: PersonID = .first)
     /// Store the meal and close its job, in one transaction.
     case saveMeal(Meal)
     /// Close the job of a result the person discarded.

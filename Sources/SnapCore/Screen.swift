@@ -320,6 +320,9 @@ public struct ProblemScreen: Sendable, Hashable {
         case uploadRejected(String)
         case storageFull
         case storageFailed(String)
+        /// The person picked has used their share of the day's analyses (`Person.aiShare`): the photo
+        /// waits for the mode button to give it to someone else.
+        case shareUsed(Person)
 
         public var name: String {
             switch self {
@@ -336,6 +339,7 @@ public struct ProblemScreen: Sendable, Hashable {
             case .uploadRejected: "upload-rejected"
             case .storageFull: "storage-full"
             case .storageFailed: "storage-failed"
+            case .shareUsed: "share-used"
             }
         }
     }

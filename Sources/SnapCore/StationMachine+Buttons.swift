@@ -52,7 +52,14 @@ extension StationMachine {
                 ? startCountdown(now: now, also: [.log(.info, "retake instead of \(photo.id)")])
                 : enterResting(now: now, also: [.log(.info, "sharing of \(photo.id) cancelled")])
         case .problem(.aiFailed(let failure), let photo?) where press && failure != .notConfigured:
-            return transition(to: .analysing(photo), now: now, also: [.analyse(photo, day: today(now))])
+            return transition(
+                to: .analysing(photo), now: now,
+                also: [.analyse(photo, day: today(now), person: pickedPerson(now: now))])
+        // A press asks again (the share may have been raised on the page); a hold lets the photo go.
+        case .problem(.shareUsed, let photo?):
+            return press
+                ? use(photo, now: now)
+                : enterResting(now: now, also: [.log(.info, "\(photo.id) not analysed: the share was used")])
         case .problem(.aiFailed(.notConfigured), _) where !press:
             return toggleMode(now: now)
         // The reset's screens answer their buttons first (`resetGesture`).

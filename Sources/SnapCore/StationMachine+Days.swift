@@ -7,11 +7,18 @@ extension StationMachine {
     mutating func record(_ recorded: LocalDay) { stationDay.record(recorded) }
 
     /// One answer of the AI service (a meal, a refusal or an unreadable answer: each was a request the
-    /// service served) counted against today's limit, as the store counted it.
-    mutating func countAnswer(now: Instant) {
+    /// service served) counted against today's limit and `person`'s share, as the store counted it.
+    mutating func countAnswer(for person: PersonID, now: Instant) {
         let day = today(now)
         aiUses[day, default: 0] += 1
+        personUses[day, default: [:]][person, default: 0] += 1
         record(day)
+    }
+
+    /// The person with a share of the day's analyses who has used it: nil for anyone else.
+    func shareSpent(_ person: PersonID, now: Instant) -> Person? {
+        guard household.isShared, let one = household.person(person), let share = one.aiShare else { return nil }
+        return personUses[today(now)]?[person, default: 0] ?? 0 >= share ? one : nil
     }
 
     /// Today's analyses against `ai.daily_limit`.

@@ -19,14 +19,18 @@ extension StationMachine {
     }
 
     /// The mode button on the meal result or during the countdown, with more than one person: the next
-    /// person's meal. Nil when the gesture picks nobody.
+    /// person's meal. On a used share's screen, the photo goes to the next person: analysed if their
+    /// share allows. Nil when the gesture picks nobody.
     mutating func pickGesture(_ gesture: ButtonGesture, now: Instant) -> [Action]? {
         guard gesture == .mode, household.isShared else { return nil }
+        let next = household.next(after: pickedPerson(now: now))
         switch phase {
         case .mealResult, .countdown: break
+        case .problem(.shareUsed, let photo?):
+            picked = PersonPick(person: next, until: holdsFrom(now))
+            return use(photo, now: now)
         default: return nil
         }
-        let next = household.next(after: pickedPerson(now: now))
         picked = PersonPick(person: next, until: holdsFrom(now))
         // The screen only: the countdown's and the result's timers run on.
         return [.show(screen(now: now)), .log(.info, "the next meal is \(next)'s (mode button)")]

@@ -34,7 +34,7 @@ extension StationMachine {
     mutating func analysed(_ id: PhotoID, _ analysis: MealAnalysis, now: Instant) -> [Action] {
         guard case .analysing(let photo) = phase, photo.id == id else { return [] }
         let day = today(now)
-        countAnswer(now: now)
+        countAnswer(for: pickedPerson(now: now), now: now)
         let seconds = max(1, settings.mealAutoSaveSeconds)
         return transition(to: .mealResult(photo, analysis, day: day, secondsLeft: seconds), now: now)
     }
@@ -45,11 +45,11 @@ extension StationMachine {
             return transition(
                 to: .problem(.analysisQueued, photo: photo), now: now,
                 also: [
-                    .queueAnalysis(photo, day: today(now)),
+                    .queueAnalysis(photo, day: today(now), person: pickedPerson(now: now)),
                     .log(.warning, "\(failure.message): \(id) queued for analysis"),
                 ])
         }
-        if failure.cameFromAnAnswer { countAnswer(now: now) }
+        if failure.cameFromAnAnswer { countAnswer(for: pickedPerson(now: now), now: now) }
         let told = Notice.tells(failure) ? notify(.aiRefused(failure), now: now) : []
         return transition(
             to: .problem(.aiFailed(failure), photo: photo), now: now,
@@ -91,7 +91,9 @@ extension StationMachine {
 
     /// An answer of the queue's: shown when the station is calm, after what is in front of someone.
     mutating func analysisAnswered(_ review: MealReview, now: Instant) -> [Action] {
-        countAnswer(now: now)
+        // The store counted it for the person the job was asked for; the machine, which is not told whose
+        // it was, counts it as the owner's until its next start reads the store's counts.
+        countAnswer(for: .first, now: now)
         guard !reviews.contains(where: { $0.photo.id == review.photo.id }) else { return [] }
         reviews.append(review)
         let answered: Action = .log(.info, "queued analysis of \(review.photo.id) answered: \(review.analysis.title)")
@@ -118,8 +120,9 @@ extension StationMachine {
         return []
     }
 
-    mutating func answeredForThePage(on day: LocalDay, now: Instant) -> [Action] {
+    mutating func answeredForThePage(on day: LocalDay, for person: PersonID, now: Instant) -> [Action] {
         aiUses[day, default: 0] += 1
+        personUses[day, default: [:]][person, default: 0] += 1
         record(day)
         // At rest, the station rests again: the last of today's analyses spent on the page locks meal mode.
         if case .ready = phase { return enterResting(now: now) }
@@ -167,7 +170,13 @@ extension StationMachine {
     mutating func use(_ photo: ProcessedPhoto, now: Instant) -> [Action] {
         switch mode {
         case .meal:
-            return transition(to: .analysing(photo), now: now, also: [.analyse(photo, day: today(now))])
+            let person = pickedPerson(now: now)
+            if let spent = shareSpent(person, now: now) {
+                return transition(
+                    to: .problem(.shareUsed(spent), photo: photo), now: now,
+                    also: [.log(.notice, "\(person)'s share of today's analyses is used: \(photo.id) waits")])
+            }
+            return transition(to: .analysing(photo), now: now, also: [.analyse(photo, day: today(now), person: person)])
         case .group:
             return transition(to: .groupReview(photo, secondsLeft: max(1, settings.groupReviewSeconds)), now: now)
         }

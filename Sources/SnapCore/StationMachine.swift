@@ -45,6 +45,8 @@ public struct StationMachine: Sendable {
     public internal(set) var phase: Phase = .ready()
     var meals: [Meal]
     var aiUses: [LocalDay: Int]
+    /// Each person's share of `aiUses`, against their `Person.aiShare`.
+    public internal(set) var personUses: [LocalDay: [PersonID: Int]]
     var groupSends: [String: Set<LocalDay>]
     /// Other members' photos, all groups, oldest first.
     var inbox: [SharedPhoto]
@@ -110,6 +112,7 @@ public struct StationMachine: Sendable {
         self.mode = inForce.mode
         self.meals = snapshot.meals
         self.aiUses = snapshot.aiUses
+        self.personUses = snapshot.personAIUses
         self.groupSends = snapshot.groupSends
         self.inbox = snapshot.inbox.sorted { $0.takenAt < $1.takenAt }
         self.reviews = snapshot.reviews
@@ -182,7 +185,7 @@ public struct StationMachine: Sendable {
         case .browsersForgotten(let left): browsersForgotten(left: left, now: now)
         case .settingsChanged(let changed): apply(changed, now: now)
         case .mealsChanged(let day, let changed): mealsChanged(on: day, changed, now: now)
-        case .answeredForThePage(let day): answeredForThePage(on: day, now: now)
+        case .answeredForThePage(let day, let person): answeredForThePage(on: day, for: person, now: now)
         case .analysisRetryAsked(let id):
             [.resumeAnalyses, .log(.info, "the AI is asked again about \(id) (the owner's page)")]
         case .reviewSubmitted(let id, let edited): reviewSubmitted(id, edited, now: now)

@@ -62,6 +62,8 @@ public struct StationSnapshot: Sendable, Hashable {
     public var latestDay: LocalDay?
     public var meals: [Meal]
     public var aiUses: [LocalDay: Int]
+    /// Each person's share of `aiUses`: the requests answered for them.
+    public var personAIUses: [LocalDay: [PersonID: Int]] = [:]
     /// The days each group's photo was shared.
     public var groupSends: [String: Set<LocalDay>]
     /// The photos other members shared, kept until they expire.

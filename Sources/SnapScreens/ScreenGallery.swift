@@ -85,6 +85,8 @@ public enum ScreenGallery {
         stickerResult.photo.stickerPath = sticker
         // A household of more than one: the second person picked with the mode button.
         let samplePerson = Person(id: PersonID(rawValue: 2), name: words("sample.person"), colour: .blue)
+        var sharing = samplePerson
+        sharing.aiShare = 3
         var personResult = stickerResult
         personResult.person = samplePerson
         let shared = SharedPhoto(
@@ -167,6 +169,7 @@ public enum ScreenGallery {
                 .problem(ProblemScreen(kind: .uploadRejected("the server refused the photo (HTTP 403)"), photo: photo))
             ),
             ("22-error-storage-full", .problem(ProblemScreen(kind: .storageFull, photo: nil))),
+            ("22b-error-share-used", .problem(ProblemScreen(kind: .shareUsed(sharing), photo: nil))),
             (
                 "23-error-destination-full",
                 .problem(ProblemScreen(kind: .destinationFull(group: family), photo: photo))

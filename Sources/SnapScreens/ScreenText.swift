@@ -60,6 +60,13 @@ extension Words {
             return (self("problem.storage_full.title"), self("problem.storage_full.detail"), self("hint.press_back"))
         case .storageFailed:
             return (self("problem.storage.title"), self("problem.storage.detail"), self("hint.press_back"))
+        case .shareUsed(let who):
+            let name = ["name": person(who)]
+            return (
+                self("problem.share_used.title", name),
+                self("problem.share_used.detail", count: who.aiShare ?? 0, name),
+                self("problem.share_used.hint")
+            )
         }
     }
 

@@ -21,31 +21,36 @@ public struct AnalysisJob: Sendable, Hashable {
 /// asks again. An answer and the day's count of answered requests are written in one transaction, so a
 /// request is counted exactly once whatever happens after it.
 extension StationStore {
-    /// Records the job before its request goes out (again `active` when retried).
-    public func beginAnalysis(_ photo: ProcessedPhoto, day: LocalDay, now: Date) throws(StoreError) {
-        try upsertJob(photo, day: day, state: "active", now: now, "begin the analysis of \(photo.id)")
+    /// Records the job before its request goes out (again `active` when retried), asked for `person`.
+    public func beginAnalysis(_ photo: ProcessedPhoto, day: LocalDay, now: Date, person: PersonID = .first)
+        throws(StoreError)
+    {
+        try upsertJob(photo, day: day, state: "active", now: now, person: person, "begin the analysis of \(photo.id)")
     }
 
     /// Keeps the job for the queue, to be asked again when the network returns.
-    public func queueAnalysis(_ photo: ProcessedPhoto, day: LocalDay, now: Date) throws(StoreError) {
-        try upsertJob(photo, day: day, state: "pending", now: now, "queue \(photo.id) for analysis")
-    }
-
-    private func upsertJob(_ photo: ProcessedPhoto, day: LocalDay, state: String, now: Date, _ what: String)
+    public func queueAnalysis(_ photo: ProcessedPhoto, day: LocalDay, now: Date, person: PersonID = .first)
         throws(StoreError)
     {
+        try upsertJob(photo, day: day, state: "pending", now: now, person: person, "queue \(photo.id) for analysis")
+    }
+
+    private func upsertJob(
+        _ photo: ProcessedPhoto, day: LocalDay, state: String, now: Date, person: PersonID, _ what: String
+    ) throws(StoreError) {
         do {
             try database.write { db in
                 try db.execute(
                     sql: """
                         INSERT INTO analysis_jobs
-                        (photo_id, photo_path, thumbnail_path, taken_at, day, state, attempts, next_attempt)
-                        VALUES (?, ?, ?, ?, ?, ?, 0, ?)
-                        ON CONFLICT(photo_id) DO UPDATE SET state = excluded.state, next_attempt = excluded.next_attempt
+                        (photo_id, photo_path, thumbnail_path, taken_at, day, state, attempts, next_attempt, person)
+                        VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)
+                        ON CONFLICT(photo_id) DO UPDATE SET state = excluded.state, next_attempt = excluded.next_attempt,
+                        person = excluded.person
                         """,
                     arguments: [
                         photo.id.rawValue, photo.photoPath, photo.thumbnailPath, photo.takenAt.timeIntervalSince1970,
-                        day.description, state, now.timeIntervalSince1970,
+                        day.description, state, now.timeIntervalSince1970, person.rawValue,
                     ])
             }
         } catch {
@@ -78,7 +83,7 @@ extension StationStore {
                         last_error = NULL WHERE photo_id = ?
                         """,
                     arguments: [answer, photo.rawValue])
-                try countUse(usedOn, db)
+                try countUse(usedOn, db, person: try jobPerson(photo, db))
             }
         } catch {
             throw StoreError("record the analysis of \(photo)", error)
@@ -101,7 +106,7 @@ extension StationStore {
                     arguments: [
                         error, nextAttempt?.timeIntervalSince1970, nextAttempt?.timeIntervalSince1970, photo.rawValue,
                     ])
-                if let answeredOn { try countUse(answeredOn, db) }
+                if let answeredOn { try countUse(answeredOn, db, person: try jobPerson(photo, db)) }
             }
         } catch {
             throw StoreError("update the analysis of \(photo)", error)
@@ -194,6 +199,24 @@ extension StationStore {
         }
     }
 
+    /// How many requests the AI service answered on `day` for each person who asked (a person who asked
+    /// none is not there).
+    public func personAIUses(on day: LocalDay) throws(StoreError) -> [PersonID: Int] {
+        do {
+            return try database.read { db in
+                var uses: [PersonID: Int] = [:]
+                for row in try Row.fetchAll(
+                    db, sql: "SELECT person, count FROM person_ai_uses WHERE day = ?", arguments: [day.description])
+                {
+                    uses[PersonID(rawValue: row["person"])] = row["count"]
+                }
+                return uses
+            }
+        } catch {
+            throw StoreError("read each person's AI uses", error)
+        }
+    }
+
     /// How many requests the AI service answered on `day`.
     public func aiUses(on day: LocalDay) throws(StoreError) -> Int {
         do {
@@ -205,10 +228,24 @@ extension StationStore {
         }
     }
 
-    func countUse(_ day: LocalDay, _ db: Database) throws {
+    /// One more answered request on `day`, the station's and `person`'s.
+    func countUse(_ day: LocalDay, _ db: Database, person: PersonID) throws {
         try db.execute(
             sql: "INSERT INTO ai_uses (day, count) VALUES (?, 1) ON CONFLICT(day) DO UPDATE SET count = count + 1",
             arguments: [day.description])
+        try db.execute(
+            sql: """
+                INSERT INTO person_ai_uses (day, person, count) VALUES (?, ?, 1)
+                ON CONFLICT(day, person) DO UPDATE SET count = count + 1
+                """,
+            arguments: [day.description, person.rawValue])
+    }
+
+    /// The person an analysis job was asked for (the owner for a job an older binary wrote).
+    func jobPerson(_ photo: PhotoID, _ db: Database) throws -> PersonID {
+        PersonID(
+            rawValue: try Int.fetchOne(
+                db, sql: "SELECT person FROM analysis_jobs WHERE photo_id = ?", arguments: [photo.rawValue]) ?? 1)
     }
 
     private static func photo(_ row: Row) -> ProcessedPhoto {

@@ -92,7 +92,9 @@ extension StationStore {
                         corrected.title, corrected.totals.calories, corrected.totals.protein, corrected.totals.carbs,
                         corrected.totals.fats, items, corrected.funFact, id.rawValue,
                     ])
-                try countUse(day, db)
+                let person = try Int.fetchOne(
+                    db, sql: "SELECT person FROM meals WHERE id = ?", arguments: [id.rawValue])
+                try countUse(day, db, person: PersonID(rawValue: person ?? 1))
                 return .success(version + 1)
             }
         } catch {

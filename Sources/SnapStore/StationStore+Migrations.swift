@@ -294,6 +294,19 @@ extension StationStore {
                     BEGIN \(remove) \(add) END;
                     """)
         }
+        register("v14: each person's analyses a day, against their share") { db in
+            // `ai_uses` stays the station's count (the owner's bill, `ai.daily_limit`); this is who asked.
+            // An older binary after a rollback counts only the station's: a person's count is then low.
+            try db.execute(
+                sql: """
+                    CREATE TABLE person_ai_uses (
+                        day TEXT NOT NULL,
+                        person INTEGER NOT NULL,
+                        count INTEGER NOT NULL,
+                        PRIMARY KEY (day, person)
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 }

@@ -36,7 +36,8 @@ extension StationStore {
                     ])
                 let id = db.lastInsertedRowID
                 try Self.replaceLines(of: id, with: lines, db)
-                try countUse(day, db)
+                // The household's plan: counted as the owner's request.
+                try countUse(day, db, person: .first)
                 return id
             }
         } catch {

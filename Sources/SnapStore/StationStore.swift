@@ -122,11 +122,11 @@ public final class StationStore: Sendable {
             ])
     }
 
-    /// One more request answered by the AI service on `day` (for tools and tests; the station counts
-    /// with the answer itself, `recordAnswer`).
-    public func recordAIUse(on day: LocalDay) throws(StoreError) {
+    /// One more request answered by the AI service on `day`, asked for `person` (the page's requests; the
+    /// station counts with the answer itself, `recordAnswer`).
+    public func recordAIUse(on day: LocalDay, person: PersonID = .first) throws(StoreError) {
         do {
-            try database.write { db in try countUse(day, db) }
+            try database.write { db in try countUse(day, db, person: person) }
         } catch {
             throw StoreError("record AI use", error)
         }
@@ -183,6 +183,10 @@ public final class StationStore: Sendable {
                 var snapshot = StationSnapshot()
                 for row in try Row.fetchAll(db, sql: "SELECT day, count FROM ai_uses") {
                     if let day = LocalDay(row["day"] as String) { snapshot.aiUses[day] = row["count"] }
+                }
+                for row in try Row.fetchAll(db, sql: "SELECT day, person, count FROM person_ai_uses") {
+                    guard let day = LocalDay(row["day"] as String) else { continue }
+                    snapshot.personAIUses[day, default: [:]][PersonID(rawValue: row["person"])] = row["count"]
                 }
                 for row in try Row.fetchAll(db, sql: "SELECT group_name, day FROM group_sends") {
                     let group: String = row["group_name"]

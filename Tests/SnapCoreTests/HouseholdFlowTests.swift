@@ -148,6 +148,55 @@ struct HouseholdFlowTests {
         #expect(PersonName.parse(String(repeating: "a", count: 24))?.count == 24)
         #expect(PersonColour.yellow.css == "#f59f00")
     }
+
+    @Test("should keep a photo whose person has used their share, and analyse it for the next person the mode gives it")
+    func shareUsed() throws {
+        var ben = Self.ben
+        ben.aiShare = 1
+        var settings = Fixture.settings(mode: .meal)
+        settings.choiceHolds = .seconds(600)
+        var snapshot = StationSnapshot()
+        snapshot.household = Household([Self.anna, ben])
+        snapshot.personAIUses = [LocalDay(year: 2026, month: 3, day: 10): [ben.id: 1]]
+        var script = StationScript(settings: settings, snapshot: snapshot, startingAt: "2026-03-10 12:00:00")
+        script.press()
+        script.press(.mode)
+        #expect(script.screen?.countdownPerson == ben)
+        script.advance(seconds: 3)
+        script.send(.captured(PhotoID("p1")))
+        let photo = Samples.photo("p1", at: script.clock.now.wall)
+        let used = script.send(.processed(photo))
+        #expect(!used.contains { if case .analyse = $0 { true } else { false } }, "Ben's share asks nothing")
+        guard case .problem(let problem)? = script.screen, case .shareUsed(let who) = problem.kind else {
+            Issue.record("not the share's screen: \(String(describing: script.screen))")
+            return
+        }
+        #expect(who == ben && problem.photo == photo, "the photo kept, the screen names Ben")
+        #expect(
+            script.press().isEmpty == false && script.screen?.isShareUsed == true, "a press asks again: still Ben's")
+        let given = script.press(.mode)
+        let today = LocalDay(year: 2026, month: 3, day: 10)
+        #expect(given.contains(.analyse(photo, day: today, person: .first)), "the mode gives it to Anna: \(given)")
+        script.send(.analysed(photo.id, Fixture.analysis))
+        #expect(script.screen?.mealResultPerson == Self.anna)
+        #expect(script.machine.personUses[today] == [ben.id: 1, .first: 1], "counted for Anna, whose it was")
+        // The page's answers count for the person they were for.
+        script.send(.answeredForThePage(day: today, person: ben.id))
+        #expect(script.machine.personUses[today]?[ben.id] == 2)
+    }
+
+    @Test("should let a used share's photo go with a hold")
+    func shareUsedHold() throws {
+        var ben = Self.ben
+        ben.aiShare = 0
+        var script = script([Self.anna, ben])
+        script.press()
+        script.press(.mode)
+        _ = Fixture.capturedAfterCountdown(&script, id: "p1")
+        #expect(script.screen?.isShareUsed == true, "a share of 0: Ben has none")
+        script.press(.hold)
+        #expect(script.screen?.name == "ready")
+    }
 }
 
 extension Screen {
@@ -162,5 +211,11 @@ extension Screen {
     var countdownPerson: Person? {
         if case .countdown(let screen) = self { return screen.person }
         return nil
+    }
+}
+
+extension Screen {
+    var isShareUsed: Bool {
+        if case .problem(let problem) = self, case .shareUsed = problem.kind { true } else { false }
     }
 }

@@ -34,6 +34,11 @@ enum Fixture {
     /// Runs press → countdown → capture → processed, leaving the machine after `.processed`.
     static func capture(_ script: inout StationScript, id: String = "p1") -> ProcessedPhoto {
         script.press()
+        return capturedAfterCountdown(&script, id: id)
+    }
+
+    /// The countdown started already: it runs out, and the shot is taken and processed.
+    static func capturedAfterCountdown(_ script: inout StationScript, id: String = "p1") -> ProcessedPhoto {
         script.advance(seconds: 3)
         script.send(.captured(PhotoID(id)))
         let photo = Samples.photo(id, at: script.clock.now.wall)

@@ -111,4 +111,24 @@ struct HouseholdStoreTests {
             ])
         #expect(try store.dayTotals(of: ben, from: monday, to: tuesday).isEmpty)
     }
+
+    @Test("should count each answer for the person it was asked for, beside the station's count")
+    func countsEachPerson() throws {
+        let store = try StationStore(directory: folder.path)
+        let lena = try store.addPerson(name: "Lena", colour: .teal, goals: nil, aiShare: 2).get()
+        let photo = try meal(store, "m1", on: tuesday, kcal: 300).photo
+        try store.beginAnalysis(photo, day: tuesday, now: noon, person: lena)
+        try store.recordAnswer(
+            photo.id, MealAnalysis(title: "Soup", totals: .zero, items: []), usedOn: tuesday)
+        let refused = try meal(store, "m2", on: tuesday, kcal: 200).photo
+        try store.queueAnalysis(refused, day: tuesday, now: noon, person: lena)
+        try store.failAnalysis(refused.id, error: "refused", nextAttempt: nil, answeredOn: tuesday)
+        try store.recordAIUse(on: tuesday, person: .first)
+        try store.recordAIUse(on: monday, person: lena)
+        #expect(try store.aiUses(on: tuesday) == 3, "the station's count is everyone's")
+        #expect(try store.personAIUses(on: tuesday) == [lena: 2, .first: 1])
+        #expect(try store.personAIUses(on: monday) == [lena: 1])
+        let snapshot = try store.snapshot(groups: [], day: tuesday)
+        #expect(snapshot.personAIUses[tuesday] == [lena: 2, .first: 1], "the machine starts with them")
+    }
 }

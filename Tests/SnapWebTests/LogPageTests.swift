@@ -91,7 +91,7 @@ struct LogPageTests {
         #expect(meals.map(\.analysis.title) == ["Rye bread with butter"] && meals.map(\.person) == [lena])
         #expect(meals.first?.photo.id == id, "the meal keeps the photo sent")
         #expect(try station.store.aiUses(on: station.today) == 1, "counted as a capture's analysis is")
-        #expect(station.link.events.contains(.answeredForThePage(day: station.today)))
+        #expect(station.link.events.contains(.answeredForThePage(day: station.today, person: lena)), "Lena's")
         #expect(station.link.events.contains { if case .mealsChanged = $0 { true } else { false } }, "the jar hears")
         let again = await station.post("/log/review", saving(TestKitchen.meal, browser), cookie: browser.cookie)
         #expect(again.header("location") == "/log", "a second Save saves nothing twice")
@@ -204,5 +204,35 @@ struct LogPageTests {
         #expect(typed.status == 303)
         let meal = try #require(try station.store.meals(on: station.today).first)
         #expect(meal.analysis.title == "Lunch" && meal.analysis.totals.calories == 600 && !meal.photo.photoPath.isEmpty)
+    }
+
+    @Test("should keep a person to their share of the day's analyses, say so, and show each person's use")
+    func share() async throws {
+        let (station, kitchen, lena) = try station()
+        var household = try station.store.household()
+        var limited = try #require(household.person(lena))
+        limited.aiShare = 1
+        #expect(try station.store.updatePerson(limited) == nil)
+        household = try station.store.household()
+        let browser = try await station.pair()
+        func describe(_ sentence: String, for person: PersonID) async -> WebReply {
+            await station.post(
+                "/log/describe", [("csrf", browser.csrf), ("person", "\(person.rawValue)"), ("sentence", sentence)],
+                cookie: browser.cookie)
+        }
+        #expect(await describe("an apple", for: lena).status == 303)
+        _ = await answered(station, browser)
+        #expect(
+            await station.post("/log/review", saving(TestKitchen.meal, browser), cookie: browser.cookie).status == 303)
+        let page = await station.get("/log?person=\(lena.rawValue)", cookie: browser.cookie).text
+        #expect(page.contains("<button type=\"submit\" disabled>"), "Lena's AI button is off: \(page)")
+        #expect(page.contains("Lena has used their analysis for today."), "and the page says why")
+        let refused = await describe("a pear", for: lena)
+        #expect(refused.status == 409 && refused.text.contains("Lena has used their analysis for today."))
+        #expect(kitchen.asked.withLock { $0 }.count == 1, "the AI was not asked for Lena again")
+        #expect(try station.store.personAIUses(on: station.today) == [lena: 1])
+        #expect(await describe("a pear", for: .first).status == 303, "the owner has no share of their own")
+        let people = await station.get("/people", cookie: browser.cookie).text
+        #expect(people.contains("Today: 1 analysis used"), "\(people)")
     }
 }

@@ -60,16 +60,16 @@ extension StationService {
             group.addTask { await self.capture() }
         case .process(let id, let sticker):
             group.addTask { await self.process(id, sticker: sticker) }
-        case .analyse(let photo, let day):
-            analysisTasks.start(photo.id) { await self.analyse(photo, day: day) }
+        case .analyse(let photo, let day, let person):
+            analysisTasks.start(photo.id) { await self.analyse(photo, day: day, for: person) }
         case .cancelAnalysis(let id):
             analysisTasks.cancel(id)
             storing("discard the analysis of \(id)") { store throws(StoreError) in try store.discardAnalysis(id) }
         case .resumeAnalyses:
             analysisQueue?.kick()
-        case .queueAnalysis(let photo, let day):
+        case .queueAnalysis(let photo, let day, let person):
             storing("queue \(photo.id) for analysis") { [analysisQueue] store throws(StoreError) in
-                try store.queueAnalysis(photo, day: day, now: .now)
+                try store.queueAnalysis(photo, day: day, now: .now, person: person)
                 analysisQueue?.kick()
             }
         case .saveMeal(let meal):
@@ -236,11 +236,11 @@ extension StationService {
 
     /// The job first, then the request; the answer and the day's count go to the store together before
     /// the machine hears of it, so neither a crash nor a cancel can lose an answer or count one twice.
-    private func analyse(_ photo: ProcessedPhoto, day: LocalDay) async {
+    private func analyse(_ photo: ProcessedPhoto, day: LocalDay, for person: PersonID) async {
         let started = clock.now().wall
         do {
             try await parts.store.writing { store throws(StoreError) in
-                try store.beginAnalysis(photo, day: day, now: started)
+                try store.beginAnalysis(photo, day: day, now: started, person: person)
             }
         } catch {
             logger.error("\(error)")

@@ -113,9 +113,11 @@ extension CorrectionsRoom {
         version: Int, day: LocalDay, at moment: Date, in store: StationStore
     ) throws(StoreError) -> Correction {
         let words = self.words
+        // A correction is counted for the person whose meal it is.
+        let person = try store.storedMeal(id)?.meal.person ?? .first
         switch outcome {
         case .failure(let failure):
-            try countIfAnswered(failure, on: day, in: store)
+            try countIfAnswered(failure, on: day, in: store, for: person)
             return .failed(reason: words.aiFailure(failure), sentence: sentence)
         case .success(let corrected):
             switch try store.correctMeal(
@@ -123,11 +125,11 @@ extension CorrectionsRoom {
             {
             case .failure:
                 // The service answered all the same: its answer counts; the meal stays as the other edit left it.
-                try store.recordAIUse(on: day)
-                link.send(.answeredForThePage(day: day))
+                try store.recordAIUse(on: day, person: person)
+                link.send(.answeredForThePage(day: day, person: person))
                 return .failed(reason: words("page.meal.changed_elsewhere"), sentence: sentence)
             case .success:
-                link.send(.answeredForThePage(day: day))
+                link.send(.answeredForThePage(day: day, person: person))
                 if let meal = try store.storedMeal(id)?.meal {
                     link.send(.mealsChanged(day: meal.day, try store.meals(on: meal.day)))
                 }
@@ -202,9 +204,11 @@ extension PageRoom {
     /// On the store's thread: a failure that came from the service's answer (a refusal, an answer that does
     /// not read) spends one of the day's analyses, as the station counts them; one that is no answer
     /// spends nothing. For the page's corrections and planned meals alike.
-    func countIfAnswered(_ failure: AIFailure, on day: LocalDay, in store: StationStore) throws(StoreError) {
+    func countIfAnswered(
+        _ failure: AIFailure, on day: LocalDay, in store: StationStore, for person: PersonID = .first
+    ) throws(StoreError) {
         guard failure.cameFromAnAnswer else { return }
-        try store.recordAIUse(on: day)
-        link.send(.answeredForThePage(day: day))
+        try store.recordAIUse(on: day, person: person)
+        link.send(.answeredForThePage(day: day, person: person))
     }
 }

@@ -14,7 +14,7 @@ extension LogRoom {
         let words = self.words
         let household = try store.household()
         let person = loggingPerson(household, visitor.form)
-        let left = try budget(on: try today()).left
+        let left = try analysesLeft(for: person)
         let hidden: HTML = "<input type=\"hidden\" name=\"person\" value=\"\(person.id.rawValue)\">"
         let waiting: HTML =
             draft.withLock { $0 } == nil
@@ -47,6 +47,7 @@ extension LogRoom {
             <form method="post" action="/log/describe">\(csrfField(visitor))\(hidden)
             <label>\(words("page.log.describe.label")) <textarea name="sentence" rows="3" maxlength="\(Self.maxSentence)" \
             required placeholder="\(words("page.log.describe.example"))">\(sentence)</textarea></label>
+            \(try spent(for: person, words).map { "<p><small>\($0)</small></p>" as HTML } ?? "")\
             <button type="submit"\(left == 0 ? " disabled" : "" as HTML)>\(words("page.log.describe.button", count: left))</button>
             </form></section>
             <section><h2>\(words("page.log.quick.title"))</h2>
@@ -78,7 +79,7 @@ extension LogRoom {
             return try logPage(visitor, message: error.message, status: 400)
         }
         let person = loggingPerson(try store.household(), visitor.form)
-        if let refused = try refusal(words) {
+        if let refused = try refusal(for: person, words) {
             return try logPage(visitor, message: refused, status: 409, sentence: sentence)
         }
         let asked = ask(LogDraft(person: person.id, sentence: sentence, day: try today(), stage: .asking)) {
@@ -90,12 +91,26 @@ extension LogRoom {
         return .redirect("/log/review")
     }
 
-    /// Why the AI may not be asked now (a meal already waits for review, today's analyses are used up),
-    /// or nil.
-    func refusal(_ words: Words) throws -> String? {
+    /// Why the AI may not be asked now for `person` (a meal already waits for review, today's analyses
+    /// or the person's share of them are used up), or nil.
+    func refusal(for person: Person, _ words: Words) throws -> String? {
         if draft.withLock({ $0 }) != nil { return words("page.log.busy") }
-        if try budget(on: try today()).isSpent { return words("page.log.used_up") }
-        return nil
+        return try spent(for: person, words)
+    }
+
+    /// Why `person` has no analysis left today (the station's are used up, or their share is), or nil.
+    func spent(for person: Person, _ words: Words) throws -> String? {
+        guard try analysesLeft(for: person) == 0 else { return nil }
+        guard try !budget(on: try today()).isSpent else { return words("page.log.used_up") }
+        return words("page.log.share_used", count: person.aiShare ?? 0, ["name": words.person(person)])
+    }
+
+    /// The analyses `person` may still ask for today: the station's left, and no more than their share's.
+    func analysesLeft(for person: Person) throws -> Int {
+        let day = try today()
+        let left = try budget(on: day).left
+        guard let share = person.aiShare, try store.household().isShared else { return left }
+        return min(left, max(0, share - (try store.personAIUses(on: day)[person.id] ?? 0)))
     }
 
     /// Starts asking the AI about `asked` in the page's jobs: the answer (or why there is none) is kept
@@ -128,10 +143,10 @@ extension LogRoom {
                 { store throws(StoreError) in
                     switch outcome {
                     case .success:
-                        try store.recordAIUse(on: asked.day)
-                        self.link.send(.answeredForThePage(day: asked.day))
+                        try store.recordAIUse(on: asked.day, person: asked.person)
+                        self.link.send(.answeredForThePage(day: asked.day, person: asked.person))
                     case .failure(let failure):
-                        try self.countIfAnswered(failure, on: asked.day, in: store)
+                        try self.countIfAnswered(failure, on: asked.day, in: store, for: asked.person)
                     }
                     let stage: LogDraft.Stage =
                         switch outcome {

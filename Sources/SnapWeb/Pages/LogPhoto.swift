@@ -23,10 +23,10 @@ extension LogRoom {
         do {
             let household = try store.household()
             let number = request.query.last { $0.name == "person" }.flatMap { Int($0.value) } ?? 1
-            guard household.person(PersonID(rawValue: number)) != nil else {
+            guard let person = household.person(PersonID(rawValue: number)) else {
                 return .refused(400, words("page.people.missing"))
             }
-            if let refused = try refusal(words) { return .refused(409, refused) }
+            if let refused = try refusal(for: person, words) { return .refused(409, refused) }
             try AtomicFile.createFolder(incoming)
         } catch {
             return .refused(500, "\(error)")

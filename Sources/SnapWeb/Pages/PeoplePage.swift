@@ -37,6 +37,8 @@ struct PeopleRoom: PageRoom {
         let words = self.words
         let household = try store.household()
         let saved = visitor.form["saved"].map { _ in words("page.people.saved") }
+        // Each person's analyses today, the station's limit being the household's (`ai.daily_limit`).
+        let uses = try store.personAIUses(on: try store.stationDay(in: timeZone).today(at: now()))
         let forms = household.people.map { person -> HTML in
             let form = echoed == person.id ? echo : FormEcho()
             let owner = person.id == .first
@@ -44,6 +46,7 @@ struct PeopleRoom: PageRoom {
                 <form method="post" action="/people/\(person.id.rawValue)" class="person">\(csrfField(visitor))
                 <fieldset><legend><span class="swatch person-\(person.colour.rawValue)"></span> \(words.person(person))</legend>
                 \(fields(person, form, words))
+                <p class="used"><small>\(words("page.people.ai_used", count: uses[person.id] ?? 0))</small></p>
                 \(owner ? "<small>\(words("page.people.owner_goals"))</small>" as HTML : "")
                 <div class="buttons"><button type="submit">\(words("page.people.save"))</button>\
                 \(owner ? "" : " <a href=\"/people/\(person.id.rawValue)/remove\">\(words("page.people.remove"))</a>" as HTML)</div>
