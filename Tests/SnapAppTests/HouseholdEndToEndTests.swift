@@ -67,8 +67,10 @@ struct HouseholdEndToEndTests {
         let state = folder.path + "/state"
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         let owner = try PairedBrowser(in: state, name: "phone")
-        let lena = try StationStore(directory: state).addPerson(name: "Lena", colour: .teal, goals: nil, aiShare: nil)
-            .get()
+        let lena = try StationStore(directory: state).addPerson(
+            name: "Lena", colour: .teal, goals: Macros(calories: 1_800, protein: 90, carbs: 0, fats: 0), aiShare: nil
+        )
+        .get()
         let config = try StationFixture.writeConfig(
             in: folder.path,
             [
@@ -135,6 +137,7 @@ struct HouseholdEndToEndTests {
         #expect(titles(.first) == ["Apple", "Spaghetti with tomato sauce"], "\(meals.map(\.person))")
         #expect(try store.aiUses(on: today) == 3, "the capture, the phone's photo and the sentence; quick add none")
         #expect(lenas.contains("<b>Two slices of rye bread") && !lenas.contains("<b>Apple</b>"))
+        #expect(lenas.contains("max=\"1800\"") && !owners.contains("max=\"1800\""), "Lena's own goals, hers alone")
         #expect(owners.contains("<b>Apple</b>") && !owners.contains("<b>Two slices"))
         let rows = csv.split(whereSeparator: \.isNewline).dropFirst()
         #expect(rows.count == 2 && !csv.contains("Apple"), "Lena's export: \(csv)")
