@@ -14,12 +14,7 @@ struct OpenAIAnalyzerDescribeTests {
 
     init() async throws { fake = try await FakeServices() }
 
-    private func analyzer() -> OpenAIAnalyzer {
-        OpenAIAnalyzer(
-            settings: OpenAIAnalyzer.Settings(baseURL: fake.baseURL + "/v1", key: "test-key", attempts: 1),
-            client: HTTPClient(connectTimeout: .seconds(2), totalTimeout: .seconds(10)),
-            logger: Logger(label: "describe-test"))
-    }
+    private func analyzer() -> OpenAIAnalyzer { fake.textAnalyzer(label: "describe-test") }
 
     @Test("should ask in text alone, the sentence quoted, held to the meal's strict schema, in the language asked")
     func describes() async throws {

@@ -15,12 +15,7 @@ struct OpenAIAnalyzerPlanTests {
 
     init() async throws { fake = try await FakeServices() }
 
-    private func analyzer() -> OpenAIAnalyzer {
-        OpenAIAnalyzer(
-            settings: OpenAIAnalyzer.Settings(baseURL: fake.baseURL + "/v1", key: "test-key", attempts: 1),
-            client: HTTPClient(connectTimeout: .seconds(2), totalTimeout: .seconds(10)),
-            logger: Logger(label: "plan-test"))
-    }
+    private func analyzer() -> OpenAIAnalyzer { fake.textAnalyzer(label: "plan-test") }
 
     @Test("should ask in text alone with the portions, the times a week, the units and the dietary preferences")
     func request() async throws {

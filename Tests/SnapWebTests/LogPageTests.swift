@@ -40,19 +40,7 @@ struct LogPageTests {
 
     /// The review form's fields for `analysis` as the page drew it, saved.
     private func saving(_ analysis: MealAnalysis, _ browser: WebTestStation.Browser) -> [(String, String)] {
-        var fields = [
-            ("csrf", browser.csrf), ("title", analysis.title), ("items", "\(analysis.items.count)"), ("new_name", ""),
-            ("decision", "save"),
-        ]
-        for (index, item) in analysis.items.enumerated() {
-            let p = "item\(index)_"
-            fields += [
-                (p + "name", item.name), (p + "grams", "\(item.grams)"), (p + "kcal", "\(item.macros.calories)"),
-                (p + "protein", "\(item.macros.protein)"), (p + "carbs", "\(item.macros.carbs)"),
-                (p + "fats", "\(item.macros.fats)"),
-            ]
-        }
-        return fields
+        mealForm(analysis, version: nil, csrf: browser.csrf, ["decision": "save"])
     }
 
     private func answered(_ station: WebTestStation, _ browser: WebTestStation.Browser) async -> String {
