@@ -65,38 +65,42 @@ extension HistoryRoom {
         return day
     }
 
+    // The rows are built a statement at a time: as one expression, Swift 6.2's type checker (the arm64
+    // build's) gave up on them.
     private func mealRows(_ meals: [Meal], _ whose: ((Meal) -> String)?) -> [[String]] {
-        [
-            ["date", "time", "title", "kcal", "protein_g", "carbs_g", "fats_g", "items", "id"]
-                + (whose.map { _ in ["person"] } ?? [])
-        ]
-            + meals.map { meal in
-                let totals = meal.analysis.totals
-                return [
-                    meal.day.description, clock(meal.photo.takenAt), CSV.cell(meal.analysis.title),
-                    String(totals.calories),
-                    String(totals.protein), String(totals.carbs), String(totals.fats),
-                    String(meal.analysis.items.count), meal.photo.id.rawValue,
-                ] + (whose.map { [CSV.cell($0(meal))] } ?? [])
-            }
+        let head: [String] = ["date", "time", "title", "kcal", "protein_g", "carbs_g", "fats_g", "items", "id"]
+        var rows: [[String]] = [head + (whose == nil ? [] : ["person"])]
+        for meal in meals {
+            let totals = meal.analysis.totals
+            let row: [String] = [
+                meal.day.description, clock(meal.photo.takenAt), CSV.cell(meal.analysis.title),
+                String(totals.calories), String(totals.protein), String(totals.carbs), String(totals.fats),
+                String(meal.analysis.items.count), meal.photo.id.rawValue,
+            ]
+            rows.append(row + (whose.map { [CSV.cell($0(meal))] } ?? []))
+        }
+        return rows
     }
 
     private func itemRows(_ meals: [Meal], _ whose: ((Meal) -> String)?) -> [[String]] {
-        [
-            ["date", "time", "meal", "item", "grams", "kcal", "protein_g", "carbs_g", "fats_g", "contains", "meal_id"]
-                + (whose.map { _ in ["person"] } ?? [])
+        let head: [String] = [
+            "date", "time", "meal", "item", "grams", "kcal", "protein_g", "carbs_g", "fats_g", "contains", "meal_id",
         ]
-            + meals.flatMap { meal in
-                meal.analysis.items.map { item in
-                    [
-                        meal.day.description, clock(meal.photo.takenAt), CSV.cell(meal.analysis.title),
-                        CSV.cell(item.name),
-                        String(item.grams), String(item.macros.calories), String(item.macros.protein),
-                        String(item.macros.carbs), String(item.macros.fats),
-                        item.contains.map(\.rawValue).sorted().joined(separator: " "), meal.photo.id.rawValue,
-                    ] + (whose.map { [CSV.cell($0(meal))] } ?? [])
-                }
+        var rows: [[String]] = [head + (whose == nil ? [] : ["person"])]
+        for meal in meals {
+            let person: [String] = whose.map { [CSV.cell($0(meal))] } ?? []
+            for item in meal.analysis.items {
+                let contains: String = item.contains.map(\.rawValue).sorted().joined(separator: " ")
+                let row: [String] = [
+                    meal.day.description, clock(meal.photo.takenAt), CSV.cell(meal.analysis.title),
+                    CSV.cell(item.name), String(item.grams), String(item.macros.calories),
+                    String(item.macros.protein), String(item.macros.carbs), String(item.macros.fats), contains,
+                    meal.photo.id.rawValue,
+                ]
+                rows.append(row + person)
             }
+        }
+        return rows
     }
 
     private func json(_ meals: [Meal], _ whose: ((Meal) -> String)?, from: LocalDay, to: LocalDay) throws -> String {
