@@ -82,11 +82,16 @@ extension WebApp {
         case refused(WebReply)
 
         static func refused(_ status: Int, _ message: String) -> UploadTarget {
-            .refused(
-                WebReply(
-                    status: status, headers: [("Content-Type", "text/plain; charset=utf-8")] + WebApp.securityHeaders,
-                    body: Array((message + "\n").utf8)))
+            .refused(WebApp.uploadRefusal(status, message))
         }
+    }
+
+    /// Why an upload was refused or not kept, as the page's script shows it: the sentence alone. An upload's
+    /// answer does not pass through `respond`, so it carries the security headers itself.
+    static func uploadRefusal(_ status: Int, _ message: String) -> WebReply {
+        WebReply(
+            status: status, headers: [("Content-Type", "text/plain; charset=utf-8")] + securityHeaders,
+            body: Array((message + "\n").utf8))
     }
 
     /// Why a bundle sent was not kept.

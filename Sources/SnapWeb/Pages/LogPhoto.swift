@@ -22,8 +22,7 @@ extension LogRoom {
         }
         do {
             let household = try store.household()
-            let number = request.query.last { $0.name == "person" }.flatMap { Int($0.value) } ?? 1
-            guard let person = household.person(PersonID(rawValue: number)) else {
+            guard let person = household.person(person(of: request)) else {
                 return .refused(400, words("page.people.missing"))
             }
             if let refused = try refusal(for: person, words) { return .refused(409, refused) }
@@ -51,7 +50,6 @@ extension LogRoom {
         guard let bytes, let kitchen else {
             return refused(500, words("page.log.photo.not_received", ["reason": path]))
         }
-        let number = request.query.last { $0.name == "person" }.flatMap { Int($0.value) } ?? 1
         let moment = now()
         let photo: ProcessedPhoto
         let day: LocalDay
@@ -69,7 +67,7 @@ extension LogRoom {
             return refused(500, words("page.log.photo.not_received", ["reason": "\(error)"]))
         }
         logger.info("owner's page: a phone's photo kept as \(photo.id)", metadata: ["bytes": "\(bytes.count)"])
-        let asked = LogDraft(person: PersonID(rawValue: number), photo: photo, day: day, stage: .asking)
+        let asked = LogDraft(person: person(of: request), photo: photo, day: day, stage: .asking)
         // Another meal asked about while this one arrived: this photo stays until its retention ends.
         guard ask(asked, { (kitchen: any PageMeals) async throws(AIFailure) in try await kitchen.analyse(photo) })
         else {
@@ -78,10 +76,11 @@ extension LogRoom {
         return .redirect("/log/review")
     }
 
-    private func refused(_ status: Int, _ message: String) -> WebReply {
-        WebReply(
-            status: status, headers: [("Content-Type", "text/plain; charset=utf-8")] + WebApp.securityHeaders,
-            body: Array((message + "\n").utf8))
+    private func refused(_ status: Int, _ message: String) -> WebReply { WebApp.uploadRefusal(status, message) }
+
+    /// The person a photo is sent for (`?person=`), the owner when none is named.
+    private func person(of request: WebRequest) -> PersonID {
+        PersonID(rawValue: request.query.last { $0.name == "person" }.flatMap { Int($0.value) } ?? 1)
     }
 }
 

@@ -8,10 +8,6 @@ extension LogRoom {
     /// The meal waiting: said to be asked about (the page reloads itself), or its form to save edited or
     /// discard; where the AI gave no estimate, why, and the form empty for the numbers by hand, the photo
     /// kept.
-    func reviewDraft(_ visitor: Visitor) throws -> WebReply {
-        try reviewPage(visitor)
-    }
-
     func reviewPage(_ visitor: Visitor, status: Int = 200, echo: FormEcho = FormEcho()) throws -> WebReply {
         let words = self.words
         guard let waiting = draft.withLock({ $0 }) else { return .redirect("/log") }

@@ -232,9 +232,6 @@ extension UpdateRoom {
         case .failed(let reason)?: failure = words("page.update.upload_failed", ["reason": reason])
         }
         logger.error("owner's page: the update bundle \(name) was not kept: \(failure)")
-        return WebReply(
-            status: problem.map { if case .tooLarge = $0 { 413 } else { 500 } } ?? 500,
-            headers: [("Content-Type", "text/plain; charset=utf-8")] + WebApp.securityHeaders,
-            body: Array((failure + "\n").utf8))
+        return WebApp.uploadRefusal(problem.map { if case .tooLarge = $0 { 413 } else { 500 } } ?? 500, failure)
     }
 }
