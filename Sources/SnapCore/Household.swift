@@ -95,6 +95,13 @@ public struct Household: Sendable, Hashable {
 
     public func person(_ id: PersonID) -> Person? { people.first { $0.id == id } }
 
+    /// The analyses `id` may still ask for today by their share (`Person.aiShare`), having used `used`:
+    /// nil for someone without a share, and always with one person (the station's limit is theirs).
+    public func shareLeft(of id: PersonID, used: Int) -> Int? {
+        guard isShared, let share = person(id)?.aiShare else { return nil }
+        return max(0, share - used)
+    }
+
     /// The person after `id` in the household's order, the first after the last (the mode button's round).
     public func next(after id: PersonID) -> PersonID {
         guard let index = people.firstIndex(where: { $0.id == id }) else { return .first }

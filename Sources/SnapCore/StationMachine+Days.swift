@@ -17,8 +17,8 @@ extension StationMachine {
 
     /// The person with a share of the day's analyses who has used it: nil for anyone else.
     func shareSpent(_ person: PersonID, now: Instant) -> Person? {
-        guard household.isShared, let one = household.person(person), let share = one.aiShare else { return nil }
-        return personUses[today(now)]?[person, default: 0] ?? 0 >= share ? one : nil
+        let used = personUses[today(now)]?[person] ?? 0
+        return household.shareLeft(of: person, used: used) == 0 ? household.person(person) : nil
     }
 
     /// Today's analyses against `ai.daily_limit`.

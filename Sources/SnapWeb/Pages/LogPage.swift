@@ -47,7 +47,7 @@ extension LogRoom {
             <form method="post" action="/log/describe">\(csrfField(visitor))\(hidden)
             <label>\(words("page.log.describe.label")) <textarea name="sentence" rows="3" maxlength="\(Self.maxSentence)" \
             required placeholder="\(words("page.log.describe.example"))">\(sentence)</textarea></label>
-            \(try spent(for: person, words).map { "<p><small>\($0)</small></p>" as HTML } ?? "")\
+            \(try spent(for: person, left: left, words).map { "<p><small>\($0)</small></p>" as HTML } ?? "")\
             <button type="submit"\(left == 0 ? " disabled" : "" as HTML)>\(words("page.log.describe.button", count: left))</button>
             </form></section>
             <section><h2>\(words("page.log.quick.title"))</h2>
@@ -95,22 +95,24 @@ extension LogRoom {
     /// or the person's share of them are used up), or nil.
     func refusal(for person: Person, _ words: Words) throws -> String? {
         if draft.withLock({ $0 }) != nil { return words("page.log.busy") }
-        return try spent(for: person, words)
+        return try spent(for: person, left: try analysesLeft(for: person), words)
     }
 
-    /// Why `person` has no analysis left today (the station's are used up, or their share is), or nil.
-    func spent(for person: Person, _ words: Words) throws -> String? {
-        guard try analysesLeft(for: person) == 0 else { return nil }
+    /// Why `person`, with `left` analyses (`analysesLeft`), has none today (the station's are used up, or
+    /// their share is), or nil.
+    func spent(for person: Person, left: Int, _ words: Words) throws -> String? {
+        guard left == 0 else { return nil }
         guard try !budget(on: try today()).isSpent else { return words("page.log.used_up") }
         return words("page.log.share_used", count: person.aiShare ?? 0, ["name": words.person(person)])
     }
 
-    /// The analyses `person` may still ask for today: the station's left, and no more than their share's.
+    /// The analyses `person` may still ask for today: the station's left, and no more than their share's
+    /// (`Household.shareLeft`, the station's own rule).
     func analysesLeft(for person: Person) throws -> Int {
         let day = try today()
         let left = try budget(on: day).left
-        guard let share = person.aiShare, try store.household().isShared else { return left }
-        return min(left, max(0, share - (try store.personAIUses(on: day)[person.id] ?? 0)))
+        let used = try store.personAIUses(on: day)[person.id] ?? 0
+        return min(left, try store.household().shareLeft(of: person.id, used: used) ?? left)
     }
 
     /// Starts asking the AI about `asked` in the page's jobs: the answer (or why there is none) is kept
