@@ -191,7 +191,7 @@ public enum Station {
                 brokerTrier: StationBrokerTrier(config: config, logger: logger), jobs: jobs,
                 kitchen: StationPageMeals(
                     store: store, live: live, thread: station.pipelineThread, analyzer: parts.analyzer,
-                    minimumFreeBytes: UInt64(config.storage.minFreeMB) * 1_000_000, wait: parts.aiWait))
+                    minimumFreeBytes: station.minimumFreeBytes, wait: parts.aiWait))
             do {
                 let selfSigned = try pageCertificate(config, logger: logger)
                 let server = WebServer(app: app, web: config.web, desk: desk, logger: logger, selfSigned: selfSigned)
