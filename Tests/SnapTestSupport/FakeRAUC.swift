@@ -21,8 +21,17 @@ public final class FakeRAUC: Sendable {
         ]
         try JSONSerialization.data(withJSONObject: system).write(to: URL(fileURLWithPath: systemPath))
         let wrapper = "#!/bin/sh\nFAKE_RAUC_SYSTEM='\(systemPath)' exec /usr/bin/python3 '\(Self.script)' \"$@\"\n"
-        try wrapper.write(toFile: path, atomically: true, encoding: .utf8)
-        chmod(path, 0o755)
+        let draft = folder + "/rauc.draft"
+        try wrapper.write(toFile: draft, atomically: false, encoding: .utf8)
+        // The executable is written by `install`, a process of its own: written here, its descriptor would
+        // be open a moment in a child another test's thread forks meanwhile (before that child closes it),
+        // and the station's first `rauc` could not start: "Text file busy" (seen on a loaded machine).
+        let install = Process()
+        install.executableURL = URL(fileURLWithPath: "/usr/bin/install")
+        install.arguments = ["-m", "755", draft, path]
+        try install.run()
+        install.waitUntilExit()
+        guard install.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
     }
 
     /// Writes a bundle file: signed or not, for `compatible`, failing half way with `fails`; with
