@@ -29,6 +29,29 @@ public final class Canvas {
         context = cairo_create(surface)
     }
 
+    /// A canvas over `pixels` (XRGB8888, 4 bytes a pixel, no padding: RGB24's stride at any width), which
+    /// it draws into; `pixels` must outlive it.
+    private init(width: Int, height: Int, over pixels: UnsafeMutablePointer<UInt8>) {
+        self.width = width
+        self.height = height
+        surface = cairo_image_surface_create_for_data(
+            pixels, CAIRO_FORMAT_RGB24, Int32(width), Int32(height), Int32(width * 4))
+        context = cairo_create(surface)
+    }
+
+    /// A picture drawn by `body` straight into its own bytes: one buffer, where a canvas and its
+    /// `snapshot` take two and a copy (the simulated camera draws each preview frame so). The canvas
+    /// `body` is given goes with the call.
+    public static func drawing(width: Int, height: Int, _ body: (Canvas) -> Void) -> PixelImage {
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        pixels.withUnsafeMutableBufferPointer { pixels in
+            let canvas = Canvas(width: width, height: height, over: pixels.baseAddress!)
+            body(canvas)
+            cairo_surface_flush(canvas.surface)
+        }
+        return PixelImage(width: width, height: height, pixels: pixels)
+    }
+
     deinit {
         cairo_destroy(context)
         cairo_surface_destroy(surface)

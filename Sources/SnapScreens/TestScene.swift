@@ -8,7 +8,13 @@ public enum TestScene {
     /// the empty table, the reference a sticker is cut against.
     public static func frame(width: Int, height: Int, seconds: Double, label: String, plate: Bool = true) -> PixelImage
     {
-        let canvas = Canvas(width: width, height: height)
+        Canvas.drawing(width: width, height: height) { canvas in
+            draw(on: canvas, seconds: seconds, label: label, plate: plate)
+        }
+    }
+
+    private static func draw(on canvas: Canvas, seconds: Double, label: String, plate: Bool) {
+        let (width, height) = (canvas.width, canvas.height)
         let w = Double(width)
         let h = Double(height)
         let short = min(w, h)
@@ -18,7 +24,7 @@ public enum TestScene {
             let y = Double(band) * h / 12
             canvas.fill(Rect(x: 0, y: y, width: w, height: h / 24), Color(0.50, 0.34, 0.21, 0.6))
         }
-        guard plate else { return canvas.snapshot() }
+        guard plate else { return }
         // The plate drifts on a small circle so the preview visibly moves.
         let cx = w / 2 + cos(seconds * 0.6) * short * 0.05
         let cy = h / 2 + sin(seconds * 0.6) * short * 0.04
@@ -44,7 +50,6 @@ public enum TestScene {
             label, in: Rect(x: w * 0.55, y: h * 0.2, width: w * 0.43, height: short * 0.2),
             font: Font(size: short * 0.04),
             color: Color(1, 1, 1, 0.85), alignment: .trailing, maxLines: 3)
-        return canvas.snapshot()
     }
 
     /// The scene as the simulated camera draws it, with the plate.
