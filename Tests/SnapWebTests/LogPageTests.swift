@@ -213,7 +213,9 @@ struct LogPageTests {
         #expect(
             await station.post("/log/review", saving(TestKitchen.meal, browser), cookie: browser.cookie).status == 303)
         let page = await station.get("/log?person=\(lena.rawValue)", cookie: browser.cookie).text
-        #expect(page.contains("<button type=\"submit\" disabled>"), "Lena's AI button is off: \(page)")
+        #expect(
+            page.contains("<button type=\"submit\" disabled>No AI analyses left today</button>"),
+            "Lena's AI button is off, and says so (not 'uses 1 of the 0 left'): \(page)")
         #expect(page.contains("Lena has used their analysis for today."), "and the page says why")
         let refused = await describe("a pear", for: lena)
         #expect(refused.status == 409 && refused.text.contains("Lena has used their analysis for today."))

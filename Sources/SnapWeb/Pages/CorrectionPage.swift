@@ -32,7 +32,7 @@ extension CorrectionsRoom {
             <input type="hidden" name="version" value="\(stored.version)">
             <label>\(words("page.meal.correct.label")) <textarea name="sentence" rows="2" maxlength="\(Self.maxSentence)" \
             placeholder="\(words("page.meal.correct.example"))">\(typed)</textarea></label>
-            <button type="submit"\(left == 0 ? " disabled" : "")>\(words("page.meal.correct.button", count: left))</button>
+            \(askButton("page.meal.correct.button", left: left, words))
             </form>\(history)
             """
     }

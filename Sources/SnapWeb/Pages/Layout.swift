@@ -86,6 +86,14 @@ struct PageFrame: Sendable {
             """
     }
 
+    /// A form's button that asks the AI service (`key`: a plural text of the analyses `left` today), or,
+    /// with none left, the same button disabled, saying so.
+    static func askButton(_ key: String, left: Int, _ words: Words) -> HTML {
+        left > 0
+            ? "<button type=\"submit\">\(words(key, count: left))</button>"
+            : "<button type=\"submit\" disabled>\(words("page.ai.none_left"))</button>"
+    }
+
     /// The hidden field every form carries.
     func csrfField(_ visitor: PageVisitor) -> HTML {
         "<input type=\"hidden\" name=\"csrf\" value=\"\(visitor.session.csrf)\">"
@@ -222,6 +230,7 @@ extension PageRoom {
     }
 
     func csrfField(_ visitor: PageVisitor) -> HTML { frame.csrfField(visitor) }
+    func askButton(_ key: String, left: Int, _ words: Words) -> HTML { PageFrame.askButton(key, left: left, words) }
     func notice(_ text: String?, problem: Bool = false) -> HTML { frame.notice(text, problem: problem) }
     func tableBox(_ label: String, _ table: HTML) -> HTML { frame.tableBox(label, table) }
     func macrosLine(_ macros: Macros, _ words: Words) -> HTML { frame.macrosLine(macros, words) }

@@ -48,7 +48,7 @@ extension LogRoom {
             <label>\(words("page.log.describe.label")) <textarea name="sentence" rows="3" maxlength="\(Self.maxSentence)" \
             required placeholder="\(words("page.log.describe.example"))">\(sentence)</textarea></label>
             \(try spent(for: person, left: left, words).map { "<p><small>\($0)</small></p>" as HTML } ?? "")\
-            <button type="submit"\(left == 0 ? " disabled" : "" as HTML)>\(words("page.log.describe.button", count: left))</button>
+            \(askButton("page.log.describe.button", left: left, words))
             </form></section>
             <section><h2>\(words("page.log.quick.title"))</h2>
             \(quickEcho.summary(words))<form method="post" action="/log/quick" class="meal-form">\(csrfField(visitor))\(hidden)

@@ -65,7 +65,7 @@ extension PlansRoom {
             <label><input type="radio" name="plan_units" value="metric"\(us ? "" : " checked")> \(words("page.plan.metric"))</label>
             <label><input type="radio" name="plan_units" value="us"\(us ? " checked" : "")> \(words("page.plan.us"))</label>
             </fieldset>
-            <button type="submit"\(left == 0 ? " disabled" : "")>\(words("page.plan.ask", count: left))</button>
+            \(askButton("page.plan.ask", left: left, words))
             </form>
             """
     }

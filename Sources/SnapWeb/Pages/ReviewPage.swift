@@ -41,7 +41,7 @@ extension ReviewRoom {
             <input type="hidden" name="photo" value="\(id)">
             <label>\(words("page.meal.correct.label")) <textarea name="sentence" rows="2" maxlength="\(CorrectionsRoom.maxSentence)" \
             placeholder="\(words("page.meal.correct.example"))"></textarea></label>
-            <button type="submit"\(left == 0 ? " disabled" : "")>\(words("page.meal.correct.button", count: left))</button>
+            \(askButton("page.meal.correct.button", left: left, words))
             <p><small>\(words("page.review.correct_saves"))</small></p>
             </form>
             """
