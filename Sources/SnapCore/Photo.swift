@@ -52,10 +52,13 @@ public struct MealReview: Sendable, Hashable, Codable {
     /// The day the meal was eaten, which it counts for when saved.
     public var day: LocalDay
     public var analysis: MealAnalysis
+    /// Whose meal it is: the person it was asked for (the mode button on its sheet gives it to another).
+    public var person: PersonID
 
-    public init(photo: ProcessedPhoto, day: LocalDay, analysis: MealAnalysis) {
+    public init(photo: ProcessedPhoto, day: LocalDay, analysis: MealAnalysis, person: PersonID = .first) {
         self.photo = photo
         self.day = day
         self.analysis = analysis
+        self.person = person
     }
 }

@@ -18,11 +18,24 @@ extension StationMachine {
         household.isShared ? household.person(pickedPerson(now: now)) : nil
     }
 
+    /// The person the result sheet of `photo` names: a queued answer's own (whose photo it was, not
+    /// whoever is picked when it comes back), else the pick.
+    func shownPerson(of photo: PhotoID, now: Instant) -> Person? {
+        guard let review = reviews.first(where: { $0.photo.id == photo }) else { return shownPerson(now: now) }
+        return household.isShared ? household.person(household.present(review.person)) : nil
+    }
+
     /// The mode button on the meal result or during the countdown, with more than one person: the next
     /// person's meal. On a used share's screen, the photo goes to the next person: analysed if their
     /// share allows. Nil when the gesture picks nobody.
     mutating func pickGesture(_ gesture: ButtonGesture, now: Instant) -> [Action]? {
         guard gesture == .mode, household.isShared else { return nil }
+        // A queued answer's sheet: the meal goes to the next person; the pick for the next meals stays.
+        if case .mealResult(let photo, _, _, _) = phase, let index = reviews.firstIndex(where: { $0.photo == photo }) {
+            let next = household.next(after: household.present(reviews[index].person))
+            reviews[index].person = next
+            return [.show(screen(now: now)), .log(.info, "the meal \(photo.id) is \(next)'s (mode button)")]
+        }
         let next = household.next(after: pickedPerson(now: now))
         switch phase {
         case .mealResult, .countdown: break

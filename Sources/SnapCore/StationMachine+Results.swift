@@ -91,9 +91,8 @@ extension StationMachine {
 
     /// An answer of the queue's: shown when the station is calm, after what is in front of someone.
     mutating func analysisAnswered(_ review: MealReview, now: Instant) -> [Action] {
-        // The store counted it for the person the job was asked for; the machine, which is not told whose
-        // it was, counts it as the owner's until its next start reads the store's counts.
-        countAnswer(for: .first, now: now)
+        // Counted for the person it was asked for, as the store counted it.
+        countAnswer(for: review.person, now: now)
         guard !reviews.contains(where: { $0.photo.id == review.photo.id }) else { return [] }
         reviews.append(review)
         let answered: Action = .log(.info, "queued analysis of \(review.photo.id) answered: \(review.analysis.title)")

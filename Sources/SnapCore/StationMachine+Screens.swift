@@ -35,7 +35,8 @@ extension StationMachine {
             let clashes = analysis.items.map { DietaryPreference.clashes(of: $0, with: inForce.dietaryPreferences) }
             return .mealResult(
                 MealResultScreen(
-                    photo: photo, analysis: analysis, clashes: clashes, autoSaveIn: left, person: shownPerson(now: now))
+                    photo: photo, analysis: analysis, clashes: clashes, autoSaveIn: left,
+                    person: shownPerson(of: photo.id, now: now))
             )
         case .groupReview(let photo, let left):
             return .groupReview(GroupReviewScreen(photo: photo, group: activeGroup ?? "", secondsLeft: left))

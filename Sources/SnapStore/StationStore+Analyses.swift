@@ -8,6 +8,8 @@ public struct AnalysisJob: Sendable, Hashable {
     /// The local day the meal counts for: the day it was eaten, not the day the network came back.
     public var day: LocalDay
     public var attempts: Int
+    /// Whose meal it is (`beginAnalysis(person:)`).
+    public var person: PersonID
 }
 
 /// Every analysis is a durable job from the moment it is asked for:
@@ -122,10 +124,7 @@ extension StationStore {
                     sql: "SELECT * FROM analysis_jobs WHERE state = 'failed' AND taken_at >= ? ORDER BY taken_at DESC",
                     arguments: [since.timeIntervalSince1970]
                 ).map { row in
-                    (
-                        AnalysisJob(photo: Self.photo(row), day: Self.day(row), attempts: row["attempts"]),
-                        row["last_error"] ?? ""
-                    )
+                    (Self.job(row), row["last_error"] ?? "")
                 }
             }
         } catch {
@@ -169,7 +168,7 @@ extension StationStore {
                     db,
                     sql: "SELECT * FROM analysis_jobs WHERE state = 'pending' AND next_attempt <= ? ORDER BY taken_at",
                     arguments: [now.timeIntervalSince1970]
-                ).map { row in AnalysisJob(photo: Self.photo(row), day: Self.day(row), attempts: row["attempts"]) }
+                ).map(Self.job)
                 let next = try Double.fetchOne(
                     db, sql: "SELECT MIN(next_attempt) FROM analysis_jobs WHERE state = 'pending' AND next_attempt > ?",
                     arguments: [now.timeIntervalSince1970])
@@ -195,7 +194,8 @@ extension StationStore {
             guard let json = row["answer_json"] as String?,
                 let analysis = try? JSONDecoder().decode(MealAnalysis.self, from: Data(json.utf8))
             else { return nil }
-            return MealReview(photo: photo(row), day: day(row), analysis: analysis)
+            return MealReview(
+                photo: photo(row), day: day(row), analysis: analysis, person: PersonID(rawValue: row["person"]))
         }
     }
 
@@ -246,6 +246,11 @@ extension StationStore {
         PersonID(
             rawValue: try Int.fetchOne(
                 db, sql: "SELECT person FROM analysis_jobs WHERE photo_id = ?", arguments: [photo.rawValue]) ?? 1)
+    }
+
+    private static func job(_ row: Row) -> AnalysisJob {
+        AnalysisJob(
+            photo: photo(row), day: day(row), attempts: row["attempts"], person: PersonID(rawValue: row["person"]))
     }
 
     private static func photo(_ row: Row) -> ProcessedPhoto {

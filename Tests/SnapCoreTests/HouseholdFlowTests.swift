@@ -185,6 +185,26 @@ struct HouseholdFlowTests {
         #expect(script.machine.personUses[today]?[ben.id] == 2)
     }
 
+    @Test("should show a queued answer as the meal of whom it was asked for, count it for them, and pass it on")
+    func queuedAnswer() throws {
+        var script = script([Self.anna, Self.ben, Self.cleo])
+        let today = LocalDay(year: 2026, month: 3, day: 10)
+        let review = MealReview(
+            photo: Samples.photo("late"), day: today, analysis: Fixture.analysis, person: Self.ben.id)
+        script.send(.analysisAnswered(review))
+        #expect(
+            script.screen?.mealResultPerson == Self.ben,
+            "Ben's, though nobody is picked: \(String(describing: script.screen))")
+        #expect(script.machine.personUses[today] == [Self.ben.id: 1], "counted for Ben, as the store counts it")
+        // The mode button gives this meal to the next person; the pick for the next meals is not touched.
+        script.press(.mode)
+        #expect(script.screen?.mealResultPerson == Self.cleo)
+        #expect(script.machine.pickedPerson(now: script.clock.now) == .first)
+        let meal = try #require(saved(script.press()))
+        #expect(meal.person == Self.cleo.id && meal.photo.id == PhotoID("late"))
+        #expect(script.machine.pickedPerson(now: script.clock.now) == .first, "the next meal is still Anna's")
+    }
+
     @Test("should let a used share's photo go with a hold")
     func shareUsedHold() throws {
         var ben = Self.ben

@@ -117,9 +117,11 @@ struct HouseholdStoreTests {
         let store = try StationStore(directory: folder.path)
         let lena = try store.addPerson(name: "Lena", colour: .teal, goals: nil, aiShare: 2).get()
         let photo = try meal(store, "m1", on: tuesday, kcal: 300).photo
-        try store.beginAnalysis(photo, day: tuesday, now: noon, person: lena)
+        try store.queueAnalysis(photo, day: tuesday, now: noon, person: lena)
+        #expect(try store.dueAnalyses(now: noon).due.map(\.person) == [lena], "the queue knows whose it is")
         try store.recordAnswer(
             photo.id, MealAnalysis(title: "Soup", totals: .zero, items: []), usedOn: tuesday)
+        #expect(try store.pendingReviews().map(\.person) == [lena], "and so does its answer, waiting for review")
         let refused = try meal(store, "m2", on: tuesday, kcal: 200).photo
         try store.queueAnalysis(refused, day: tuesday, now: noon, person: lena)
         try store.failAnalysis(refused.id, error: "refused", nextAttempt: nil, answeredOn: tuesday)

@@ -92,7 +92,8 @@ public final class AnalysisQueueService: Service {
                 try store.recordAnswer(id, analysis, usedOn: today)
             }
             logger.info("queued analysis of \(id) answered; it waits for review")
-            bus.send(.analysisAnswered(MealReview(photo: job.photo, day: job.day, analysis: analysis)))
+            bus.send(
+                .analysisAnswered(MealReview(photo: job.photo, day: job.day, analysis: analysis, person: job.person)))
             return true
         } catch let failure as AIFailure {
             switch failure.isTransient {
