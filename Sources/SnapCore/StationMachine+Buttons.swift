@@ -81,10 +81,8 @@ extension StationMachine {
     mutating func saveMeal(_ photo: ProcessedPhoto, _ analysis: MealAnalysis, day: LocalDay, now: Instant)
         -> [Action]
     {
-        // A queued answer is its own person's (still in the household); a fresh one the picked person's.
-        let person =
-            reviews.first { $0.photo.id == photo.id }.map { household.present($0.person) }
-            ?? personSaving(now: now)
+        // A queued answer is its own person's; a fresh one the picked person's.
+        let person = reviewPerson(of: photo.id) ?? personSaving(now: now)
         let meal = Meal(photo: photo, day: day, analysis: analysis, person: person)
         meals.append(meal)
         reviews.removeAll { $0.photo.id == photo.id }

@@ -21,8 +21,13 @@ extension StationMachine {
     /// The person the result sheet of `photo` names: a queued answer's own (whose photo it was, not
     /// whoever is picked when it comes back), else the pick.
     func shownPerson(of photo: PhotoID, now: Instant) -> Person? {
-        guard let review = reviews.first(where: { $0.photo.id == photo }) else { return shownPerson(now: now) }
-        return household.isShared ? household.person(household.present(review.person)) : nil
+        household.isShared ? household.person(reviewPerson(of: photo) ?? pickedPerson(now: now)) : nil
+    }
+
+    /// Whose the queued answer for `photo` is (the owner's, should they have left the household); nil
+    /// when `photo` is no queued answer.
+    func reviewPerson(of photo: PhotoID) -> PersonID? {
+        reviews.first { $0.photo.id == photo }.map { household.present($0.person) }
     }
 
     /// The mode button on the meal result or during the countdown, with more than one person: the next

@@ -22,20 +22,17 @@ public final class Canvas {
     /// The font family every screen uses (Debian's fonts-dejavu-core).
     public static let family = "DejaVu Sans"
 
-    public init(width: Int, height: Int) {
-        self.width = width
-        self.height = height
-        surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height))
-        context = cairo_create(surface)
+    public convenience init(width: Int, height: Int) {
+        self.init(
+            width: width, height: height,
+            surface: cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height)))
     }
 
-    /// A canvas over `pixels` (XRGB8888, 4 bytes a pixel, no padding: RGB24's stride at any width), which
-    /// it draws into; `pixels` must outlive it.
-    private init(width: Int, height: Int, over pixels: UnsafeMutablePointer<UInt8>) {
+    /// A canvas drawing on `surface`, which it owns from now on.
+    private init(width: Int, height: Int, surface: OpaquePointer) {
         self.width = width
         self.height = height
-        surface = cairo_image_surface_create_for_data(
-            pixels, CAIRO_FORMAT_RGB24, Int32(width), Int32(height), Int32(width * 4))
+        self.surface = surface
         context = cairo_create(surface)
     }
 
@@ -45,7 +42,12 @@ public final class Canvas {
     public static func drawing(width: Int, height: Int, _ body: (Canvas) -> Void) -> PixelImage {
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         pixels.withUnsafeMutableBufferPointer { pixels in
-            let canvas = Canvas(width: width, height: height, over: pixels.baseAddress!)
+            // XRGB8888, 4 bytes a pixel, no padding (RGB24's stride at any width); the surface draws into
+            // the array, which outlives it (the canvas goes with this closure).
+            let canvas = Canvas(
+                width: width, height: height,
+                surface: cairo_image_surface_create_for_data(
+                    pixels.baseAddress!, CAIRO_FORMAT_RGB24, Int32(width), Int32(height), Int32(width * 4)))
             body(canvas)
             cairo_surface_flush(canvas.surface)
         }

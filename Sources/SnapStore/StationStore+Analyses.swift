@@ -195,7 +195,7 @@ extension StationStore {
                 let analysis = try? JSONDecoder().decode(MealAnalysis.self, from: Data(json.utf8))
             else { return nil }
             return MealReview(
-                photo: photo(row), day: day(row), analysis: analysis, person: PersonID(rawValue: row["person"]))
+                photo: photo(row), day: day(row), analysis: analysis, person: person(row))
         }
     }
 
@@ -208,7 +208,7 @@ extension StationStore {
                 for row in try Row.fetchAll(
                     db, sql: "SELECT person, count FROM person_ai_uses WHERE day = ?", arguments: [day.description])
                 {
-                    uses[PersonID(rawValue: row["person"])] = row["count"]
+                    uses[Self.person(row)] = row["count"]
                 }
                 return uses
             }
@@ -250,8 +250,11 @@ extension StationStore {
 
     private static func job(_ row: Row) -> AnalysisJob {
         AnalysisJob(
-            photo: photo(row), day: day(row), attempts: row["attempts"], person: PersonID(rawValue: row["person"]))
+            photo: photo(row), day: day(row), attempts: row["attempts"], person: person(row))
     }
+
+    /// The row's `person` column (a job's, a count's).
+    private static func person(_ row: Row) -> PersonID { PersonID(rawValue: row["person"]) }
 
     private static func photo(_ row: Row) -> ProcessedPhoto {
         ProcessedPhoto(
