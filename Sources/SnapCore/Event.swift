@@ -45,8 +45,12 @@ public enum Event: Sendable, Hashable {
     case reviewSubmitted(PhotoID, MealAnalysis?)
     /// An update is being installed, waits for its restart, or did not start (nil: nothing to say).
     case update(UpdateNote?)
-    /// The owner's page checked and unpacked a backup (made by `version`): the next start puts it in place.
-    case backupRestored(version: String)
+    /// The owner's page checked, unpacked and rebuilt a backup (made by `version` on `created`), or asks
+    /// again about the one waiting: the station asks on its screen, where only a long hold confirms it.
+    case restoreAsked(version: String, created: LocalDay?)
+    /// The restore the hold confirmed could not be prepared (the backup of what it replaces failed): the
+    /// station goes on with what it has, and the page says why.
+    case restoreNotConfirmed
     /// A backup is being made or checked on the page, and how far (nil: it ended).
     case backup(BackupNote?)
     /// The owner entered, replaced or removed a key on the page (`EnteredKeys`), or ended the first visit's
@@ -103,9 +107,9 @@ public enum Action: Sendable, Hashable {
     /// Restart the system into the update installed in the other slot: the station is idle now (ready,
     /// resting or locked; never during a countdown, an upload, an analysis or a result).
     case restartForUpdate(version: String)
-    /// Restart the station (not the system) into the backup the owner restored, made by `version`: the
-    /// station is idle now, as for an update.
-    case restartForRestore(version: String)
+    /// The restore waiting was confirmed at the station: keep a backup of what it replaces, mark it for the
+    /// next start and restart the station (not the system) into it.
+    case restore(version: String)
     /// Restart the station so that it takes the keys, the time zone or the AI service changed on the page:
     /// idle now, as for an update.
     case restartForChanges

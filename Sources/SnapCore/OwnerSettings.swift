@@ -109,6 +109,9 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
             }
         }
 
+        /// Whether `settings` has a value of the owner's for this setting.
+        public func isSet(in settings: RuntimeSettings) -> Bool { field.isSet(in: settings) }
+
         /// The setting's row: where the owner's value is kept, where it is in force, and what the log says
         /// of it. The one switch a new setting adds a line to.
         var field: any OwnerSetting {
@@ -156,6 +159,13 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
         return kept
     }
 
+    /// These settings with every value `other` sets over them.
+    public func overlaid(by other: RuntimeSettings) -> RuntimeSettings {
+        var settings = self
+        for key in Key.allCases where key.field.isSet(in: other) { key.field.copy(from: other, into: &settings) }
+        return settings
+    }
+
     /// A line for the log: what differs from the config.
     public var summary: String {
         let parts = Key.allCases.compactMap { $0.field.logged(self) }
@@ -166,6 +176,8 @@ public struct RuntimeSettings: Sendable, Hashable, Codable {
 /// One row of the settings' table, whatever its value's type.
 protocol OwnerSetting {
     func clear(_ owner: inout RuntimeSettings)
+    /// Whether `owner` has a value of its own for the setting.
+    func isSet(in owner: RuntimeSettings) -> Bool
     /// `owner`'s value (or none) where `part` has it.
     func copy(from part: RuntimeSettings, into owner: inout RuntimeSettings)
     /// Whether the setting's value in force differs between `one` and `other`.
@@ -191,6 +203,7 @@ struct SettingField<Value: Equatable>: OwnerSetting {
     }
 
     func clear(_ settings: inout RuntimeSettings) { settings[keyPath: owner] = nil }
+    func isSet(in settings: RuntimeSettings) -> Bool { settings[keyPath: owner] != nil }
     func copy(from part: RuntimeSettings, into settings: inout RuntimeSettings) {
         settings[keyPath: owner] = part[keyPath: owner]
     }

@@ -77,7 +77,7 @@ extension Screen {
         case .locked(let lock):
             guard let day = lock.day else { return name }
             return "\(name) · today \(day.totals.calories) kcal of \(day.goals.calories)"
-        case .reset(let screen): return name + (screen.secondsLeft.map { " · keeps everything in \($0) s" } ?? "")
+        case .question(let screen): return name + (screen.secondsLeft.map { " · keeps everything in \($0) s" } ?? "")
         case .capturing, .processing, .retake, .problem: return name
         }
     }

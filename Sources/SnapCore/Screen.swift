@@ -18,8 +18,9 @@ public enum Screen: Sendable, Hashable {
     case menu(MenuScreen)
     /// The last seven days against the goals.
     case week(WeekScreen)
-    /// The factory reset: its confirmation at the station, then the erasing.
-    case reset(ResetScreen)
+    /// A question of the owner's page (the factory reset, a restore): its confirmation at the station, then
+    /// the erasing or the restoring.
+    case question(QuestionScreen)
 
     /// Whether the live camera preview runs under this screen's overlay.
     public var showsLivePreview: Bool {
@@ -27,7 +28,7 @@ public enum Screen: Sendable, Hashable {
         case .ready(let ready): ready.jar == nil
         case .countdown: true
         case .capturing, .processing, .retake, .mealResult, .groupReview, .uploading, .sent, .locked, .problem, .idle,
-            .pairing, .menu, .week, .reset:
+            .pairing, .menu, .week, .question:
             false
         }
     }
@@ -50,7 +51,11 @@ public enum Screen: Sendable, Hashable {
         case .pairing: "pairing"
         case .menu: "menu"
         case .week: "week"
-        case .reset(let screen): screen.secondsLeft == nil ? "reset-erasing" : "reset-confirm"
+        case .question(let screen):
+            switch screen.question {
+            case .reset: screen.secondsLeft == nil ? "reset-erasing" : "reset-confirm"
+            case .restore: screen.secondsLeft == nil ? "restoring" : "restore-confirm"
+            }
         }
     }
 }
@@ -106,12 +111,17 @@ public struct ReadyScreen: Sendable, Hashable {
     }
 }
 
-/// The factory reset at the station: the question the owner's page asked, which only a long hold answers
-/// (a press, or nobody for a while, keeps everything), then the erasing until the station restarts.
-public struct ResetScreen: Sendable, Hashable {
-    /// Seconds until the question closes by itself; nil once the station is erasing.
+/// A question the owner's page asked (`StationQuestion`), which only a long hold at the station answers (a
+/// press, or nobody for a while, keeps everything), then the erasing or the restoring until the station
+/// restarts.
+public struct QuestionScreen: Sendable, Hashable {
+    public var question: StationQuestion
+    /// Seconds until the question closes by itself; nil once it is answered.
     public var secondsLeft: Int?
-    public init(secondsLeft: Int?) { self.secondsLeft = secondsLeft }
+    public init(question: StationQuestion, secondsLeft: Int?) {
+        self.question = question
+        self.secondsLeft = secondsLeft
+    }
 }
 
 /// The 3-2-1 over the live preview.

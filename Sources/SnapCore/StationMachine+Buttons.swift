@@ -1,6 +1,6 @@
 extension StationMachine {
     mutating func handle(_ gesture: ButtonGesture, now: Instant) -> [Action] {
-        if let actions = resetGesture(gesture, now: now) { return actions }
+        if let actions = questionGesture(gesture, now: now) { return actions }
         if gesture == .pairHold { return pairHold(now: now) }
         if case .pairing(let pairing, _, _) = phase {
             switch gesture {
@@ -62,8 +62,8 @@ extension StationMachine {
                 : enterResting(now: now, also: [.log(.info, "\(photo.id) not analysed: the share was used")])
         case .problem(.aiFailed(.notConfigured), _) where !press:
             return toggleMode(now: now)
-        // The reset's screens answer their buttons first (`resetGesture`).
-        case .problem(.cameraMissing, _), .pairing, .menu, .week, .confirmReset, .erasing:
+        // The question's screens answer their buttons first (`questionGesture`).
+        case .problem(.cameraMissing, _), .pairing, .menu, .week, .asking, .answered:
             return []
         case .problem:
             return enterResting(now: now)
@@ -118,7 +118,7 @@ extension StationMachine {
             guard case .week = phase else { return [] }
             return enterResting(now: now)
         case .resetConfirm:
-            return resetTick(now: now)
+            return questionTick(now: now)
         case .photoDue:
             return photoDue(now: now)
         case .readyChange:
@@ -180,7 +180,7 @@ extension StationMachine {
                 to: .pairing(nil, note: .none), now: now,
                 also: [.openPairing, .log(.info, "pairing screen opened at the station")])
         case .countdown, .capturing, .processing, .retake, .analysing, .mealResult, .groupReview, .uploading, .sent,
-            .pairing, .menu, .week, .confirmReset, .erasing:
+            .pairing, .menu, .week, .asking, .answered:
             return []
         }
     }

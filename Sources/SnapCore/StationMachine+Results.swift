@@ -232,7 +232,7 @@ extension StationMachine {
                 to: .problem(.cameraMissing(missingDevices[.camera] ?? ""), photo: nil), now: now, also: [log])
         // What is under way finishes; the resting screen that follows shows what is missing.
         case .capturing, .processing, .retake, .analysing, .mealResult, .groupReview, .uploading, .sent, .problem,
-            .pairing, .menu, .week, .confirmReset, .erasing:
+            .pairing, .menu, .week, .asking, .answered:
             return [log]
         }
     }

@@ -69,10 +69,10 @@ extension StationMachine {
                     day: day, totals: logged.isEmpty ? nil : logged.reduce(.zero) { $0 + $1.analysis.totals })
             }
             return .week(WeekScreen(days: days, goals: inForce.goals))
-        case .confirmReset(let left):
-            return .reset(ResetScreen(secondsLeft: left))
-        case .erasing:
-            return .reset(ResetScreen(secondsLeft: nil))
+        case .asking(let question, let left):
+            return .question(QuestionScreen(question: question, secondsLeft: left))
+        case .answered(let question):
+            return .question(QuestionScreen(question: question, secondsLeft: nil))
         case .idle:
             let time = Calendar.gregorian(in: settings.timeZone).dateComponents([.hour, .minute], from: now.wall)
             let clock = String(format: "%02d:%02d", time.hour ?? 0, time.minute ?? 0)

@@ -31,10 +31,11 @@ public struct StationMachine: Sendable {
         case menu(entry: Int)
         /// The last seven days against the goals, on the mode button's round before the menu.
         case week
-        /// The factory reset the owner asked on the page, waiting for the long hold that confirms it.
-        case confirmReset(secondsLeft: Int)
-        /// Confirmed: the station leaves its groups and restarts into an erased state folder.
-        case erasing
+        /// A question the owner's page asked (the factory reset, a restore), waiting for the long hold that
+        /// confirms it.
+        case asking(StationQuestion, secondsLeft: Int)
+        /// Confirmed: the station erases itself, or keeps a backup of what the restore replaces, and restarts.
+        case answered(StationQuestion)
     }
 
     /// The config's settings, with the rule that puts the owner's over them (`inForce`).
@@ -88,8 +89,6 @@ public struct StationMachine: Sendable {
     public internal(set) var backup: BackupNote?
     /// The restart into an installed update was asked for (`Action.restartForUpdate`), once.
     var restartAsked = false
-    /// A backup the owner restored waits for the station's restart (`Event.backupRestored`): its version.
-    var restoring: String?
     /// Keys, the time zone or the AI service changed on the page wait for the station's restart
     /// (`Event.startChanged`).
     var restartWaiting = false
@@ -141,7 +140,7 @@ public struct StationMachine: Sendable {
         case .ready: return !showsJar
         case .countdown, .capturing: return true
         case .processing, .retake, .analysing, .mealResult, .groupReview, .uploading, .sent, .locked, .problem, .idle,
-            .pairing, .menu, .week, .confirmReset, .erasing:
+            .pairing, .menu, .week, .asking, .answered:
             return false
         }
     }
@@ -190,11 +189,12 @@ public struct StationMachine: Sendable {
             [.resumeAnalyses, .log(.info, "the AI is asked again about \(id) (the owner's page)")]
         case .reviewSubmitted(let id, let edited): reviewSubmitted(id, edited, now: now)
         case .update(let note): updated(note, now: now)
-        case .backupRestored(let version): backupRestored(version)
+        case .restoreAsked(let version, let created): asked(.restore(version: version, created: created), now: now)
+        case .restoreNotConfirmed: restoreNotConfirmed(now: now)
         case .backup(let note): backupNoted(note, now: now)
         case .startChanged: startChanged()
         case .householdChanged(let household): householdChanged(household, now: now)
-        case .resetAsked: resetAsked(now: now)
+        case .resetAsked: asked(.reset, now: now)
         }
     }
 
@@ -268,10 +268,10 @@ public struct StationMachine: Sendable {
         case .pairing: (.pairing, .seconds(1))
         case .menu: (.menu, Self.menuTimeout)
         case .week: (.week, Self.menuTimeout)
-        case .confirmReset: (.resetConfirm, .seconds(1))
+        case .asking: (.resetConfirm, .seconds(1))
         // Each of these ends with an event (the still, the pipeline, the answer, the upload, a press); the
         // erasing ends with the station.
-        case .capturing, .processing, .retake, .analysing, .uploading, .problem, .erasing: nil
+        case .capturing, .processing, .retake, .analysing, .uploading, .problem, .answered: nil
         }
     }
 }
@@ -284,7 +284,7 @@ extension StationMachine.Phase {
         switch self {
         case .ready, .idle, .locked: true
         case .countdown, .capturing, .processing, .retake, .analysing, .mealResult, .groupReview, .uploading, .sent,
-            .problem, .pairing, .menu, .week, .confirmReset, .erasing:
+            .problem, .pairing, .menu, .week, .asking, .answered:
             false
         }
     }
@@ -294,7 +294,7 @@ extension StationMachine.Phase {
         switch self {
         case .idle, .locked(.group): true
         case .ready, .countdown, .capturing, .processing, .retake, .analysing, .mealResult, .groupReview, .uploading,
-            .sent, .locked(.aiLimit), .problem, .pairing, .menu, .week, .confirmReset, .erasing:
+            .sent, .locked(.aiLimit), .problem, .pairing, .menu, .week, .asking, .answered:
             false
         }
     }
@@ -305,7 +305,7 @@ extension StationMachine.Phase {
         case .countdown(let secondsLeft): secondsLeft <= 1
         case .capturing: true
         case .ready, .processing, .retake, .analysing, .mealResult, .groupReview, .uploading, .sent, .locked, .problem,
-            .idle, .pairing, .menu, .week, .confirmReset, .erasing:
+            .idle, .pairing, .menu, .week, .asking, .answered:
             false
         }
     }

@@ -14,6 +14,11 @@ extension Words {
 
     private static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
+    /// "Monday 3 March": a day as the page heads it and the station's questions name it.
+    public func day(_ day: LocalDay) -> String {
+        self.day(year: day.year, month: day.month, day: day.day, weekday: day.weekday)
+    }
+
     /// "P 24 g · C 80 g · F 22 g", with the language's letters for protein, carbs and fats.
     public func macros(_ macros: Macros) -> String {
         self(

@@ -191,8 +191,22 @@ public enum ScreenGallery {
             ("28-ready-two-cameras", .ready(twoCameras)),
             ("29-menu", .menu(menu)),
             ("29b-week", .week(sampleWeek(ending: LocalDay(containing: photo.takenAt, in: .current)))),
-            ("29c-reset-confirm", .reset(ResetScreen(secondsLeft: StationMachine.resetSeconds))),
-            ("29d-reset-erasing", .reset(ResetScreen(secondsLeft: nil))),
+            (
+                "29c-reset-confirm",
+                .question(QuestionScreen(question: .reset, secondsLeft: StationMachine.questionSeconds))
+            ),
+            ("29d-reset-erasing", .question(QuestionScreen(question: .reset, secondsLeft: nil))),
+            (
+                "29e-restore-confirm",
+                .question(
+                    QuestionScreen(
+                        question: .restore(version: "0.9.0", created: LocalDay(year: 2026, month: 11, day: 30)),
+                        secondsLeft: StationMachine.questionSeconds))
+            ),
+            (
+                "29f-restoring",
+                .question(QuestionScreen(question: .restore(version: "0.9.0", created: nil), secondsLeft: nil))
+            ),
             (
                 "29c-week-empty",
                 .week(

@@ -51,7 +51,7 @@ public struct ScreenRenderer: Sendable {
         case .pairing(let pairing): drawPairing(pairing, canvas, layout)
         case .menu(let menu): drawMenu(menu, canvas, layout)
         case .week(let week): drawWeek(week, canvas, layout)
-        case .reset(let reset): drawReset(reset, canvas, layout)
+        case .question(let question): drawQuestion(question, canvas, layout)
         }
         if dimmed { canvas.shade(Self.dimming) }
     }

@@ -108,20 +108,20 @@ enum MealSchema {
         }
     }
 
-    /// What one plate can hold: beyond these an answer is not a meal the station believes (a model that
-    /// answers 5×10¹⁸ kcal is wrong, and its numbers must not reach the day's totals).
+    /// What one plate can hold (`MealBounds`' answer's): beyond these an answer is not a meal the station
+    /// believes.
     enum Bounds {
-        static let items = 1...50
-        static let title = 1...120
-        static let itemName = 1...80
-        static let itemGrams = 0...5_000
-        static let itemCalories = 0...10_000
-        static let itemMacroGrams = 0...2_000
-        static let mealCalories = 0...30_000
-        static let mealMacroGrams = 0...5_000
-        static let ingredients = 0...20
-        static let ingredientAmount = 0.0...10_000
-        static let funFact = 0...140
+        static let items = MealBounds.answerItems
+        static let title = MealBounds.answerTitle
+        static let itemName = MealBounds.answerItemName
+        static let itemGrams = MealBounds.answerItemGrams
+        static let itemCalories = MealBounds.answerItemCalories
+        static let itemMacroGrams = MealBounds.answerItemMacroGrams
+        static let mealCalories = MealBounds.answerMealCalories
+        static let mealMacroGrams = MealBounds.answerMealMacroGrams
+        static let ingredients = MealBounds.answerIngredients
+        static let ingredientAmount = MealBounds.answerIngredientAmount
+        static let funFact = MealBounds.answerFunFact
     }
 
     /// The analysis, if the answer makes sense: every number within what a plate can hold (`Bounds`),
@@ -147,7 +147,7 @@ enum MealSchema {
                 Bounds.ingredients.contains(ingredients.count)
                 && ingredients.allSatisfy {
                     Bounds.itemName.contains($0.name.count) && Bounds.ingredientAmount.contains($0.amount)
-                        && ["g", "ml", "piece"].contains($0.unit)
+                        && MealBounds.answerIngredientUnits.contains($0.unit)
                 }
             guard ingredientsInRange else { throw .malformedAnswer("an item's ingredients are not what a plate holds") }
         }

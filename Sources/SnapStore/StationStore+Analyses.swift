@@ -40,19 +40,24 @@ extension StationStore {
     private func upsertJob(
         _ photo: ProcessedPhoto, day: LocalDay, state: String, now: Date, person: PersonID, _ what: String
     ) throws(StoreError) {
+        let files = filesDay(of: photo)
+        let made = files.map { paths(for: photo.id, day: $0) }
         do {
             try database.write { db in
                 try db.execute(
                     sql: """
                         INSERT INTO analysis_jobs
-                        (photo_id, photo_path, thumbnail_path, taken_at, day, state, attempts, next_attempt, person)
-                        VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)
+                        (photo_id, photo_path, thumbnail_path, taken_at, day, state, attempts, next_attempt, person,
+                         files_day)
+                        VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
                         ON CONFLICT(photo_id) DO UPDATE SET state = excluded.state, next_attempt = excluded.next_attempt,
                         person = excluded.person
                         """,
                     arguments: [
-                        photo.id.rawValue, photo.photoPath, photo.thumbnailPath, photo.takenAt.timeIntervalSince1970,
-                        day.description, state, now.timeIntervalSince1970, person.rawValue,
+                        photo.id.rawValue, made.map { photo.photoPath.isEmpty ? "" : $0.photo } ?? "",
+                        made.map { photo.thumbnailPath.isEmpty ? "" : $0.thumbnail } ?? "",
+                        photo.takenAt.timeIntervalSince1970, day.description, state, now.timeIntervalSince1970,
+                        person.rawValue, files?.description,
                     ])
             }
         } catch {
@@ -124,7 +129,7 @@ extension StationStore {
                     sql: "SELECT * FROM analysis_jobs WHERE state = 'failed' AND taken_at >= ? ORDER BY taken_at DESC",
                     arguments: [since.timeIntervalSince1970]
                 ).map { row in
-                    (Self.job(row), row["last_error"] ?? "")
+                    (job(row), row["last_error"] ?? "")
                 }
             }
         } catch {
@@ -168,7 +173,7 @@ extension StationStore {
                     db,
                     sql: "SELECT * FROM analysis_jobs WHERE state = 'pending' AND next_attempt <= ? ORDER BY taken_at",
                     arguments: [now.timeIntervalSince1970]
-                ).map(Self.job)
+                ).map(job)
                 let next = try Double.fetchOne(
                     db, sql: "SELECT MIN(next_attempt) FROM analysis_jobs WHERE state = 'pending' AND next_attempt > ?",
                     arguments: [now.timeIntervalSince1970])
@@ -182,20 +187,20 @@ extension StationStore {
     /// Analyses answered but neither saved nor discarded, oldest first.
     public func pendingReviews() throws(StoreError) -> [MealReview] {
         do {
-            return try database.read { db in try Self.reviews(db) }
+            return try database.read { db in try reviews(db) }
         } catch {
             throw StoreError("read the answered analyses", error)
         }
     }
 
-    static func reviews(_ db: Database) throws -> [MealReview] {
+    func reviews(_ db: Database) throws -> [MealReview] {
         try Row.fetchAll(db, sql: "SELECT * FROM analysis_jobs WHERE state = 'answered' ORDER BY taken_at").compactMap {
             row in
             guard let json = row["answer_json"] as String?,
                 let analysis = try? JSONDecoder().decode(MealAnalysis.self, from: Data(json.utf8))
             else { return nil }
             return MealReview(
-                photo: photo(row), day: day(row), analysis: analysis, person: person(row))
+                photo: jobPhoto(row), day: Self.day(row), analysis: analysis, person: Self.person(row))
         }
     }
 
@@ -248,19 +253,15 @@ extension StationStore {
                 db, sql: "SELECT person FROM analysis_jobs WHERE photo_id = ?", arguments: [photo.rawValue]) ?? 1)
     }
 
-    private static func job(_ row: Row) -> AnalysisJob {
+    private func job(_ row: Row) -> AnalysisJob {
         AnalysisJob(
-            photo: photo(row), day: day(row), attempts: row["attempts"], person: person(row))
+            photo: jobPhoto(row), day: Self.day(row), attempts: row["attempts"], person: Self.person(row))
     }
 
     /// The row's `person` column (a job's, a count's).
     private static func person(_ row: Row) -> PersonID { PersonID(rawValue: row["person"]) }
 
-    private static func photo(_ row: Row) -> ProcessedPhoto {
-        ProcessedPhoto(
-            id: PhotoID(row["photo_id"]), photoPath: row["photo_path"], thumbnailPath: row["thumbnail_path"],
-            takenAt: Date(timeIntervalSince1970: row["taken_at"]))
-    }
+    private func jobPhoto(_ row: Row) -> ProcessedPhoto { photo(row, id: "photo_id", sticker: nil) }
 
     private static func day(_ row: Row) -> LocalDay {
         LocalDay(row["day"] as String) ?? LocalDay(year: 1970, month: 1, day: 1)

@@ -30,10 +30,7 @@ extension StationStore {
         do {
             return try database.read { db in
                 let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "\n")
-                let named = try Row.fetchAll(db, sql: "SELECT photo_path, thumbnail_path, sticker_path FROM photos")
-                    .flatMap { row in
-                        [row["photo_path"], row["thumbnail_path"], row["sticker_path"]].compactMap { $0 as String? }
-                    }
+                let named = try namedFiles(db).sorted()
                 var uploads: [String: Int] = [:]
                 for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM upload_jobs GROUP BY state") {
                     uploads[row["state"]] = row["n"]

@@ -163,7 +163,16 @@ extension StationStore {
                     db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
                 for name in names {
                     tables[name] = try Row.fetchAll(db, sql: "SELECT * FROM \"\(name)\"").map { row in
-                        row.databaseValues.map { $0.isNull ? "NULL" : "\($0)" }
+                        row.databaseValues.map { value in
+                            // JSON as its value (a restore writes it again through its type, in another order).
+                            if case .string(let text) = value.storage, text.first == "{" || text.first == "[",
+                                let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)),
+                                let sorted = try? JSONSerialization.data(withJSONObject: json, options: .sortedKeys)
+                            {
+                                return "json " + String(decoding: sorted, as: UTF8.self)
+                            }
+                            return value.isNull ? "NULL" : "\(value)"
+                        }
                     }.sorted { $0.lexicographicallyPrecedes($1) }
                 }
                 return tables
@@ -175,24 +184,38 @@ extension StationStore {
 }
 
 extension StationStore {
-    /// The backups kept by themselves before each update (`keepBackup`), newest first.
-    public func keptBackups() -> [String] {
+    /// Why the station kept a backup by itself: before an update installs, or before a restore replaces
+    /// what it has. The name of each begins with its reason's (`before-update-TIME.tar`).
+    public enum KeptBackupReason: String, Sendable, CaseIterable {
+        case update = "before-update-"
+        case restore = "before-restore-"
+    }
+
+    /// The backups kept by themselves (`keepBackup`), of `reason` or of any, newest first.
+    public func keptBackups(_ reason: KeptBackupReason? = nil) -> [String] {
         let folder = directory + "/backup"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        return names.filter { $0.hasPrefix("before-update-") && $0.hasSuffix(".tar") }.sorted(by: >).map {
-            folder + "/" + $0
+        let reasons = reason.map { [$0] } ?? KeptBackupReason.allCases
+        let kept = names.compactMap { name -> (stamp: String, name: String)? in
+            guard name.hasSuffix(".tar"), let reason = reasons.first(where: { name.hasPrefix($0.rawValue) }) else {
+                return nil
+            }
+            return (String(name.dropFirst(reason.rawValue.count)), name)
         }
+        return kept.sorted { $0.stamp > $1.stamp }.map { folder + "/" + $0.name }
     }
 
     /// Makes a backup in the state folder (`backup/before-update-TIME.tar`, on the data partition, written
-    /// whole or not at all) and keeps the newest `keep`: the one the station makes by itself before every
-    /// update install. Its path.
-    public func keepBackup(now: Date = Date(), keep: Int = 3) throws(BackupProblem) -> String {
+    /// whole or not at all) and keeps the newest `keep` of its `reason`: the one the station makes by itself
+    /// before every update install, and before a restore is put in place. Its path.
+    public func keepBackup(now: Date = Date(), keep: Int = 3, reason: KeptBackupReason = .update)
+        throws(BackupProblem) -> String
+    {
         let folder = directory + "/backup"
         let stamp = ISO8601DateFormatter.string(
             from: now, timeZone: TimeZone(identifier: "UTC")!,
             formatOptions: [.withYear, .withMonth, .withDay, .withTime, .withTimeZone])
-        let path = "\(folder)/before-update-\(stamp).tar"
+        let path = "\(folder)/\(reason.rawValue)\(stamp).tar"
         let file: AtomicFile.Writer
         do {
             try AtomicFile.createFolder(folder)
@@ -210,7 +233,7 @@ extension StationStore {
             file.discard()
             throw .failed("\(error)")
         }
-        for old in keptBackups().dropFirst(keep) { unlink(old) }
+        for old in keptBackups(reason).dropFirst(keep) { unlink(old) }
         return path
     }
 }

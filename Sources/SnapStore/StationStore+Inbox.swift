@@ -8,11 +8,14 @@ import SnapFiles
 ///
 /// Every file of the inbox is named by the station (`FileName.folder(for:)` of the group, the parsed
 /// `PhotoID`) and written, appended to and deleted through `inbox`, a `ConfinedFolder`: nothing a member
-/// sends leads outside `inbox/`. The `path` kept in each row is for readers only; deletes name the file
-/// again from the row's group and id.
+/// sends leads outside `inbox/`. The `path` kept in each row is for an older slot after a rollback; this
+/// binary names the file again from the row's group and id, to read it as to delete it.
 extension StationStore {
     /// The folder of the received photos.
-    public var inbox: ConfinedFolder { ConfinedFolder(directory + "/inbox") }
+    public var inbox: ConfinedFolder { Self.inbox(in: directory) }
+
+    /// The folder of the received photos of a store in `directory`.
+    static func inbox(in directory: String) -> ConfinedFolder { ConfinedFolder(directory + "/inbox") }
 
     /// The file a received photo is kept in; a download in progress is `ID.jpg.part` beside it.
     public static func inboxFile(for id: PhotoID, suffix: String = ".jpg") -> FileName {
@@ -30,23 +33,24 @@ extension StationStore {
     /// The received photos that have not expired at `now`, oldest first.
     public func receivedPhotos(now: Date) throws(StoreError) -> [SharedPhoto] {
         do {
-            return try database.read { db in try Self.received(db, now: now) }
+            return try database.read { db in try received(db, now: now) }
         } catch {
             throw StoreError("read the received photos", error)
         }
     }
 
-    static func received(_ db: Database, now: Date) throws -> [SharedPhoto] {
+    func received(_ db: Database, now: Date) throws -> [SharedPhoto] {
         try Row.fetchAll(
             db, sql: "SELECT * FROM received_photos WHERE expires_at > ? ORDER BY taken_at",
             arguments: [now.timeIntervalSince1970]
         ).compactMap { row in
             // A row from before ids were parsed (the migration "v10" deletes them) is not a photo to show.
             guard let id = PhotoID(parsing: row["photo_id"]) else { return nil }
+            let group: String = row["group_name"]
             return SharedPhoto(
-                id: id, group: row["group_name"], member: row["member"],
+                id: id, group: group, member: row["member"],
                 takenAt: Date(timeIntervalSince1970: row["taken_at"]),
-                expiresAt: Date(timeIntervalSince1970: row["expires_at"]), path: row["path"])
+                expiresAt: Date(timeIntervalSince1970: row["expires_at"]), path: inboxPath(for: id, group: group))
         }
     }
 

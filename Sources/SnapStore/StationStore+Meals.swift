@@ -29,11 +29,10 @@ extension StationStore {
             return try database.read { db in
                 guard let row = try Row.fetchOne(db, sql: "SELECT * FROM meals WHERE id = ?", arguments: [id.rawValue])
                 else { return nil }
-                let sticker =
-                    try String?.fetchOne(
-                        db, sql: "SELECT sticker_path FROM photos WHERE id = ?", arguments: [id.rawValue]) ?? nil
+                let sticker = try Row.fetchOne(db, sql: "SELECT * FROM photos WHERE id = ?", arguments: [id.rawValue])
+                    .flatMap { files(of: id, $0).sticker }
                 return StoredMeal(
-                    meal: try Self.meal(row), version: row["version"], totalsSetByOwner: row["totals_set_by_owner"],
+                    meal: try meal(row), version: row["version"], totalsSetByOwner: row["totals_set_by_owner"],
                     stickerPath: sticker)
             }
         } catch {
@@ -130,13 +129,12 @@ extension StationStore {
     @discardableResult
     public func deleteMeal(_ id: PhotoID) throws(StoreError) -> Bool {
         do {
-            let (files, sticker) = try database.read { db in
+            let (photo, sticker) = try database.read { db in
                 (
-                    try Row.fetchOne(
-                        db, sql: "SELECT photo_path, thumbnail_path, sticker_path FROM photos WHERE id = ?",
-                        arguments: [id.rawValue]),
-                    try String.fetchOne(
-                        db, sql: "SELECT sticker_path FROM meals WHERE id = ?", arguments: [id.rawValue])
+                    try Row.fetchOne(db, sql: "SELECT * FROM photos WHERE id = ?", arguments: [id.rawValue])
+                        .map { files(of: id, $0) },
+                    try Row.fetchOne(db, sql: "SELECT * FROM meals WHERE id = ?", arguments: [id.rawValue])
+                        .flatMap { files(of: id, $0).sticker }
                 )
             }
             let deleted = try database.write { db -> Bool in
@@ -152,11 +150,8 @@ extension StationStore {
                 try Bool.fetchOne(
                     db, sql: "SELECT EXISTS (SELECT 1 FROM upload_jobs WHERE photo_id = ?)", arguments: [id.rawValue])
             }
-            if let files, shared != true {
-                for case let path? in [files["photo_path"], files["thumbnail_path"], files["sticker_path"]] as [String?]
-                {
-                    unlink(path)
-                }
+            if let photo, shared != true {
+                for path in [photo.photo, photo.thumbnail, photo.sticker ?? ""] where !path.isEmpty { unlink(path) }
                 try database.write { db in
                     try db.execute(sql: "DELETE FROM photos WHERE id = ?", arguments: [id.rawValue])
                 }

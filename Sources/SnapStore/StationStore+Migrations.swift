@@ -307,6 +307,24 @@ extension StationStore {
                     ) WITHOUT ROWID;
                     """)
         }
+        register("v15: files named from ids, a restore's addresses to confirm, owners and members") { db in
+            // The path columns stay for the older slot a rollback starts (it reads them), and are written
+            // with the path the station makes; this binary reads only `files_day` and makes every path from
+            // the row's id (`StationStore+Files.swift`). Rows from before get their day at open
+            // (`fillFilesDays`). Browsers paired before there were roles keep the owner's rights they had.
+            try db.execute(
+                sql: """
+                    ALTER TABLE photos ADD COLUMN files_day TEXT;
+                    ALTER TABLE meals ADD COLUMN files_day TEXT;
+                    ALTER TABLE analysis_jobs ADD COLUMN files_day TEXT;
+                    ALTER TABLE upload_jobs ADD COLUMN files_day TEXT;
+                    ALTER TABLE web_sessions ADD COLUMN role TEXT NOT NULL DEFAULT 'owner';
+                    CREATE TABLE restored_settings (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        json TEXT NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 }

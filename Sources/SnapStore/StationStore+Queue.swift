@@ -25,13 +25,12 @@ extension StationStore {
         }
     }
 
-    /// The sticker file recorded for a photo, if it has one.
+    /// The sticker file of a photo, if it has one.
     public func stickerPath(for photo: PhotoID) throws(StoreError) -> String? {
         do {
             return try database.read { db in
-                try String?.fetchOne(
-                    db, sql: "SELECT sticker_path FROM photos WHERE id = ?", arguments: [photo.rawValue])
-                    ?? nil
+                try Row.fetchOne(db, sql: "SELECT * FROM photos WHERE id = ?", arguments: [photo.rawValue])
+                    .flatMap { files(of: photo, $0).sticker }
             }
         } catch {
             throw StoreError("read the photo \(photo)", error)
@@ -67,10 +66,12 @@ extension StationStore {
                     db, sql: "SELECT * FROM upload_jobs WHERE \(condition) ORDER BY next_attempt, id LIMIT \(limit)",
                     arguments: StatementArguments(values)
                 ).map { row in
-                    UploadJob(
-                        id: row["id"], photoID: PhotoID(row["photo_id"]), group: row["group_name"],
+                    let id = PhotoID(row["photo_id"] as String)
+                    return UploadJob(
+                        id: row["id"], photoID: id, group: row["group_name"],
                         day: LocalDay(row["day"] as String) ?? LocalDay(year: 1970, month: 1, day: 1),
-                        photoPath: row["photo_path"], takenAt: Date(timeIntervalSince1970: row["taken_at"]),
+                        photoPath: files(of: id, row, sticker: nil).photo,
+                        takenAt: Date(timeIntervalSince1970: row["taken_at"]),
                         state: UploadJob.State(rawValue: row["state"]) ?? .failed, attempts: row["attempts"],
                         nextAttempt: Date(timeIntervalSince1970: row["next_attempt"]), lastError: row["last_error"])
                 }

@@ -12,18 +12,16 @@ extension StationStore {
             let (old, kept) = try database.read { db in
                 (
                     try Row.fetchAll(
-                        db, sql: "SELECT id, photo_path, thumbnail_path, sticker_path FROM photos WHERE taken_at < ?",
-                        arguments: [cutoff.timeIntervalSince1970]),
+                        db, sql: "SELECT * FROM photos WHERE taken_at < ?", arguments: [cutoff.timeIntervalSince1970]
+                    ).map { files(of: PhotoID($0["id"] as String), $0) },
                     // A meal's sticker stays in the jar until the meal is deleted or the cap takes it.
-                    Set(try String.fetchAll(db, sql: "SELECT sticker_path FROM meals WHERE sticker_path IS NOT NULL"))
+                    try mealStickers(db)
                 )
             }
-            for row in old {
-                let photo: String = row["photo_path"]
-                let thumbnail: String = row["thumbnail_path"]
-                let sticker: String? = row["sticker_path"]
-                let paths: [String] = [photo, thumbnail] + (sticker.map { kept.contains($0) ? [] : [$0] } ?? [])
-                for path in paths {
+            for files in old {
+                let paths =
+                    [files.photo, files.thumbnail] + (files.sticker.map { kept.contains($0) ? [] : [$0] } ?? [])
+                for path in paths where !path.isEmpty {
                     if unlink(path) != 0 && errno != ENOENT {
                         throw FileError(call: "unlink", path: path, errno: errno)
                     }
@@ -42,6 +40,23 @@ extension StationStore {
         }
     }
 
+    /// Every file the rows of `photos` name (photo, thumbnail, sticker), as `files(of:_:)` makes them.
+    func namedFiles(_ db: Database) throws -> Set<String> {
+        Set(
+            try Row.fetchAll(db, sql: "SELECT * FROM photos").flatMap { row in
+                let files = files(of: PhotoID(row["id"] as String), row)
+                return [files.photo, files.thumbnail, files.sticker ?? ""].filter { !$0.isEmpty }
+            })
+    }
+
+    /// The stickers the meals keep.
+    private func mealStickers(_ db: Database) throws -> Set<String> {
+        Set(
+            try Row.fetchAll(db, sql: "SELECT * FROM meals WHERE sticker_path IS NOT NULL").compactMap {
+                files(of: PhotoID($0["id"] as String), $0).sticker
+            })
+    }
+
     func removeEmptyDayFolders() {
         let root = directory + "/photos"
         for day in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] {
@@ -56,13 +71,7 @@ extension StationStore {
     @discardableResult
     public func removeOrphanFiles() throws(StoreError) -> Int {
         do {
-            let named = try database.read { db in
-                Set(
-                    try Row.fetchAll(db, sql: "SELECT photo_path, thumbnail_path, sticker_path FROM photos").flatMap {
-                        row in
-                        [row["photo_path"], row["thumbnail_path"], row["sticker_path"]].compactMap { $0 as String? }
-                    } + String.fetchAll(db, sql: "SELECT sticker_path FROM meals WHERE sticker_path IS NOT NULL"))
-            }
+            let named = try database.read { db in try namedFiles(db).union(mealStickers(db)) }
             let root = directory + "/photos"
             var removed = 0
             for day in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] {
@@ -87,9 +96,11 @@ extension StationStore {
     public func trimStickers(capBytes: Int) throws(StoreError) -> Int {
         do {
             let stickers = try database.read { db in
-                try Row.fetchAll(
-                    db, sql: "SELECT id, sticker_path FROM meals WHERE sticker_path IS NOT NULL ORDER BY taken_at DESC"
-                ).map { (id: $0["id"] as String, path: $0["sticker_path"] as String) }
+                try Row.fetchAll(db, sql: "SELECT * FROM meals WHERE sticker_path IS NOT NULL ORDER BY taken_at DESC")
+                    .compactMap { row -> (id: String, path: String)? in
+                        let id = PhotoID(row["id"] as String)
+                        return files(of: id, row).sticker.map { (id.rawValue, $0) }
+                    }
             }
             var total = 0
             var removed = 0

@@ -131,15 +131,34 @@ extension StationStore {
 
     /// What the owner changed over the config's defaults.
     public func runtimeSettings() throws(StoreError) -> RuntimeSettings {
+        try settings(in: "runtime_settings", "read the owner's settings")
+    }
+
+    /// The settings a restored backup named that wait for the owner to confirm them (the addresses a key or
+    /// a password goes to: `StationConfig.restorable`); none when nothing waits.
+    public func restoredSettings() throws(StoreError) -> RuntimeSettings {
+        try settings(in: "restored_settings", "read the restored settings")
+    }
+
+    /// The restored settings are confirmed or left off: none wait any more.
+    public func forgetRestoredSettings() throws(StoreError) {
+        do {
+            try database.write { db in try db.execute(sql: "DELETE FROM restored_settings") }
+        } catch {
+            throw StoreError("forget the restored settings", error)
+        }
+    }
+
+    private func settings(in table: String, _ what: String) throws(StoreError) -> RuntimeSettings {
         do {
             return try database.read { db in
-                guard let json = try String.fetchOne(db, sql: "SELECT json FROM runtime_settings WHERE id = 1") else {
+                guard let json = try String.fetchOne(db, sql: "SELECT json FROM \(table) WHERE id = 1") else {
                     return RuntimeSettings()
                 }
                 return (try? JSONDecoder().decode(RuntimeSettings.self, from: Data(json.utf8))) ?? RuntimeSettings()
             }
         } catch {
-            throw StoreError("read the owner's settings", error)
+            throw StoreError(what, error)
         }
     }
 
@@ -199,9 +218,7 @@ extension StationStore {
         do {
             return try database.read { db in
                 try Row.fetchOne(db, sql: "SELECT * FROM photos WHERE id = ?", arguments: [id.rawValue]).map {
-                    PhotoFiles(
-                        photo: $0["photo_path"], thumbnail: $0["thumbnail_path"], sticker: $0["sticker_path"],
-                        takenAt: Date(timeIntervalSince1970: $0["taken_at"]))
+                    photoFiles(id, $0)
                 }
             }
         } catch {
@@ -214,17 +231,20 @@ extension StationStore {
         do {
             return try database.read { db in
                 try Row.fetchOne(db, sql: "SELECT * FROM photos ORDER BY taken_at DESC LIMIT 1").map {
-                    (
-                        PhotoID($0["id"]),
-                        PhotoFiles(
-                            photo: $0["photo_path"], thumbnail: $0["thumbnail_path"], sticker: $0["sticker_path"],
-                            takenAt: Date(timeIntervalSince1970: $0["taken_at"]))
-                    )
+                    let id = PhotoID($0["id"] as String)
+                    return (id, photoFiles(id, $0))
                 }
             }
         } catch {
             throw StoreError("read the newest photo", error)
         }
+    }
+
+    private func photoFiles(_ id: PhotoID, _ row: Row) -> PhotoFiles {
+        let files = files(of: id, row)
+        return PhotoFiles(
+            photo: files.photo, thumbnail: files.thumbnail, sticker: files.sticker,
+            takenAt: Date(timeIntervalSince1970: row["taken_at"]))
     }
 
     /// The station's own group photos, newest first, at most `limit`, whatever their state.
@@ -236,7 +256,7 @@ extension StationStore {
     public func receivedPhoto(_ id: PhotoID) throws(StoreError) -> SharedPhoto? {
         do {
             return try database.read { db in
-                try Self.received(db, now: .distantPast).first { $0.id == id }
+                try received(db, now: .distantPast).first { $0.id == id }
             }
         } catch {
             throw StoreError("read the received photo \(id)", error)

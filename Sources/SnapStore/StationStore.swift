@@ -46,6 +46,12 @@ public final class StationStore: Sendable {
             configuration.busyMode = .timeout(5)
             database = try DatabasePool(path: directory + "/snapstation.sqlite", configuration: configuration)
             try migrator.migrate(database)
+            try database.write { db in
+                // An older migrator's schema (the rollback's test) has no day folders to fill.
+                if try db.columns(in: "photos").contains(where: { $0.name == "files_day" }) {
+                    try Self.fillFilesDays(db, in: directory)
+                }
+            }
         } catch {
             throw StoreError("open store in \(directory)", error)
         }
@@ -58,30 +64,29 @@ public final class StationStore: Sendable {
     /// in `database.read`, which is also the cheaper for them (one lock of the file for all).
     func readOne<Value>(_ read: (Database) throws -> Value) throws -> Value { try database.unsafeRead(read) }
 
-    /// Where the photo, thumbnail and sticker of `id` taken on `day` live.
-    public func paths(for id: PhotoID, day: LocalDay) -> (photo: String, thumbnail: String, sticker: String) {
-        let folder = "\(directory)/photos/\(day)"
-        return ("\(folder)/\(id).jpg", "\(folder)/\(id)-thumb.jpg", "\(folder)/\(id)-sticker.png")
-    }
-
     /// Writes a processed photo, its thumbnail and its sticker (when `photo.stickerPath` and `sticker` are
-    /// both given) atomically, then records them.
+    /// both given) atomically, then records them. The photo's paths must be those `paths(for:day:)` makes.
     public func storePhoto(_ photo: ProcessedPhoto, jpeg: [UInt8], thumbnail: [UInt8], sticker: [UInt8]? = nil)
         throws(StoreError)
     {
         do {
-            try AtomicFile.write(jpeg, to: photo.photoPath)
-            try AtomicFile.write(thumbnail, to: photo.thumbnailPath)
-            if let sticker, let path = photo.stickerPath { try AtomicFile.write(sticker, to: path) }
+            guard let day = filesDay(of: photo), !photo.photoPath.isEmpty, !photo.thumbnailPath.isEmpty else {
+                throw StoreError.Misplaced()
+            }
+            let made = paths(for: photo.id, day: day)
+            try AtomicFile.write(jpeg, to: made.photo)
+            try AtomicFile.write(thumbnail, to: made.thumbnail)
+            let kept = sticker != nil && photo.stickerPath != nil
+            if let sticker, kept { try AtomicFile.write(sticker, to: made.sticker) }
             try database.write { db in
                 try db.execute(
                     sql: """
-                        INSERT OR REPLACE INTO photos (id, taken_at, photo_path, thumbnail_path, sticker_path)
-                        VALUES (?, ?, ?, ?, ?)
+                        INSERT OR REPLACE INTO photos (id, taken_at, photo_path, thumbnail_path, sticker_path, files_day)
+                        VALUES (?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
-                        photo.id.rawValue, photo.takenAt.timeIntervalSince1970, photo.photoPath, photo.thumbnailPath,
-                        photo.stickerPath,
+                        photo.id.rawValue, photo.takenAt.timeIntervalSince1970, made.photo, made.thumbnail,
+                        kept ? made.sticker : nil, day.description,
                     ])
             }
         } catch {
@@ -105,20 +110,28 @@ public final class StationStore: Sendable {
 
     func insertMeal(_ meal: Meal, _ db: Database) throws {
         let items = String(decoding: try JSONEncoder().encode(meal.analysis.items), as: UTF8.self)
+        // The files where they are `paths(for:day:)`'s; a meal whose photo names none keeps the photo row's
+        // (a meal saved from its photo).
+        let day = filesDay(of: meal.photo)
+        let made = day.map { paths(for: meal.photo.id, day: $0) }
+        func kept(_ given: String?, _ path: String?) -> String? { given?.isEmpty == false ? path : given }
         try db.execute(
             sql: """
                 INSERT OR REPLACE INTO meals
                 (id, day, taken_at, title, calories, protein, carbs, fats, items_json, photo_path, thumbnail_path,
-                 fun_fact, sticker_path, person)
+                 fun_fact, sticker_path, person, files_day)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                        COALESCE(?, (SELECT sticker_path FROM photos WHERE id = ?)), ?)
+                        COALESCE(?, (SELECT sticker_path FROM photos WHERE id = ?)), ?,
+                        COALESCE(?, (SELECT files_day FROM photos WHERE id = ?)))
                 """,
             arguments: [
                 meal.photo.id.rawValue, meal.day.description, meal.photo.takenAt.timeIntervalSince1970,
                 meal.analysis.title, meal.analysis.totals.calories, meal.analysis.totals.protein,
-                meal.analysis.totals.carbs, meal.analysis.totals.fats, items, meal.photo.photoPath,
-                meal.photo.thumbnailPath, meal.analysis.funFact, meal.photo.stickerPath, meal.photo.id.rawValue,
-                meal.person.rawValue,
+                meal.analysis.totals.carbs, meal.analysis.totals.fats, items,
+                day == nil ? "" : kept(meal.photo.photoPath, made?.photo),
+                day == nil ? "" : kept(meal.photo.thumbnailPath, made?.thumbnail), meal.analysis.funFact,
+                day == nil ? nil : kept(meal.photo.stickerPath, made?.sticker), meal.photo.id.rawValue,
+                meal.person.rawValue, day?.description, meal.photo.id.rawValue,
             ])
     }
 
@@ -136,6 +149,7 @@ public final class StationStore: Sendable {
     /// when the day was already claimed: the station never sends two photos for one day.
     @discardableResult
     public func share(_ photo: ProcessedPhoto, group: String, day: LocalDay, now: Date) throws(StoreError) -> Bool {
+        let files = filesDay(of: photo)
         do {
             return try database.write { db in
                 try db.execute(
@@ -145,12 +159,13 @@ public final class StationStore: Sendable {
                 try db.execute(
                     sql: """
                         INSERT OR IGNORE INTO upload_jobs
-                        (photo_id, group_name, day, photo_path, taken_at, state, attempts, next_attempt)
-                        VALUES (?, ?, ?, ?, ?, 'pending', 0, ?)
+                        (photo_id, group_name, day, photo_path, taken_at, state, attempts, next_attempt, files_day)
+                        VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?)
                         """,
                     arguments: [
-                        photo.id.rawValue, group, day.description, photo.photoPath,
-                        photo.takenAt.timeIntervalSince1970, now.timeIntervalSince1970,
+                        photo.id.rawValue, group, day.description,
+                        files.map { paths(for: photo.id, day: $0).photo } ?? "", photo.takenAt.timeIntervalSince1970,
+                        now.timeIntervalSince1970, files?.description,
                     ])
                 return true
             }
@@ -193,9 +208,9 @@ public final class StationStore: Sendable {
                     guard groups.contains(group), let day = LocalDay(row["day"] as String) else { continue }
                     snapshot.groupSends[group, default: []].insert(day)
                 }
-                snapshot.meals = try Self.meals(db, from: day.adding(days: -(max(1, mealDays) - 1)), through: day)
-                snapshot.inbox = try Self.received(db, now: now)
-                snapshot.reviews = try Self.reviews(db)
+                snapshot.meals = try meals(db, from: day.adding(days: -(max(1, mealDays) - 1)), through: day)
+                snapshot.inbox = try received(db, now: now)
+                snapshot.reviews = try reviews(db)
                 snapshot.latestDay = try Self.latestRecordedDay(db)
                 snapshot.household = try Self.household(db)
                 snapshot.pairedBrowsers = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM web_sessions") ?? 0
@@ -232,32 +247,30 @@ public final class StationStore: Sendable {
     /// The meals kept for `day`, oldest first.
     public func meals(on day: LocalDay) throws(StoreError) -> [Meal] {
         do {
-            return try readOne { db in try Self.meals(db, on: day) }
+            return try readOne { db in try meals(db, on: day) }
         } catch {
             throw StoreError("read meals", error)
         }
     }
 
-    static func meals(_ db: Database, on day: LocalDay) throws -> [Meal] {
+    func meals(_ db: Database, on day: LocalDay) throws -> [Meal] {
         try meals(db, from: day, through: day)
     }
 
-    static func meals(_ db: Database, from first: LocalDay, through last: LocalDay) throws -> [Meal] {
+    func meals(_ db: Database, from first: LocalDay, through last: LocalDay) throws -> [Meal] {
         try Row.fetchAll(
             db, sql: "SELECT * FROM meals WHERE day >= ? AND day <= ? ORDER BY taken_at",
             arguments: [first.description, last.description]
         ).map(meal)
     }
 
-    static func meal(_ row: Row) throws -> Meal {
+    func meal(_ row: Row) throws -> Meal {
         let items = try JSONDecoder().decode([MealItem].self, from: Data((row["items_json"] as String).utf8))
-        let photo = ProcessedPhoto(
-            id: PhotoID(row["id"]), photoPath: row["photo_path"], thumbnailPath: row["thumbnail_path"],
-            takenAt: Date(timeIntervalSince1970: row["taken_at"]), stickerPath: row["sticker_path"])
+        let picture = self.photo(row)
         let totals = Macros(calories: row["calories"], protein: row["protein"], carbs: row["carbs"], fats: row["fats"])
         let day = LocalDay(row["day"] as String) ?? LocalDay(year: 1970, month: 1, day: 1)
         return Meal(
-            photo: photo, day: day,
+            photo: picture, day: day,
             analysis: MealAnalysis(title: row["title"], totals: totals, items: items, funFact: row["fun_fact"]),
             // An older binary's schema (a rollback) has no people: every meal is the owner's there.
             person: PersonID(rawValue: row["person"] ?? PersonID.first.rawValue))

@@ -16,6 +16,12 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         isDiskFull ? .full : .failed(description)
     }
 
+    /// A photo whose files are not where the store puts them (`StationStore.paths(for:day:)`): a bug of
+    /// the caller's.
+    struct Misplaced: Error, CustomStringConvertible {
+        var description: String { "its files are not where paths(for:day:) puts them" }
+    }
+
     init(_ operation: String, _ error: any Error) {
         self.operation = operation
         if let database = error as? DatabaseError {

@@ -229,6 +229,12 @@ struct BackupRoom: PageRoom {
         router.get("backup/download", page: downloadBackup)
         router.get("backup/kept/:name", named: downloadKept)
         router.post("backup/restore-kept", steps: restoreKept)
+        router.get("backup/restore") { try .reply(restorePage($0.paired)) }
+        router.get("backup/restore/state", page: restoreStateText)
+        router.post("backup/restore/ask", steps: askRestore)
+        router.post("backup/restore/forget", page: forgetRestore)
+        router.post("backup/restore/done", page: dismissOutcome)
+        router.post("backup/restore/settings", steps: confirmRestoredSettings)
         router.post("backup/unlock", steps: unlock)
         router.post("backup/download-sealed", page: downloadSealed)
     }

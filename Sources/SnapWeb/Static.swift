@@ -177,6 +177,19 @@ extension PairingRoom {
             note.hidden = false;
             if (select.dataset.pick === "1" && !select.hasAttribute("aria-invalid")) select.value = zone;
           }
+          // A page that follows the station across its restart (a restore): data-follow is where its state
+          // is read, data-state the state shown. Asked every 2 s; a request that fails while the station
+          // starts again is asked again, and the page reloads once the state is another.
+          for (const follower of document.querySelectorAll("[data-follow]")) {
+            const ask = () => fetch(follower.dataset.follow, { cache: "no-store" })
+              .then((answer) => (answer.ok ? answer.text() : null))
+              .then((state) => {
+                if (state !== null && state.trim() !== follower.dataset.state) location.reload();
+                else setTimeout(ask, 2000);
+              })
+              .catch(() => setTimeout(ask, 2000));
+            setTimeout(ask, 2000);
+          }
           // An update bundle or a backup goes as the request's body (streamed to the station's disk), with
           // the form's CSRF token in a header, to the form's data-upload; the bar follows the upload, the
           // form's data-sent is said while the station works on the file sent, and the page follows the

@@ -67,31 +67,7 @@ struct UpdateFlowTests {
         #expect(script.screen?.caption.contains("backup:") == false)
     }
 
-    @Test("should restart into a restored backup at the next calm screen, once, before an update waiting")
-    func restoreWaitsForCalm() {
-        func restores(_ actions: [Action]) -> [String] {
-            actions.compactMap { if case .restartForRestore(let version) = $0 { version } else { nil } }
-        }
-        var script = StationScript(settings: Fixture.settings(), startingAt: "2026-03-10 09:00:00")
-        script.press()
-        #expect(restores(script.send(.backupRestored(version: "1.4.0"))).isEmpty, "not in a countdown")
-        var asked: [String] = []
-        asked += restores(script.advance(seconds: 3))
-        asked += restores(script.send(.captured(PhotoID("p1"))))
-        asked += restores(script.send(.processed(Samples.photo("p1"))))
-        #expect(asked.isEmpty, "not while the photo is taken and reviewed")
-        asked += restores(script.advance(seconds: 3))
-        asked += restores(script.send(.uploadProgress(PhotoID("p1"), 0.5)))
-        asked += restores(script.send(.uploaded(PhotoID("p1"))))
-        #expect(asked.isEmpty, "nor while it is sent")
-        let update = script.send(.update(.restarting(version: "2.0.0")))
-        #expect(restarts(update).isEmpty && restores(update).isEmpty, "the 'Sent' screen is not calm")
-        let lock = script.advance(seconds: 3)
-        #expect(restores(lock) == ["1.4.0"] && restarts(lock).isEmpty, "the restore first, the update after it")
-        #expect(restores(script.advance(seconds: 60)).isEmpty, "asked once")
-    }
-
-    @Test("should restart to use keys entered on the page at the next calm screen, once, and not twice with a restore")
+    @Test("should restart to use keys entered on the page at the next calm screen, once")
     func keysWaitForCalm() {
         func restartsForKeys(_ actions: [Action]) -> Int { actions.filter { $0 == .restartForChanges }.count }
         var script = StationScript(settings: Fixture.settings(), startingAt: "2026-03-10 09:00:00")
@@ -109,15 +85,6 @@ struct UpdateFlowTests {
 
         var calm = StationScript(settings: Fixture.settings(), startingAt: "2026-03-10 09:00:00")
         #expect(restartsForKeys(calm.send(.startChanged)) == 1, "at once on the ready screen")
-        var both = StationScript(settings: Fixture.settings(), startingAt: "2026-03-10 09:00:00")
-        both.press()
-        _ = both.send(.startChanged)
-        _ = both.send(.backupRestored(version: "1.4.0"))
-        var restart = both.advance(seconds: 3) + both.send(.captured(PhotoID("p1")))
-        restart += both.send(.processed(Samples.photo("p1"))) + both.advance(seconds: 3)
-        restart += both.send(.uploaded(PhotoID("p1"))) + both.advance(seconds: 3) + both.advance(seconds: 60)
-        let restarts = restart.filter { $0 == .restartForChanges || $0 == .restartForRestore(version: "1.4.0") }
-        #expect(restarts == [.restartForRestore(version: "1.4.0")], "one restart takes both")
     }
 
     @Test("should restart for a time zone or an AI service from the settings form, for a walk-through's at its end")

@@ -114,8 +114,10 @@ struct BackupTests {
             let before = try sha256(path + "/snapstation.sqlite")
             #expect(throws: problem, "\(name)") { try store.stageRestore(from: file, passphrase: passphrase) }
             #expect(try sha256(path + "/snapstation.sqlite") == before, "\(name): the store unchanged")
-            #expect(!FileManager.default.fileExists(atPath: path + "/restore"), "\(name): nothing left to apply")
-            #expect(try StationStore.applyRestore(in: path) == nil)
+            #expect(
+                ((try? FileManager.default.contentsOfDirectory(atPath: path + "/restore")) ?? []).isEmpty,
+                "\(name): nothing left to apply")
+            #expect(StationStore.applyRestore(in: path) == nil)
         }
     }
 
@@ -127,12 +129,17 @@ struct BackupTests {
         let expected = try storeA.tables()
         do {
             let storeB = try stationB(b)
-            let header = try storeB.stageRestore(from: file)
-            #expect(header.directory == a && header.format == 1, "no keys: read by every station that reads backups")
+            let staged = try storeB.stageRestore(from: file)
+            #expect(staged.version == StationVersion.current && staged.report.refusedRows == 0, "\(staged.report)")
             #expect(try storeB.tables()["meals"]?.count == 1, "B unchanged until it starts again")
+            #expect(StationStore.applyRestore(in: b) == nil, "nothing put in place before the hold confirms it")
+            let confirmed = try #require(try storeB.confirmRestore())
+            let kept = try #require(confirmed.keptBackup)
+            #expect(storeB.keptBackups(.restore).map { ($0 as NSString).lastPathComponent } == [kept])
         }
-        #expect(try StationStore.applyRestore(in: b) == StationVersion.current)
-        #expect(try StationStore.applyRestore(in: b) == nil, "applied once")
+        let outcome = try #require(StationStore.applyRestore(in: b))
+        #expect(outcome.problem == nil && outcome.restore.version == StationVersion.current)
+        #expect(StationStore.applyRestore(in: b) == nil, "applied once")
         let restored = try StationStore(directory: b)
         let tables = try restored.tables()
         #expect(Set(tables.keys) == Set(expected.keys))

@@ -58,27 +58,31 @@ struct BackupPageTests {
             #expect(
                 damaged.status == 400 && String(decoding: damaged.body, as: UTF8.self).contains("Nothing was changed"))
             #expect(FileManager.default.contents(atPath: store) == before, "B's store as it was")
-            #expect(!FileManager.default.fileExists(atPath: b.folder.path + "/restore"))
-            #expect(!b.link.events.contains { if case .backupRestored = $0 { true } else { false } })
+            #expect(!FileManager.default.fileExists(atPath: b.folder.path + "/restore/staged"))
+            #expect(!b.link.events.contains { if case .restoreAsked = $0 { true } else { false } })
             let unpaired = try await client.send(
                 HTTPRequest(
                     method: "POST", url: base + "/backup/upload", headers: [("Cookie", ownerB.cookie)], body: backup))
             #expect(unpaired.status == 403, "no token, no restore")
 
             let kept = try await send(backup)
-            #expect(kept.status == 303 && kept.header("location") == "/backup?restored=\(StationVersion.current)")
-            #expect(b.link.events.contains(.backupRestored(version: StationVersion.current)), "the station is told")
-            #expect(FileManager.default.fileExists(atPath: b.folder.path + "/restore/ready"))
+            #expect(kept.status == 303 && kept.header("location") == "/backup/restore")
             #expect(
-                !FileManager.default.fileExists(atPath: b.folder.path + "/backup/restore-upload.tar"),
-                "the file sent is gone")
+                b.link.events.contains {
+                    if case .restoreAsked(StationVersion.current, _) = $0 { true } else { false }
+                },
+                "the station is asked")
+            #expect(FileManager.default.fileExists(atPath: b.folder.path + "/restore/staged/ready"))
+            let uploads = try FileManager.default.contentsOfDirectory(atPath: b.folder.path + "/backup")
+            #expect(!uploads.contains { $0.hasPrefix("restore-upload") }, "the files sent are gone: \(uploads)")
             let page = try await client.send(
-                HTTPRequest(
-                    url: base + "/backup?restored=\(StationVersion.current)", headers: [("Cookie", ownerB.cookie)]))
-            #expect(String(decoding: page.body, as: UTF8.self).contains("starts again with it as soon as it is idle"))
+                HTTPRequest(url: base + "/backup/restore", headers: [("Cookie", ownerB.cookie)]))
+            #expect(String(decoding: page.body, as: UTF8.self).contains("so you confirm it at the station"))
         }
+        #expect(StationStore.applyRestore(in: b.folder.path) == nil, "not put in place without the hold")
+        _ = try b.store.confirmRestore()
         // The station's next start puts it in place before its store opens.
-        #expect(try StationStore.applyRestore(in: b.folder.path) == StationVersion.current)
+        #expect(StationStore.applyRestore(in: b.folder.path)?.problem == nil)
         let restored = try StationStore(directory: b.folder.path)
         #expect(try restored.meals(on: a.today).map(\.photo.id) == [PhotoID("m1")])
         #expect(try restored.meals(on: a.today.adding(days: -1)).map(\.analysis.title) == ["Soup"])
@@ -111,10 +115,14 @@ struct BackupPageTests {
         #expect(other.status == 404, "only a kept backup's name")
         let restored = await station.post(
             "/backup/restore-kept", [("csrf", owner.csrf), ("name", name)], cookie: owner.cookie)
-        #expect(restored.status == 303 && restored.header("Location")?.hasPrefix("/backup?restored=") == true)
-        #expect(station.link.events.contains(.backupRestored(version: StationVersion.current)))
+        #expect(restored.status == 303 && restored.header("Location") == "/backup/restore")
+        #expect(
+            station.link.events.contains {
+                if case .restoreAsked(StationVersion.current, _) = $0 { true } else { false }
+            })
         #expect(FileManager.default.fileExists(atPath: kept), "a kept backup stays after it is restored")
-        #expect(try StationStore.applyRestore(in: station.folder.path) == StationVersion.current)
+        _ = try station.store.confirmRestore()
+        #expect(StationStore.applyRestore(in: station.folder.path)?.problem == nil)
         let store = try StationStore(directory: station.folder.path)
         #expect(try store.meals(on: station.today).map(\.photo.id) == [PhotoID("m1")], "as it was before the update")
     }

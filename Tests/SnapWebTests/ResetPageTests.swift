@@ -43,13 +43,15 @@ struct ResetPageTests {
         station.link.show(ready)
         station.link.onEvent.withLock { handler in
             handler = { [link = station.link] event in
-                if event == .resetAsked { link.show(.reset(ResetScreen(secondsLeft: StationMachine.resetSeconds))) }
+                if event == .resetAsked {
+                    link.show(.question(QuestionScreen(question: .reset, secondsLeft: StationMachine.questionSeconds)))
+                }
             }
         }
         let asked = await station.post("/reset", [("csrf", owner.csrf)], cookie: owner.cookie)
         #expect(asked.status == 200 && asked.text.contains("Hold its button for 5 seconds"), "\(asked.text)")
         #expect(asked.text.contains("http-equiv=\"refresh\""), "the page follows the station")
-        station.link.show(.reset(ResetScreen(secondsLeft: nil)))
+        station.link.show(.question(QuestionScreen(question: .reset, secondsLeft: nil)))
         let erasing = await station.get("/reset", cookie: owner.cookie)
         #expect(erasing.text.contains("The station is erasing itself"))
 

@@ -69,13 +69,16 @@ extension BackupPageTests {
             #expect(wrong.status == 400)
             #expect(String(decoding: wrong.body, as: UTF8.self).contains("That passphrase does not open this backup"))
             #expect(FileManager.default.contents(atPath: store) == before, "B's store as it was")
-            #expect(!FileManager.default.fileExists(atPath: b.folder.path + "/restore"))
+            #expect(!FileManager.default.fileExists(atPath: b.folder.path + "/restore/staged"))
             let right = try await unlock([("passphrase", passphrase)])
-            #expect(right.status == 303 && right.header("location") == "/backup?restored=\(StationVersion.current)")
-            #expect(b.link.events.contains(.backupRestored(version: StationVersion.current)))
+            #expect(right.status == 303 && right.header("location") == "/backup/restore")
+            #expect(
+                b.link.events.contains { if case .restoreAsked(StationVersion.current, _) = $0 { true } else { false } }
+            )
             #expect(!(await b.get("/backup", cookie: ownerB.cookie).text.contains("This backup is sealed")))
         }
-        #expect(try StationStore.applyRestore(in: b.folder.path) == StationVersion.current)
+        _ = try b.store.confirmRestore()
+        #expect(StationStore.applyRestore(in: b.folder.path)?.problem == nil)
         #expect(b.config.enteredKeys.key(.ai) == key, "A's key, moved with its backup")
         let restored = try StationStore(directory: b.folder.path)
         #expect(try restored.meals(on: a.today).map(\.photo.id) == [PhotoID("m1")])

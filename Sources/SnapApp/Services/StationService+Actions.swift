@@ -105,8 +105,8 @@ extension StationService {
             display.speak(Words(inForce.language))
         case .restartForUpdate(let version):
             askForRestart(into: version)
-        case .restartForRestore(let version):
-            restart("restarting into the backup made by \(version): the store is replaced as the station starts")
+        case .restore(let version):
+            group.addTask { await self.restore(version) }
         case .restartForChanges:
             restart("restarting to use the keys, the time zone or the AI service changed on the owner's page")
         case .factoryReset(let groups):

@@ -43,6 +43,36 @@ extension StationService {
         restart("factory reset: restarting to erase \(store.directory) as the station starts")
     }
 
+    /// The restore waiting, confirmed at the station: a backup of what it replaces is kept, the restore
+    /// marked for the next start (`StationStore.confirmRestore`, on the store's thread behind its writes),
+    /// and the station restarts into it (`applyRestore`). Where that backup cannot be made (a full card),
+    /// nothing is replaced: the outcome says why, for the page, and the station goes on.
+    func restore(_ version: String) async {
+        let store = parts.store
+        do {
+            let confirmed = try await store.writing { store throws(StoreError) in
+                do throws(BackupProblem) {
+                    return Result<StagedRestore?, BackupProblem>.success(try store.confirmRestore())
+                } catch {
+                    return .failure(error)
+                }
+            }
+            guard let staged = try confirmed.get() else {
+                logger.warning("restore of the backup made by \(version): nothing waits any more")
+                bus.send(.restoreNotConfirmed)
+                return
+            }
+            logger.notice(
+                "restore: kept \(staged.keptBackup ?? "no backup") of what the backup made by \(version) replaces")
+        } catch {
+            logger.error("restore of the backup made by \(version): \(error); the station keeps what it has")
+            store.noteRestoreProblem("\(error)")
+            bus.send(.restoreNotConfirmed)
+            return
+        }
+        restart("restarting into the backup made by \(version): the store is replaced as the station starts")
+    }
+
     /// Deletes the station's photos on the group's server, then leaves each group; each failure logged.
     private static func leave(_ groups: [String], backend: any GroupBackend, store: StationStore, logger: Logger) async
     {

@@ -79,9 +79,16 @@ public enum Station {
             logger.notice(
                 "factory reset: erased \(erased.joined(separator: ", ")) in \(config.storage.dir); starting as new")
         }
-        // A backup the owner restored on the page goes in place before the store opens.
-        if let version = try StationStore.applyRestore(in: config.storage.dir) {
-            logger.notice("restored the backup made by SnapStation \(version)")
+        // A backup the owner restored on the page (and confirmed at the station) goes in place before the
+        // store opens; one that could not be put in place leaves the station as it was.
+        if let outcome = StationStore.applyRestore(in: config.storage.dir) {
+            let restore = outcome.restore
+            if let problem = outcome.problem {
+                logger.error("the backup made by SnapStation \(restore.version) was not restored: \(problem)")
+            } else {
+                logger.notice(
+                    "restored the backup made by SnapStation \(restore.version) (\(restore.report.summary))")
+            }
         }
         let store = try StationStore(directory: config.storage.dir)
         startup.mark("store")

@@ -19,7 +19,6 @@ extension BackupRoom {
         throws -> WebReply
     {
         let words = self.words
-        let restored = visitor.form["restored"].map { words("page.backup.restored", ["version": $0]) }
         let kept = store.keptBackups().map { path -> HTML in
             let name = (path as NSString).lastPathComponent
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
@@ -47,7 +46,7 @@ extension BackupRoom {
         return page(
             words("page.backup.title"), status: status,
             """
-            \(notice(message, problem: true))\(notice(restored))\(sealing.map { _ in echo.summary(words) } ?? "")
+            \(notice(message, problem: true))\(restoreNotice(visitor))\(sealing.map { _ in echo.summary(words) } ?? "")
             <h2>\(words("page.backup.download_title"))</h2>
             <p>\(words("page.backup.download_text"))</p>
             <p><a class="button" href="/backup/download" download>\(words("page.backup.download"))</a></p>
@@ -73,6 +72,16 @@ extension BackupRoom {
             """)
     }
 
+    /// A restore waiting or under way (a link to its page), or how the last one ended.
+    private func restoreNotice(_ visitor: Visitor) -> HTML {
+        switch restoreState() {
+        case .none: return ""
+        case .staged, .asking, .restoring:
+            return "<p class=\"notice\"><a href=\"/backup/restore\">\(words("page.restore.waits"))</a></p>"
+        case .restored, .failed: return outcomeNotice(visitor)
+        }
+    }
+
     /// The kept backup `name` (one of `keptBackups`, nothing else), read as it goes out.
     func downloadKept(_ name: String, _ visitor: Visitor) throws -> WebReply {
         guard let path = store.keptBackups().first(where: { ($0 as NSString).lastPathComponent == name }) else {
@@ -93,60 +102,6 @@ extension BackupRoom {
             throw WebProblem.notFound(words("page.backup.kept_gone"), words)
         }
         return staging(path, deleting: false, visitor, what: "the kept backup \(name)")
-    }
-
-    /// Checks and unpacks the backup at `path` (`stage`), then says it is restored, or the page again with
-    /// why not (`what` names it in the log).
-    private func staging(
-        _ path: String, deleting: Bool, passphrase: String? = nil, _ visitor: Visitor, what: String
-    ) -> PageStep {
-        let (store, restoring, link) = (store, restoring, frame.link)
-        return .after {
-            let staged = await Self.stage(
-                path, of: store, on: restoring, deleting: deleting, passphrase: passphrase, telling: link)
-            return {
-                switch staged {
-                case .success(let header): return .reply(self.restored(header))
-                case .failure(let problem):
-                    self.logger.warning("owner's page: \(what) was not restored: \(problem)")
-                    return .reply(
-                        try self.backupPage(visitor, message: self.words.backupProblem(problem), status: 400))
-                }
-            }
-        }
-    }
-
-    /// Checks and unpacks the backup at `path` on `thread` (`stageRestore`, a sealed one opened with
-    /// `passphrase`), deleting the file after when it was sent; a sealed one the passphrase did not open
-    /// stays, for the owner to try again.
-    /// Its progress goes to the station's screen (`BackupProgress`).
-    static func stage(
-        _ path: String, of store: StationStore, on thread: SerialThread, deleting: Bool, passphrase: String? = nil,
-        telling link: any StationLink
-    ) async -> Result<BackupHeader, BackupProblem> {
-        let progress = BackupProgress(link) { .checking(percent: $0) }
-        defer { progress.end() }
-        let result = try? await thread.run { () -> Result<BackupHeader, BackupProblem> in
-            do throws(BackupProblem) {
-                let header = try store.stageRestore(from: path, passphrase: passphrase, progress: progress.report)
-                if deleting { unlink(path) }
-                return .success(header)
-            } catch {
-                if deleting && error != .wrongPassphrase { unlink(path) }
-                return .failure(error)
-            }
-        }
-        return result ?? .failure(.failed("the station is stopping"))
-    }
-
-    /// A backup checked and unpacked: the station is told, and the page says it starts again with it.
-    private func restored(_ header: BackupHeader) -> WebReply {
-        logger.notice("owner's page: the backup made by SnapStation \(header.version) on \(header.created) is checked")
-        frame.link.send(.backupRestored(version: header.version))
-        let query =
-            header.version.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(["&", "=", "+"]))
-            ?? ""
-        return .redirect("/backup?restored=" + query)
     }
 
     /// The backup as it is made, named after the station and the day.
@@ -172,8 +127,9 @@ extension BackupRoom {
             })
     }
 
-    /// Where a backup sent to restore is written (beside the store, on the data partition), and the
-    /// most it may hold: the card's free space, less 64 MB for the station to go on.
+    /// Where a backup sent to restore is written (beside the store, on the data partition, a file of its
+    /// own: two sent at once do not write into one), and the most it may hold: the card's free space, less
+    /// 64 MB for the station to go on.
     func restoreTarget(_ request: WebRequest, session: WebSession, _ words: Words) -> WebApp.UploadTarget {
         let folder = store.directory + "/backup"
         let free = (try? FreeSpace.available(at: store.directory)).map { Int(clamping: $0) } ?? 0
@@ -182,18 +138,22 @@ extension BackupRoom {
             return .refused(413, words("page.backup.problem.too_large"))
         }
         logger.notice("owner's page: \(session.name) sends a backup to restore")
-        return .file(folder + "/restore-upload.tar", limit: limit)
+        return .file(folder + "/restore-upload-\(UInt32.random(in: 0...UInt32.max)).tar", limit: limit)
     }
 
-    /// A backup sent: checked whole and unpacked (`stageRestore`), the file sent deleted, and the station
-    /// told (`Event.backupRestored`); or why not, with nothing changed. A sealed one waits for its
-    /// passphrase (`unlock`): the page asks for it.
+    /// A backup sent: checked whole, unpacked and rebuilt (`stageRestore`), the file sent deleted, and the
+    /// station asked to confirm it (`Event.restoreAsked`); or why not, with nothing changed. A sealed one
+    /// waits for its passphrase (`unlock`): the page asks for it.
     func restoreReceived(_ path: String, problem: WebApp.UploadProblem?) async -> WebReply {
         let words = self.words
-        let staged: Result<BackupHeader, BackupProblem>
+        let staged: Result<StagedRestore, BackupProblem>
         switch problem {
-        case .tooLarge?: staged = .failure(.failed(words("page.backup.problem.too_large")))
-        case .failed(let reason)?: staged = .failure(.failed(reason))
+        case .tooLarge?:
+            unlink(path)
+            staged = .failure(.failed(words("page.backup.problem.too_large")))
+        case .failed(let reason)?:
+            unlink(path)
+            staged = .failure(.failed(reason))
         case nil where StationStore.isSealedBackup(at: path):
             guard rename(path, lockedPath) == 0 else {
                 unlink(path)
@@ -205,7 +165,9 @@ extension BackupRoom {
         case nil: staged = await Self.stage(path, of: store, on: restoring, deleting: true, telling: frame.link)
         }
         switch staged {
-        case .success(let header): return restored(header)
+        case .success(let restore):
+            _ = await askStation(restore)
+            return .redirect("/backup/restore")
         case .failure(let problem):
             logger.warning("owner's page: a backup was not restored: \(problem)")
             return .text(words.backupProblem(problem), status: 400)

@@ -56,7 +56,7 @@ extension KeysRoom {
         let given = form["password"] ?? ""
         var reading = FormReading()
         reading.read(()) { () throws(FormProblem) in
-            guard Self.isEmail(email) else {
+            guard StationConfig.isEmail(email) else {
                 throw FormProblem(words("page.keys.account_email_invalid"), field: "email")
             }
         }
@@ -120,14 +120,5 @@ extension KeysRoom {
                 self.keysPage(
                     visitor, account: AccountAnswer(said: self.notice(said), echo: FormEcho(prefix: "account-"))))
         }
-    }
-
-    /// An address an account can have: something before and after one "@", a dot after it, at most 254
-    /// characters, no spaces or control characters (the server checks the rest).
-    static func isEmail(_ text: String) -> Bool {
-        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-        return text.count <= 254 && parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".")
-            && !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".")
-            && !text.unicodeScalars.contains { $0.properties.isWhitespace || $0.properties.generalCategory == .control }
     }
 }

@@ -141,11 +141,11 @@ extension MealsRoom {
             """
     }
 
-    static let maxName = 80
-    static let maxItems = 50
-    static let maxGrams = 5000
-    static let maxKcal = 10_000
-    static let maxMacro = 1000
+    static let maxName = MealBounds.formName
+    static let maxItems = MealBounds.formItems
+    static let maxGrams = MealBounds.formGrams
+    static let maxKcal = MealBounds.formKcal
+    static let maxMacro = MealBounds.formMacro
 
     /// Reads the meal form into an analysis, every field checked (each wrong field is named, not only the
     /// first: `FormReading`); an item's tags and ingredients stay with it while its name does. Returns the

@@ -11,7 +11,7 @@ extension ResetRoom {
         let words = self.words
         var said: HTML = ""
         var refresh: Int?
-        if case .reset(let screen)? = link.status().screen {
+        if case .question(let screen)? = link.status().screen, screen.question == .reset {
             said = notice(words(screen.secondsLeft == nil ? "page.reset.erasing" : "page.reset.asking"))
             refresh = 3
         } else if busy {
@@ -32,7 +32,10 @@ extension ResetRoom {
     /// Asks the station; the page then says to hold its button, or that it is busy (nothing asked).
     func askReset(_ visitor: Visitor) throws -> PageStep {
         delivering(.resetAsked) { status in
-            let asking = if case .reset(let screen)? = status.screen { screen.secondsLeft != nil } else { false }
+            let asking =
+                if case .question(let screen)? = status.screen, screen.question == .reset {
+                    screen.secondsLeft != nil
+                } else { false }
             if asking { logger.notice("owner's page: factory reset asked; the station asks for the long hold") }
             return .reply(resetPage(visitor, busy: !asking))
         }

@@ -6,11 +6,6 @@ import SnapText
 /// (`Words+Station.swift`: `dietary(_:)`, `device(_:)`, `kcal(_:)`). Each body calls its `Words` `words`,
 /// as the pages do, so `CatalogTests`' key scan (`words("…")`) reads these keys too.
 extension Words {
-    /// "Monday 3 March": a day as the page heads it.
-    func day(_ day: LocalDay) -> String {
-        self.day(year: day.year, month: day.month, day: day.day, weekday: day.weekday)
-    }
-
     /// What the station's screen shows, as the status page says it: one case for each screen, so a new
     /// screen is named here by the compiler.
     func screen(_ screen: Screen) -> String {
@@ -32,8 +27,11 @@ extension Words {
         case .pairing: return words("page.screen.pairing")
         case .menu: return words("page.screen.menu")
         case .week: return words("page.screen.week")
-        case .reset(let reset):
-            return words(reset.secondsLeft == nil ? "page.screen.erasing" : "page.screen.reset")
+        case .question(let question):
+            switch question.question {
+            case .reset: return words(question.secondsLeft == nil ? "page.screen.erasing" : "page.screen.reset")
+            case .restore: return words(question.secondsLeft == nil ? "page.screen.restoring" : "page.screen.restore")
+            }
         }
     }
 
