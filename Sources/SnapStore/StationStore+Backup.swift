@@ -153,6 +153,14 @@ extension StationStore {
 }
 
 extension StationStore {
+    /// The names of the store's tables, indexes, triggers and views, sorted: what a restored store's schema
+    /// is made of (the hostile restores' tests).
+    func schemaObjects() throws -> [String] {
+        try database.read { db in
+            try String.fetchAll(db, sql: "SELECT type || ' ' || name FROM sqlite_master ORDER BY type, name")
+        }
+    }
+
     /// Every table's rows as text, sorted, each value as SQLite gives it ("NULL" for none): what two
     /// stores hold, compared table by table (the backup's tests).
     func tables() throws(StoreError) -> [String: [[String]]] {

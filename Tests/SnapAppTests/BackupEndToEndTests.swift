@@ -16,8 +16,10 @@ struct BackupEndToEndTests {
     init() async throws { fake = try await FakeServices() }
 
     /// Starts station `name`; with `enteredKey` its AI key is the one entered on its page (`keys/ai.key`),
-    /// not the config's.
-    func start(_ name: String, script: String? = nil, enteredKey: Bool = false) throws -> StationProcess {
+    /// not the config's; with `typing` its buttons are typed (`StationProcess.type`).
+    func start(_ name: String, script: String? = nil, enteredKey: Bool = false, typing: Bool = false) throws
+        -> StationProcess
+    {
         let config = try StationFixture.writeConfig(
             in: folder.path + "/" + name,
             [
@@ -27,10 +29,19 @@ struct BackupEndToEndTests {
                     enteredKey ? "" : "key_source = \"env:SNAPSTATION_TEST_AI_KEY\"", "auto_save_seconds = 1",
                 ],
             ])
-        var arguments = ["run", "--config", config, "--state", folder.path + "/\(name)/state", "--no-stdin"]
+        var arguments = ["run", "--config", config, "--state", folder.path + "/\(name)/state"]
+        arguments += typing ? [] : ["--no-stdin"]
         if let script { arguments += ["--script", script] }
         return try StationProcess(
-            arguments, logPath: folder.path + "/\(name).log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
+            arguments, logPath: folder.path + "/\(name).log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"],
+            typing: typing)
+    }
+
+    /// Answers the restore's question at `station` with the long hold, once it asks.
+    func confirmAtTheStation(_ station: StationProcess) async {
+        let asked = await StationProcess.waitFor(seconds: 60) { station.output.contains("screen: restore-confirm") }
+        #expect(asked, "the station asks for the hold: \(station.output)")
+        station.type("pair")
     }
 
     /// A backup file sent to restore on the page at `port`, as the page's script sends it.
@@ -68,11 +79,12 @@ struct BackupEndToEndTests {
         #expect(saved, "A saved its meal: \(a.output)")
         #expect(download.status == 200, "\(String(decoding: download.body.prefix(300), as: UTF8.self))")
 
-        let b = try start("B")
+        let b = try start("B", typing: true)
         let portB = try #require(await b.pagePort(), "\(b.output)")
         let sent = try await upload(download.body, to: portB, as: ownerB, client)
         #expect(sent.status == 303, "\(String(decoding: sent.body, as: UTF8.self))")
-        // B is at rest: it stops by itself, as systemd's Restart=always would then start it again.
+        await confirmAtTheStation(b)
+        // Confirmed at the station: it stops by itself, as systemd's Restart=always would then start it again.
         let stopped = await StationProcess.waitFor(seconds: 30) { !b.process.isRunning }
         #expect(stopped, "B restarts into the backup by itself: \(b.output)")
         if !stopped { _ = await b.stop() }

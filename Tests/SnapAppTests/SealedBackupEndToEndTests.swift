@@ -67,7 +67,7 @@ extension BackupEndToEndTests {
             #expect(Data(sealed.body).range(of: Data(clear.utf8)) == nil, "\(clear) is not in the file in clear")
         }
 
-        let b = try start("B", enteredKey: true)
+        let b = try start("B", enteredKey: true, typing: true)
         let portB = try #require(await b.pagePort(), "\(b.output)")
         let sent = try await upload(sealed.body, to: portB, as: ownerB, client)
         #expect(sent.status == 303 && sent.header("location") == "/backup", "B asks for the passphrase")
@@ -79,6 +79,7 @@ extension BackupEndToEndTests {
         #expect(FileManager.default.contents(atPath: store) == before && b.process.isRunning, "B as it was")
         let right = try await post(portB, "/backup/unlock", ownerB, [("passphrase", passphrase)])
         #expect(right.status == 303, "\(String(decoding: right.body.prefix(300), as: UTF8.self))")
+        await confirmAtTheStation(b)
         let stopped = await StationProcess.waitFor(seconds: 30) { !b.process.isRunning }
         #expect(stopped, "B restarts into the backup by itself: \(b.output)")
         if !stopped { _ = await b.stop() }

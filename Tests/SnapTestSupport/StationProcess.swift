@@ -21,15 +21,22 @@ public final class StationProcess {
     public private(set) var input: FileHandle?
 
     /// Starts `snapstation ARGUMENTS` with both outputs into `logPath`, and standard input from /dev/null,
-    /// or from a pipe the test writes to (`type`) when `typing` is true.
-    public init(_ arguments: [String], logPath: String, environment: [String: String] = [:], typing: Bool = false)
-        throws
-    {
+    /// or from a pipe the test writes to (`type`) when `typing` is true. `openFiles`: the most descriptors
+    /// it may open (`ulimit -n`, as systemd's `LimitNOFILE`).
+    public init(
+        _ arguments: [String], logPath: String, environment: [String: String] = [:], typing: Bool = false,
+        openFiles: Int? = nil
+    ) throws {
         self.logPath = logPath
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = arguments
+        if let openFiles {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(openFiles) && exec \"$0\" \"$@\"", Self.binary] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: Self.binary)
+            process.arguments = arguments
+        }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         if typing {
             let pipe = Pipe()
