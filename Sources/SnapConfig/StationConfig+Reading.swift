@@ -402,8 +402,14 @@ extension StationConfig {
     /// RFC 3927, fe80::/10), a `NAME.local` (mDNS) or a single-label host name. A local vision server
     /// runs there (a Pi cannot host one); the station sends it no key (`Station.makeAnalyzer`).
     public static func isPrivateNetwork(_ text: String) -> Bool {
-        guard let url = URL(string: text), url.scheme == "http", var host = url.host?.lowercased() else { return false }
-        host = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        guard let url = URL(string: text), url.scheme == "http", let host = url.host else { return false }
+        return isPrivateHost(host)
+    }
+
+    /// A host of the owner's own network, as `isPrivateNetwork` says it for a URL: a private or link-local
+    /// address, a `NAME.local` or a single-label name.
+    public static func isPrivateHost(_ name: String) -> Bool {
+        let host = name.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         var v4 = in_addr()
         if inet_pton(AF_INET, host, &v4) == 1 {
             let octets = withUnsafeBytes(of: v4.s_addr) { Array($0) }
@@ -416,6 +422,22 @@ extension StationConfig {
             return bytes[0] & 0xFE == 0xFC || (bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80)
         }
         return host.hasSuffix(".local") || !host.contains(".")
+    }
+
+    /// This machine: the loopback addresses and `localhost`.
+    public static func isLoopbackHost(_ name: String) -> Bool {
+        let host = name.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    /// The broker's password for `settings`, only where it goes to the broker it was entered for (or, the
+    /// installer's, to the config file's broker: `key(_:for:)`) and is not sent in clear beyond the home's
+    /// network: over `mqtts://`, or plain `mqtt://` to this machine or a host of the home's network. Nil
+    /// otherwise: the station connects without it and the broker says whether it takes that.
+    public func brokerPassword(for settings: MQTTSettings) -> String? {
+        guard let broker = settings.broker else { return nil }
+        guard broker.tls || Self.isLoopbackHost(broker.host) || Self.isPrivateHost(broker.host) else { return nil }
+        return key(.mqtt, for: settings.address)?.key
     }
 
     /// https anywhere; plain http only to this machine (a Supabase running locally), never across a network.

@@ -45,10 +45,11 @@ struct AnalysisQueueServiceTests {
     /// Runs the queue over one queued photo until the analyser was asked once, and returns the store.
     private func run(_ failure: AIFailure) async throws -> (StationStore, FailingAnalyzer) {
         let store = try StationStore(directory: folder.path + "/state")
-        let path = folder.path + "/meal.jpg"
-        try Data([0xFF, 0xD8, 0xFF, 0xD9]).write(to: URL(fileURLWithPath: path))
-        let photo = ProcessedPhoto(id: PhotoID("m1"), photoPath: path, thumbnailPath: path, takenAt: Date())
         let day = LocalDay(containing: Date(), in: TimeZone(identifier: "UTC")!)
+        let paths = store.paths(for: PhotoID("m1"), day: day)
+        let photo = ProcessedPhoto(
+            id: PhotoID("m1"), photoPath: paths.photo, thumbnailPath: paths.thumbnail, takenAt: Date())
+        try store.storePhoto(photo, jpeg: [0xFF, 0xD8, 0xFF, 0xD9], thumbnail: [0xFF, 0xD8, 0xFF, 0xD9])
         try store.queueAnalysis(photo, day: day, now: Date().addingTimeInterval(-1))
         let analyzer = FailingAnalyzer(failure)
         let service = AnalysisQueueService(

@@ -151,7 +151,7 @@ struct CommandTests {
         let pngs = try FileManager.default.contentsOfDirectory(atPath: folder.path + "/screens").filter {
             $0.hasSuffix(".png")
         }
-        #expect(pngs.count == 56, "every screen of the gallery, and the sample sticker")
+        #expect(pngs.count == 58, "every screen of the gallery, and the sample sticker")
         #expect(pngs.contains("29c-reset-confirm.png") && pngs.contains("29d-reset-erasing.png"))
         #expect(pngs.contains("29-menu.png") && pngs.contains("28-ready-two-cameras.png"))
         #expect(pngs.contains("28c-jar-60-week.png") && pngs.contains("28e-jar-household.png"))

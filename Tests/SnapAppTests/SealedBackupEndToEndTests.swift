@@ -16,7 +16,8 @@ extension BackupEndToEndTests {
                 atPath: folder.path + "/\(name)/state", withIntermediateDirectories: true)
         }
         // The fake OpenAI service takes "test-key" alone: A's entered key, B has none.
-        try EnteredKeys(folder: folder.path + "/A/state/keys").keep("test-key", for: .ai)
+        try EnteredKeys(folder: folder.path + "/A/state/keys").keep(
+            "test-key", for: .ai, to: KeyDestination(fake.baseURL + "/v1"))
         let ownerA = try PairedBrowser(in: folder.path + "/A/state", name: "A-phone")
         let ownerB = try PairedBrowser(in: folder.path + "/B/state", name: "B-phone")
         let client = HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(60))

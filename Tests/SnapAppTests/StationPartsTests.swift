@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SnapApp
 import SnapConfig
+import SnapCore
 import SnapServices
 import SnapTestSupport
 import Testing
@@ -41,10 +42,60 @@ struct StationPartsTests {
         config.ai.keySource = .file(folder.path + "/installer-key")
         let logger = Logger(label: "test")
         #expect(Station.makeAnalyzer(config, logger: logger) == nil, "no key anywhere: not configured")
-        try config.enteredKeys.keep("sk-entered-1234", for: .ai)
+        try config.enteredKeys.keep("sk-entered-1234", for: .ai, to: KeyDestination(config.ai.baseURL))
         #expect((Station.makeAnalyzer(config, logger: logger) as? OpenAIAnalyzer)?.settings.key == "sk-entered-1234")
         try "sk-installer-5678\n".write(toFile: folder.path + "/installer-key", atomically: true, encoding: .utf8)
         let installer = (Station.makeAnalyzer(config, logger: logger) as? OpenAIAnalyzer)?.settings.key
         #expect(installer == "sk-installer-5678", "the installer's word first")
+    }
+
+    @Test("should send a key only to the address it was entered for, and the installer's only to the config's")
+    func keysGoWhereTheyWereEntered() throws {
+        var file = StationConfig()
+        file.ai.baseURL = "https://api.openai.com/v1"
+        file.storage.dir = folder.path + "/bound"
+        file.ai.keySource = .file(folder.path + "/bound-installer-key")
+        let logger = Logger(label: "test")
+        func key(_ address: String) -> String? {
+            let config = file.starting(with: RuntimeSettings(aiService: AIService(baseURL: address, model: "m")))
+            return (Station.makeAnalyzer(config, logger: logger) as? OpenAIAnalyzer)?.settings.key
+        }
+        try "sk-installer-5678\n".write(
+            toFile: folder.path + "/bound-installer-key", atomically: true, encoding: .utf8)
+        #expect(key("https://api.openai.com/v1") == "sk-installer-5678")
+        #expect(key("https://api.openai.com:443/v1/") == "sk-installer-5678", "the same destination")
+        #expect(
+            key("https://attacker.example/v1") == "", "the installer's key never follows an address set on the page")
+        try FileManager.default.removeItem(atPath: folder.path + "/bound-installer-key")
+        try file.enteredKeys.keep("sk-entered-9999", for: .ai, to: KeyDestination("https://gpu.example.net/v1"))
+        #expect(key("https://gpu.example.net/v1") == "sk-entered-9999")
+        #expect(key("https://gpu.example.net:8443/v1") == "", "another port is another destination")
+        #expect(key("https://attacker.example/v1") == "", "an entered key goes only where it was entered")
+        // A key entered before keys had destinations is the address's in force as the station first starts.
+        try Data("sk-old-0000\n".utf8).write(to: URL(fileURLWithPath: folder.path + "/bound/keys/ai.key"))
+        try FileManager.default.removeItem(atPath: folder.path + "/bound/keys/ai.for")
+        file.enteredKeys.bindUnbound(.ai, to: KeyDestination("https://api.openai.com/v1"))
+        #expect(key("https://api.openai.com/v1") == "sk-old-0000")
+        #expect(key("https://gpu.example.net/v1") == "")
+    }
+
+    @Test("should send the broker's password only to its broker, and never in clear beyond the home's network")
+    func brokerPassword() throws {
+        var config = StationConfig()
+        config.storage.dir = folder.path + "/broker"
+        func password(_ address: String) -> String? {
+            config.brokerPassword(for: MQTTSettings(address: address, username: "station"))
+        }
+        for address in ["mqtt://broker.example.net", "mqtts://broker.example.net", "mqtt://192.168.1.5"] {
+            try config.enteredKeys.keep("pw-\(address)", for: .mqtt, to: KeyDestination(address))
+            #expect(password(address) == (address == "mqtt://broker.example.net" ? nil : "pw-\(address)"), "\(address)")
+        }
+        #expect(password("mqtt://192.168.1.5:1884") == nil, "another port is another broker")
+        #expect(password("mqtts://attacker.example") == nil)
+        config.mqtt.keySource = .environment("SNAPSTATION_TEST_BROKER_PW")
+        config.mqtt.broker = MQTTSettings(address: "mqtt://homeassistant.local", username: "station")
+        let environment = ["SNAPSTATION_TEST_BROKER_PW": "installer-pw"]
+        #expect(config.key(.mqtt, for: "mqtt://homeassistant.local", environment: environment)?.key == "installer-pw")
+        #expect(config.key(.mqtt, for: "mqtt://attacker.example", environment: environment) == nil)
     }
 }

@@ -61,7 +61,7 @@ struct KeysPageTests {
         let station = try station()
         let owner = try await station.pair()
         let keys = station.config.enteredKeys
-        try keys.keep("old-key-1234", for: .group)
+        try keys.keep("old-key-1234", for: .group, to: nil)
         for wrong in ["two words", "", String(repeating: "k", count: 513), "ключ"] {
             let reply = await station.post("/keys/group", [("csrf", owner.csrf), ("key", wrong)], cookie: owner.cookie)
             #expect(reply.status == 400, "\(wrong.prefix(20))")
@@ -77,7 +77,7 @@ struct KeysPageTests {
     func installerWins() async throws {
         let station = try station(installerKey: "sk-installer-5678\n")
         let owner = try await station.pair()
-        try station.config.enteredKeys.keep("sk-entered-1234", for: .ai)
+        try station.config.enteredKeys.keep("sk-entered-1234", for: .ai, to: KeyDestination(station.config.ai.baseURL))
         let page = await station.get("/keys", cookie: owner.cookie)
         let source = "file:\(station.config.storage.dir)/installer/ai"
         #expect(page.text.contains("Set by the installer (\(source)). Change it there."))

@@ -14,7 +14,7 @@ extension BackupPageTests {
         let a = try WebTestStation(name: "Kitchen")
         try a.meal("m1")
         let key = "sk-proj-SEALEDONTHEPAGE4321"
-        try a.config.enteredKeys.keep(key, for: .ai)
+        try a.config.enteredKeys.keep(key, for: .ai, to: KeyDestination(a.config.ai.baseURL))
         #expect(a.config.enteredKeys.folder == a.config.storage.dir + "/" + StationStore.keysFolder, "one folder")
         let ownerA = try await a.pair()
         let short = await a.post(
@@ -41,7 +41,7 @@ extension BackupPageTests {
         #expect(Data(sealed).range(of: Data("SQLite format 3".utf8)) == nil, "nor the store")
 
         let b = try WebTestStation(name: "Hall")
-        try b.config.enteredKeys.keep("sk-B-own", for: .ai)
+        try b.config.enteredKeys.keep("sk-B-own", for: .ai, to: KeyDestination(b.config.ai.baseURL))
         let ownerB = try await b.pair()
         let client = HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(60))
         try await WebServerTests().serving(b) { base in

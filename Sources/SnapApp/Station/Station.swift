@@ -49,7 +49,8 @@ public enum Station {
             prefix: config.mqtt.discoveryPrefix, stationName: config.station.name, version: StationVersion.current,
             page: noticePage(config))
         let settings = MQTTLink.Settings(
-            broker: broker, username: config.mqtt.broker.username, password: config.key(.mqtt)?.key,
+            broker: broker, username: config.mqtt.broker.username,
+            password: config.brokerPassword(for: config.mqtt.broker),
             version: config.mqtt.broker.version, caFile: config.mqtt.caFile, clientID: discovery.node)
         let minFree = UInt64(config.storage.minFreeMB) * 1_000_000
         logger.info("home: Home Assistant's discovery at \(config.mqtt.broker.address) as \(discovery.node)")
@@ -95,6 +96,10 @@ public enum Station {
         // The time zone and the AI service the owner chose on the page, over the file's (where it does not
         // lock them): the station's days and its AI client are made with them.
         config = config.starting(with: try store.runtimeSettings())
+        // Keys entered before they went only to their own address: theirs is the one in force now.
+        for name in [EnteredKeys.Name.ai, .mqtt] {
+            config.enteredKeys.bindUnbound(name, to: config.keyAddress(name).flatMap(KeyDestination.init))
+        }
         let parts = try makeParts(config, store: store, options: options, logger: logger)
         startup.mark("devices")
         let aiConfigured = parts.aiConfigured

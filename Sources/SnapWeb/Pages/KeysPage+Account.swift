@@ -104,7 +104,7 @@ extension KeysRoom {
             return .reply(keysPage(visitor, account: AccountAnswer(said: notice(text, problem: true), echo: kept)))
         }
         do throws(FileError) {
-            try keys.keep(password, for: .group)
+            try keys.keep(password, for: .group, to: nil)
             // The refresh token kept was another account's: the station signs in afresh with this one.
             try AtomicFile.remove(config.supabaseSessionFile)
         } catch {

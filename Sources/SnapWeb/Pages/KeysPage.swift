@@ -52,8 +52,8 @@ extension KeysRoom {
                     (words("page.keys.mqtt"), words("page.keys.mqtt_text", ["broker": config.mqtt.broker.address]))
                 }
             let echo = fieldEcho(name)
-            let found = config.key(name, entered: keys)
-            let status: HTML
+            let found = config.key(name, for: address(name), entered: keys)
+            var status: HTML
             switch found {
             case (_, .config(let source))?:
                 // The installer's key wins: no form to enter one that would not be used.
@@ -63,8 +63,13 @@ extension KeysRoom {
             case (let key, .entered)?: status = "<p>\(words("page.keys.entered", ["last": String(key.suffix(4))]))</p>"
             case nil: status = "<p>\(words("page.keys.none"))</p>"
             }
+            // A key kept for another address than the one in force now: not sent there, and asked for again.
+            if found == nil, let kept = keys.destination(of: name) {
+                status =
+                    "<p>\(words("page.keys.elsewhere", ["kept": kept.description, "address": address(name) ?? ""]))</p>"
+            }
             let forget: HTML =
-                found == nil
+                found == nil && keys.key(name) == nil
                 ? ""
                 : """
                 <form method="post" action="/keys/\(name.rawValue)/forget" class="inline">\(csrfField(visitor))\
@@ -103,12 +108,18 @@ extension KeysRoom {
             return .reply(keysPage(visitor, problem: (name, words("page.keys.invalid"))))
         }
         var kept = false
-        let page = change(name, visitor, "a key entered (ending in \(key.suffix(4)))", said: "page.keys.saved") {
+        let destination = address(name).flatMap(KeyDestination.init)
+        let page = change(
+            name, visitor, "a key entered for \(destination?.description ?? "the group's server")",
+            said: "page.keys.saved"
+        ) {
             () throws(FileError) in
-            try keys.keep(key, for: name)
+            try keys.keep(key, for: name, to: destination)
             kept = true
         }
-        guard kept, name == .ai, config.key(.ai, entered: keys)?.origin == .entered else { return .reply(page) }
+        guard kept, name == .ai, config.key(.ai, for: address(.ai), entered: keys)?.origin == .entered else {
+            return .reply(page)
+        }
         return tried(visitor, said: words("page.keys.saved"))
     }
 
@@ -156,6 +167,16 @@ extension KeysRoom {
         logger.notice("owner's page: \(name.rawValue): \(done)")
         frame.link.send(.startChanged)
         return keysPage(visitor, said: words(said))
+    }
+
+    /// The address `name`'s key goes to now: the AI service and the broker in force (which the page may
+    /// have changed since the station started); nil for the group's password (the config's server).
+    func address(_ name: EnteredKeys.Name) -> String? {
+        switch name {
+        case .ai: inForce.aiService.baseURL
+        case .group: nil
+        case .mqtt: inForce.mqtt.address
+        }
     }
 
     /// The keys this station uses: the group's password only where a Supabase account signs in with one,

@@ -22,10 +22,22 @@ struct WelcomeRoom: PageRoom {
     let keyEntered = RoomState(false)
 
     func addRoutes(to router: inout PageRouter) {
-        router.get("welcome") { .reply(stepPage(.language, $0.paired)) }
+        router.get("welcome") { try after { .reply(stepPage(.language, $0.paired)) }($0) }
         router.post("welcome/done", steps: finish)
-        router.get("welcome/:step") { try .reply(stepPage(step($0["step"]), $0.paired)) }
-        router.post("welcome/:step") { try save(try step($0["step"]), $0.paired) }
+        router.get("welcome/:step") { try after { try .reply(stepPage(step($0["step"]), $0.paired)) }($0) }
+        router.post("welcome/:step") { try after { try save(try step($0["step"]), $0.paired) }($0) }
+    }
+
+    /// A step of the walk-through while it is under way; once it ended, its steps are the settings pages,
+    /// whose rules hold (a key goes with its address, the owner's alone): a step's page or form opens them,
+    /// saving nothing.
+    private func after(_ step: @escaping @Sendable (PageRequest) throws -> PageStep) -> PageRouter.Handler {
+        { [store] request in
+            guard (try? store.isMarked(.welcomed)) != true else {
+                return .reply(.redirect(request.request.path.hasSuffix("/ai") ? "/settings#ai" : "/settings"))
+            }
+            return try step(request)
+        }
     }
 }
 
@@ -131,7 +143,7 @@ extension WelcomeRoom {
     /// The AI key's field where the owner may enter one (not where the installer's is in force).
     private func keyField(_ echo: FormEcho) -> HTML {
         let words = self.words
-        switch keys.config.key(.ai, entered: keys.keys) {
+        switch keys.config.key(.ai, for: keys.address(.ai), entered: keys.keys) {
         case (_, .config(let source))?: return "<p>\(words("page.keys.config", ["source": source.description]))</p>"
         case (let key, .entered)?:
             return keyInput(echo, words("page.welcome.key_kept", ["last": String(key.suffix(4))]))
@@ -187,14 +199,15 @@ extension WelcomeRoom {
     private func keepKey(_ key: String, _ visitor: Visitor) throws -> PageStep {
         if !key.isEmpty {
             do throws(FileError) {
-                try keys.keys.keep(key, for: .ai)
+                // The key goes with the address saved with it, and nowhere else.
+                try keys.keys.keep(key, for: .ai, to: KeyDestination(inForce.aiService.baseURL))
             } catch {
                 logger.error("owner's page: the AI key was not changed: \(error)")
                 let problem = FormProblem(words("page.keys.failed", ["error": "\(error)"]), field: "ai_key")
                 return .reply(stepPage(.ai, visitor, echo: FormEcho(visitor.form, problem, prefix: ""), status: 500))
             }
             keyEntered.withLock { $0 = true }
-            logger.notice("owner's page: ai: a key entered in the walk-through (ending in \(key.suffix(4)))")
+            logger.notice("owner's page: ai: a key entered in the walk-through for \(inForce.aiService.baseURL)")
         }
         let service = inForce.aiService
         guard let trier = keys.trier else { return .reply(triedPage(visitor, .failed(.notConfigured))) }
