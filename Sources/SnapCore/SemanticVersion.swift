@@ -61,6 +61,16 @@ public struct SemanticVersion: Sendable, Comparable, CustomStringConvertible {
         return candidate < reference
     }
 
+    /// Whether installing `candidate` over `reference` needs the owner's word: it comes before it, or
+    /// either is no version this type reads (their order is not known, so it is not taken as newer: the
+    /// check fails closed).
+    public static func needsConfirmation(_ candidate: String, over reference: String) -> Bool {
+        guard SemanticVersion(parsing: candidate) != nil, SemanticVersion(parsing: reference) != nil else {
+            return true
+        }
+        return isOlder(candidate, than: reference)
+    }
+
     public static func < (left: SemanticVersion, right: SemanticVersion) -> Bool {
         for index in 0..<max(left.release.count, right.release.count) {
             let a = index < left.release.count ? left.release[index] : "0"

@@ -80,7 +80,7 @@ public final class MQTTLink: Sendable {
 
     private let settings: Settings
     private let logger: Logger
-    private let received: @Sendable (String, [UInt8]) -> Void
+    private let received: @Sendable (String, [UInt8], Bool) -> Void
     private let changed: @Sendable (State) -> Void
     private let table = Lock(Table())
     private let wake: Int32
@@ -88,10 +88,12 @@ public final class MQTTLink: Sendable {
     /// The waits between tries.
     static let backoff: [Duration] = [1, 2, 4, 8, 16, 32, 60].map { .seconds($0) }
 
-    /// `received`: a message on one of the subscribed topics, on the link's thread (hand it on, do not
-    /// wait there). `changed`: the state, each time it changes.
+    /// `received`: a message on one of the subscribed topics (its topic, payload, and whether the broker
+    /// kept it from before: MQTT's retain flag, which a command must not be obeyed on), on the link's
+    /// thread (hand it on, do not wait there). `changed`: the state, each time it changes.
     public init(
-        _ settings: Settings, logger: Logger, received: @escaping @Sendable (String, [UInt8]) -> Void = { _, _ in },
+        _ settings: Settings, logger: Logger,
+        received: @escaping @Sendable (String, [UInt8], Bool) -> Void = { _, _, _ in },
         changed: @escaping @Sendable (State) -> Void = { _ in }
     ) {
         self.settings = settings
@@ -144,7 +146,7 @@ public final class MQTTLink: Sendable {
         trying.will = nil
         trying.subscriptions = []
         let once = Once()
-        let link = MQTTLink(trying, logger: logger) { _, _ in
+        let link = MQTTLink(trying, logger: logger) { _, _, _ in
         } changed: { state in
             switch state {
             case .connected, .refused, .unreachable: once.resume(state)
@@ -279,7 +281,7 @@ public final class MQTTLink: Sendable {
             let topic = String(cString: message.pointee.topic)
             let payload = Array(
                 UnsafeRawBufferPointer(start: message.pointee.payload, count: Int(message.pointee.payloadlen)))
-            context.link.received(topic, payload)
+            context.link.received(topic, payload, message.pointee.retain)
         }
         return nil
     }

@@ -33,6 +33,8 @@ public enum BackupProblem: Error, Sendable, Equatable, CustomStringConvertible {
     case locked
     /// Sealed with another passphrase than the one given.
     case wrongPassphrase
+    /// Sealed at a cost far past a station's own (`BackupSeal.Cost.bearable`): refused before any work.
+    case tooMuchWork
     /// The file system or the database failed: what, and why.
     case failed(String)
 
@@ -48,6 +50,7 @@ public enum BackupProblem: Error, Sendable, Equatable, CustomStringConvertible {
         case .noRoom(let needed, let free): "unpacking the backup needs \(needed) MB, the card has \(free) MB free"
         case .locked: "the backup is sealed with a passphrase"
         case .wrongPassphrase: "the backup is sealed with another passphrase"
+        case .tooMuchWork: "the backup is sealed at a cost far past a station's own"
         case .failed(let why): why
         }
     }

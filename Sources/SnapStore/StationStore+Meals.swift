@@ -125,6 +125,33 @@ extension StationStore {
         }
     }
 
+    /// Deletes a photo no meal, analysis or upload has (a phone's photo the page refused after it was kept):
+    /// its files, then its row. True if it went.
+    @discardableResult
+    public func discardPhoto(_ id: PhotoID) throws(StoreError) -> Bool {
+        do {
+            let found = try database.read { db -> (photo: String, thumbnail: String, sticker: String?)? in
+                let used = try Bool.fetchOne(
+                    db,
+                    sql: """
+                        SELECT EXISTS (SELECT 1 FROM meals WHERE id = ?1) OR EXISTS (SELECT 1 FROM upload_jobs WHERE photo_id = ?1)
+                            OR EXISTS (SELECT 1 FROM analysis_jobs WHERE photo_id = ?1)
+                        """, arguments: [id.rawValue])
+                guard used != true else { return nil }
+                return try Row.fetchOne(db, sql: "SELECT * FROM photos WHERE id = ?", arguments: [id.rawValue])
+                    .map { files(of: id, $0) }
+            }
+            guard let found else { return false }
+            for path in [found.photo, found.thumbnail, found.sticker ?? ""] where !path.isEmpty { unlink(path) }
+            try database.write { db in
+                try db.execute(sql: "DELETE FROM photos WHERE id = ?", arguments: [id.rawValue])
+            }
+            return true
+        } catch {
+            throw StoreError("discard photo \(id)", error)
+        }
+    }
+
     /// Deletes the meal, then its photo's files and row (files first, as everywhere). True if it was there.
     @discardableResult
     public func deleteMeal(_ id: PhotoID) throws(StoreError) -> Bool {

@@ -12,13 +12,25 @@ public struct WebSession: Sendable, Hashable {
     public var name: String
     public var created: Date
     public var lastSeen: Date
+    /// The owner's browser, or a household member's.
+    public var role: Role
 
-    public init(tokenHash: String, csrf: String, name: String, created: Date, lastSeen: Date) {
+    /// Who a paired browser is. The owner's: every page, the keys, services, backups, restores, the reset,
+    /// updates, people, pairing others and the settings. A household member's: their meals, the
+    /// household's pages. The first browser paired is the owner's; the owner may make others owners.
+    public enum Role: String, Sendable, Hashable, CaseIterable {
+        case owner, member
+    }
+
+    public init(
+        tokenHash: String, csrf: String, name: String, created: Date, lastSeen: Date, role: Role = .owner
+    ) {
         self.tokenHash = tokenHash
         self.csrf = csrf
         self.name = name
         self.created = created
         self.lastSeen = lastSeen
+        self.role = role
     }
 }
 
@@ -27,10 +39,13 @@ extension StationStore {
         do {
             try database.write { db in
                 try db.execute(
-                    sql: "INSERT INTO web_sessions (token_hash, csrf, name, created, last_seen) VALUES (?, ?, ?, ?, ?)",
+                    sql: """
+                        INSERT INTO web_sessions (token_hash, csrf, name, created, last_seen, role)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """,
                     arguments: [
                         session.tokenHash, session.csrf, session.name, session.created.timeIntervalSince1970,
-                        session.lastSeen.timeIntervalSince1970,
+                        session.lastSeen.timeIntervalSince1970, session.role.rawValue,
                     ])
             }
         } catch {
@@ -77,6 +92,20 @@ extension StationStore {
         }
     }
 
+    /// Makes the browser of `hash` the owner's or a member's; false when there is no such browser.
+    @discardableResult
+    public func setRole(_ role: WebSession.Role, hash: String) throws(StoreError) -> Bool {
+        do {
+            return try database.write { db in
+                try db.execute(
+                    sql: "UPDATE web_sessions SET role = ? WHERE token_hash = ?", arguments: [role.rawValue, hash])
+                return db.changesCount == 1
+            }
+        } catch {
+            throw StoreError("change a paired browser's role", error)
+        }
+    }
+
     /// Forgets one session, or every one when `hash` is nil; returns how many.
     @discardableResult
     public func forgetSessions(hash: String? = nil) throws(StoreError) -> Int {
@@ -94,13 +123,13 @@ extension StationStore {
         }
     }
 
-    private static let sessionColumns = "token_hash, csrf, name, created, last_seen"
+    private static let sessionColumns = "token_hash, csrf, name, created, last_seen, role"
 
-    /// A row of `sessionColumns`, read by position.
+    /// A row of `sessionColumns`, read by position; a role this binary does not know is a member's.
     private static func session(_ row: Row) -> WebSession {
         WebSession(
             tokenHash: row[0], csrf: row[1], name: row[2], created: Date(timeIntervalSince1970: row[3]),
-            lastSeen: Date(timeIntervalSince1970: row[4]))
+            lastSeen: Date(timeIntervalSince1970: row[4]), role: WebSession.Role(rawValue: row[5]) ?? .member)
     }
 
     /// Whether `mark` was set (`setMark`).

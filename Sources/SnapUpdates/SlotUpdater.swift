@@ -171,8 +171,8 @@ public final class SlotUpdater: StationUpdater {
         do {
             let bundle = try rauc.info(path)
             // RAUC installs any bundle the keyring signed, an older one too (one with a flaw since fixed):
-            // the station asks the owner first, before anything is written.
-            let downgrade = SemanticVersion.isOlder(bundle.version, than: status.version)
+            // the station asks the owner first, before anything is written; a version it cannot order too.
+            let downgrade = SemanticVersion.needsConfirmation(bundle.version, over: status.version)
             guard !downgrade || allowDowngrade else {
                 let older = UpdateFailure.older(bundle: bundle.version, running: status.version)
                 logger.warning("update: \(path) not installed: \(older) (the owner may ask for it)")

@@ -57,6 +57,10 @@ struct PageGate: Sendable {
         guard let (route, named) = found else {
             throw WebProblem.notFound(words("page.problem.no_page", ["path": request.path]), words)
         }
+        if route.access == .owner && session.role != .owner {
+            frame.logger.notice("owner's page: \(session.name), a household member's browser, refused \(request.path)")
+            throw WebProblem(403, words("page.problem.owners.title"), words("page.problem.owners.message"))
+        }
         return try route.handler(PageRequest(request: request, visitor: visitor, parameters: named))
     }
 

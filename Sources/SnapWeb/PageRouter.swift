@@ -8,7 +8,14 @@ import SnapText
 protocol PageRoom: Sendable {
     /// What every page of the room is written with: its words, its layout, the clock.
     var frame: PageFrame { get }
+    /// Whether every route of the room is the owner's (`PageRouter.owners`): the keys, the services,
+    /// backups and restores, the reset, updates, people, pairing others and the settings.
+    var isOwners: Bool { get }
     func addRoutes(to router: inout PageRouter)
+}
+
+extension PageRoom {
+    var isOwners: Bool { false }
 }
 
 /// A request that passed the gate, as a room's handler reads it.
@@ -34,7 +41,9 @@ struct PageRouter: Sendable {
     typealias Handler = @Sendable (PageRequest) throws -> PageStep
 
     struct Route: Sendable {
-        enum Access: Sendable { case anyone, paired }
+        /// Who the gate lets through: anyone, any paired browser, or only the owner's (a household
+        /// member's is refused in words, 403).
+        enum Access: Sendable { case anyone, paired, owner }
         var post: Bool
         var parts: [Substring]
         var access: Access
@@ -43,9 +52,24 @@ struct PageRouter: Sendable {
 
     /// By the path's first part, then in the order added; a pattern of `""` is the root.
     private var routes: [Substring: [Route]] = [:]
+    /// What the routes added now are: a paired browser's, or the owner's inside `owners`.
+    private var adding = Route.Access.paired
 
-    mutating func get(_ pattern: String, _ handler: @escaping Handler) { add(false, pattern, .paired, handler) }
-    mutating func post(_ pattern: String, _ handler: @escaping Handler) { add(true, pattern, .paired, handler) }
+    mutating func get(_ pattern: String, _ handler: @escaping Handler) { add(false, pattern, adding, handler) }
+    mutating func post(_ pattern: String, _ handler: @escaping Handler) { add(true, pattern, adding, handler) }
+
+    /// The routes `add` adds are the owner's alone.
+    mutating func owners(_ add: (inout PageRouter) -> Void) {
+        let before = adding
+        adding = .owner
+        add(&self)
+        adding = before
+    }
+
+    /// Every route: its method, its pattern and who may use it (for the tests that try each).
+    var all: [(post: Bool, pattern: String, access: Route.Access)] {
+        routes.values.flatMap { $0 }.map { ($0.post, $0.parts.joined(separator: "/"), $0.access) }
+    }
 
     /// A page of the paired browser's that needs nothing of the path: `router.get("status", page: statusPage)`.
     mutating func get(_ pattern: String, page: @escaping @Sendable (PageVisitor) throws -> WebReply) {

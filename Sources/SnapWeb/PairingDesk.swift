@@ -5,8 +5,8 @@ import Synchronization
 
 /// The one-time codes that pair a browser with the page, and the brake on guessing them.
 ///
-/// A code is opened at the station (the pairing screen shows it), is valid for five minutes and for one
-/// use. The brakes, chosen so that nobody on the network can keep the owner from pairing:
+/// A code is opened at the station (the pairing screen shows it) or by the owner's page for a household
+/// member's phone (`invite`), is valid for five minutes and for one use. The brakes, chosen so that nobody on the network can keep the owner from pairing:
 /// - **Wrong codes are counted per client** (an IPv4 address, or an IPv6 /64, which one machine can fill
 ///   with addresses): `wrongPerMinute` a minute each. A client over its limit waits; the others do not.
 /// - **A code takes `wrongPerCode` wrong tries from everyone together; past that only clients that have
@@ -29,7 +29,8 @@ public final class PairingDesk: Sendable {
 
     /// What a code someone typed did.
     public enum Outcome: Sendable, Equatable {
-        case paired
+        /// Paired; `invited`: with a code the owner's page opened, for a household member's phone.
+        case paired(invited: Bool)
         /// Not the code, or no code open (the same to the one who typed it).
         case wrong
         /// This client typed too many wrong codes (a minute's, or one past the code's ceiling): it may try
@@ -39,6 +40,8 @@ public final class PairingDesk: Sendable {
 
     private struct State {
         var code: String?
+        /// The open code was opened by the owner's page (`invite`), not at the station.
+        var invited = false
         var expiresAt = Date.distantPast
         var wrongForCode = 0
         /// The clients that typed a wrong code while this one was open.
@@ -72,10 +75,17 @@ public final class PairingDesk: Sendable {
         set { state.withLock { $0.fingerprint = newValue } }
     }
 
-    /// Opens a new code, replacing any open one.
-    public func open(now: Date) -> Pairing {
+    /// Opens a new code at the station, replacing any open one.
+    public func open(now: Date) -> Pairing { open(now: now, invited: false) }
+
+    /// Opens a new code for a household member's phone, asked by the owner's page; it replaces any open
+    /// one (the station's pairing screen then shows a stale code, as after a second hold).
+    public func invite(now: Date) -> Pairing { open(now: now, invited: true) }
+
+    private func open(now: Date, invited: Bool) -> Pairing {
         state.withLock { state in
             state.expiresAt = now.addingTimeInterval(Self.validity)
+            state.invited = invited
             return Self.newCode(&state)
         }
     }
@@ -112,7 +122,7 @@ public final class PairingDesk: Sendable {
             }
             if open, let code = state.code, Secrets.equal(typed, code) {
                 state.code = nil
-                return .paired
+                return .paired(invited: state.invited)
             }
             state.wrongTimes[client, default: []].append(now)
             guard open else {

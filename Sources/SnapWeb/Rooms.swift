@@ -44,7 +44,12 @@ struct PairingRoom: PageRoom {
         router.anyone(post: false, "pair") { _ in .reply(pairPage(message: nil, status: 200)) }
         router.anyone(post: true, "pair") { try .reply(pair($0.request)) }
         router.post("signout", page: signOut)
-        router.post("status/forget", page: forgetBrowser)
+        // Pairing others and forgetting them are the owner's.
+        router.owners { router in
+            router.post("status/forget", page: forgetBrowser)
+            router.post("status/role", page: changeRole)
+            router.post("status/invite", page: invitePhone)
+        }
     }
 }
 
@@ -161,6 +166,7 @@ struct PlansRoom: DayRoom {
 
 /// The owner's settings: the form, and the filter's preview.
 struct SettingsRoom: PageRoom {
+    var isOwners: Bool { true }
     let frame: PageFrame
     let store: StationStore
     let rule: SettingsRule
@@ -192,12 +198,15 @@ struct GroupRoom: DayRoom {
     let jobs: PageJobs
 
     func addRoutes(to router: inout PageRouter) {
+        // The household sees the group's photos; the station's memberships are the owner's.
         router.get("group") { try groupPage($0.paired) }
-        router.post("group/create", steps: createGroup)
-        router.post("group/join", steps: joinGroup)
-        router.post("group/invite", steps: inviteToGroup)
-        router.get("group/leave", page: leavePage)
-        router.post("group/leave", steps: leaveGroup)
+        router.owners { router in
+            router.post("group/create", steps: createGroup)
+            router.post("group/join", steps: joinGroup)
+            router.post("group/invite", steps: inviteToGroup)
+            router.get("group/leave", page: leavePage)
+            router.post("group/leave", steps: leaveGroup)
+        }
     }
 }
 
@@ -219,6 +228,7 @@ struct StatusRoom: DayRoom {
 
 /// Backups: the station's store and photos downloaded as one file, and one restored from a file sent.
 struct BackupRoom: PageRoom {
+    var isOwners: Bool { true }
     let frame: PageFrame
     let store: StationStore
     /// Where a backup sent to restore is checked and unpacked: it reads GBs, off the page's thread.
@@ -242,6 +252,7 @@ struct BackupRoom: PageRoom {
 
 /// The factory reset: asked here, confirmed at the station.
 struct ResetRoom: PageRoom {
+    var isOwners: Bool { true }
     let frame: PageFrame
 
     func addRoutes(to router: inout PageRouter) {
@@ -252,6 +263,7 @@ struct ResetRoom: PageRoom {
 
 /// The system update: a bundle uploaded and installed into the other slot, or an older one on purpose.
 struct UpdateRoom: PageRoom {
+    var isOwners: Bool { true }
     let frame: PageFrame
     /// The station's two system slots (RAUC); nil where the page offers no updates (tests).
     let updater: (any StationUpdater)?

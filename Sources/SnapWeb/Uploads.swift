@@ -69,6 +69,10 @@ extension WebApp {
         guard let token = request.header("x-csrf-token"), Secrets.equal(token, session.csrf) else {
             return .refused(403, words("page.problem.out_of_date.message"))
         }
+        // An update and a restore are the owner's; a meal's photo anyone's of the household.
+        guard kind == .photo || session.role == .owner else {
+            return .refused(403, words("page.problem.owners.message"))
+        }
         switch kind {
         case .bundle: return update.bundleTarget(request, session: session, words)
         case .backup: return backup.restoreTarget(request, session: session, words)
@@ -103,10 +107,16 @@ extension WebApp {
     /// The answer to an upload that ended: a bundle's name on the update page, a backup checked and
     /// waiting for the restart, a photo on its way to the AI; or why it was not kept.
     func received(_ kind: Upload, _ request: WebRequest, _ path: String, problem: UploadProblem?) async -> WebReply {
+        var reply: WebReply
         switch kind {
-        case .bundle: update.bundleReceived(path, problem: problem)
-        case .backup: await backup.restoreReceived(path, problem: problem)
-        case .photo: await log.photoReceived(request, path, problem: problem)
+        case .bundle: reply = update.bundleReceived(path, problem: problem)
+        case .backup: reply = await backup.restoreReceived(path, problem: problem)
+        case .photo: reply = await log.photoReceived(request, path, problem: problem)
         }
+        // An upload's answer does not pass through `respond`: no absolute path in its words either.
+        if reply.status >= 400 {
+            reply.body = Array(frame.withoutPaths(String(decoding: reply.body, as: UTF8.self)).utf8)
+        }
+        return reply
     }
 }

@@ -52,9 +52,10 @@ public final class WebApp: Sendable {
         self.config = config
         self.logger = logger
         self.secure = secure
-        let frame = PageFrame(
+        var frame = PageFrame(
             stationName: config.station.name, link: link, logger: logger, now: now,
             timeZone: config.resolvedTimeZone)
+        frame.stateFolder = store.directory
         self.frame = frame
         let rule = config.settingsRule
         let days = PageDays(store: store, timeZone: frame.timeZone, dailyLimit: config.ai.dailyLimit, now: now)
@@ -90,7 +91,9 @@ public final class WebApp: Sendable {
             WelcomeRoom(frame: frame, store: store, rule: rule, cameraID: config.camera.id, keys: keys),
         ]
         var router = PageRouter()
-        for room in rooms { room.addRoutes(to: &router) }
+        for room in rooms {
+            if room.isOwners { router.owners { room.addRoutes(to: &$0) } } else { room.addRoutes(to: &router) }
+        }
         self.router = router
         gate = PageGate(
             names: names ?? StationNames(config: config), store: store, frame: frame,
@@ -180,7 +183,7 @@ public final class WebApp: Sendable {
         return frame.page(
             problem.title, paired: paired, status: problem.status,
             """
-            <p class="problem" role="alert">\(problem.message)</p>
+            <p class="problem" role="alert">\(frame.withoutPaths(problem.message))</p>
             <p><a href="\(paired ? "/" : "/pair")">\(words("page.problem.back"))</a></p>
             """)
     }

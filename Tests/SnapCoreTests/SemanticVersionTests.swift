@@ -43,6 +43,11 @@ struct SemanticVersionTests {
         ] {
             #expect(SemanticVersion(parsing: text) == nil, "\(text) is no version")
             #expect(!SemanticVersion.isOlder(text, than: "1.0.0") && !SemanticVersion.isOlder("1.0.0", than: text))
+            #expect(SemanticVersion.needsConfirmation(text, over: "1.0.0"), "\(text): asked, not taken as newer")
+            #expect(SemanticVersion.needsConfirmation("1.0.0", over: text))
         }
+        #expect(SemanticVersion.needsConfirmation("0.9.0", over: "1.0.0"))
+        #expect(!SemanticVersion.needsConfirmation("1.0.1", over: "1.0.0"))
+        #expect(!SemanticVersion.needsConfirmation("1.0.0", over: "1.0.0"), "the same version again is no downgrade")
     }
 }

@@ -118,8 +118,10 @@ struct MQTTLinkTests {
     func receivesAndSaysOffline() async throws {
         let broker = try MosquittoBroker()
         let heard = Heard()
-        let link = MQTTLink(settings(broker), logger: logger) { topic, payload in
-            heard.lines.withLock { $0.append("\(topic) \(String(decoding: payload, as: UTF8.self))") }
+        let link = MQTTLink(settings(broker), logger: logger) { topic, payload, retained in
+            heard.lines.withLock {
+                $0.append("\(topic) \(String(decoding: payload, as: UTF8.self))\(retained ? " (retained)" : "")")
+            }
         }
         link.start()
         #expect(await connected(link))
@@ -135,6 +137,33 @@ struct MQTTLinkTests {
         #expect(
             await broker.messages("test/station/availability", count: 1, seconds: 3)
                 == ["test/station/availability offline"])
+    }
+}
+
+extension MQTTLinkTests {
+    @Test("should say which message the broker kept from before (retained), given again at every connection")
+    func retained() async throws {
+        let broker = try MosquittoBroker()
+        await broker.send("test/station/press", "PRESS", retained: true)
+        let heard = Heard()
+        let link = MQTTLink(settings(broker), logger: logger) { topic, payload, retained in
+            heard.lines.withLock {
+                $0.append("\(topic) \(String(decoding: payload, as: UTF8.self))\(retained ? " (retained)" : "")")
+            }
+        }
+        link.start()
+        defer { link.stop() }
+        #expect(await connected(link))
+        #expect(
+            await eventually(within: 30) {
+                heard.lines.withLock { $0.contains("test/station/press PRESS (retained)") }
+            },
+            "the retained press given as the link subscribes, marked")
+        #expect(
+            await eventually(within: 30, every: .milliseconds(300)) {
+                await broker.send("test/station/press", "LIVE")
+                return heard.lines.withLock { $0.contains("test/station/press LIVE") }
+            }, "a press sent now, not marked")
     }
 }
 

@@ -129,6 +129,27 @@ extension BackupTests {
         }
         #expect(fits && opened == plain, "a file sealed before the cost changed opens")
     }
+
+    @Test("should refuse a head that asks far past the standard work, or what scrypt refuses, before any work")
+    func sealCostBounds() throws {
+        let sealed = try BackupSeal(passphrase: "correct horse")
+        for (log2N, r, p) in [(16, 8, 16), (19, 1, 16), (15, 8, 16), (13, 8, 41), (16, 1, 1)] as [(UInt8, UInt8, UInt8)]
+        {
+            var head = sealed.head
+            head[9...11] = [log2N, r, p]
+            #expect(throws: BackupProblem.tooMuchWork, "2^\(log2N)/r\(r)/p\(p)") {
+                try BackupSeal(head: head, passphrase: "correct horse")
+            }
+        }
+        // Within 4 times the standard work, and scrypt's bound: read (the passphrase's check then fails).
+        for (log2N, r, p) in [(14, 8, 10), (13, 8, 40), (12, 16, 10)] as [(UInt8, UInt8, UInt8)] {
+            var head = sealed.head
+            head[9...11] = [log2N, r, p]
+            #expect(throws: BackupProblem.wrongPassphrase, "2^\(log2N)/r\(r)/p\(p)") {
+                try BackupSeal(head: head, passphrase: "correct horse")
+            }
+        }
+    }
 }
 
 extension BackupTests {

@@ -100,7 +100,7 @@ public final class MosquittoBroker: @unchecked Sendable {
     }
 
     /// Publishes `message` on `topic` once with `mosquitto_pub`, on a thread of its own.
-    public func send(_ topic: String, _ message: String) async {
+    public func send(_ topic: String, _ message: String, retained: Bool = false) async {
         await withCheckedContinuation { continuation in
             Thread {
                 _ = try? self.run(
@@ -108,7 +108,7 @@ public final class MosquittoBroker: @unchecked Sendable {
                     [
                         "-h", "127.0.0.1", "-p", "\(self.port)", "-u", self.username, "-P", self.password, "-t", topic,
                         "-m", message,
-                    ]
+                    ] + (retained ? ["-r"] : [])
                         + (self.certificate.map { ["--cafile", $0] } ?? []), allowFailure: true)
                 continuation.resume()
             }.start()

@@ -3,10 +3,10 @@ import SnapCore
 import SnapFiles
 import SnapImaging
 import SnapServices
-import SnapStore
 import SnapTestSupport
 import Testing
 
+@testable import SnapStore
 @testable import SnapWeb
 
 @Suite("The owner's page: a meal logged without the camera, from a phone's photo, a sentence or the numbers")
@@ -125,6 +125,32 @@ struct LogPageTests {
         let incoming = (try? FileManager.default.contentsOfDirectory(atPath: station.folder.path + "/incoming")) ?? []
         #expect(incoming.isEmpty, "nothing left of what was sent: \(incoming)")
         #expect(await station.get("/log/review", cookie: browser.cookie).header("location") == "/log")
+    }
+
+    @Test("should keep no file of a photo refused because another meal came first while it arrived")
+    func refusedLeavesNoFile() async throws {
+        let (station, _, lena) = try station()
+        let browser = try await station.pair()
+        let sentence = "two slices of rye bread with butter"
+        _ = await station.post(
+            "/log/describe", [("csrf", browser.csrf), ("person", "\(lena.rawValue)"), ("sentence", sentence)],
+            cookie: browser.cookie)
+        #expect(await answered(station, browser).contains(sentence), "a meal waits for review")
+        // A photo whose head was let through before that meal came: it arrives now, and is refused.
+        let arrived = station.folder.path + "/incoming/phone-late.jpg"
+        try FileManager.default.createDirectory(
+            atPath: station.folder.path + "/incoming", withIntermediateDirectories: true)
+        try Data(try Self.phonePhoto()).write(to: URL(fileURLWithPath: arrived))
+        let request = WebRequest(
+            method: .post, target: "/log/photo?person=\(lena.rawValue)", headers: ["Host": "127.0.0.1:8080"])
+        let reply = await station.app.received(.photo, request, arrived, problem: nil)
+        #expect(reply.status == 409 && reply.text.contains("Another meal waits for review"), "\(reply.status)")
+        #expect(try station.store.latestPhoto() == nil, "no photo kept")
+        let left =
+            StationStore.files(under: station.folder.path + "/photos")
+            + StationStore.files(
+                under: station.folder.path + "/incoming")
+        #expect(left.isEmpty, "nothing left of it: \(left)")
     }
 
     @Test("should log a described meal after review and a quick add at once, each on its person's own day")

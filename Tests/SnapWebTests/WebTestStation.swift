@@ -166,9 +166,14 @@ final class WebTestStation: Sendable {
         var token: String
     }
 
+    /// Pairs a browser at the station (the hold's code): the first is the owner's, the next a member's.
     func pair(name: String = "Test phone") async throws -> Browser {
         let pairing = desk.open(now: now)
-        let reply = await post("/pair", [("code", pairing.code), ("name", name)])
+        return try browser(from: await post("/pair", [("code", pairing.code), ("name", name)]))
+    }
+
+    /// The browser a pairing's answer paired.
+    func browser(from reply: WebReply) throws -> Browser {
         guard reply.status == 303, let setCookie = reply.header("Set-Cookie"),
             let token = setCookie.split(separator: ";").first?.split(separator: "=", maxSplits: 1).last
         else { throw TestFailure("pairing failed: \(reply.status) \(reply.text)") }

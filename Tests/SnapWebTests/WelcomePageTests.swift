@@ -40,7 +40,7 @@ struct WelcomePageTests {
         let pairing = station.desk.open(now: station.now)
         let first = await station.post("/pair", [("code", pairing.code), ("name", "Ana's phone")])
         #expect(first.status == 303 && first.header("Location") == "/welcome")
-        let owner = try await station.pair()
+        let owner = try station.browser(from: first)
         let page = await station.get("/welcome", cookie: owner.cookie)
         #expect(page.status == 200 && page.text.contains("Step 1 of 4") && page.text.contains("name=\"time_zone\""))
         #expect(page.text.contains("<option value=\"Asia/Tokyo\">Asia/Tokyo</option>"), "the zones the station knows")

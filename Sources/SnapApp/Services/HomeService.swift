@@ -73,7 +73,9 @@ public final class HomeService: Service, Sendable {
         self.logger = logger
         state.withLock { $0.countdownButton = countdownButton }
         let heard = Heard()
-        self.link = MQTTLink(settings, logger: logger) { topic, payload in heard.service?.heard(topic, payload) }
+        self.link = MQTTLink(settings, logger: logger) { topic, payload, retained in
+            heard.service?.heard(topic, payload, retained: retained)
+        }
         heard.service = self
     }
 
@@ -137,9 +139,15 @@ public final class HomeService: Service, Sendable {
         }
     }
 
-    /// A message on a subscribed topic, on the link's thread.
-    private func heard(_ topic: String, _ payload: [UInt8]) {
+    /// A message on a subscribed topic, on the link's thread. A press the broker kept (retained: sent once
+    /// with the retain flag, and given again at every reconnect) is no press: only one sent now starts the
+    /// countdown.
+    private func heard(_ topic: String, _ payload: [UInt8], retained: Bool) {
         if topic == discovery.pressTopic {
+            guard !retained else {
+                logger.notice("home: a retained message on the countdown button's topic ignored")
+                return
+            }
             let ready = state.withLock { $0.ready && $0.countdownButton }
             guard String(decoding: payload, as: UTF8.self) == HomeDiscovery.press else { return }
             if ready {

@@ -40,10 +40,18 @@ struct BackupSeal {
 
         static let standard = Cost(log2N: 13, r: 8, p: 10)
 
-        /// What a head may ask: at most 64 MiB and 16 passes, so that a file made to stall or exhaust the
-        /// station is refused before any work.
-        var readable: Bool {
-            (10...20).contains(log2N) && (1...32).contains(r) && (1...16).contains(p) && memory <= 64 << 20
+        /// What a head may be: scrypt's own bounds (N = 2^1 to 2^20, r and p from 1).
+        var readable: Bool { (1...20).contains(log2N) && r >= 1 && p >= 1 }
+
+        /// What a head may ask of the station: at most 4 times the standard work (p · N · r), at most 64 MiB,
+        /// and N below 2^(16 r) (RFC 7914's bound, which libcrypto refuses past), so that a file made to
+        /// stall or exhaust the station is refused before any work; a later station may raise the standard
+        /// within that.
+        var bearable: Bool {
+            let work = Int(p) * (1 << Int(log2N)) * Int(r)
+            let standard = Int(Self.standard.p) * (1 << Int(Self.standard.log2N)) * Int(Self.standard.r)
+            return (10...20).contains(log2N) && work <= 4 * standard && memory <= 64 << 20
+                && Int(log2N) < 16 * Int(r)
         }
 
         /// scrypt's memory: 128 · N · r bytes.
@@ -70,6 +78,7 @@ struct BackupSeal {
         guard head.count == Self.headSize, Array(head[0..<8]) == Self.magic, head[8] == 1 else { throw .notABackup }
         let cost = Cost(log2N: head[9], r: head[10], p: head[11])
         guard cost.readable else { throw .notABackup }
+        guard cost.bearable else { throw .tooMuchWork }
         let derived = try Self.derive(passphrase, salt: Array(head[12..<28]), cost: cost)
         guard Array(derived[32..<48]) == Array(head[28..<44]) else { throw .wrongPassphrase }
         key = Array(derived[0..<32])

@@ -235,6 +235,7 @@ extension Words {
             self("page.backup.problem.no_room", ["needed": integer(needed), "free": integer(free)])
         case .locked: self("page.backup.problem.locked")
         case .wrongPassphrase: self("page.backup.problem.wrong_passphrase")
+        case .tooMuchWork: self("page.backup.problem.too_much_work")
         case .nameTooLong, .failed: self("page.backup.problem.failed", ["reason": problem.description])
         }
     }

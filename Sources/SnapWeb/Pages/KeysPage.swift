@@ -7,6 +7,7 @@ import SnapText
 /// The keys entered instead of a shell: the AI service's key, the group's password, the station's account
 /// on the group's server (its room, beside its pages as the walk-through's is).
 struct KeysRoom: PageRoom {
+    var isOwners: Bool { true }
     let frame: PageFrame
     /// Where each key comes from (`key_source`), and which the station uses.
     let config: StationConfig

@@ -16,11 +16,22 @@ struct PageFrame: Sendable {
     let logger: Logger
     let now: @Sendable () -> Date
     let timeZone: TimeZone
+    /// The state folder (`storage.dir`), which no problem a page says names (`withoutPaths`).
+    var stateFolder = ""
     /// The words of the request being answered; a reply made off the page's thread (a request too large
     /// to read, a correction's answer) speaks the last request's.
     let spoken = RoomState(Words())
 
     var words: Words { spoken.withLock { $0 } }
+
+    /// `text` (a problem's words, which may carry a file system's or a library's message) without the
+    /// state folder's absolute path: a page names the station's files by what is in the folder, never
+    /// where it is.
+    func withoutPaths(_ text: String) -> String {
+        guard !stateFolder.isEmpty else { return text }
+        return text.replacingOccurrences(of: stateFolder + "/", with: "").replacingOccurrences(
+            of: stateFolder, with: "…")
+    }
 
     /// A whole page: the header with the station's name and the sections, a banner while the station
     /// shows a meal result that can be reviewed here, and the content.

@@ -28,7 +28,8 @@ extension LogRoom {
             if let refused = try refusal(for: person, words) { return .refused(409, refused) }
             try AtomicFile.createFolder(incoming)
         } catch {
-            return .refused(500, "\(error)")
+            logger.error("owner's page: a phone's photo cannot be taken: \(error)")
+            return .refused(500, words("page.log.photo.not_received", ["reason": frame.withoutPaths("\(error)")]))
         }
         return .file(incoming + "/phone-\(UUID().uuidString).jpg", limit: limit)
     }
@@ -48,7 +49,7 @@ extension LogRoom {
         case nil: break
         }
         guard let bytes, let kitchen else {
-            return refused(500, words("page.log.photo.not_received", ["reason": path]))
+            return refused(500, words("page.log.photo.not_received", ["reason": words("page.log.photo.no_file")]))
         }
         let moment = now()
         let photo: ProcessedPhoto
@@ -68,9 +69,10 @@ extension LogRoom {
         }
         logger.info("owner's page: a phone's photo kept as \(photo.id)", metadata: ["bytes": "\(bytes.count)"])
         let asked = LogDraft(person: person(of: request), photo: photo, day: day, stage: .asking)
-        // Another meal asked about while this one arrived: this photo stays until its retention ends.
+        // Another meal asked about while this one arrived: this photo goes, as a refused upload leaves none.
         guard ask(asked, { (kitchen: any PageMeals) async throws(AIFailure) in try await kitchen.analyse(photo) })
         else {
+            _ = try? await store.writing { store throws(StoreError) in try store.discardPhoto(photo.id) }
             return refused(409, words("page.log.busy"))
         }
         return .redirect("/log/review")

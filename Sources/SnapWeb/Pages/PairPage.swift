@@ -44,20 +44,30 @@ extension PairingRoom {
                 name: String((form["name"] ?? "").prefix(40)))
             reply.headers.append(("Retry-After", "\(seconds)"))
             return reply
-        case .paired:
+        case .paired(let invited):
             let typed =
                 (try? form.text("name", label: words("page.pair.field.name"), maxLength: 40, allowEmpty: true)) ?? ""
             let name = typed.isEmpty ? Self.browserName(request.header("user-agent"), words) : typed
             let token = Secrets.token()
-            let session = WebSession(
-                tokenHash: Secrets.sha256(token), csrf: Secrets.token(), name: name, created: time, lastSeen: time)
-            try store.writingAndWaiting { store throws(StoreError) in try store.createSession(session) }
+            let (hash, csrf) = (Secrets.sha256(token), Secrets.token())
+            // The first browser paired at the station is the owner's (and, where no owner's browser is paired
+            // any more, the next one); every other, and every phone the owner invited, a member's.
+            let role = try store.writingAndWaiting { [lifetime = sessionLifetime] store throws(StoreError) in
+                let owned = try store.sessions().contains {
+                    $0.role == .owner && time.timeIntervalSince($0.lastSeen) <= WebApp.sessionIdle
+                        && time.timeIntervalSince($0.created) <= lifetime
+                }
+                let role: WebSession.Role = invited || owned ? .member : .owner
+                try store.createSession(
+                    WebSession(tokenHash: hash, csrf: csrf, name: name, created: time, lastSeen: time, role: role))
+                return role
+            }
             link.send(.paired(name))
-            logger.notice("owner's page: paired \(name)")
-            // The first phone of a new station goes through the walk-through; a phone paired after it ended
-            // (finished or skipped) goes to Today.
+            logger.notice("owner's page: paired \(name) (\(role == .owner ? "the owner's" : "a household member's"))")
+            // The owner's first phone of a new station goes through the walk-through; a phone paired after it
+            // ended (finished or skipped), or a member's, goes to Today.
             let welcomed = (try? store.isMarked(.welcomed)) ?? true
-            var reply = WebReply.redirect(welcomed ? "/" : "/welcome")
+            var reply = WebReply.redirect(welcomed || role == .member ? "/" : "/welcome")
             reply.headers.append(("Set-Cookie", cookie(token, maxAge: Int(sessionLifetime))))
             return reply
         }
@@ -93,6 +103,40 @@ extension PairingRoom {
         link.send(.browsersForgotten(left: left))
         logger.notice("owner's page: \(forgotten) paired browser(s) forgotten")
         return .redirect(target == own ? "/pair" : "/status")
+    }
+
+    /// Makes another paired browser the owner's or a household member's (the form's `session` and `role`);
+    /// the owner's own browser stays the owner's, so the station always has one.
+    func changeRole(_ visitor: Visitor) throws -> WebReply {
+        let target = visitor.form["session"] ?? ""
+        guard let role = visitor.form["role"].flatMap(WebSession.Role.init(rawValue:)),
+            target != visitor.session.tokenHash
+        else {
+            throw WebProblem(400, words("page.problem.broken_form.title"), words("page.status.role_problem"))
+        }
+        let changed = try store.writingAndWaiting { store throws(StoreError) in try store.setRole(role, hash: target) }
+        guard changed else { throw WebProblem.notFound(words("page.status.browser_gone"), words) }
+        logger.notice("owner's page: a paired browser is now \(role == .owner ? "an owner's" : "a household member's")")
+        return .redirect("/status")
+    }
+
+    /// Opens a code for a household member's phone (`PairingDesk.invite`): the page shows it with the
+    /// pairing address and its QR code, for five minutes, as the station's pairing screen does.
+    func invitePhone(_ visitor: Visitor) throws -> WebReply {
+        let words = self.words
+        let pairing = desk.invite(now: now())
+        logger.notice("owner's page: \(visitor.session.name) invites a household member's phone")
+        let code = pairing.code.prefix(4) + " " + pairing.code.dropFirst(4)
+        let address = pairing.url.isEmpty ? "/pair" : pairing.url
+        return page(
+            words("page.invite.title"),
+            """
+            <p>\(words("page.invite.text", ["address": address]))</p>
+            <p class="invite-code">\(String(code))</p>
+            \(pairing.url.isEmpty ? "" : HTML.qrCode(pairing.url, label: words("page.invite.qr")))
+            <p>\(words("page.invite.valid", ["minutes": words.integer(Int(PairingDesk.validity / 60))]))</p>
+            <p><a href="/status">\(words("page.invite.back"))</a></p>
+            """)
     }
 
     private func cookie(_ value: String, maxAge: Int) -> String {

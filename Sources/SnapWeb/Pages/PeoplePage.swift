@@ -6,6 +6,7 @@ import SnapText
 /// The people who share the station: each with a name, a colour and their own goals, added, changed and
 /// removed here. The owner (the first person) is always there; their goals are the station's (Settings).
 struct PeopleRoom: PageRoom {
+    var isOwners: Bool { true }
     let frame: PageFrame
     let store: StationStore
 

@@ -11,6 +11,7 @@ import SnapText
 /// only as it starts (the time zone, the AI service, an AI key) wait for the walk-through's end, which
 /// restarts the station once where one changed, so that the page stays up between the steps.
 struct WelcomeRoom: PageRoom {
+    var isOwners: Bool { true }
     let frame: PageFrame
     let store: StationStore
     let rule: SettingsRule
