@@ -144,7 +144,7 @@ let package = Package(
         .executableTarget(
             name: "snapfuzz",
             dependencies: [
-                "SnapConfig", "SnapCore", "SnapFiles", "SnapImaging", "SnapServices", "CSnapFuzz",
+                "SnapConfig", "SnapCore", "SnapFiles", "SnapImaging", "SnapServices", "SnapStore", "CSnapFuzz",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(

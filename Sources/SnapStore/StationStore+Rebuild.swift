@@ -1,6 +1,7 @@
 import Foundation
 internal import GRDB
 import SnapCore
+import SnapFiles
 
 /// What a restore took from a backup's store.
 public struct RestoreReport: Sendable, Hashable, Codable {
@@ -439,5 +440,47 @@ private struct RowCopy {
         return Macros(
             calories: try row.int("calories", 0...most), protein: try row.int("protein", 0...most),
             carbs: try row.int("carbs", 0...most), fats: try row.int("fats", 0...most))
+    }
+}
+
+extension StationStore {
+    /// A backup's store holding `rows` (each a table of this binary's schema and its values in the order of
+    /// its columns; a value that reads as a whole number is one, as a number a real, nil NULL, any other
+    /// text; a row the table's constraints refuse is left out) restored as a restore restores it
+    /// (`rebuild`) into the state folder `directory`, and opened as the station opens it: what a restored
+    /// station reads. For the fuzzer (`snapfuzz restore`), which holds it to the restore's rules.
+    public static func restored(rows: [(table: String, values: [String?])], madeIn old: String, in directory: String)
+        throws -> (store: StationStore, report: RestoreReport)
+    {
+        try AtomicFile.createFolder(directory)
+        let source = directory + "/backup-rows.sqlite"
+        try? FileManager.default.removeItem(atPath: source)
+        do {
+            let backup = try DatabaseQueue(path: source)
+            try migrator.migrate(backup)
+            try backup.write { db in
+                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+                for (table, values) in rows where tables.contains(table) {
+                    let count = try db.columns(in: table).count
+                    let given = values.prefix(count).map { value -> DatabaseValue in
+                        guard let value else { return .null }
+                        if let number = Int64(value) { return number.databaseValue }
+                        if let number = Double(value), number.isFinite { return number.databaseValue }
+                        return value.databaseValue
+                    }
+                    let padded = given + Array(repeating: DatabaseValue.null, count: count - given.count)
+                    let marks = Array(repeating: "?", count: count).joined(separator: ", ")
+                    try? db.execute(
+                        sql: "INSERT OR IGNORE INTO \"\(table)\" VALUES (\(marks))",
+                        arguments: StatementArguments(padded))
+                }
+            }
+            try backup.close()
+        }
+        let report = try rebuild(
+            from: source, into: directory + "/" + storeName, madeIn: old, for: directory,
+            settings: { ($0.clearing([.aiService, .mqtt, .notices]), $0) })
+        try? FileManager.default.removeItem(atPath: source)
+        return (try StationStore(directory: directory), report)
     }
 }

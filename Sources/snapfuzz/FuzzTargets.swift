@@ -5,6 +5,7 @@ import SnapCore
 import SnapFiles
 import SnapImaging
 import SnapServices
+import SnapStore
 
 /// The station's parsers of untrusted bytes, each as one function a fuzzer can feed: anything may go in,
 /// and each must come back with a value or its own error: never a crash, a hang or a runaway allocation.
@@ -21,6 +22,10 @@ enum FuzzTarget: String, CaseIterable {
     /// The CSV export: any titles and names, written with either separator and read back as RFC 4180
     /// reads them, come back cell for cell, none a formula.
     case csv
+    /// A restored backup's store: any rows in any of the station's tables (`RestoreCheck`), rebuilt as a
+    /// restore rebuilds them and read as the station reads them; every file a row leads to is one of the
+    /// photos' or the inbox's, and no session comes with them.
+    case restore
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -46,6 +51,8 @@ enum FuzzTarget: String, CaseIterable {
             _ = HTTPClient.parseHeaders(String(decoding: bytes, as: UTF8.self))
         case .csv:
             CSVCheck.roundTrip(bytes)
+        case .restore:
+            RestoreCheck.rebuild(bytes)
         }
     }
 }

@@ -24,6 +24,15 @@ cp "$binary" "$root/usr/bin/snapstation"
 cp "$repo/systemd/snapstation.service" "$root/etc/systemd/system/"
 cp -a /usr/lib/systemd/system "$root/usr/lib/systemd/"
 
+# The open-file limit the unit says is the one the restore of 5,000 files is tested under.
+unit_limit=$(sed -n 's/^LimitNOFILE=//p' "$repo/systemd/snapstation.service")
+tested_limit=$(grep -o 'openFiles: [0-9]*' "$repo/Tests/SnapAppTests/RestoreEndToEndTests.swift" | grep -o '[0-9]*$' | head -1)
+echo "LimitNOFILE: the unit's ${unit_limit:-none}, the restore's test's ${tested_limit:-none}"
+[[ -n "$unit_limit" && "$unit_limit" == "$tested_limit" ]] || {
+    echo "the unit's LimitNOFILE is not the one the restore is tested under" >&2
+    exit 1
+}
+
 echo "systemd-analyze verify:"
 output=$(systemd-analyze verify --root="$root" /etc/systemd/system/snapstation.service 2>&1) || {
     echo "$output"

@@ -33,6 +33,8 @@ Then a third station, new, with no key and the system's time zone, its first pho
     the goals, an AI service that answers 401 (its words shown) and then a local server that works, with
     the key entered; the end restarts the station, which comes back with the zone and the service and
     analyses a meal with that key.
+Then a household's phone photo (run_household), and a restore: the station's own backup sent back from the
+phone, confirmed by the hold at the station, the page following the station across its restart by itself.
 """
 import argparse
 import csv
@@ -110,7 +112,7 @@ class Station(common.Station):
     `group`: {"url", "email", "password", "anon_key"} of a user on a Supabase project, for a station
     named Kitchen that shares there and is in no group yet; None: the config's default backend (a folder)."""
 
-    def __init__(self, binary, folder, ai_port, group=None, time_zone="UTC", installer_key=True):
+    def __init__(self, binary, folder, ai_port, group=None, time_zone="UTC", installer_key=True, port=0):
         self.folder = folder
         self.frames = os.path.join(folder, "state", "frames")
         config = os.path.join(folder, "snapstation.toml")
@@ -148,7 +150,7 @@ key_source = "env:SNAPSTATION_BROWSER_TEST_KEY"
 auto_save_seconds = 4
 {group_section}[web]
 address = "127.0.0.1"
-port = 0
+port = {port}
 """)
         super().__init__(binary, config, os.path.join(folder, "state"), environment=environment,
                          arguments=("--simulate", "--log-level", "debug"))
@@ -1030,6 +1032,74 @@ def run_household(args):
         close(args, folder, driver, station, fake)
 
 
+def free_port():
+    """A TCP port nothing listens on now, for a page whose address must outlive the station's restart."""
+    import socket
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def run_restore(args):
+    """A backup restored from the phone and confirmed at the station: the file picked on the backup page,
+    the station's question answered by the 5-second hold, the station started again (as systemd would, at
+    the same address), and the restore's page, left alone, following it across the restart by itself until
+    it says how the restore ended."""
+    folder = tempfile.mkdtemp(prefix="snapstation-restore-")
+    fake, ai_port = start_fake()
+    port = free_port()
+    station = Station(args.binary, folder, ai_port, port=port)
+    driver = browser(390, 844)
+    started = time.monotonic()
+    try:
+        base = station.url
+        pair(station, driver, "Restoring phone")
+        audit = Audit(driver)
+        print("a meal, then the station's backup downloaded and sent back to restore")
+        station.wait_caption("the ready screen", r"^ready")
+        station.button("press")
+        station.wait_caption("the meal's result", r"^meal-result", timeout=40)
+        station.wait_caption("the meal saved", r"^ready", timeout=40)
+        cookie = driver.get_cookie("snapstation_session")["value"]
+        backup = os.path.join(folder, "kitchen.tar")
+        request = urllib.request.Request(base + "/backup/download", headers={"Cookie": f"snapstation_session={cookie}"})
+        with urllib.request.urlopen(request) as answer, open(backup, "wb") as file:
+            shutil.copyfileobj(answer, file)
+        driver.get(base + "/backup")
+        driver.find_element(By.ID, "backup-file").send_keys(backup)
+        driver.find_element(By.CSS_SELECTOR, "form.upload button.send").click()
+        wait_for("the restore's page", lambda: "/backup/restore" in driver.current_url, timeout=60)
+        station.wait_caption("the restore's question", r"^restore-confirm")
+        check(shows(driver, "The station is asking now"), "the page says to confirm at the station")
+        audit.check("a restore, the station asking")
+        if args.screenshots:
+            driver.save_screenshot(os.path.join(args.screenshots, "page-restore-asking-phone.png"))
+        mark = station.mark()
+        station.button("pair")
+        wait_for("the station to stop for its restart", lambda: station.process.poll() is not None, timeout=60)
+        check(station.latest(r"(restarting into the backup made by)", mark), "the station restarts into it")
+        station.stop()
+        print("  ok: the station stopped (run by hand, nothing starts it again: the test does, at the same port)")
+        station = Station(args.binary, folder, ai_port, port=port)
+        wait_for("the page to say, by itself, how the restore ended",
+                 lambda: "is restored" in driver.page_source, timeout=60)
+        check("before-restore-" in driver.page_source, "the backup kept before it is named")
+        check(station.latest(r"(restored the backup made by SnapStation)"), "the start put it in place")
+        audit.check("a restore, its outcome", again=False)
+        if args.screenshots:
+            driver.save_screenshot(os.path.join(args.screenshots, "page-restore-done-phone.png"))
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "form[action='/backup/restore/done'] button"))
+        check(heading(driver) == "Backup and restore", f"read, back to the backups: {heading(driver)!r}")
+        check(audit.report(), "the restore's pages audited for every phone and eye")
+        print(f"a restore confirmed at the station: passed in {time.monotonic() - started:.0f} s")
+        return 0
+    except Failure as failure:
+        report_failure(failure, driver, station)
+        return 1
+    finally:
+        close(args, folder, driver, station, fake)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(REPO, ".build/debug/snapstation"))
@@ -1037,7 +1107,8 @@ if __name__ == "__main__":
     parser.add_argument("--keep", action="store_true", help="keep the station's state folder")
     arguments = parser.parse_args()
     began = time.monotonic()
-    status = run(arguments) or run_group(arguments) or run_welcome(arguments) or run_household(arguments)
+    status = (run(arguments) or run_group(arguments) or run_welcome(arguments) or run_household(arguments)
+              or run_restore(arguments))
     if status == 0:
         print(f"browser test: passed in {time.monotonic() - began:.0f} s")
     sys.exit(status)

@@ -36,12 +36,10 @@ struct PageFrame: Sendable {
     /// A whole page: the header with the station's name and the sections, a banner while the station
     /// shows a meal result that can be reviewed here, and the content.
     /// `refresh` reloads the page after that many seconds (while the AI is asked about a correction), or
-    /// opens `refreshTo` then (a path of the page's: the station's restart waited out). `scriptFollows`:
-    /// the page's script follows the station itself (`data-follow`), across a restart a reload would not
-    /// survive, so the refresh is only for a browser without the script.
+    /// opens `refreshTo` then (a path of the page's: the station's restart waited out).
     func page(
         _ title: String, paired: Bool = true, status: Int = 200, refresh: Int? = nil, refreshTo: String? = nil,
-        scriptFollows: Bool = false, _ content: HTML
+        _ content: HTML
     ) -> WebReply {
         let words = self.words
         var banner: HTML = ""
@@ -62,7 +60,7 @@ struct PageFrame: Sendable {
             <!doctype html>
             <html lang="\(words.language.rawValue)"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">\
-            \(refresh.map { HTML("\(scriptFollows ? "<noscript>" : "")<meta http-equiv=\"refresh\" content=\"\($0)\(refreshTo.map { ";url=\($0)" } ?? "")\">\(scriptFollows ? "</noscript>" : "")") } ?? "")
+            \(refresh.map { HTML("<meta http-equiv=\"refresh\" content=\"\($0)\(refreshTo.map { ";url=\($0)" } ?? "")\">") } ?? "")
             <title>\(title) · \(stationName)</title>
             <link rel="stylesheet" href="/static/style.css"><script src="/static/page.js" defer></script>
             </head><body>
@@ -237,11 +235,9 @@ extension PageRoom {
 
     func page(
         _ title: String, paired: Bool = true, status: Int = 200, refresh: Int? = nil, refreshTo: String? = nil,
-        scriptFollows: Bool = false, _ content: HTML
+        _ content: HTML
     ) -> WebReply {
-        frame.page(
-            title, paired: paired, status: status, refresh: refresh, refreshTo: refreshTo, scriptFollows: scriptFollows,
-            content)
+        frame.page(title, paired: paired, status: status, refresh: refresh, refreshTo: refreshTo, content)
     }
 
     func csrfField(_ visitor: PageVisitor) -> HTML { frame.csrfField(visitor) }

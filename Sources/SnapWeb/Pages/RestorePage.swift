@@ -10,7 +10,7 @@ import SnapText
 /// does: a phone alone never replaces what the station holds), keeps a backup of what it replaces, and
 /// starts again with it. The restore's page follows the station across that restart: its script asks
 /// `/backup/restore/state` until the state is another, and a request that fails while the station starts
-/// again is asked again (without the script, the page reloads itself). The outcome is written by the start
+/// again is asked again (without the script, the owner reloads it). The outcome is written by the start
 /// that put the backup in place, so the phone reads it whenever it comes back.
 extension BackupRoom {
     /// Where the restore is, as `/backup/restore/state` says it: the page reloads when it changes.
@@ -59,8 +59,10 @@ extension BackupRoom {
                 <p>\(words("page.restore.staged", ["date": day(of: staged?.created), "version": staged?.version ?? "?"]))</p>
                 \(refusedNote(staged?.report))
                 \(state == .asking ? notice(words("page.restore.asking")) : busy ? notice(words("page.restore.busy"), problem: true) : "")
-                <div class="buttons"><form method="post" action="/backup/restore/ask" class="inline">\(csrfField(visitor))\
-                <button type="submit">\(words("page.restore.ask"))</button></form>\
+                <div class="buttons">\(state == .asking ? "" : """
+                <form method="post" action="/backup/restore/ask" class="inline">\(csrfField(visitor))\
+                <button type="submit">\(words("page.restore.ask"))</button></form>
+                """ as HTML)\
                 <form method="post" action="/backup/restore/forget" class="inline">\(csrfField(visitor))\
                 <button type="submit" class="secondary">\(words("page.restore.forget"))</button></form></div>
                 """
@@ -69,9 +71,10 @@ extension BackupRoom {
         case .restored, .failed:
             body = outcomeNotice(visitor)
         }
-        let follows = state == .asking || state == .restoring || state == .staged
+        // The page's script follows the state (a meta refresh would end on the browser's error page while
+        // the station restarts, and axe counts a timed refresh against the page); without it, a reload.
         return page(
-            words("page.restore.title"), status: busy ? 409 : 200, refresh: follows ? 5 : nil, scriptFollows: true,
+            words("page.restore.title"), status: busy ? 409 : 200,
             """
             <div data-follow="/backup/restore/state" data-state="\(state.rawValue)">
             \(body)

@@ -56,8 +56,7 @@ extension SettingsRoom {
             <div class="buttons"><button type="submit">\(words("page.form.save"))</button>
             <button type="submit" name="reset" value="1" class="secondary">\(words("page.settings.reset"))</button></div>
             </form>
-            <p><a href="/backup">\(words("page.backup.link"))</a> · <a href="/keys">\(words("page.keys.link"))</a> · \
-            <a href="/welcome">\(words("page.welcome.again"))</a></p>
+            <p><a href="/backup">\(words("page.backup.link"))</a> · <a href="/keys">\(words("page.keys.link"))</a></p>
             """)
     }
 
