@@ -142,10 +142,7 @@ extension StationStore {
                     .map { files(of: id, $0) }
             }
             guard let found else { return false }
-            for path in [found.photo, found.thumbnail, found.sticker ?? ""] where !path.isEmpty { unlink(path) }
-            try database.write { db in
-                try db.execute(sql: "DELETE FROM photos WHERE id = ?", arguments: [id.rawValue])
-            }
+            try remove(id, found)
             return true
         } catch {
             throw StoreError("discard photo \(id)", error)
@@ -177,15 +174,18 @@ extension StationStore {
                 try Bool.fetchOne(
                     db, sql: "SELECT EXISTS (SELECT 1 FROM upload_jobs WHERE photo_id = ?)", arguments: [id.rawValue])
             }
-            if let photo, shared != true {
-                for path in [photo.photo, photo.thumbnail, photo.sticker ?? ""] where !path.isEmpty { unlink(path) }
-                try database.write { db in
-                    try db.execute(sql: "DELETE FROM photos WHERE id = ?", arguments: [id.rawValue])
-                }
-            }
+            if let photo, shared != true { try remove(id, photo) }
             return true
         } catch {
             throw StoreError("delete meal \(id)", error)
+        }
+    }
+
+    /// Deletes the files of the photo `id`, then its row.
+    private func remove(_ id: PhotoID, _ files: (photo: String, thumbnail: String, sticker: String?)) throws {
+        for path in [files.photo, files.thumbnail, files.sticker ?? ""] where !path.isEmpty { unlink(path) }
+        try database.write { db in
+            try db.execute(sql: "DELETE FROM photos WHERE id = ?", arguments: [id.rawValue])
         }
     }
 

@@ -83,6 +83,17 @@ struct RestoreEndToEndTests {
         return (running, states)
     }
 
+    /// The outcome read: "Done" on the restore's page.
+    func dismiss(_ phone: PairedBrowser) async throws {
+        _ = try await client.send(
+            HTTPRequest(
+                method: "POST", url: base + "/backup/restore/done",
+                headers: [
+                    ("Cookie", phone.cookie), ("Host", "127.0.0.1:\(port)"),
+                    ("Content-Type", "application/x-www-form-urlencoded"),
+                ], body: Array("csrf=\(phone.csrf)".utf8)))
+    }
+
     /// A's backup: a station's own (its store and photos, made by the store as the page's download is).
     func backupOfA(meals: Int = 1) throws -> [UInt8] {
         let a = try StationStore(directory: folder.path + "/a")
@@ -108,7 +119,8 @@ struct RestoreEndToEndTests {
     func hostile(_ plain: [UInt8], _ attack: String, _ value: String) throws -> [UInt8] {
         let (input, output) = (folder.path + "/plain.tar", folder.path + "/\(attack).tar")
         try Data(plain).write(to: URL(fileURLWithPath: input))
-        let (status, said) = try HostilePython.run(["Tests/Support/hostile_backup.py", input, output, attack, value])
+        let (status, said) = try ChildOutput.run(
+            "/usr/bin/python3", ["Tests/Support/hostile_backup.py", input, output, attack, value])
         try #require(status == 0, "\(said)")
         return Array(try Data(contentsOf: URL(fileURLWithPath: output)))
     }
@@ -155,13 +167,7 @@ struct RestoreEndToEndTests {
             #expect(FileManager.default.fileExists(atPath: canary), "\(attack): nothing outside deleted")
             let page = try await get("/backup/restore", owner).text
             #expect(page.contains("is restored"), "\(attack): the phone is told")
-            _ = try await client.send(
-                HTTPRequest(
-                    method: "POST", url: base + "/backup/restore/done",
-                    headers: [
-                        ("Cookie", owner.cookie), ("Host", "127.0.0.1:\(port)"),
-                        ("Content-Type", "application/x-www-form-urlencoded"),
-                    ], body: Array("csrf=\(owner.csrf)".utf8)))
+            try await dismiss(owner)
         }
         // The restored settings named the attacker's server: a photo taken now goes to the config's AI.
         let follower = LogFollower(path: station.logPath)
@@ -196,13 +202,7 @@ struct RestoreEndToEndTests {
             let page = try await get("/backup/restore", owner).text
             if states.last == "restored" && page.contains("The backup of") && page.contains("is restored") { told += 1 }
             #expect(states.last == "restored", "run \(run): \(states)")
-            _ = try await client.send(
-                HTTPRequest(
-                    method: "POST", url: base + "/backup/restore/done",
-                    headers: [
-                        ("Cookie", owner.cookie), ("Host", "127.0.0.1:\(port)"),
-                        ("Content-Type", "application/x-www-form-urlencoded"),
-                    ], body: Array("csrf=\(owner.csrf)".utf8)))
+            try await dismiss(owner)
             #expect(await restoreState(owner) == "none", "run \(run): read")
         }
         #expect(await station.stop() == 0)
@@ -222,22 +222,6 @@ struct RestoreEndToEndTests {
         let files = StationStore.files(under: state + "/photos")
         #expect(files.count == 1_667 * 3, "every photo, thumbnail and sticker: \(files.count)")
         #expect(!after.output.contains("Too many open files"))
-    }
-}
-
-/// Runs Tests/Support's Python scripts with Debian's python3, from the package's folder.
-enum HostilePython {
-    static func run(_ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
     }
 }
 

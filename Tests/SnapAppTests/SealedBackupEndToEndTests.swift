@@ -87,9 +87,12 @@ extension BackupEndToEndTests {
 
         // B, started again, holds A's key (its user's alone) and analyses a meal of its own with it.
         let again = try start("B", script: "1s press", enteredKey: true)
+        // Read from this start's log: the frames folder holds the first start's too (its question, then
+        // "restoring"), numbered from 0 again by each start.
         let analysed = await StationProcess.waitFor(seconds: 60) {
-            let screens = StationFixture.screens(in: folder.path + "/B/state/frames")
-            return screens.last == "ready" && screens.contains("meal-result")
+            let output = again.output
+            guard let result = output.range(of: "screen: meal-result", options: .backwards) else { return false }
+            return output[result.upperBound...].contains("screen: ready")
         }
         // Both meals in B's store before it stops: its Today page (read from the store) lists two.
         let portAgain = try #require(await again.pagePort(), "\(again.output)")

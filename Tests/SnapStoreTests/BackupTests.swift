@@ -155,30 +155,15 @@ struct BackupTests {
         #expect(!FileManager.default.fileExists(atPath: b + "/photos/2026-11-20"), "B's own photos are gone")
     }
 
-    private func run(_ tool: String, _ arguments: [String], in folder: String) throws -> (status: Int32, output: String)
-    {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
-    }
-
     @Test("should write a tar that tar unpacks and sha256sum checks")
     func plainTar() throws {
         let file = folder.path + "/a.tar"
         try backup(of: try stationA(folder.path + "/a"), to: file)
         let out = folder.path + "/out"
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        let untar = try run("/usr/bin/tar", ["-xf", file, "-C", out], in: out)
+        let untar = try ChildOutput.run("/usr/bin/tar", ["-xf", file, "-C", out], in: out)
         #expect(untar.status == 0, "\(untar.output)")
-        let check = try run("/usr/bin/sha256sum", ["-c", "--strict", "SHA256SUMS"], in: out)
+        let check = try ChildOutput.run("/usr/bin/sha256sum", ["-c", "--strict", "SHA256SUMS"], in: out)
         #expect(check.status == 0, "\(check.output)")
         // The header, the store, 9 photo files (3 meals: photo, thumbnail, sticker) and 1 received photo.
         let checked = check.output.components(separatedBy: ": OK").count - 1

@@ -23,7 +23,8 @@ struct HostileRestoreTests {
         let (a, b) = (folder.path + "/\(attack)-a", folder.path + "/\(attack)-b")
         let file = folder.path + "/\(attack).tar"
         try helpers.backup(of: try helpers.stationA(a), to: file + ".plain")
-        let (status, output) = try Self.python(
+        let (status, output) = try ChildOutput.run(
+            "/usr/bin/python3",
             ["Tests/Support/hostile_backup.py", file + ".plain", file, attack + (schema14 ? "-v14" : ""), value])
         try #require(status == 0, "hostile_backup.py: \(output)")
         let storeB = try helpers.stationB(b)
@@ -33,19 +34,6 @@ struct HostileRestoreTests {
         let outcome = try #require(StationStore.applyRestore(in: b))
         #expect(outcome.problem == nil, "\(outcome)")
         return (try StationStore(directory: b), b, staged.report)
-    }
-
-    static func python(_ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
     }
 
     @Test(

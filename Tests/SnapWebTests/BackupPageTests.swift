@@ -1,10 +1,10 @@
 import Foundation
 import SnapCore
 import SnapServices
-import SnapStore
 import SnapTestSupport
 import Testing
 
+@testable import SnapStore
 @testable import SnapWeb
 
 @Suite("The owner's page: a backup downloaded from one station and restored on another, over a real socket")
@@ -125,5 +125,42 @@ struct BackupPageTests {
         #expect(StationStore.applyRestore(in: station.folder.path)?.problem == nil)
         let store = try StationStore(directory: station.folder.path)
         #expect(try store.meals(on: station.today).map(\.photo.id) == [PhotoID("m1")], "as it was before the update")
+    }
+
+    @Test("should show the addresses a restored backup named, and use them only at the owner's word")
+    func restoredAddresses() async throws {
+        for use in [true, false] {
+            let station = try WebTestStation()
+            let owner = try await station.pair()
+            let waiting = RuntimeSettings(
+                aiService: AIService(baseURL: "https://gpu.example.net/v1", model: "llava"),
+                mqtt: MQTTSettings(address: "mqtts://broker.example.net", username: "station"))
+            try station.store.execute(
+                sql:
+                    "INSERT INTO restored_settings (id, json) VALUES (1, '\(String(decoding: try JSONEncoder().encode(waiting), as: UTF8.self))')"
+            )
+            let outcome = RestoreOutcome(
+                restore: StagedRestore(
+                    version: "0.9.0", created: "2026-11-30T12:00:00Z", report: RestoreReport(),
+                    keptBackup: "before-restore-20261201T120000Z.tar"),
+                at: station.now, problem: nil)
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .secondsSince1970
+            try FileManager.default.createDirectory(
+                atPath: station.folder.path + "/restore", withIntermediateDirectories: true)
+            try encoder.encode(outcome).write(to: URL(fileURLWithPath: station.folder.path + "/restore/outcome.json"))
+            let page = await station.get("/backup/restore", cookie: owner.cookie).text
+            #expect(
+                page.contains("is restored") && page.contains("AI service: https://gpu.example.net/v1 (llava)"),
+                "\(page)")
+            #expect(page.contains("broker: mqtts://broker.example.net"))
+            let answered = await station.post(
+                "/backup/restore/settings", [("csrf", owner.csrf), ("use", use ? "1" : "0")], cookie: owner.cookie)
+            #expect(answered.status == 303)
+            let changed = station.link.events.contains(.settingsChanged(.part(waiting, keys: [.aiService, .mqtt])))
+            #expect(changed == use, "used only at the owner's word")
+            #expect(station.link.events.contains(.startChanged) == use, "taken as the station starts again")
+            #expect(try station.store.restoredSettings() == RuntimeSettings(), "nothing waits any more")
+        }
     }
 }

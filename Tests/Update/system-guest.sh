@@ -135,6 +135,13 @@ press() {
     line=/sys/devices/platform/$(cat /sys/kernel/config/gpio-sim/snap/dev_name)/$sim/sim_gpio17/pull
     echo pull-down > "$line"; sleep 0.2; echo pull-up > "$line"
 }
+# hold: the 5-second hold on the shutter that answers the station's question (a restore, a reset).
+hold() {
+    local sim line
+    sim=$(cat /sys/kernel/config/gpio-sim/snap/bank0/chip_name)
+    line=/sys/devices/platform/$(cat /sys/kernel/config/gpio-sim/snap/dev_name)/$sim/sim_gpio17/pull
+    echo pull-down > "$line"; sleep 5.5; echo pull-up > "$line"
+}
 # page POST_PATH FIELD=VALUE...: a form sent to the station's page as a paired phone would (a session put
 # in the store as pairing does: the token's SHA-256, a CSRF token); "STATUS LOCATION".
 page() {
@@ -143,7 +150,7 @@ page() {
     token=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
     csrf=csrf-$token
     runuser -u snapstation -- sqlite3 /var/lib/snapstation/snapstation.sqlite \
-        "INSERT INTO web_sessions VALUES ('$(printf %s "$token" | sha256sum | cut -c1-64)', '$csrf', 'update test', $(date +%s), $(date +%s))"
+        "INSERT INTO web_sessions (token_hash, csrf, name, created, last_seen) VALUES ('$(printf %s "$token" | sha256sum | cut -c1-64)', '$csrf', 'update test', $(date +%s), $(date +%s))"
     local fields=(--data-urlencode "csrf=$csrf")
     for field in "$@"; do fields+=(--data-urlencode "$field"); done
     curl -s -o /dev/null -w '%{http_code} %{redirect_url}' -H "Cookie: snapstation_session=$token" \
@@ -357,6 +364,9 @@ rolled-back)
         since=$(sql "SELECT count(*) FROM shopping_items WHERE name = 'written since the backup'")
         asked=$(now)
         answer=$(page /backup/restore-kept "name=$(basename "$kept")")
+        # A restore waits for the hold at the station, as the factory reset does.
+        for _ in $(seq 60); do journal | grep -q "waiting for the long hold at the station" && break; sleep 1; done
+        hold
         for _ in $(seq 300); do journal | grep -q "restored the backup made by" && break; sleep 1; done
         said=$(journal | grep -m 1 "restored the backup made by")
         if [ "$since" = 1 ] && [ -n "$said" ] && wait_ready 240 &&
