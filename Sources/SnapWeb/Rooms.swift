@@ -8,26 +8,6 @@ import Synchronization
 // The rooms of the owner's page: each holds what its pages use and adds its routes. `WebApp` builds them
 // once and the gate (`PageGate`) stands in front of all of them.
 
-/// The station's day and the AI's budget, as the page counts them: the day that never goes back
-/// (`StationDay`, from the store) and `ai.daily_limit`.
-struct PageDays: Sendable {
-    let store: StationStore
-    let timeZone: TimeZone
-    let dailyLimit: Int
-    let now: @Sendable () -> Date
-
-    /// The station's day (`StationDay`): the wall clock's, never before a day the store already used, so
-    /// the page counts a correction on the day the station is looking at, whatever the clock says.
-    func today() throws(StoreError) -> LocalDay {
-        try store.stationDay(in: timeZone).today(at: now())
-    }
-
-    /// The AI's answers `day` allows and has used (`ai.daily_limit`), as the station counts them.
-    func budget(on day: LocalDay) throws(StoreError) -> DailyBudget {
-        DailyBudget(limit: dailyLimit, used: try store.aiUses(on: day))
-    }
-}
-
 /// Pairing a browser, signing out, forgetting browsers; and what anyone may have: the pairing page, the
 /// style sheet and the script.
 struct PairingRoom: PageRoom {
@@ -239,7 +219,7 @@ struct BackupRoom: PageRoom {
         router.get("backup/download", page: downloadBackup)
         router.get("backup/kept/:name", named: downloadKept)
         router.post("backup/restore-kept", steps: restoreKept)
-        router.get("backup/restore") { try .reply(restorePage($0.paired)) }
+        router.get("backup/restore") { .reply(restorePage($0.paired)) }
         router.get("backup/restore/state", page: restoreStateText)
         router.post("backup/restore/ask", steps: askRestore)
         router.post("backup/restore/forget", page: forgetRestore)
