@@ -183,7 +183,8 @@ extension StationStore {
 
     /// Deletes the files of the photo `id`, then its row.
     private func remove(_ id: PhotoID, _ files: (photo: String, thumbnail: String, sticker: String?)) throws {
-        for path in [files.photo, files.thumbnail, files.sticker ?? ""] where !path.isEmpty { unlink(path) }
+        let paths: [String] = [files.photo, files.thumbnail, files.sticker ?? ""]
+        for path in paths where !path.isEmpty { unlink(path) }
         try database.write { db in
             try db.execute(sql: "DELETE FROM photos WHERE id = ?", arguments: [id.rawValue])
         }

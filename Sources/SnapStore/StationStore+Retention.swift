@@ -19,7 +19,7 @@ extension StationStore {
                 )
             }
             for files in old {
-                let paths =
+                let paths: [String] =
                     [files.photo, files.thumbnail] + (files.sticker.map { kept.contains($0) ? [] : [$0] } ?? [])
                 for path in paths where !path.isEmpty {
                     if unlink(path) != 0 && errno != ENOENT {

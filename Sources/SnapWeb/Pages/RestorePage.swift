@@ -55,8 +55,12 @@ extension BackupRoom {
             return .redirect("/backup")
         case .staged, .asking:
             let staged = store.stagedRestore()
+            // The hold confirmed it once, and the backup of what it replaces could not be made: why, first.
+            let failed = store.restoreOutcome()?.problem.map {
+                notice(words("page.restore.failed", ["reason": frame.withoutPaths($0)]), problem: true)
+            }
             body = """
-                <p>\(words("page.restore.staged", ["date": day(of: staged?.created), "version": staged?.version ?? "?"]))</p>
+                \(failed ?? "")<p>\(words("page.restore.staged", ["date": day(of: staged?.created), "version": staged?.version ?? "?"]))</p>
                 \(refusedNote(staged?.report))
                 \(state == .asking ? notice(words("page.restore.asking")) : busy ? notice(words("page.restore.busy"), problem: true) : "")
                 <div class="buttons">\(state == .asking ? "" : """
@@ -90,7 +94,7 @@ extension BackupRoom {
         let restore = outcome.restore
         let said: HTML
         if let problem = outcome.problem {
-            said = notice(words("page.restore.failed", ["reason": problem]), problem: true)
+            said = notice(words("page.restore.failed", ["reason": frame.withoutPaths(problem)]), problem: true)
         } else {
             let kept: HTML =
                 restore.keptBackup.map { "<p>\(words("page.restore.kept", ["name": $0]))</p>" } ?? ""
@@ -150,6 +154,8 @@ extension BackupRoom {
     /// or that it is busy.
     func askRestore(_ visitor: Visitor) throws -> PageStep {
         guard let staged = store.stagedRestore() else { return .reply(.redirect("/backup")) }
+        // Asked again: why the last try failed is read.
+        if store.restoreOutcome()?.problem != nil { store.dismissRestoreOutcome() }
         return .after {
             let asking = await self.askStation(staged)
             return { .reply(self.restorePage(visitor, busy: !asking)) }
