@@ -325,6 +325,10 @@ extension StationStore {
                     );
                     """)
         }
+        register("v16: a household member's browser logs for one person") { db in
+            // NULL: the owner's browser (it logs for anyone), or a member's that has not said who it is yet.
+            try db.execute(sql: "ALTER TABLE web_sessions ADD COLUMN person INTEGER")
+        }
         return migrator
     }
 }

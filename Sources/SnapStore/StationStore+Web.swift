@@ -14,6 +14,9 @@ public struct WebSession: Sendable, Hashable {
     public var lastSeen: Date
     /// The owner's browser, or a household member's.
     public var role: Role
+    /// Whose meals a household member's browser logs (`setPerson`): nil for the owner's, who logs for
+    /// anyone, and for a member's that has not said who it is yet.
+    public var person: PersonID?
 
     /// Who a paired browser is. The owner's: every page, the keys, services, backups, restores, the reset,
     /// updates, people, pairing others and the settings. A household member's: their meals, the
@@ -23,7 +26,8 @@ public struct WebSession: Sendable, Hashable {
     }
 
     public init(
-        tokenHash: String, csrf: String, name: String, created: Date, lastSeen: Date, role: Role = .owner
+        tokenHash: String, csrf: String, name: String, created: Date, lastSeen: Date, role: Role = .owner,
+        person: PersonID? = nil
     ) {
         self.tokenHash = tokenHash
         self.csrf = csrf
@@ -31,6 +35,7 @@ public struct WebSession: Sendable, Hashable {
         self.created = created
         self.lastSeen = lastSeen
         self.role = role
+        self.person = person
     }
 }
 
@@ -40,12 +45,12 @@ extension StationStore {
             try database.write { db in
                 try db.execute(
                     sql: """
-                        INSERT INTO web_sessions (token_hash, csrf, name, created, last_seen, role)
-                        VALUES (?, ?, ?, ?, ?, ?)
+                        INSERT INTO web_sessions (token_hash, csrf, name, created, last_seen, role, person)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
                         session.tokenHash, session.csrf, session.name, session.created.timeIntervalSince1970,
-                        session.lastSeen.timeIntervalSince1970, session.role.rawValue,
+                        session.lastSeen.timeIntervalSince1970, session.role.rawValue, session.person?.rawValue,
                     ])
             }
         } catch {
@@ -106,6 +111,24 @@ extension StationStore {
         }
     }
 
+    /// Says whose meals the browser of `hash` logs (nil: anyone's, as the owner's does); `onlyIfUnsaid`
+    /// changes it only where none is said yet (a member saying who they are, once). False when no browser
+    /// changed.
+    @discardableResult
+    public func setPerson(_ person: PersonID?, hash: String, onlyIfUnsaid: Bool = false) throws(StoreError) -> Bool {
+        do {
+            return try database.write { db in
+                try db.execute(
+                    sql:
+                        "UPDATE web_sessions SET person = ? WHERE token_hash = ?\(onlyIfUnsaid ? " AND person IS NULL" : "")",
+                    arguments: [person?.rawValue, hash])
+                return db.changesCount == 1
+            }
+        } catch {
+            throw StoreError("say whose meals a paired browser logs", error)
+        }
+    }
+
     /// Forgets one session, or every one when `hash` is nil; returns how many.
     @discardableResult
     public func forgetSessions(hash: String? = nil) throws(StoreError) -> Int {
@@ -123,13 +146,14 @@ extension StationStore {
         }
     }
 
-    private static let sessionColumns = "token_hash, csrf, name, created, last_seen, role"
+    private static let sessionColumns = "token_hash, csrf, name, created, last_seen, role, person"
 
     /// A row of `sessionColumns`, read by position; a role this binary does not know is a member's.
     private static func session(_ row: Row) -> WebSession {
         WebSession(
             tokenHash: row[0], csrf: row[1], name: row[2], created: Date(timeIntervalSince1970: row[3]),
-            lastSeen: Date(timeIntervalSince1970: row[4]), role: WebSession.Role(rawValue: row[5]) ?? .member)
+            lastSeen: Date(timeIntervalSince1970: row[4]), role: WebSession.Role(rawValue: row[5]) ?? .member,
+            person: (row[6] as Int?).map(PersonID.init(rawValue:)))
     }
 
     /// Whether `mark` was set (`setMark`).

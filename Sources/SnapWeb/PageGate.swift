@@ -61,7 +61,9 @@ struct PageGate: Sendable {
             frame.logger.notice("owner's page: \(session.name), a household member's browser, refused \(request.path)")
             throw WebProblem(403, words("page.problem.owners.title"), words("page.problem.owners.message"))
         }
-        return try route.handler(PageRequest(request: request, visitor: visitor, parameters: named))
+        return try PageFrame.$forMember.withValue(session.role == .member) {
+            try route.handler(PageRequest(request: request, visitor: visitor, parameters: named))
+        }
     }
 
     /// Whether `session` is over at `time`: unused for `sessionIdle`, or paired longer ago than

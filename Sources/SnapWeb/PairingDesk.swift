@@ -29,8 +29,9 @@ public final class PairingDesk: Sendable {
 
     /// What a code someone typed did.
     public enum Outcome: Sendable, Equatable {
-        /// Paired; `invited`: with a code the owner's page opened, for a household member's phone.
-        case paired(invited: Bool)
+        /// Paired; `invited`: with a code the owner's page opened, for a household member's phone, whose
+        /// meals are `person`'s when the owner said whose (nil: the member says it on their first meal).
+        case paired(invited: Bool, person: PersonID?)
         /// Not the code, or no code open (the same to the one who typed it).
         case wrong
         /// This client typed too many wrong codes (a minute's, or one past the code's ceiling): it may try
@@ -42,6 +43,8 @@ public final class PairingDesk: Sendable {
         var code: String?
         /// The open code was opened by the owner's page (`invite`), not at the station.
         var invited = false
+        /// Whose phone the owner's page invited, when it said.
+        var person: PersonID?
         var expiresAt = Date.distantPast
         var wrongForCode = 0
         /// The clients that typed a wrong code while this one was open.
@@ -76,16 +79,18 @@ public final class PairingDesk: Sendable {
     }
 
     /// Opens a new code at the station, replacing any open one.
-    public func open(now: Date) -> Pairing { open(now: now, invited: false) }
+    public func open(now: Date) -> Pairing { open(now: now, invited: false, person: nil) }
 
     /// Opens a new code for a household member's phone, asked by the owner's page; it replaces any open
-    /// one (the station's pairing screen then shows a stale code, as after a second hold).
-    public func invite(now: Date) -> Pairing { open(now: now, invited: true) }
+    /// one (the station's pairing screen then shows a stale code, as after a second hold). `person`: whose
+    /// phone it is, when the owner said.
+    public func invite(now: Date, for person: PersonID?) -> Pairing { open(now: now, invited: true, person: person) }
 
-    private func open(now: Date, invited: Bool) -> Pairing {
+    private func open(now: Date, invited: Bool, person: PersonID?) -> Pairing {
         state.withLock { state in
             state.expiresAt = now.addingTimeInterval(Self.validity)
             state.invited = invited
+            state.person = person
             return Self.newCode(&state)
         }
     }
@@ -122,7 +127,7 @@ public final class PairingDesk: Sendable {
             }
             if open, let code = state.code, Secrets.equal(typed, code) {
                 state.code = nil
-                return .paired(invited: state.invited)
+                return .paired(invited: state.invited, person: state.person)
             }
             state.wrongTimes[client, default: []].append(now)
             guard open else {

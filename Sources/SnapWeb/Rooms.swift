@@ -28,6 +28,7 @@ struct PairingRoom: PageRoom {
         router.owners { router in
             router.post("status/forget", page: forgetBrowser)
             router.post("status/role", page: changeRole)
+            router.post("status/person", page: changePerson)
             router.post("status/invite", page: invitePhone)
         }
     }
@@ -52,12 +53,13 @@ struct MealsRoom: DayRoom {
             return .reply(try dayPage(day, $0.paired))
         }
         router.get("meal/:id", named: meal { try mealPage($0, $1, message: nil) })
-        router.post("meal/:id", named: meal(editMeal))
-        router.get("meal/:id/delete", named: meal(deletePage))
-        router.post("meal/:id/delete", named: meal(deleteMeal))
-        router.post("meal/:id/again", named: meal(eatAgain))
-        router.post("meal/:id/correct", named: meal(correctMeal))
-        router.post("meal/:id/person", named: meal(movePerson))
+        // A household member's phone changes its own person's meals; giving a meal to another is the owner's.
+        router.post("meal/:id", named: change(editMeal))
+        router.get("meal/:id/delete", named: change(deletePage))
+        router.post("meal/:id/delete", named: change(deleteMeal))
+        router.post("meal/:id/again", named: change(eatAgain))
+        router.post("meal/:id/correct", named: change(correctMeal))
+        router.owners { router in router.post("meal/:id/person", named: meal(movePerson)) }
         router.get("photo/:name", named: photoFile)
         router.get("received/:name", named: receivedFile)
     }
@@ -69,6 +71,16 @@ extension MealsRoom {
         -> @Sendable (String, Visitor) throws -> WebReply
     {
         { [self] in try handler(photoID($0), $1) }
+    }
+
+    /// A route that changes a meal: `meal`, for a browser that may change the meal's person's meals.
+    func change(_ handler: @escaping @Sendable (PhotoID, Visitor) throws -> WebReply)
+        -> @Sendable (String, Visitor) throws -> WebReply
+    {
+        meal { [self] id, visitor in
+            try visitor.mustChange(mealsOf: try storedMeal(id).meal.person, in: try store.household(), words)
+            return try handler(id, visitor)
+        }
     }
 }
 

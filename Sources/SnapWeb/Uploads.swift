@@ -76,7 +76,7 @@ extension WebApp {
         switch kind {
         case .bundle: return update.bundleTarget(request, session: session, words)
         case .backup: return backup.restoreTarget(request, session: session, words)
-        case .photo: return log.photoTarget(request, words)
+        case .photo: return log.photoTarget(request, session: session, words)
         }
     }
 
@@ -111,7 +111,11 @@ extension WebApp {
         switch kind {
         case .bundle: reply = update.bundleReceived(path, problem: problem)
         case .backup: reply = await backup.restoreReceived(path, problem: problem)
-        case .photo: reply = await log.photoReceived(request, path, problem: problem)
+        case .photo:
+            // The session again: whose photo it is (a member's phone logs for its own person), and one
+            // forgotten while the photo arrived takes nothing.
+            let session = (try? gate.liveSession(of: request)) ?? nil
+            reply = await log.photoReceived(request, session: session, path, problem: problem)
         }
         // An upload's answer does not pass through `respond`: no absolute path in its words either.
         if reply.status >= 400 {

@@ -185,8 +185,10 @@ final class WebTestStation: Sendable {
 
     /// Stores a photo with a real JPEG and its meal for today (or `day`), as the station would.
     @discardableResult
-    func meal(_ id: String, title: String = "Spaghetti", items: [MealItem]? = nil, day: LocalDay? = nil) throws -> Meal
-    {
+    func meal(
+        _ id: String, title: String = "Spaghetti", items: [MealItem]? = nil, day: LocalDay? = nil,
+        person: PersonID = .first
+    ) throws -> Meal {
         let day = day ?? today
         let paths = store.paths(for: PhotoID(id), day: day)
         let photo = ProcessedPhoto(
@@ -209,7 +211,8 @@ final class WebTestStation: Sendable {
         let meal = Meal(
             photo: photo, day: day,
             analysis: MealAnalysis(
-                title: title, totals: items.reduce(Macros.zero) { $0 + $1.macros }, items: items, funFact: "A fact."))
+                title: title, totals: items.reduce(Macros.zero) { $0 + $1.macros }, items: items, funFact: "A fact."),
+            person: person)
         try store.saveMeal(meal)
         return meal
     }

@@ -20,8 +20,10 @@ extension GroupRoom {
     /// The groups the station shares with now.
     func groupsInForce() -> [String] { inForce.groups }
 
-    /// Whether the owner may make, join and leave groups here.
-    private var managesGroups: Bool { directory != nil && rule.offers(.groups) }
+    /// Whether `visitor` may make, join and leave groups here: the owner's, where the settings offer it.
+    private func managesGroups(_ visitor: Visitor) -> Bool {
+        directory != nil && rule.offers(.groups) && visitor.isOwner
+    }
 
     /// Every group's members, asked of the server at once, so a slow server costs the page one wait, not
     /// one per group.
@@ -59,6 +61,7 @@ extension GroupRoom {
                 ? "<p class=\"empty\">\(words("page.group.folder_none"))</p>"
                 : "<p>\(words("page.group.folder", ["groups": groups.joined(separator: ", ")]))</p>"
         }
+        let manages = managesGroups(visitor)
         let cards = groups.map { group -> HTML in
             let members: HTML
             do throws(UploadFailure) {
@@ -78,7 +81,7 @@ extension GroupRoom {
                 members = "<li class=\"problem\">\(problem)</li>"
             }
             let actions: HTML =
-                managesGroups
+                manages
                 ? """
                 <div class="actions"><form method="post" action="/group/invite" class="inline">\(csrfField(visitor))\
                 <input type="hidden" name="group" value="\(group)"><button type="submit" class="secondary">\(words("page.group.invite"))</button></form>\
@@ -95,7 +98,7 @@ extension GroupRoom {
         let full = groups.count >= StationConfig.maxGroups
         let (make, join) = (forms.make, forms.join)
         let drawn: HTML =
-            managesGroups && !full
+            manages && !full
             ? """
             <form method="post" action="/group/create">\(csrfField(visitor))\(make.summary(words, title: words("page.group.not_made.title")))\
             <fieldset><legend>\(words("page.group.make"))</legend>
@@ -110,7 +113,7 @@ extension GroupRoom {
             <label class="wide">\(words("page.group.member_name")) <input name="member"\(join.attributes("member")) maxlength="60" required value="\(join.value("member", member))"></label>\(join.message("member"))
             <button type="submit">\(words("page.group.join_button"))</button></fieldset></form>
             """
-            : managesGroups
+            : manages
                 ? "<p><small>\(words("page.group.full", count: StationConfig.maxGroups))</small></p>"
                 : ""
         return """

@@ -21,6 +21,10 @@ struct PageFrame: Sendable {
     /// The words of the request being answered; a reply made off the page's thread (a request too large
     /// to read, a correction's answer) speaks the last request's.
     let spoken = RoomState(Words())
+    /// Whether the browser being answered is a household member's (`PageGate` binds it around the
+    /// handler): its header leaves out the owner's Settings. A page made after the handler returned (a
+    /// step of a longer answer) shows every link; the routes refuse a member either way.
+    @TaskLocal static var forMember = false
 
     var words: Words { spoken.withLock { $0 } }
 
@@ -54,7 +58,7 @@ struct PageFrame: Sendable {
             : """
             <nav><a href="/">\(words("page.nav.today"))</a><a href="/log">\(words("page.nav.log"))</a><a href="/history">\(words("page.nav.history"))</a>\
             <a href="/shopping">\(words("page.nav.shopping"))</a><a href="/group">\(words("page.nav.group"))</a>\
-            <a href="/settings">\(words("page.nav.settings"))</a><a href="/status">\(words("page.nav.status"))</a></nav>
+            \(Self.forMember ? "" : "<a href=\"/settings\">\(words("page.nav.settings"))</a>" as HTML)<a href="/status">\(words("page.nav.status"))</a></nav>
             """
         let head: HTML = """
             <!doctype html>

@@ -5,22 +5,26 @@ import SnapText
 
 /// The page that logs a meal without the station's camera, and the review of what the AI answered.
 extension LogRoom {
-    /// The three ways, for the person chosen (`?person=`; the owner when none is): a photo from the phone,
-    /// a sentence, the numbers.
+    /// The three ways, for the person chosen (`?person=`; the owner when none is; a household member's
+    /// phone its own person, asked once): a photo from the phone, a sentence, the numbers.
     func logPage(
         _ visitor: Visitor, message: String? = nil, status: Int = 200, echo: FormEcho = FormEcho(),
         sentence: String = ""
     ) throws -> WebReply {
         let words = self.words
         let household = try store.household()
-        let person = loggingPerson(household, visitor.form)
+        guard
+            let person = visitor.session.loggingPerson(household, asked: visitor.form["person"])
+                ?? (visitor.isOwner ? household.people[0] : nil)
+        else { return whoPage(household, visitor) }
         let left = try analysesLeft(for: person)
         let hidden: HTML = "<input type=\"hidden\" name=\"person\" value=\"\(person.id.rawValue)\">"
         let waiting: HTML =
             draft.withLock { $0 } == nil
             ? "" : "<p class=\"notice\"><a href=\"/log/review\">\(words("page.log.waiting"))</a></p>"
+        // The owner logs for anyone; a member's phone for its own person.
         let chooser: HTML =
-            household.isShared
+            household.isShared && visitor.isOwner
             ? """
             <nav class="people" aria-label="\(words("page.log.whose"))">\(household.people.map { one -> HTML in
                 "<a href=\"/log?person=\(one.id.rawValue)\"\(one.id == person.id ? " aria-current=\"page\"" as HTML : "")><span class=\"swatch person-\(one.colour.rawValue)\"></span> \(words.person(one))</a>"
@@ -63,9 +67,47 @@ extension LogRoom {
             """)
     }
 
-    /// The person a meal is logged for: the one the form or query names, else the owner.
-    func loggingPerson(_ household: Household, _ form: Form) -> Person {
-        form["person"].flatMap(Int.init).flatMap { household.person(PersonID(rawValue: $0)) } ?? household.people[0]
+    /// The person a meal is logged for (`WebSession.loggingPerson`), or why none is.
+    func loggingPerson(_ visitor: Visitor) throws -> Person {
+        let words = self.words
+        if let person = visitor.session.loggingPerson(try store.household(), asked: visitor.form["person"]) {
+            return person
+        }
+        guard visitor.isOwner else {
+            throw WebProblem(403, words("page.log.who.title"), words("page.log.who.first"))
+        }
+        throw WebProblem(400, words("page.problem.broken_form.title"), words("page.people.missing"))
+    }
+
+    /// A household member's phone that has not said whose meals it logs: one button a person.
+    func whoPage(_ household: Household, _ visitor: Visitor) -> WebReply {
+        let words = self.words
+        let choices = household.people.map { one -> HTML in
+            """
+            <form method="post" action="/log/me" class="inline">\(csrfField(visitor))\
+            <input type="hidden" name="person" value="\(one.id.rawValue)">\
+            <button type="submit" class="secondary"><span class="swatch person-\(one.colour.rawValue)"></span> \(words.person(one))</button></form>
+            """
+        }
+        return page(
+            words("page.log.who.title"),
+            "<p>\(words("page.log.who.text"))</p><div class=\"people-choice\">\(choices)</div>")
+    }
+
+    /// A household member's phone says whose meals it logs, once; the owner changes it on the Status page.
+    func chooseSelf(_ visitor: Visitor) throws -> WebReply {
+        let words = self.words
+        guard !visitor.isOwner else { return .redirect("/log") }
+        guard let number = visitor.form["person"].flatMap(Int.init),
+            let person = try store.household().person(PersonID(rawValue: number))
+        else { throw WebProblem(400, words("page.problem.broken_form.title"), words("page.people.missing")) }
+        let hash = visitor.session.tokenHash
+        let said = try store.writingAndWaiting { store throws(StoreError) in
+            try store.setPerson(person.id, hash: hash, onlyIfUnsaid: true)
+        }
+        guard said else { throw WebProblem(403, words("page.log.who.title"), words("page.log.who.said")) }
+        logger.notice("owner's page: \(visitor.session.name) logs \(person.id)'s meals")
+        return .redirect("/log")
     }
 
     /// Asks the AI about the meal described, in the page's jobs; the review page waits for the answer.
@@ -78,7 +120,7 @@ extension LogRoom {
         } catch {
             return try logPage(visitor, message: error.message, status: 400)
         }
-        let person = loggingPerson(try store.household(), visitor.form)
+        let person = try loggingPerson(visitor)
         if let refused = try refusal(for: person, words) {
             return try logPage(visitor, message: refused, status: 409, sentence: sentence)
         }
@@ -169,7 +211,7 @@ extension LogRoom {
 
     /// A meal by its numbers alone, saved at once: no AI, nothing spent.
     func quickAdd(_ visitor: Visitor) throws -> WebReply {
-        let person = loggingPerson(try store.household(), visitor.form)
+        let person = try loggingPerson(visitor)
         let analysis: MealAnalysis
         do {
             (analysis, _) = try meals.readMealForm(

@@ -11,7 +11,7 @@ extension LogRoom {
     /// Where the photo goes, or the answer that refuses it first: larger than a phone's photo
     /// (`maxPhotoMB`, by its Content-Length; a body that grows past it is cut off as it arrives), a person
     /// who is not there, a meal already waiting, today's analyses used up.
-    func photoTarget(_ request: WebRequest, _ words: Words) -> WebApp.UploadTarget {
+    func photoTarget(_ request: WebRequest, session: WebSession, _ words: Words) -> WebApp.UploadTarget {
         let limit = Self.maxPhotoMB << 20
         if let length = request.header("content-length").flatMap(Int.init), length > limit {
             return .refused(
@@ -22,8 +22,9 @@ extension LogRoom {
         }
         do {
             let household = try store.household()
-            guard let person = household.person(person(of: request)) else {
-                return .refused(400, words("page.people.missing"))
+            guard let person = session.loggingPerson(household, asked: asked(request)) else {
+                let owner = session.role == .owner
+                return .refused(owner ? 400 : 403, words(owner ? "page.people.missing" : "page.log.who.first"))
             }
             if let refused = try refusal(for: person, words) { return .refused(409, refused) }
             try AtomicFile.createFolder(incoming)
@@ -37,10 +38,15 @@ extension LogRoom {
     /// The photo as it arrived: read, removed, run through the capture's pipeline and kept, then the AI
     /// asked in the page's jobs; the answer leads to the review. A file that is not a whole JPEG the
     /// station can decode is refused with the reason, nothing kept.
-    func photoReceived(_ request: WebRequest, _ path: String, problem: WebApp.UploadProblem?) async -> WebReply {
+    func photoReceived(
+        _ request: WebRequest, session: WebSession?, _ path: String, problem: WebApp.UploadProblem?
+    ) async -> WebReply {
         let words = self.words
         let bytes = FileBytes.readIfPresent(path)
         try? FileManager.default.removeItem(atPath: path)
+        guard let session, let household = try? store.household(),
+            let person = session.loggingPerson(household, asked: asked(request))
+        else { return refused(401, words("page.pair.first")) }
         switch problem {
         case .tooLarge?:
             return refused(413, words("page.log.photo.too_large_sent", ["mb": words.integer(Self.maxPhotoMB)]))
@@ -68,7 +74,7 @@ extension LogRoom {
             return refused(500, words("page.log.photo.not_received", ["reason": "\(error)"]))
         }
         logger.info("owner's page: a phone's photo kept as \(photo.id)", metadata: ["bytes": "\(bytes.count)"])
-        let asked = LogDraft(person: person(of: request), photo: photo, day: day, stage: .asking)
+        let asked = LogDraft(person: person.id, photo: photo, day: day, stage: .asking)
         // Another meal asked about while this one arrived: this photo goes, as a refused upload leaves none.
         guard ask(asked, { (kitchen: any PageMeals) async throws(AIFailure) in try await kitchen.analyse(photo) })
         else {
@@ -80,10 +86,8 @@ extension LogRoom {
 
     private func refused(_ status: Int, _ message: String) -> WebReply { WebApp.uploadRefusal(status, message) }
 
-    /// The person a photo is sent for (`?person=`), the owner when none is named.
-    private func person(of request: WebRequest) -> PersonID {
-        PersonID(rawValue: request.query.last { $0.name == "person" }.flatMap { Int($0.value) } ?? 1)
-    }
+    /// The person a photo is sent for (`?person=`), as `WebSession.loggingPerson` reads it.
+    private func asked(_ request: WebRequest) -> String? { request.query.last { $0.name == "person" }?.value }
 }
 
 extension Words {

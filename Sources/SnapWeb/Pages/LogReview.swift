@@ -54,6 +54,8 @@ extension LogRoom {
     /// ends, as a discarded capture's does).
     func decide(_ visitor: Visitor) throws -> WebReply {
         guard let waiting = draft.withLock({ $0 }) else { return .redirect("/log") }
+        // A household member's phone decides its own person's meal only.
+        try visitor.mustChange(mealsOf: waiting.person, in: try store.household(), words)
         let analysis: MealAnalysis
         switch waiting.stage {
         case .asking: return .redirect("/log/review")

@@ -33,6 +33,7 @@ struct LogRoom: DayRoom {
         router.get("log") { try .reply(logPage($0.paired)) }
         router.post("log/describe", page: describe)
         router.post("log/quick", page: quickAdd)
+        router.post("log/me", page: chooseSelf)
         router.get("log/review") { try .reply(reviewPage($0.paired)) }
         router.post("log/review", page: decide)
     }

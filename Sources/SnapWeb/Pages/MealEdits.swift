@@ -98,7 +98,8 @@ extension MealsRoom {
         let sticker = FileBytes.readIfPresent(try storedMeal(id).stickerPath ?? "")
         if jpeg != nil && thumbnail != nil { (photo.photoPath, photo.thumbnailPath) = (paths.photo, paths.thumbnail) }
         if sticker != nil { photo.stickerPath = paths.sticker }
-        let meal = Meal(photo: photo, day: day, analysis: original.analysis)
+        // Whose it was: eaten again by the same person.
+        let meal = Meal(photo: photo, day: day, analysis: original.analysis, person: original.person)
         if jpeg == nil || thumbnail == nil, let sticker {
             // Files first, then the row, as everywhere in the store.
             try AtomicFile.createFolder((paths.sticker as NSString).deletingLastPathComponent)
@@ -136,7 +137,8 @@ extension MealsRoom {
     /// one person.
     func personForm(_ stored: StoredMeal, _ visitor: Visitor, _ words: Words) throws -> HTML {
         let household = try store.household()
-        guard household.isShared else { return "" }
+        // Giving a meal to another person is the owner's.
+        guard household.isShared, visitor.isOwner else { return "" }
         let id = stored.meal.photo.id
         let options = household.people.map { person -> HTML in
             "<option value=\"\(person.id.rawValue)\"\(person.id == stored.meal.person ? " selected" : "" as HTML)>\(words.person(person))</option>"

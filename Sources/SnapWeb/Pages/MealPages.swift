@@ -46,6 +46,8 @@ extension MealsRoom {
         }
         let saved = visitor.form["saved"].map { _ in words("page.meal.saved") }
         let correction = corrections.correctionNotice(id, words)
+        // Another person's meal, on a household member's phone: seen, not changed.
+        let mine = visitor.session.mayChange(mealsOf: meal.person, in: try store.household())
         return page(
             meal.analysis.title, status: status, refresh: correction?.refresh,
             """
@@ -60,18 +62,28 @@ extension MealsRoom {
             <th>\(words("page.field.kcal"))</th><th>\(words("page.field.protein"))</th><th>\(words("page.field.carbs"))</th>\
             <th>\(words("page.field.fats"))</th></tr></thead><tbody>\(items)</tbody></table>
             """))
-            \(corrections.correctionSection(id, stored, visitor, words))
-            <details class="edit"\(echo.failed ? " open" : "")><summary>\(words("page.meal.edit"))</summary>
-            \(mealForm(action: "/meal/\(id.rawValue)", analysis: meal.analysis, totalsByHand: stored.totalsSetByOwner, visitor, words, hidden: "<input type=\"hidden\" name=\"version\" value=\"\(stored.version)\">", echo: echo))
-            </details>
+            \(mine ? changes(stored, visitor, echo: echo, words) : "")
             <div class="actions">
             <form method="post" action="/shopping/add">\(csrfField(visitor))<input type="hidden" name="meal" value="\(id.rawValue)">\
             <button type="submit">\(words("page.meal.add_to_shopping"))</button></form>
+            \(mine ? """
             <form method="post" action="/meal/\(id.rawValue)/again">\(csrfField(visitor))\
             <button type="submit" class="secondary" title="\(words("page.meal.again_hint"))">\(words("page.meal.again"))</button></form>
             <a class="danger" href="/meal/\(id.rawValue)/delete">\(words("page.meal.delete_link"))</a>
+            """ as HTML : "")
             </div>
             """)
+    }
+
+    /// A meal's corrections asked of the AI, and its form.
+    private func changes(_ stored: StoredMeal, _ visitor: Visitor, echo: FormEcho, _ words: Words) -> HTML {
+        let id = stored.meal.photo.id
+        return """
+            \(corrections.correctionSection(id, stored, visitor, words))
+            <details class="edit"\(echo.failed ? " open" : "")><summary>\(words("page.meal.edit"))</summary>
+            \(mealForm(action: "/meal/\(id.rawValue)", analysis: stored.meal.analysis, totalsByHand: stored.totalsSetByOwner, visitor, words, hidden: "<input type=\"hidden\" name=\"version\" value=\"\(stored.version)\">", echo: echo))
+            </details>
+            """
     }
 
     /// The form that edits an analysis: the title, each item (with a box to remove it), a new item, and

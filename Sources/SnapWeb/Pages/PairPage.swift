@@ -44,7 +44,7 @@ extension PairingRoom {
                 name: String((form["name"] ?? "").prefix(40)))
             reply.headers.append(("Retry-After", "\(seconds)"))
             return reply
-        case .paired(let invited):
+        case .paired(let invited, let person):
             let typed =
                 (try? form.text("name", label: words("page.pair.field.name"), maxLength: 40, allowEmpty: true)) ?? ""
             let name = typed.isEmpty ? Self.browserName(request.header("user-agent"), words) : typed
@@ -59,7 +59,9 @@ extension PairingRoom {
                 }
                 let role: WebSession.Role = invited || owned ? .member : .owner
                 try store.createSession(
-                    WebSession(tokenHash: hash, csrf: csrf, name: name, created: time, lastSeen: time, role: role))
+                    WebSession(
+                        tokenHash: hash, csrf: csrf, name: name, created: time, lastSeen: time, role: role,
+                        person: role == .member ? person : nil))
                 return role
             }
             link.send(.paired(name))
@@ -120,11 +122,34 @@ extension PairingRoom {
         return .redirect("/status")
     }
 
-    /// Opens a code for a household member's phone (`PairingDesk.invite`): the page shows it with the
-    /// pairing address and its QR code, for five minutes, as the station's pairing screen does.
+    /// Says whose meals another paired browser logs (the form's `session` and `person`; an empty person:
+    /// the phone says it on its first meal).
+    func changePerson(_ visitor: Visitor) throws -> WebReply {
+        let target = visitor.form["session"] ?? ""
+        let person = try namedPerson(visitor.form)
+        let changed = try store.writingAndWaiting { store throws(StoreError) in
+            try store.setPerson(person, hash: target)
+        }
+        guard changed else { throw WebProblem.notFound(words("page.status.browser_gone"), words) }
+        logger.notice("owner's page: a paired browser logs \(person.map { "\($0)'s" } ?? "its own person's") meals")
+        return .redirect("/status")
+    }
+
+    /// The person the form's `person` names, nil for an empty one; a refusal for one not in the household.
+    private func namedPerson(_ form: Form) throws -> PersonID? {
+        guard let asked = form["person"], !asked.isEmpty else { return nil }
+        guard let number = Int(asked), let person = try store.household().person(PersonID(rawValue: number)) else {
+            throw WebProblem(400, words("page.problem.broken_form.title"), words("page.people.missing"))
+        }
+        return person.id
+    }
+
+    /// Opens a code for a household member's phone (`PairingDesk.invite`), for the person the form names
+    /// (or one the phone says at its first meal): the page shows it with the pairing address and its QR
+    /// code, for five minutes, as the station's pairing screen does.
     func invitePhone(_ visitor: Visitor) throws -> WebReply {
         let words = self.words
-        let pairing = desk.invite(now: now())
+        let pairing = desk.invite(now: now(), for: try namedPerson(visitor.form))
         logger.notice("owner's page: \(visitor.session.name) invites a household member's phone")
         let code = pairing.code.prefix(4) + " " + pairing.code.dropFirst(4)
         let address = pairing.url.isEmpty ? "/pair" : pairing.url

@@ -39,40 +39,6 @@ extension StatusRoom {
             } ?? words("page.status.free_unknown")
         let budget = try budget(on: try today())
         let uptime = Int(now().timeIntervalSince(status.startedAt))
-        let owner = visitor.session.role == .owner
-        let sessions = try store.sessions().map { session -> HTML in
-            let own = session.tokenHash == visitor.session.tokenHash
-            let seen = words(
-                "page.status.paired",
-                ["paired": dateAndTime(session.created, words), "seen": dateAndTime(session.lastSeen, words)])
-            let role = words(session.role == .owner ? "page.status.role.owner" : "page.status.role.member")
-            // The owner forgets browsers and gives others their role; a member sees who is paired.
-            let forms: HTML =
-                !owner
-                ? ""
-                : """
-                <form method="post" action="/status/forget" class="inline">\(csrfField(visitor))\
-                <input type="hidden" name="session" value="\(session.tokenHash)"><button type="submit">\(words("page.status.forget"))</button></form>\
-                \(own ? "" : """
-                <form method="post" action="/status/role" class="inline">\(csrfField(visitor))\
-                <input type="hidden" name="session" value="\(session.tokenHash)">\
-                <input type="hidden" name="role" value="\(session.role == .owner ? "member" : "owner")">\
-                <button type="submit" class="secondary">\(words(session.role == .owner ? "page.status.make_member" : "page.status.make_owner"))</button></form>
-                """ as HTML)
-                """
-            return """
-                <li>\(session.name)\(own ? " \(words("page.status.this_browser"))" as HTML : "") · \(role) <small>\(seen)</small>\(forms)</li>
-                """
-        }
-        let ownersForms: HTML =
-            !owner
-            ? "<p>\(words("page.status.member_text"))</p>"
-            : """
-            <form method="post" action="/status/invite">\(csrfField(visitor))\
-            <button type="submit">\(words("page.status.invite"))</button> <small>\(words("page.status.invite_text"))</small></form>
-            <form method="post" action="/status/forget">\(csrfField(visitor))<input type="hidden" name="session" value="others">\
-            <button type="submit">\(words("page.status.forget_others"))</button></form>
-            """
         let mode = words.mode(status.mode) + (status.group.map { " → \($0)" } ?? "")
         let upFor = words(
             "page.status.uptime",
@@ -116,9 +82,7 @@ extension StatusRoom {
             \(failed.isEmpty ? "<p class=\"empty\">\(words("page.status.failed_none"))</p>" as HTML : "<ul class=\"failed\">\(failed)</ul>")
             <h2>\(words("page.status.errors"))</h2>
             \(errors.isEmpty ? "<p class=\"empty\">\(words("page.status.errors_none"))</p>" as HTML : "<ul class=\"errors\">\(errors)</ul>")
-            <h2>\(words("page.status.browsers"))</h2>
-            <ul class="sessions">\(sessions)</ul>
-            \(ownersForms)
+            \(try browsers(visitor, words))
             <form method="post" action="/signout">\(csrfField(visitor))<button type="submit" class="secondary">\(words("page.status.sign_out"))</button></form>
             """)
     }
