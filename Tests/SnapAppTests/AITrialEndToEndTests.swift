@@ -6,7 +6,7 @@ import Testing
 
 /// The AI service tried from the page through the real binary (`StationAITrier`): with no key the OpenAI
 /// stand-in's own words are shown; a key entered is tried at once, with the key just entered.
-@Suite("End to end: the AI service tried from the owner's page", .serialized)
+@Suite("End to end: the AI service tried from the owner's page", .serialized, .startsProcesses)
 struct AITrialEndToEndTests {
     let folder = TemporaryDirectory("ai-trial-e2e")
     let fake: FakeServices

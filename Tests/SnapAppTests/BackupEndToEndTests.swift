@@ -8,7 +8,7 @@ import Testing
 /// A backup through the real binary: station A, with a meal the AI analysed, gives its backup over HTTP;
 /// station B takes it on its page, restarts by itself into it (as systemd would start it again), and
 /// shows A's meal to B's own paired phone.
-@Suite("End to end: a backup from one station restored on another", .serialized)
+@Suite("End to end: a backup from one station restored on another", .serialized, .startsProcesses)
 struct BackupEndToEndTests {
     let folder = TemporaryDirectory("backup-e2e")
     let fake: FakeServices

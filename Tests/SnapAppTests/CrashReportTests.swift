@@ -2,7 +2,7 @@ import Foundation
 import SnapTestSupport
 import Testing
 
-@Suite("The crash report")
+@Suite("The crash report", .startsProcesses)
 struct CrashReportTests {
     let folder = TemporaryDirectory("crash")
 

@@ -9,7 +9,8 @@ import Testing
 /// what it had, and goes on once there is space again.
 @Suite(
     "Disk full", .serialized,
-    .enabled(if: SmallDisk.unavailableReason == nil, Comment(rawValue: SmallDisk.unavailableReason ?? "")))
+    .enabled(if: SmallDisk.unavailableReason == nil, Comment(rawValue: SmallDisk.unavailableReason ?? "")),
+    .startsProcesses)
 struct DiskFullTests {
     let folder = TemporaryDirectory("diskfull")
 

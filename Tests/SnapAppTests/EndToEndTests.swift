@@ -6,7 +6,7 @@ import SnapTestSupport
 import Testing
 
 /// The whole station, the real binary, on simulated devices: what a person sees in the PNG frames.
-@Suite("End to end on simulated devices", .serialized)
+@Suite("End to end on simulated devices", .serialized, .startsProcesses)
 struct EndToEndTests {
     let folder = TemporaryDirectory("e2e")
 
@@ -79,7 +79,7 @@ struct EndToEndTests {
     }
 }
 
-@Suite("The snapstation command")
+@Suite("The snapstation command", .startsProcesses)
 struct CommandTests {
     let folder = TemporaryDirectory("cli")
 

@@ -11,7 +11,7 @@ import Testing
 /// the phone's session, and its ready screen says how to pair.
 @Suite(
     "End to end: a factory reset", .serialized,
-    .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)))
+    .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)), .startsProcesses)
 struct FactoryResetEndToEndTests {
     let folder = TemporaryDirectory("reset-e2e")
     let fake: FakeServices

@@ -9,7 +9,7 @@ import Testing
 /// real PostgreSQL: each shares its photo of the day, sees the other two's, and is refused a second one.
 @Suite(
     "End to end: three stations in one group", .serialized,
-    .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)))
+    .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)), .startsProcesses)
 struct GroupEndToEndTests {
     let folder = TemporaryDirectory("group-e2e")
     let fake: FakeServices

@@ -14,7 +14,7 @@ import Testing
 /// wrong password keeps the photo and says why.
 @Suite(
     "End to end: a station that signs in to Supabase and stays signed in", .serialized,
-    .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)))
+    .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)), .startsProcesses)
 struct GroupSignInEndToEndTests {
     let folder = TemporaryDirectory("group-sign-in")
     let fake: FakeServices

@@ -15,7 +15,7 @@ import Testing
 /// go on receiving the ordinary photos.
 @Suite(
     "A hostile group member against the station's inbox", .serialized,
-    .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)))
+    .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)), .startsProcesses)
 struct HostileMemberTests {
     let folder = TemporaryDirectory("hostile")
 

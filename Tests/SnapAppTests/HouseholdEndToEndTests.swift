@@ -9,7 +9,7 @@ import Testing
 /// A household of two through the real binary, its page over HTTP and the OpenAI stand-in: a capture at
 /// the station given to the second person by the mode button, a phone's photo for the first, a described
 /// meal and a quick add; each person's day, export and stickers their own.
-@Suite("End to end: a household at one station, with and without the camera", .serialized)
+@Suite("End to end: a household at one station, with and without the camera", .serialized, .startsProcesses)
 struct HouseholdEndToEndTests {
     let folder = TemporaryDirectory("household-e2e")
     let fake: FakeServices

@@ -10,7 +10,7 @@ import Testing
 /// the broker of the settings' "Save and try". It hears the requests, and never a key or a password.
 @Suite(
     "End to end: keys and passwords go only to the addresses they were entered for", .serialized,
-    .enabled(if: MosquittoBroker.available, Comment(rawValue: MosquittoBroker.missing)))
+    .enabled(if: MosquittoBroker.available, Comment(rawValue: MosquittoBroker.missing)), .startsProcesses)
 struct KeyDestinationEndToEndTests {
     let folder = TemporaryDirectory("key-destination")
     let fake: FakeServices

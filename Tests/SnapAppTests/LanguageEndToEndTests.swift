@@ -7,7 +7,7 @@ import Testing
 /// read from the renderer's own texts (the headless display's `.words` files beside the PNG frames), not
 /// from the pixels, and none of it is English. The AI stand-in answers in the language the station asks
 /// for, as a model does (Tests/Fakes/openai_api.py).
-@Suite("End to end: a station that speaks German or Spanish", .serialized)
+@Suite("End to end: a station that speaks German or Spanish", .serialized, .startsProcesses)
 struct LanguageEndToEndTests {
     let folder = TemporaryDirectory("language-e2e")
     let fake: FakeServices

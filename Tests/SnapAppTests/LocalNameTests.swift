@@ -15,7 +15,7 @@ private let avahiRuns =
 /// the same name takes the next one.
 @Suite(
     "The station's name on the local network (mDNS, avahi)", .serialized,
-    .enabled(if: avahiRuns, "needs a running avahi-daemon and avahi-utils (Tests/run starts one)"))
+    .enabled(if: avahiRuns, "needs a running avahi-daemon and avahi-utils (Tests/run starts one)"), .startsProcesses)
 struct LocalNameTests {
     let folder = TemporaryDirectory("local-name")
 
@@ -99,7 +99,7 @@ struct LocalNameTests {
 
 /// Without avahi (no D-Bus to reach it), the station runs on with its page at its address: announcing is
 /// an extra, and a service that stops ends the whole station (the HIL VMs, which have no D-Bus, caught it).
-@Suite("The station's name on the local network, without avahi")
+@Suite("The station's name on the local network, without avahi", .startsProcesses)
 struct LocalNameWithoutAvahiTests {
     let folder = TemporaryDirectory("no-avahi")
 
@@ -121,7 +121,7 @@ struct LocalNameWithoutAvahiTests {
 
 /// `web.tls = "self-signed"` on the real binary: a certificate made on first start and kept, the page
 /// over TLS 1.2+ with HSTS, and the same certificate after a restart.
-@Suite("The owner's page over https with the station's own certificate", .serialized)
+@Suite("The owner's page over https with the station's own certificate", .serialized, .startsProcesses)
 struct SelfSignedPageTests {
     let folder = TemporaryDirectory("self-signed")
 

@@ -6,7 +6,7 @@ import SnapTestSupport
 import Testing
 
 /// Meal mode through the real binary, against the local OpenAI-compatible server.
-@Suite("End to end: meal mode with an AI service", .serialized)
+@Suite("End to end: meal mode with an AI service", .serialized, .startsProcesses)
 struct MealEndToEndTests {
     let folder = TemporaryDirectory("meal-e2e")
     let fake: FakeServices

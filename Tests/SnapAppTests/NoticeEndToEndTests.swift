@@ -6,7 +6,7 @@ import Testing
 
 /// The station's notices through the real binary: an AI service that refuses it, told once to a webhook
 /// in the station's language.
-@Suite("End to end: notices to a webhook", .serialized)
+@Suite("End to end: notices to a webhook", .serialized, .startsProcesses)
 struct NoticeEndToEndTests {
     let folder = TemporaryDirectory("notice-e2e")
     let fake: FakeServices

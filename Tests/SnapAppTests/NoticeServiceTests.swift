@@ -12,7 +12,7 @@ import Testing
 
 /// The service that sends the machine's notices, against the fake's webhook: in order, in the language in
 /// force when it sends, a kind turned off since not at all, a failed one tried again and then given up.
-@Suite("NoticeService: the notices as they go out", .serialized)
+@Suite("NoticeService: the notices as they go out", .serialized, .startsProcesses)
 struct NoticeServiceTests {
     let fake: FakeServices
 

@@ -16,7 +16,7 @@ import Testing
 /// for the long run.
 @Suite(
     "Power cuts on the real station", .serialized,
-    .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)))
+    .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)), .startsProcesses)
 struct PowerCutSuiteTests {
     let folder = TemporaryDirectory("powercuts")
     let fake: FakeServices

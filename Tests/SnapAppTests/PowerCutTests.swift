@@ -8,7 +8,7 @@ import Testing
 /// SIGKILL stops the process between any two instructions; the page cache survives it, so this proves the
 /// ordering (files complete before their rename, rows after their files, transactions atomic), while the
 /// fsyncs cover the cache itself on a real power cut.
-@Suite("Power cut")
+@Suite("Power cut", .startsProcesses)
 struct PowerCutTests {
     let folder = TemporaryDirectory("powercut")
 

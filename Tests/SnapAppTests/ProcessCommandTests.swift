@@ -3,7 +3,7 @@ import SnapImaging
 import SnapTestSupport
 import Testing
 
-@Suite("snapstation process")
+@Suite("snapstation process", .startsProcesses)
 struct ProcessCommandTests {
     let folder = TemporaryDirectory("process")
 

@@ -10,7 +10,7 @@ import Testing
 /// backup sent on the page, the station's question answered by the long hold (`pair` typed), the station
 /// stopping by itself and started again (as systemd's `Restart=always` would), the phone following the
 /// restore's state across that restart. The hostile backups are the audit's (Tests/Support/hostile_backup.py).
-@Suite("End to end: restores confirmed at the station, hostile backups among them", .serialized)
+@Suite("End to end: restores confirmed at the station, hostile backups among them", .serialized, .startsProcesses)
 struct RestoreEndToEndTests {
     let folder = TemporaryDirectory("restore-e2e")
     let fake: FakeServices

@@ -2,7 +2,7 @@ import Foundation
 import SnapTestSupport
 import Testing
 
-@Suite("snapstation selftest")
+@Suite("snapstation selftest", .startsProcesses)
 struct SelftestCommandTests {
     let folder = TemporaryDirectory("selftest")
 

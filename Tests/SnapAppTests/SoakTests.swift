@@ -9,7 +9,7 @@ import Testing
 ///
 /// `SNAPSTATION_SOAK_CYCLES` sets the length: 2,000 in `Tests/run` (a minute or two), 10,000 for
 /// the long run (Tests/Benchmarks/reliability.sh --long), whose figures docs/benchmarks.md reports.
-@Suite("Soak: thousands of capture cycles", .serialized)
+@Suite("Soak: thousands of capture cycles", .serialized, .startsProcesses)
 struct SoakTests {
     let folder = TemporaryDirectory("soak")
 

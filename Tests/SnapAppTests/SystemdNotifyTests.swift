@@ -52,7 +52,7 @@ final class NotifySocket {
     }
 }
 
-@Suite("systemd notifications")
+@Suite("systemd notifications", .startsProcesses)
 struct SystemdNotifyTests {
     let folder = TemporaryDirectory("notify")
 

@@ -6,7 +6,7 @@ import Testing
 /// backend's rules; the real RAUC runs in Tests/Update's VM): a slot marked good only after running,
 /// `snapstation update install` over "SSH", the restart asked for at an idle moment, the new slot tried
 /// and confirmed, and an update that did not start said on the display.
-@Suite("Updates on the real binary, against RAUC's stand-in", .serialized)
+@Suite("Updates on the real binary, against RAUC's stand-in", .serialized, .startsProcesses)
 struct UpdateEndToEndTests {
     let folder = TemporaryDirectory("update-e2e")
     var state: String { folder.path + "/state" }

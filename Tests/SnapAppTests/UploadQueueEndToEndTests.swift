@@ -7,7 +7,7 @@ import Testing
 /// The upload queue through the real binary, against the local Supabase-compatible server.
 @Suite(
     "End to end: the upload queue with Supabase", .serialized,
-    .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)))
+    .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)), .startsProcesses)
 struct UploadQueueEndToEndTests {
     let folder = TemporaryDirectory("queue-e2e")
     let fake: FakeServices

@@ -7,7 +7,7 @@ import SnapTestSupport
 import Synchronization
 import Testing
 
-@Suite("HTTPClient over libcurl", .serialized)
+@Suite("HTTPClient over libcurl", .serialized, .startsProcesses)
 struct HTTPClientTests {
     let fake: FakeServices
     init() async throws { fake = try await FakeServices() }
@@ -177,7 +177,7 @@ struct HTTPClientTLSTests {
     }
 }
 
-@Suite("HTTPClient: header values from outside")
+@Suite("HTTPClient: header values from outside", .startsProcesses)
 struct HTTPClientHeaderTests {
     @Test("should not send a request whose header value holds a line break: it would add header lines")
     func lineBreaks() async {

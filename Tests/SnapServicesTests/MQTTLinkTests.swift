@@ -8,7 +8,7 @@ import Testing
 
 @Suite(
     "MQTTLink: the station's connection to a real Mosquitto broker",
-    .enabled(if: MosquittoBroker.available, Comment(rawValue: MosquittoBroker.missing)))
+    .enabled(if: MosquittoBroker.available, Comment(rawValue: MosquittoBroker.missing)), .startsProcesses)
 struct MQTTLinkTests {
     let logger = Logger(label: "test")
 

@@ -7,7 +7,7 @@ import Testing
 
 /// A notice sent to the ntfy stand-in (Tests/Fakes/ntfy_api.py, held to ntfy's server/server.go) and to a
 /// webhook, in the station's language.
-@Suite("NoticeSender: ntfy's JSON publish and a webhook", .serialized)
+@Suite("NoticeSender: ntfy's JSON publish and a webhook", .serialized, .startsProcesses)
 struct NoticeSenderTests {
     let fake: FakeServices
     let sender = NoticeSender(client: HTTPClient(connectTimeout: .seconds(2), totalTimeout: .seconds(10)))

@@ -8,7 +8,7 @@ import Testing
 
 /// A meal described in a sentence, asked of the OpenAI stand-in in text alone with the photo's strict
 /// schema: the sentence is quoted as what the person said, and the answer is read as a photo's.
-@Suite("OpenAIAnalyzer estimates a described meal against the OpenAI stand-in", .serialized)
+@Suite("OpenAIAnalyzer estimates a described meal against the OpenAI stand-in", .serialized, .startsProcesses)
 struct OpenAIAnalyzerDescribeTests {
     let fake: FakeServices
 

@@ -8,7 +8,7 @@ import Testing
 /// Every answer the AI service gives (docs/ai-service.md, served by Tests/Fakes/openai_faults.py) against
 /// what the station makes of it: the words on the screen, whether it tried again, how many requests it
 /// sent and how long the person waited. The table it prints is the one in docs/ai-service.md.
-@Suite("OpenAIAnalyzer: each answer the service gives, as the station shows it", .serialized)
+@Suite("OpenAIAnalyzer: each answer the service gives, as the station shows it", .serialized, .startsProcesses)
 struct OpenAIAnalyzerMatrixTests {
     let fake: FakeServices
     let photo: [UInt8]

@@ -9,7 +9,7 @@ import Testing
 /// A meal planned into the shopping list, asked of the OpenAI stand-in in text alone: the request carries
 /// the meal, its portions, how often, the units and the household's dietary preferences; the answer is one
 /// portion's amounts, which the station multiplies for the week.
-@Suite("OpenAIAnalyzer plans a meal against the OpenAI stand-in", .serialized)
+@Suite("OpenAIAnalyzer plans a meal against the OpenAI stand-in", .serialized, .startsProcesses)
 struct OpenAIAnalyzerPlanTests {
     let fake: FakeServices
 

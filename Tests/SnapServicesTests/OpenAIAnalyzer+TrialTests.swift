@@ -9,7 +9,7 @@ import Testing
 /// The page's try of the AI service (`OpenAIAnalyzer.tryService`): one `GET /models`, against the OpenAI
 /// stand-in (Tests/Fakes/openai_api.py `list_models`, held to the official SDK's `models.list()` by
 /// Tests/AI/check_openai_sdk.py).
-@Suite("OpenAIAnalyzer: the AI service tried at once", .serialized)
+@Suite("OpenAIAnalyzer: the AI service tried at once", .serialized, .startsProcesses)
 struct OpenAIAnalyzerTrialTests {
     let fake: FakeServices
     let log = CapturedLog()

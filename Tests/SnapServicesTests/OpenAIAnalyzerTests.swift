@@ -6,7 +6,7 @@ import SnapTestSupport
 import SnapText
 import Testing
 
-@Suite("OpenAIAnalyzer against a local OpenAI-compatible server", .serialized)
+@Suite("OpenAIAnalyzer against a local OpenAI-compatible server", .serialized, .startsProcesses)
 struct OpenAIAnalyzerTests {
     let fake: FakeServices
     let log = CapturedLog()

@@ -9,7 +9,7 @@ import Testing
 /// (Tests/Fakes/auth_api.py, after supabase/auth's signup.go and token.go) on the test cluster.
 @Suite(
     "SupabaseAccounts: the station's account made or signed in to, in Auth's own words", .serialized,
-    .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)))
+    .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)), .startsProcesses)
 struct SupabaseAccountsTests {
     let fake: FakeServices
 

@@ -11,7 +11,7 @@ import Testing
 /// with docs/supabase/schema.sql: its constraints and row-level security answer, not the fake's code.
 @Suite(
     "SupabaseBackend against the Supabase stand-in on a real PostgreSQL", .serialized,
-    .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)))
+    .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)), .startsProcesses)
 struct SupabaseBackendTests {
     let fake: FakeServices
     let day = LocalDay(year: 2026, month: 3, day: 10)

@@ -19,7 +19,7 @@ final class KeptTokens: Sendable {
 /// outlasted it): each expiry renews the session, and nothing is refused for good.
 @Suite(
     "SupabaseSession: a station that signs in and stays signed in", .serialized,
-    .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)))
+    .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)), .startsProcesses)
 struct SupabaseSessionTests {
     let fake: FakeServices
     let taken = Date()
@@ -196,7 +196,7 @@ struct SupabaseSessionTests {
 /// The session's tokens as Auth answers them, from the fake's queued answers (no PostgreSQL): the access
 /// token goes into every request's `Authorization` header, so one that is empty or would break the header
 /// line is no session at all.
-@Suite("SupabaseSession: the tokens Auth answers, parsed before they go into a header", .serialized)
+@Suite("SupabaseSession: the tokens Auth answers, parsed before they go into a header", .serialized, .startsProcesses)
 struct SupabaseSessionTokenTests {
     let fake: FakeServices
 

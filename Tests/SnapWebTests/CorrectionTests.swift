@@ -19,7 +19,7 @@ private struct Corrector: MealCorrector {
 
 /// A saved meal corrected in a sentence on its page: the AI asked again with the photo, the first answer
 /// and the sentence (the stand-in's model drops what the sentence says there was none of).
-@Suite("The owner's page: a meal corrected in a sentence", .serialized)
+@Suite("The owner's page: a meal corrected in a sentence", .serialized, .startsProcesses)
 struct CorrectionTests {
     let fake: FakeServices
 

@@ -12,7 +12,9 @@ import Testing
 /// stand-in never would (the fake's queued `answer:STATUS:JSON`): a name no group can have, markup in a
 /// function's words; and the Group forms naming what the station does not hold. Every answer is queued, so
 /// no PostgreSQL is needed.
-@Suite("The owner's page: what the group's server and the Group forms send, refused at the edge", .serialized)
+@Suite(
+    "The owner's page: what the group's server and the Group forms send, refused at the edge", .serialized,
+    .startsProcesses)
 struct GroupsSectionEdgeTests {
     let fake: FakeServices
 

@@ -13,7 +13,7 @@ import Testing
 /// owners would.
 @Suite(
     "The owner's page: making, joining and leaving groups on a Supabase project", .serialized,
-    .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)))
+    .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)), .startsProcesses)
 struct GroupsSectionTests {
     let fake: FakeServices
 

@@ -29,7 +29,7 @@ private struct LinkTrier: BrokerTrier {
 
 @Suite(
     "The owner's page: the home's broker, saved and tried at once against a real Mosquitto",
-    .enabled(if: MosquittoBroker.available, Comment(rawValue: MosquittoBroker.missing)))
+    .enabled(if: MosquittoBroker.available, Comment(rawValue: MosquittoBroker.missing)), .startsProcesses)
 struct HomeSettingsTests {
     private func form(_ csrf: String, _ url: String) -> [(String, String)] {
         [

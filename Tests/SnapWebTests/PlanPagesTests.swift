@@ -21,7 +21,7 @@ private struct Planner: MealPlanner {
 /// A meal planned into the shopping list on the page: asked of the AI (the stand-in's model answers one
 /// portion's amounts by a rule), reviewed, put on the list merged with what is there, and deleted again
 /// with its lines.
-@Suite("The owner's page: meals planned into the shopping list", .serialized)
+@Suite("The owner's page: meals planned into the shopping list", .serialized, .startsProcesses)
 struct PlanPagesTests {
     let fake: FakeServices
 
