@@ -206,6 +206,34 @@ struct MealEndToEndTests {
         #expect(try store.aiUses(on: today) == 1, "the answered request, once; the cut one was never answered")
     }
 
+    @Test("should go through the proxy the environment names, and straight to hosts in no_proxy")
+    func proxyFromEnvironment() async throws {
+        // In the child's environment, never this process's: `setenv` in a test races every `getenv` of the
+        // tests beside it (libcurl, the time zone, Foundation), and once took the whole suite down in CI.
+        let photo = folder.path + "/meal.jpg"
+        try Data(JPEG.encode(TestImages.noise(width: 640, height: 480), quality: 85)).write(
+            to: URL(fileURLWithPath: photo))
+        let key = ["SNAPSTATION_TEST_AI_KEY": "test-key"]
+        // An address of this machine where nothing listens (a key goes over plain http to this machine only):
+        // only a proxy answers it. The stand-in answers the absolute-form request a client sends to a forward
+        // proxy, so it stands in for one.
+        let proxied = try await StationProcess.run(
+            ["analyze", photo, "--config", config(baseURL: "http://localhost:9")],
+            logPath: folder.path + "/proxied.log",
+            environment: key.merging(["http_proxy": fake.baseURL, "no_proxy": ""]) { $1 })
+        #expect(proxied.status == 0, "through the proxy: \(proxied.output)")
+        // A proxy that answers nothing: the station's own host is reached only where no_proxy names it.
+        let dead = ["http_proxy": "http://127.0.0.1:1"]
+        let bypassed = try await StationProcess.run(
+            ["analyze", photo, "--config", config()], logPath: folder.path + "/bypassed.log",
+            environment: key.merging(dead) { $1 }.merging(["no_proxy": "127.0.0.1,localhost"]) { $1 })
+        #expect(bypassed.status == 0, "straight to a host in no_proxy: \(bypassed.output)")
+        let blocked = try await StationProcess.run(
+            ["analyze", photo, "--config", config()], logPath: folder.path + "/blocked.log",
+            environment: key.merging(dead) { $1 }.merging(["no_proxy": ""]) { $1 })
+        #expect(blocked.status == 1, "the dead proxy is used where no_proxy does not name the host")
+    }
+
     @Test("should print the analysis as JSON with the dietary clashes, or exit 1 with the reason")
     func analyzeCommand() async throws {
         let photo = folder.path + "/meal.jpg"

@@ -110,27 +110,11 @@ struct HTTPClientTests {
     }
 }
 
-@Suite("HTTPClient proxy", .serialized)
-struct HTTPClientProxyTests {
-    @Test("should go through the proxy the environment names, and straight to hosts in no_proxy")
-    func proxyFromEnvironment() async throws {
-        let proxy = try await FakeServices()
-        // A host that does not resolve: only a proxy can answer. The fake answers the absolute-form
-        // request a client sends to a forward proxy, so it stands in for one.
-        setenv("http_proxy", proxy.baseURL, 1)
-        setenv("no_proxy", "127.0.0.1,localhost", 1)
-        defer {
-            unsetenv("http_proxy")
-            unsetenv("no_proxy")
-        }
-        let response = try await HTTPClient().send(HTTPRequest(url: "http://snapstation-proxy-test.invalid/_requests"))
-        #expect(response.status == 200)
-        let direct = try await HTTPClient().send(HTTPRequest(url: proxy.baseURL + "/_requests"))
-        #expect(direct.status == 200)
-    }
-}
+// The proxy the environment names is tested through the real binary, in a child's environment
+// (MealEndToEndTests "should go through the proxy the environment names…"): a `setenv` here raced every
+// `getenv` of the tests running beside it (a crash in getenv took the whole suite down in CI, 2026-12-02).
 
-@Suite("HTTPClient TLS", .serialized)
+@Suite("HTTPClient TLS", .serialized, .startsProcesses)
 struct HTTPClientTLSTests {
     @Test("should refuse a certificate it cannot verify, and accept it when told to trust its CA")
     func verifies() async throws {
