@@ -1,5 +1,6 @@
 import Foundation
 import SnapCore
+import SnapFiles
 
 extension OpenAIAnalyzer {
     /// Tries the service with one small request that costs nothing: `GET {base_url}/models`, which every
@@ -15,7 +16,7 @@ extension OpenAIAnalyzer {
         let request = HTTPRequest(
             method: "GET", url: settings.baseURL.trimmingSuffix("/") + "/models", headers: headers,
             maxBodyBytes: Self.maxAnswerBytes)
-        let started = ContinuousClock.now
+        let started = clock.uptime
         let trial: AIServiceTrial
         do {
             let response = try await client.send(request)
@@ -26,7 +27,7 @@ extension OpenAIAnalyzer {
         logger.info(
             "AI service tried",
             metadata: [
-                "ms": "\(Int((ContinuousClock.now - started).seconds * 1000))", "model": "\(settings.model)",
+                "ms": "\(Int((clock.uptime - started).seconds * 1000))", "model": "\(settings.model)",
                 "result": "\(trial)",
             ])
         return trial

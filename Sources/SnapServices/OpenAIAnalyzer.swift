@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SnapCore
+import SnapFiles
 import SnapImaging
 import SnapText
 
@@ -49,11 +50,14 @@ public struct OpenAIAnalyzer: MealAnalyzer {
     public let settings: Settings
     let client: HTTPClient
     let logger: Logger
+    /// The time its retries wait on and a dated `Retry-After` is read against.
+    let clock: any ShellClock
 
-    public init(settings: Settings, client: HTTPClient, logger: Logger) {
+    public init(settings: Settings, client: HTTPClient, logger: Logger, clock: any ShellClock = SystemClock()) {
         self.settings = settings
         self.client = client
         self.logger = logger
+        self.clock = clock
     }
 
     /// The largest answer read: a meal of 50 items is a few kilobytes; anything near this is not a meal.
@@ -138,13 +142,13 @@ public struct OpenAIAnalyzer: MealAnalyzer {
             body: body, maxBodyBytes: Self.maxAnswerBytes)
         var attempt = 1
         while true {
-            let started = ContinuousClock.now
+            let started = clock.uptime
             let outcome = await exchange(request, decode: decode)
             var metadata = about
             metadata["attempt"] = "\(attempt)"
             metadata["model"] = "\(settings.model)"
             metadata["body_bytes"] = "\(body.count)"
-            metadata["ms"] = "\(Int((ContinuousClock.now - started).seconds * 1000))"
+            metadata["ms"] = "\(Int((clock.uptime - started).seconds * 1000))"
             metadata["result"] = "\(outcome.logText)"
             logger.info("AI request", metadata: metadata)
             switch outcome {
@@ -156,7 +160,11 @@ public struct OpenAIAnalyzer: MealAnalyzer {
                 guard attempt < settings.attempts, !Task.isCancelled else { throw failure }
                 if let wait, wait > settings.longestWait { throw failure }
                 let delay = wait ?? backoff(attempt)
-                try? await Task.sleep(for: delay)
+                do {
+                    try await clock.sleep(for: delay)
+                } catch {
+                    throw failure
+                }
                 attempt += 1
             }
         }
@@ -197,7 +205,7 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         }
         let failure = Self.failure(
             status: response.status, body: response.body, model: settings.model, key: settings.key,
-            header: response.header)
+            header: response.header, now: clock.wall)
         guard failure.isTransient else { return .failure(failure) }
         if case .rateLimited(let after) = failure { return .retry(failure, wait: after) }
         return .retry(failure, wait: nil)
@@ -218,7 +226,7 @@ public struct OpenAIAnalyzer: MealAnalyzer {
     /// "param", "code"}}`; llama.cpp's `code` is a number) and, for a 429, its headers. docs/ai-service.md
     /// lists each class with the source it was read from.
     static func failure(
-        status: Int, body: [UInt8], model: String, key: String, header: (String) -> String?
+        status: Int, body: [UInt8], model: String, key: String, header: (String) -> String?, now: Date
     ) -> AIFailure {
         struct Envelope: Decodable {
             struct Detail: Decodable {
@@ -254,7 +262,7 @@ public struct OpenAIAnalyzer: MealAnalyzer {
         case 429 where code == "insufficient_quota" || detail?.type == "insufficient_quota":
             return .noCredit
         case 429:
-            return .rateLimited(retryAfter: retryWait(header))
+            return .rateLimited(retryAfter: retryWait(header, now: now))
         // llama.cpp's server without a vision projector (server-common.cpp, oaicompat_chat_params_parse):
         // a 500 that no retry heals.
         case 500 where words.contains("image input is not supported"):
@@ -279,13 +287,14 @@ public struct OpenAIAnalyzer: MealAnalyzer {
     /// `retry-after-ms`, then `retry-after` as (decimal) seconds or an HTTP date; then, which the SDK does
     /// not read but OpenAI sends where it sends neither, the reset of the limit that is spent
     /// (`x-ratelimit-remaining-*` 0, `x-ratelimit-reset-*` such as "20ms", "1s", "6m0s").
-    public static func retryWait(_ header: (String) -> String?) -> Duration? {
+    /// `now`: the wall clock a dated `Retry-After` is counted from.
+    public static func retryWait(_ header: (String) -> String?, now: Date) -> Duration? {
         if let value = header("retry-after-ms").flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }),
             value.isFinite, value >= 0
         {
             return .milliseconds(Int64(value.rounded(.up)))
         }
-        if let after = retryAfter(header("retry-after")) { return after }
+        if let after = retryAfter(header("retry-after"), now: now) { return after }
         let resets = ["requests", "tokens"].compactMap { limit -> Duration? in
             guard header("x-ratelimit-remaining-\(limit)")?.trimmingCharacters(in: .whitespaces) == "0" else {
                 return nil
@@ -321,12 +330,12 @@ public struct OpenAIAnalyzer: MealAnalyzer {
     }
 
     /// Seconds (whole, as RFC 9110 has it, or decimal, as the SDK also reads), or an HTTP date.
-    public static func retryAfter(_ value: String?) -> Duration? {
+    public static func retryAfter(_ value: String?, now: Date) -> Duration? {
         guard let value = value?.trimmingCharacters(in: .whitespaces) else { return nil }
         if let seconds = Double(value), seconds.isFinite {
             return .milliseconds(Int64((max(0, seconds) * 1000).rounded(.up)))
         }
-        return InternetDate.http(value).map { .seconds(max(0, $0.timeIntervalSinceNow.rounded(.up))) }
+        return InternetDate.http(value).map { .seconds(max(0, $0.timeIntervalSince(now).rounded(.up))) }
     }
 
     /// The chat completion's message: a refusal, or content that must be the schema's JSON, validated.

@@ -92,7 +92,9 @@ struct OpenAIAnalyzerMatrixTests {
 
     @Test("should read the wait a rate limit names: retry-after-ms, retry-after, the spent limit's reset")
     func waits() {
-        func wait(_ headers: [String: String]) -> Duration? { OpenAIAnalyzer.retryWait { headers[$0] } }
+        func wait(_ headers: [String: String]) -> Duration? {
+            OpenAIAnalyzer.retryWait({ headers[$0] }, now: Date(timeIntervalSince1970: 1_795_435_200))
+        }
         #expect(wait(["retry-after-ms": "1500", "retry-after": "9"]) == .milliseconds(1500))
         #expect(wait(["retry-after": "1.5"]) == .milliseconds(1500))
         #expect(wait(["retry-after": "2"]) == .seconds(2))

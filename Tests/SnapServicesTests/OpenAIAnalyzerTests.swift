@@ -17,14 +17,31 @@ struct OpenAIAnalyzerTests {
         photo = try JPEG.encode(TestImages.noise(width: 2048, height: 1536), quality: 80)
     }
 
-    private func analyzer(key: String = "test-key", attempts: Int = 3, timeout: Duration = .seconds(5))
-        -> OpenAIAnalyzer
-    {
+    /// The analyser's retries wait on `clock`: the test's, which it moves, unless said.
+    private func analyzer(
+        key: String = "test-key", attempts: Int = 3, timeout: Duration = .seconds(5), clock: HeldClock = HeldClock()
+    ) -> OpenAIAnalyzer {
         OpenAIAnalyzer(
             settings: OpenAIAnalyzer.Settings(
                 baseURL: fake.baseURL + "/v1/", key: key, dietary: [.vegan], attempts: attempts,
-                retryBase: .milliseconds(50), longestWait: .seconds(3)),
-            client: HTTPClient(connectTimeout: .seconds(2), totalTimeout: timeout), logger: log.logger)
+                retryBase: .seconds(2), longestWait: .seconds(20)),
+            client: HTTPClient(connectTimeout: .seconds(2), totalTimeout: timeout), logger: log.logger, clock: clock)
+    }
+
+    /// Runs `work` while a held clock answers each wait it reaches: the deadline it asked for (the uptime
+    /// it slept at, and the wait) is noted, then the clock is moved to it. Returns `work`'s result and the
+    /// waits, in order.
+    private func waited<Result: Sendable>(
+        on clock: HeldClock, waits: Int, _ work: @escaping @Sendable () async -> Result
+    ) async -> (Result, [Duration]) {
+        let running = Task { await work() }
+        var asked: [Duration] = []
+        for _ in 0..<waits {
+            let deadline = await clock.sleepers(1)[0]
+            asked.append(deadline - clock.uptime)
+            clock.advance(by: deadline - clock.uptime)
+        }
+        return (await running.value, asked)
     }
 
     private func failure(_ analyzer: OpenAIAnalyzer) async -> AIFailure? {
@@ -78,12 +95,15 @@ struct OpenAIAnalyzerTests {
         #expect(try await fake.requests().count == 1)
     }
 
-    @Test("should wait out a short Retry-After and then succeed")
+    @Test("should wait out a short Retry-After, exactly as long as it says, and then succeed")
     func shortRetryAfter() async throws {
-        try await fake.queue("openai", ["429:1"])
-        let started = ContinuousClock.now
-        _ = try await analyzer().analyse(jpeg: photo)
-        #expect(ContinuousClock.now - started >= .seconds(1))
+        try await fake.queue("openai", ["429:7"])
+        let clock = HeldClock()
+        let analyzer = analyzer(clock: clock)
+        let photo = photo
+        let (meal, waits) = await waited(on: clock, waits: 1) { try? await analyzer.analyse(jpeg: photo) }
+        #expect(meal != nil)
+        #expect(waits == [.seconds(7)], "the Retry-After's 7 s, no more, no less")
         #expect(try await fake.requests().count == 2)
     }
 
@@ -97,14 +117,26 @@ struct OpenAIAnalyzerTests {
     @Test("should retry server errors and a reset connection with backoff, then succeed")
     func retries() async throws {
         try await fake.queue("openai", ["500", "reset"])
-        _ = try await analyzer().analyse(jpeg: photo)
+        let clock = HeldClock()
+        let analyzer = analyzer(clock: clock)
+        let photo = photo
+        let (meal, waits) = await waited(on: clock, waits: 2) { try? await analyzer.analyse(jpeg: photo) }
+        #expect(meal != nil)
         #expect(try await fake.requests().count == 3)
+        // 2 s, then 4 s, each ±50 % (the jitter that keeps stations out of step).
+        #expect(waits.count == 2)
+        #expect((Duration.seconds(1)...Duration.seconds(3)).contains(waits.first ?? .zero), "\(waits)")
+        #expect((Duration.seconds(2)...Duration.seconds(6)).contains(waits.last ?? .zero), "\(waits)")
     }
 
     @Test("should give up after its attempts with the last server error")
     func givesUp() async throws {
         try await fake.queue("openai", ["503", "503", "503"])
-        #expect(await failure(analyzer()) == .serverError(status: 503))
+        let clock = HeldClock()
+        let analyzer = analyzer(clock: clock)
+        let (failed, waits) = await waited(on: clock, waits: 2) { await self.failure(analyzer) }
+        #expect(failed == .serverError(status: 503))
+        #expect(waits.count == 2 && clock.uptime == waits.reduce(.zero, +), "two waits, none after the last")
         #expect(try await fake.requests().count == 3)
     }
 
@@ -148,8 +180,12 @@ struct OpenAIAnalyzerTests {
     @Test("should never write the key into a log line or an error")
     func keyNeverLogged() async throws {
         try await fake.queue("openai", ["500", "ok"])
-        _ = try await analyzer().analyse(jpeg: photo)
-        _ = await failure(analyzer(key: "wrong"))
+        let clock = HeldClock()
+        let analyzer = analyzer(clock: clock)
+        let photo = photo
+        let (meal, _) = await waited(on: clock, waits: 1) { try? await analyzer.analyse(jpeg: photo) }
+        #expect(meal != nil)
+        _ = await failure(self.analyzer(key: "wrong"))
         #expect(log.all.count >= 3)
         #expect(!log.all.contains { $0.contains("test-key") || $0.contains("wrong") })
         #expect(!"\(AIFailure.unauthorized.message)".contains("key:"))
@@ -157,14 +193,15 @@ struct OpenAIAnalyzerTests {
 
     @Test("should read Retry-After as seconds or as an HTTP date")
     func retryAfterFormats() {
-        #expect(OpenAIAnalyzer.retryAfter("30") == .seconds(30))
-        let date = Date().addingTimeInterval(90)
+        let now = Date(timeIntervalSince1970: 1_795_435_200)
+        #expect(OpenAIAnalyzer.retryAfter("30", now: now) == .seconds(30))
+        let date = now.addingTimeInterval(90)
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        let seconds = OpenAIAnalyzer.retryAfter(formatter.string(from: date))?.components.seconds ?? 0
-        #expect((88...91).contains(seconds))
-        #expect(OpenAIAnalyzer.retryAfter("soon") == nil)
+        #expect(OpenAIAnalyzer.retryAfter(formatter.string(from: date), now: now) == .seconds(90))
+        #expect(OpenAIAnalyzer.retryAfter(formatter.string(from: now.addingTimeInterval(-5)), now: now) == .zero)
+        #expect(OpenAIAnalyzer.retryAfter("soon", now: now) == nil)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import SnapCore
+import SnapFiles
 import SnapServices
 import SnapText
 
@@ -21,6 +22,8 @@ public final class NoticeService: Service, NoticeTrier, Sendable {
     private let page: String?
     private let backoff: [Duration]
     private let logger: Logger
+    /// The time a retry waits on and a message is dated by.
+    private let clock: any ShellClock
 
     /// How many notices wait at most.
     public static let capacity = 16
@@ -28,7 +31,8 @@ public final class NoticeService: Service, NoticeTrier, Sendable {
     public init(
         sender: NoticeSender = NoticeSender(), station: String, page: String?,
         backoff: [Duration] = [.seconds(10), .seconds(60)],
-        settings: @escaping @Sendable () -> (NoticeSettings, Language), logger: Logger
+        settings: @escaping @Sendable () -> (NoticeSettings, Language), logger: Logger,
+        clock: any ShellClock = SystemClock()
     ) {
         (stream, continuation) = AsyncStream.makeStream(
             of: Notice.self, bufferingPolicy: .bufferingNewest(Self.capacity))
@@ -38,6 +42,7 @@ public final class NoticeService: Service, NoticeTrier, Sendable {
         self.backoff = backoff
         self.settings = settings
         self.logger = logger
+        self.clock = clock
     }
 
     /// Sends `notice` when the ones before it went.
@@ -52,7 +57,7 @@ public final class NoticeService: Service, NoticeTrier, Sendable {
         let words = Words(language)
         let message = NoticeSender.Message(
             kind: nil, title: words("notice.test.title", ["station": station]), message: words("notice.test.message"),
-            station: station, page: page, language: language.rawValue, at: Date())
+            station: station, page: page, language: language.rawValue, at: clock.wall)
         let outcome = await sender.send(message, to: settings)
         logger.info("test notice to \(settings.format.rawValue): \(outcome)")
         return outcome
@@ -76,7 +81,7 @@ public final class NoticeService: Service, NoticeTrier, Sendable {
             let (title, text) = words.notice(notice)
             let message = NoticeSender.Message(
                 kind: notice.kind, title: title, message: text, station: station, page: page,
-                language: language.rawValue, at: Date())
+                language: language.rawValue, at: clock.wall)
             switch await sender.send(message, to: settings) {
             case .sent:
                 logger.info("notice sent (\(notice.kind.rawValue)): \(title)")
@@ -90,7 +95,7 @@ public final class NoticeService: Service, NoticeTrier, Sendable {
                     return
                 }
                 logger.info("notice \(notice.kind.rawValue) not sent (\(reason)): trying again in \(wait)")
-                try? await Task.sleep(for: wait)
+                try? await clock.sleep(for: wait)
             }
         }
     }

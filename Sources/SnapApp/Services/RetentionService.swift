@@ -19,12 +19,17 @@ public struct RetentionService: Service {
     let logger: Logger
     /// Told `.storageLow` when a pass ends with less free than `bytes` (nil: never).
     let low: (bytes: UInt64, bus: EventBus)?
+    /// The time a pass counts the retention from, and waits its quarter of an hour on.
+    let clock: any ShellClock
+    /// Between two passes.
+    static let every: Duration = .seconds(900)
 
     public init(
         store: StationStore, backend: any GroupBackend, retention: Duration, stickerCapBytes: Int = 200 << 20,
-        low: (bytes: UInt64, bus: EventBus)? = nil, logger: Logger
+        low: (bytes: UInt64, bus: EventBus)? = nil, logger: Logger, clock: any ShellClock = SystemClock()
     ) {
         self.low = low
+        self.clock = clock
         self.store = store
         self.backend = backend
         self.retention = retention
@@ -35,7 +40,7 @@ public struct RetentionService: Service {
     public func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                let now = Date()
+                let now = clock.wall
                 do {
                     let cutoff = now.addingTimeInterval(-retention.seconds)
                     let removed = try await store.writing { store throws(StoreError) in
@@ -51,7 +56,7 @@ public struct RetentionService: Service {
                 }
                 await removeOwnShares(now: now)
                 checkFreeSpace()
-                try? await Task.sleep(for: .seconds(900))
+                try? await clock.sleep(for: Self.every)
             }
         }
     }
