@@ -172,6 +172,10 @@ let package = Package(
             dependencies: [
                 "SnapWeb", "SnapText", "SnapTestSupport", "SnapCore", "SnapStore", "SnapConfig", "SnapServices",
                 "SnapUpdates", "SnapFiles", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // The connection's deadlines on NIO's embedded loop, whose time the tests move.
+                .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]),
         .testTarget(
             name: "SnapAppTests",

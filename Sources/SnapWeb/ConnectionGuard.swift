@@ -139,7 +139,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func channelReadComplete(context: ChannelHandlerContext) {
         asking = false
         if reading && owed > 0 {
-            left = streaming ? nil : due.map { max(.zero, $0 - .now()) }
+            left = streaming ? nil : due.map { max(.zero, $0 - context.eventLoop.now) }
             disarm()
         }
         context.fireChannelReadComplete()
@@ -204,9 +204,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         client = ""
     }
 
+    /// Starts a deadline `after` from now: the event loop's time (`EventLoop.now`), which the tests move
+    /// on NIO's embedded loop (ConnectionGuardTests), as the scheduled close is the loop's too.
     private func arm(_ after: TimeAmount, _ channel: any Channel) {
         disarm()
-        due = .now() + after
+        due = channel.eventLoop.now + after
         deadline = channel.eventLoop.scheduleTask(in: after) { channel.close(promise: nil) }
     }
 

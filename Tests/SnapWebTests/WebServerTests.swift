@@ -288,10 +288,12 @@ struct WebServerTests {
                 print("trickled body: \(name) closed after \(closedAfter[fd].map { "\($0)" } ?? "no close in 40 s")")
             }
             for fd in refused {
+                // The instant a deadline closes is ConnectionGuardTests' (on the loop's own time, to the
+                // millisecond); here, in the real pipeline, that these are closed while their bytes come and
+                // not before their deadline (the trickle's clock starts once every head is sent, the server's
+                // as it read each: a close is seen up to the sending's few milliseconds early).
                 let after = try #require(closedAfter[fd], "a trickled body that may not stream is closed")
-                // The trickle's clock starts once every head is sent, the server's deadline as it read each:
-                // a close at the deadline is seen up to the sending's few milliseconds early (2.99 s of 3 in CI).
-                #expect(after >= .milliseconds(19_800) && after < .seconds(36), "at the body's deadline: \(after)")
+                #expect(after >= .milliseconds(19_800), "not before the body's deadline: \(after)")
             }
             #expect(closedAfter[checked] == nil, "the checked upload streams on while its pieces come")
         }
