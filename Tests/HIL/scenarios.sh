@@ -197,15 +197,26 @@ scenario_flow() {
 scenario_bounce_and_hold() {
     config $work/s3 $CHIP drm > $work/s3.toml
     start $work/s3.toml $work/s3.log
-    if ! wait_for "camera preview" 60 $work/s3.log; then fail bounce "no camera preview"; stop; return; fi
-    sleep 1
+    # The press comes once the station says it listens: its ready screen, its camera's preview and its
+    # button lines requested ("buttons on"). A fixed second after the preview was the scenario's race on a
+    # busy TCG machine: a bounce sent before the lines were requested is no edge at all ("0 captures from
+    # one bouncing press", 2026-11-30).
+    for line in "screen: ready" "camera preview" "buttons on"; do
+        if ! wait_for "$line" 60 $work/s3.log; then fail bounce "no '$line'"; stop; return; fi
+    done
     # Contact bounce: five closures within a few milliseconds, then one clean press.
     bounce
-    wait_for "screen: group-lock" 120 $work/s3.log
-    sleep 1
-    captures=$(count "] captured" $work/s3.log)
-    [ "$captures" = 0 ] && captures=$(count "captured 20" $work/s3.log)
-    if [ "$captures" = 1 ]; then pass bounce; else fail bounce "$captures captures from one bouncing press"; fi
+    # The lock screen ends the day's photo: a second capture cannot follow it, so it is the event to count at.
+    if ! wait_for "screen: group-lock" 120 $work/s3.log; then
+        fail bounce "no lock screen after one bouncing press: $(count "button: press" $work/s3.log) press(es) seen"
+        sed 's/^/  | /' $work/s3.log | tail -30
+    else
+        captures=$(count "] captured" $work/s3.log)
+        [ "$captures" = 0 ] && captures=$(count "captured 20" $work/s3.log)
+        if [ "$captures" = 1 ]; then pass bounce; else
+            fail bounce "$captures captures ($(count "button: press" $work/s3.log) presses seen) from one bouncing press"
+        fi
+    fi
     # A long press on the lock screen switches to meal mode.
     tap 1500
     if wait_for "button: hold" 10 $work/s3.log; then pass hold; else fail hold "no hold seen"; fi
