@@ -35,6 +35,12 @@ public struct SystemClock: ShellClock {
     public var wall: Date { Date() }
 
     public func sleep(untilUptime deadline: Duration) async throws {
-        try await Task.sleep(until: start + deadline, clock: .continuous)
+        try await Task.sleep(until: instant(ofUptime: deadline), clock: .continuous)
+    }
+
+    /// The monotonic instant an uptime deadline falls at, for what waits on `ContinuousClock` itself (a
+    /// `TimerThread`).
+    public func instant(ofUptime deadline: Duration) -> ContinuousClock.Instant {
+        start + deadline
     }
 }

@@ -1,20 +1,20 @@
 import Foundation
 import SnapCore
+import SnapFiles
 
-/// Reads the station's `Instant`: uptime from the monotonic clock, and the wall clock.
+/// Reads the station's `Instant` from the machine's clocks (`SystemClock`): uptime from the monotonic
+/// clock, and the wall clock.
 public struct StationClock: Sendable {
-    private let start: ContinuousClock.Instant
+    private let clock = SystemClock()
 
-    public init() {
-        start = ContinuousClock.now
-    }
+    public init() {}
 
     public func now() -> Instant {
-        Instant(uptime: ContinuousClock.now - start, wall: Date())
+        Instant(uptime: clock.uptime, wall: clock.wall)
     }
 
-    /// The monotonic instant of an uptime deadline, for `Task.sleep(until:)`.
+    /// The monotonic instant of an uptime deadline, for the machine's timers (`TimerThread`).
     public func instant(ofUptime deadline: Duration) -> ContinuousClock.Instant {
-        start + deadline
+        clock.instant(ofUptime: deadline)
     }
 }
