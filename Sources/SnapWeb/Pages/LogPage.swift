@@ -69,11 +69,15 @@ extension LogRoom {
 
     /// The person a meal is logged for (`WebSession.loggingPerson`), or why none is.
     func loggingPerson(_ visitor: Visitor) throws -> Person {
+        try loggingPerson(visitor.session, asked: visitor.form["person"], in: try store.household())
+    }
+
+    /// The person `session` logs a meal for, with `asked` the form's or the query's `person`; a member's
+    /// phone that has not said who it is, or a person not in the household, refused in words.
+    func loggingPerson(_ session: WebSession, asked: String?, in household: Household) throws(WebProblem) -> Person {
+        if let person = session.loggingPerson(household, asked: asked) { return person }
         let words = self.words
-        if let person = visitor.session.loggingPerson(try store.household(), asked: visitor.form["person"]) {
-            return person
-        }
-        guard visitor.isOwner else {
+        guard session.role == .owner else {
             throw WebProblem(403, words("page.log.who.title"), words("page.log.who.first"))
         }
         throw WebProblem(400, words("page.problem.broken_form.title"), words("page.people.missing"))

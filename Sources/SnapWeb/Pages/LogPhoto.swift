@@ -21,13 +21,11 @@ extension LogRoom {
                     ["mb": words.integer(Self.maxPhotoMB), "size": words.integer((length + (1 << 19)) >> 20)]))
         }
         do {
-            let household = try store.household()
-            guard let person = session.loggingPerson(household, asked: asked(request)) else {
-                let owner = session.role == .owner
-                return .refused(owner ? 400 : 403, words(owner ? "page.people.missing" : "page.log.who.first"))
-            }
+            let person = try loggingPerson(session, asked: asked(request), in: try store.household())
             if let refused = try refusal(for: person, words) { return .refused(409, refused) }
             try AtomicFile.createFolder(incoming)
+        } catch let refusal as WebProblem {
+            return .refused(refusal.status, refusal.message)
         } catch {
             logger.error("owner's page: a phone's photo cannot be taken: \(error)")
             return .refused(500, words("page.log.photo.not_received", ["reason": frame.withoutPaths("\(error)")]))
