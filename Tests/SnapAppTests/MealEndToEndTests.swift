@@ -25,6 +25,14 @@ struct MealEndToEndTests {
             ])
     }
 
+    /// A noise photo of that size written as meal.jpg in the folder, for `analyze`; its path.
+    private func mealPhoto(width: Int, height: Int) throws -> String {
+        let photo = folder.path + "/meal.jpg"
+        try Data(JPEG.encode(TestImages.noise(width: width, height: height), quality: 85)).write(
+            to: URL(fileURLWithPath: photo))
+        return photo
+    }
+
     private var screens: [String] { StationFixture.screens(in: folder.path + "/state/frames") }
 
     @Test("should analyse, show the result, save the meal by itself, and count it")
@@ -210,9 +218,7 @@ struct MealEndToEndTests {
     func proxyFromEnvironment() async throws {
         // In the child's environment, never this process's: `setenv` in a test races every `getenv` of the
         // tests beside it (libcurl, the time zone, Foundation), and once took the whole suite down in CI.
-        let photo = folder.path + "/meal.jpg"
-        try Data(JPEG.encode(TestImages.noise(width: 640, height: 480), quality: 85)).write(
-            to: URL(fileURLWithPath: photo))
+        let photo = try mealPhoto(width: 640, height: 480)
         let key = ["SNAPSTATION_TEST_AI_KEY": "test-key"]
         // An address of this machine where nothing listens (a key goes over plain http to this machine only):
         // only a proxy answers it. The stand-in answers the absolute-form request a client sends to a forward
@@ -236,9 +242,7 @@ struct MealEndToEndTests {
 
     @Test("should print the analysis as JSON with the dietary clashes, or exit 1 with the reason")
     func analyzeCommand() async throws {
-        let photo = folder.path + "/meal.jpg"
-        try Data(JPEG.encode(TestImages.noise(width: 1024, height: 768), quality: 85)).write(
-            to: URL(fileURLWithPath: photo))
+        let photo = try mealPhoto(width: 1024, height: 768)
         let environment = ["SNAPSTATION_TEST_AI_KEY": "test-key"]
         let ok = try await StationProcess.run(
             ["analyze", photo, "--config", config()], logPath: folder.path + "/a.log", environment: environment)

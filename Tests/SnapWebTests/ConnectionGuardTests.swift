@@ -31,6 +31,12 @@ struct ConnectionGuardTests {
         .head(HTTPRequest(method: .post, scheme: "http", authority: "127.0.0.1", path: "/pair"))
     }
 
+    /// A request's head read from the socket, and the page asking for its body.
+    private func requestHead(_ channel: EmbeddedChannel) throws {
+        try channel.writeInbound(head)
+        channel.read()
+    }
+
     /// A byte of the body read from the socket, and the page asking for the next (its buffer has room).
     private func byte(_ channel: EmbeddedChannel, asking: Bool = true) throws {
         try channel.writeInbound(HTTPRequestPart.body(ByteBuffer(string: "c")))
@@ -54,8 +60,7 @@ struct ConnectionGuardTests {
     func tricklingBody() throws {
         let channel = try connection()
         #expect(after(3_000, channel))
-        try channel.writeInbound(head)
-        channel.read()
+        try requestHead(channel)
         for _ in 0..<29 {
             #expect(after(1_000, channel))
             try byte(channel)
@@ -67,8 +72,7 @@ struct ConnectionGuardTests {
     @Test("should stop a body's deadline while the page's buffer is full, and go on with the time it had left")
     func pageWaitsOnItself() throws {
         let channel = try connection()
-        try channel.writeInbound(head)
-        channel.read()
+        try requestHead(channel)
         #expect(after(10_000, channel))
         // A piece fills the page's buffer: the page does not ask for more, the client waits on the page.
         try byte(channel, asking: false)
@@ -81,8 +85,7 @@ struct ConnectionGuardTests {
     @Test("should restart a checked upload's deadline with each piece, and close it 30 s after the last")
     func streamingUpload() throws {
         let channel = try connection()
-        try channel.writeInbound(head)
-        channel.read()
+        try requestHead(channel)
         // The page checked the head (a paired browser's upload): its body may stream.
         channel.triggerUserOutboundEvent(ConnectionGuard.BodyStreams(), promise: nil)
         for _ in 0..<20 {
@@ -96,8 +99,7 @@ struct ConnectionGuardTests {
     @Test("should give no ordinary body the streaming deadline: the event is the page's, after its check")
     func onlyTheEventStreams() throws {
         let channel = try connection()
-        try channel.writeInbound(head)
-        channel.read()
+        try requestHead(channel)
         for _ in 0..<3 {
             #expect(after(9_000, channel))
             try byte(channel)
@@ -109,8 +111,7 @@ struct ConnectionGuardTests {
     @Test("should wait without a deadline while the answer is made, then give the next head its 15 s")
     func keptAlive() throws {
         let channel = try connection()
-        try channel.writeInbound(head)
-        channel.read()
+        try requestHead(channel)
         #expect(after(1_000, channel))
         try channel.writeInbound(HTTPRequestPart.end(nil))
         channel.read()
@@ -124,8 +125,7 @@ struct ConnectionGuardTests {
     @Test("should keep a body's deadline running after an early answer (a 413 before the body ended)")
     func earlyAnswer() throws {
         let channel = try connection()
-        try channel.writeInbound(head)
-        channel.read()
+        try requestHead(channel)
         #expect(after(5_000, channel))
         try channel.writeAndFlush(HTTPResponsePart.head(HTTPResponse(status: .contentTooLarge))).wait()
         try channel.writeAndFlush(HTTPResponsePart.end(nil)).wait()
