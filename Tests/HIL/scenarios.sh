@@ -24,14 +24,33 @@ fail() { echo "HIL: FAIL $1: $2"; }
 skip() { echo "HIL: SKIP $1: $2"; }
 figure() { echo "HIL: FIGURE $1 $2"; }
 
-# Waits up to $2 seconds for $1 (a fixed string) to appear in the file $3.
+# One hang guard for every wait (seconds): a wait ends at the event it waits for, so the guard is only how
+# long a stuck station takes to fail, never how long a slow one is given (the issue of 2026-12-01).
+GUARD=${HIL_GUARD:-180}
+
+# Waits for the $3-th line (1 unless given) holding $1 (a fixed string) in the file $2. On the guard, says
+# what it waited for and leaves the file's tail for the scenario's failure.
 wait_for() {
-    limit=$(( $2 * 10 ))
+    limit=$(( GUARD * 10 ))
     while [ $limit -gt 0 ]; do
-        grep -qF "$1" "$3" 2>/dev/null && return 0
+        [ "$(count "$1" "$2")" -ge "${3:-1}" ] && return 0
         sleep 0.1
         limit=$(( limit - 1 ))
     done
+    echo "HIL: waited $GUARD s for '$1' (${3:-1}) in $2"
+    return 1
+}
+
+# Waits for the display to scan out a picture other than the signature $1; prints the new one.
+wait_for_change() {
+    limit=$GUARD
+    while [ $limit -gt 0 ]; do
+        now=$(signature)
+        [ "$now" != "$1" ] && { echo "$now"; return 0; }
+        limit=$(( limit - 1 ))
+        sleep 1
+    done
+    echo "$1"
     return 1
 }
 
@@ -131,6 +150,14 @@ start() {
 }
 stop() { kill "$STATION" 2>/dev/null; wait "$STATION" 2>/dev/null; }
 
+# Waits until the station with log $1 listens: its ready screen, its camera's preview and its button
+# lines requested ("buttons on"). A fixed second after the preview was a race on a busy TCG machine: a
+# bounce sent before the lines were requested is no edge at all ("0 captures from one bouncing press",
+# 2026-11-30).
+listening() {
+    for line in "screen: ready" "camera preview" "buttons on"; do wait_for "$line" "$1" || return 1; done
+}
+
 # MARK: the scenarios
 
 scenario_selftest() {
@@ -153,22 +180,20 @@ scenario_selftest() {
 scenario_flow() {
     config $work/s2$TAG $CHIP drm > $work/s2$TAG.toml
     start $work/s2$TAG.toml $work/s2$TAG.log
-    if ! wait_for "screen: ready" 60 $work/s2$TAG.log || ! wait_for "camera preview" 60 $work/s2$TAG.log; then
-        fail flow$TAG "the station did not reach the ready screen with a camera"
+    if ! listening $work/s2$TAG.log; then
+        fail flow$TAG "the station did not reach the ready screen with a camera and its buttons"
         stop; sed 's/^/  | /' $work/s2$TAG.log | tail -30; return
     fi
-    sleep 2
     ready=$(signature)
     ( while kill -0 $STATION 2>/dev/null; do [ "$(led)" = 1 ] && echo on >> $work/led$TAG.log; sleep 0.02; done ) &
     watcher=$!
     tap 200
     problems=""
-    wait_for "screen: countdown" 20 $work/s2$TAG.log || problems="$problems; no countdown"
-    countdown=$(signature)
-    wait_for "captured" 60 $work/s2$TAG.log || problems="$problems; no capture"
-    wait_for "screen: group-lock" 120 $work/s2$TAG.log || problems="$problems; no lock screen"
-    sleep 1
-    locked=$(signature)
+    wait_for "screen: countdown" $work/s2$TAG.log || problems="$problems; no countdown"
+    countdown=$(wait_for_change "$ready")
+    wait_for "captured" $work/s2$TAG.log || problems="$problems; no capture"
+    wait_for "screen: group-lock" $work/s2$TAG.log || problems="$problems; no lock screen"
+    locked=$(wait_for_change "$countdown")
     kill $watcher 2>/dev/null
     [ -s $work/led$TAG.log ] || problems="$problems; the LED line never went high"
     [ "$(led)" = 0 ] || problems="$problems; the LED is still on"
@@ -197,17 +222,12 @@ scenario_flow() {
 scenario_bounce_and_hold() {
     config $work/s3 $CHIP drm > $work/s3.toml
     start $work/s3.toml $work/s3.log
-    # The press comes once the station says it listens: its ready screen, its camera's preview and its
-    # button lines requested ("buttons on"). A fixed second after the preview was the scenario's race on a
-    # busy TCG machine: a bounce sent before the lines were requested is no edge at all ("0 captures from
-    # one bouncing press", 2026-11-30).
-    for line in "screen: ready" "camera preview" "buttons on"; do
-        if ! wait_for "$line" 60 $work/s3.log; then fail bounce "no '$line'"; stop; return; fi
-    done
+    # The press comes once the station listens (`listening`).
+    if ! listening $work/s3.log; then fail bounce "the station did not say it listens"; stop; return; fi
     # Contact bounce: five closures within a few milliseconds, then one clean press.
     bounce
     # The lock screen ends the day's photo: a second capture cannot follow it, so it is the event to count at.
-    if ! wait_for "screen: group-lock" 120 $work/s3.log; then
+    if ! wait_for "screen: group-lock" $work/s3.log; then
         fail bounce "no lock screen after one bouncing press: $(count "button: press" $work/s3.log) press(es) seen"
         sed 's/^/  | /' $work/s3.log | tail -30
     else
@@ -219,20 +239,20 @@ scenario_bounce_and_hold() {
     fi
     # A long press on the lock screen switches to meal mode.
     tap 1500
-    if wait_for "button: hold" 10 $work/s3.log; then pass hold; else fail hold "no hold seen"; fi
+    if wait_for "button: hold" $work/s3.log; then pass hold; else fail hold "no hold seen"; fi
     stop
 }
 
 scenario_missing() {
     config $work/s4 snapstation-no-such-chip drm > $work/s4.toml
     start $work/s4.toml $work/s4.log
-    if wait_for "buttons missing" 60 $work/s4.log && sleep 2 && kill -0 $STATION 2>/dev/null; then
+    # Runs on: it reaches its ready screen after saying the buttons are missing, and is still there.
+    if wait_for "buttons missing" $work/s4.log && wait_for "screen: ready" $work/s4.log && kill -0 $STATION 2>/dev/null; then
         pass gpio-missing
     else
         fail gpio-missing "no 'buttons missing' or the station stopped"
     fi
     # With the station holding DRM master, a second opener gets a clear refusal.
-    wait_for "screen: ready" 30 $work/s4.log
     config $work/s4b $CHIP drm > $work/s4b.toml
     "$bin" selftest --config $work/s4b.toml > $work/busy.txt 2>&1
     if grep -q "another process holds DRM master" $work/busy.txt; then pass display-busy; else
@@ -242,7 +262,9 @@ scenario_missing() {
     if [ "$target" = vm ] && rmmod vimc 2>/dev/null; then
         config $work/s5 $CHIP drm > $work/s5.toml
         start $work/s5.toml $work/s5.log
-        if wait_for "screen: error-camera-missing" 60 $work/s5.log && sleep 2 && kill -0 $STATION 2>/dev/null; then
+        # Runs on: a press on the error screen is still read.
+        if wait_for "screen: error-camera-missing" $work/s5.log && wait_for "buttons on" $work/s5.log &&
+            tap 200 && wait_for "button: press" $work/s5.log && kill -0 $STATION 2>/dev/null; then
             pass camera-missing
         else
             fail camera-missing "no camera error screen, or the station stopped"
@@ -262,12 +284,12 @@ scenario_camera_unplug() {
     if [ "$target" != vm ] || [ -z "$device" ]; then skip camera-unplug$TAG "needs the VM's $CAMERA_DRIVER"; return; fi
     config $work/s6$TAG $CHIP drm > $work/s6$TAG.toml
     start $work/s6$TAG.toml $work/s6$TAG.log
-    if ! wait_for "camera preview" 60 $work/s6$TAG.log; then
+    if ! listening $work/s6$TAG.log; then
         fail camera-unplug$TAG "no camera preview"; stop; return
     fi
-    sleep 2
+    readies=$(count "screen: ready" $work/s6$TAG.log)
     echo "$device" > $driver/unbind
-    if wait_for "screen: error-camera-missing" 60 $work/s6$TAG.log && kill -0 $STATION 2>/dev/null; then
+    if wait_for "screen: error-camera-missing" $work/s6$TAG.log && kill -0 $STATION 2>/dev/null; then
         pass camera-unplugged$TAG
     else
         fail camera-unplugged$TAG "no camera error screen after the unplug, or the station stopped"
@@ -275,11 +297,10 @@ scenario_camera_unplug() {
     fi
     echo "$device" > $driver/bind
     udev_records
-    if wait_for "camera is back" 60 $work/s6$TAG.log && wait_for "camera preview" 5 $work/s6$TAG.log; then
-        before=$(grep -c "screen: ready" $work/s6$TAG.log)
-        sleep 2
+    # Back: it says so, and its ready screen returns (the press is taken from there).
+    if wait_for "camera is back" $work/s6$TAG.log && wait_for "screen: ready" $work/s6$TAG.log $(( readies + 1 )); then
         tap 200
-        if wait_for "screen: countdown" 20 $work/s6$TAG.log; then pass camera-replugged$TAG; else
+        if wait_for "screen: countdown" $work/s6$TAG.log; then pass camera-replugged$TAG; else
             fail camera-replugged$TAG "the camera came back, but a press started no countdown"
         fi
     else
@@ -294,19 +315,18 @@ scenario_gpio_unplug() {
     if [ "$target" != vm ]; then skip gpio-unplug "needs the VM's gpio-sim"; return; fi
     config $work/s7 $CHIP drm > $work/s7.toml
     start $work/s7.toml $work/s7.log
-    if ! wait_for "screen: ready" 60 $work/s7.log; then fail gpio-unplug "no ready screen"; stop; return; fi
-    sleep 1
+    if ! listening $work/s7.log; then fail gpio-unplug "no ready screen"; stop; return; fi
     echo 0 > $SIMCONF/live
-    if wait_for "buttons missing" 30 $work/s7.log && kill -0 $STATION 2>/dev/null; then pass gpio-unplugged; else
+    if wait_for "buttons missing" $work/s7.log && kill -0 $STATION 2>/dev/null; then pass gpio-unplugged; else
         fail gpio-unplugged "the lost chip was not reported, or the station stopped"
     fi
     echo 1 > $SIMCONF/live
     sim_paths
     vm_release
-    if wait_for "buttons are back" 30 $work/s7.log; then
-        sleep 1
+    # Back once its lines are requested again: the second "buttons on" (logged before "buttons are back").
+    if wait_for "buttons are back" $work/s7.log && wait_for "buttons on" $work/s7.log 2; then
         tap 200
-        if wait_for "screen: countdown" 20 $work/s7.log; then pass gpio-replugged; else
+        if wait_for "screen: countdown" $work/s7.log; then pass gpio-replugged; else
             fail gpio-replugged "the buttons came back, but a press started no countdown"
         fi
     else
@@ -321,21 +341,19 @@ scenario_display_later() {
     config $work/s8a $CHIP drm none none > $work/s8a.toml
     "$bin" run --config $work/s8a.toml --no-stdin > $work/s8a.log 2>&1 &
     holder=$!
-    if ! wait_for "screen:" 60 $work/s8a.log; then fail display-later "the holder did not start"; kill $holder; return; fi
+    if ! wait_for "screen:" $work/s8a.log; then fail display-later "the holder did not start"; kill $holder; return; fi
     config $work/s8 $CHIP drm > $work/s8.toml
     start $work/s8.toml $work/s8.log
-    if ! wait_for "display missing" 60 $work/s8.log; then
+    if ! wait_for "display missing" $work/s8.log || ! wait_for "buttons on" $work/s8.log; then
         fail display-later "the station did not report the display held by another process"
         kill $holder; wait $holder 2>/dev/null; stop; return
     fi
     kill $holder; wait $holder 2>/dev/null
-    if wait_for "display: opened" 30 $work/s8.log; then
-        sleep 1
+    if wait_for "display: opened" $work/s8.log; then
         first=$(signature)
         tap 200
-        wait_for "screen: countdown" 20 $work/s8.log
-        sleep 0.5
-        if [ -z "$CRC" ] || [ "$first" != "$(signature)" ]; then pass display-later; else
+        wait_for "screen: countdown" $work/s8.log
+        if [ -z "$CRC" ] || wait_for_change "$first" > /dev/null; then pass display-later; else
             fail display-later "the display was opened, but the countdown did not change it"
         fi
     else
@@ -351,7 +369,7 @@ scenario_display_later() {
 scenario_preview() {
     config $work/s9$TAG $CHIP drm > $work/s9$TAG.toml
     start $work/s9$TAG.toml $work/s9$TAG.log
-    if ! wait_for "first frame" 60 $work/s9$TAG.log || ! wait_for "screen: ready" 30 $work/s9$TAG.log; then
+    if ! wait_for "first frame" $work/s9$TAG.log || ! wait_for "screen: ready" $work/s9$TAG.log; then
         fail preview$TAG "the station did not reach the ready screen with a streaming camera"
         stop; sed 's/^/  | /' $work/s9$TAG.log | tail -30; return
     fi
@@ -359,12 +377,9 @@ scenario_preview() {
     figure first_frame_ms$TAG "${first#after_ms=}"
     mode=$(grep "camera preview" $work/s9$TAG.log | grep -o 'preview=[0-9]*x[0-9]* [A-Z0-9]*' | head -n 1)
     figure preview_mode$TAG "${mode#preview=}"
-    sleep 2
     first=$(signature)
-    sleep 1
-    second=$(signature)
     if [ -z "$CRC" ]; then skip preview$TAG "this display driver gives no CRC"
-    elif [ "$first" != "$second" ]; then pass preview$TAG
+    elif wait_for_change "$first" > /dev/null; then pass preview$TAG
     else fail preview$TAG "the display did not change between two preview frames ($first)"; fi
     stop
 }
