@@ -15,7 +15,6 @@ import functools
 import json
 import re
 import secrets
-import time
 import uuid
 from datetime import datetime, timezone
 from urllib.parse import parse_qsl
@@ -279,13 +278,15 @@ class AuthAPI:
         with self.standin.as_admin() as connection:
             row = connection.execute(
                 "select t.id, t.revoked, t.session_id, s.id is not null, u.id, u.banned_until > now(), "
-                "s.not_after < now(), now() > t.updated_at + make_interval(secs => %s) "
+                "s.not_after < now(), extract(epoch from t.updated_at)::float8 "
                 "from auth.refresh_tokens t left join auth.sessions s on s.id = t.session_id "
                 "left join auth.users u on u.id::text = t.user_id where t.token = %s for update of t",
-                [self.standin.reuse_interval, token]).fetchone()
+                [token]).fetchone()
             if row is None:
                 raise bad_request("refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
-            token_id, revoked, session, has_session, user, banned, past_not_after, outside_interval = row
+            token_id, revoked, session, has_session, user, banned, past_not_after, revoked_at = row
+            # On the services' clock (the stand-in's, which tests move): the revocation, then the interval.
+            outside_interval = self.standin.now() > revoked_at + self.standin.reuse_interval
             if banned:
                 raise bad_request("user_banned", "Invalid Refresh Token: User Banned")
             if not has_session:
@@ -303,13 +304,13 @@ class AuthAPI:
                     if active is not None and active[1] == token:
                         issued = active[0]
                     elif outside_interval:
-                        connection.execute("update auth.refresh_tokens set revoked = true, updated_at = now() "
-                                           "where session_id = %s and revoked = false", [session])
+                        connection.execute("update auth.refresh_tokens set revoked = true, updated_at = to_timestamp(%s) "
+                                           "where session_id = %s and revoked = false", [self.standin.now(), session])
                         failure = bad_request("refresh_token_already_used", "Invalid Refresh Token: Already Used")
                 if failure is None:
                     if issued is None:  # models.GrantRefreshTokenSwap
-                        connection.execute("update auth.refresh_tokens set revoked = true, updated_at = now() "
-                                           "where id = %s", [token_id])
+                        connection.execute("update auth.refresh_tokens set revoked = true, updated_at = to_timestamp(%s) "
+                                           "where id = %s", [self.standin.now(), token_id])
                         issued = self.new_refresh_token(connection, user, session, parent=token)
                     access, expires_at = self.access_token(connection, user, session)
                     connection.execute("update auth.sessions set refreshed_at = now() at time zone 'utc', "
@@ -363,7 +364,7 @@ class AuthAPI:
         if not match:
             raise AuthError(401, "no_authorization", "This endpoint requires a valid Bearer token")
         try:
-            return jwt_hs256.verify(match.group(1), self.standin.secret, expired=auth_expired)
+            return jwt_hs256.verify(match.group(1), self.standin.secret, now=self.standin.now(), expired=auth_expired)
         except jwt_hs256.JWTError as error:
             raise AuthError(403, "bad_jwt", "invalid JWT: unable to parse or verify signature, "
                                             f"{jwt_words(error)}") from None
@@ -505,7 +506,7 @@ class AuthAPI:
         amr = connection.execute("select authentication_method, extract(epoch from updated_at)::bigint "
                                  "from auth.mfa_amr_claims where session_id = %s order by created_at",
                                  [session]).fetchall()
-        now = int(time.time())
+        now = int(self.standin.now())
         expires_at = now + int(self.standin.jwt_expiry)
         claims = {"iss": self.standin.issuer, "sub": str(user), "aud": AUDIENCE, "exp": expires_at, "iat": now,
                   "email": row[0] or "", "phone": row[1] or "", "app_metadata": row[2] or {},
@@ -516,7 +517,7 @@ class AuthAPI:
 
     def session_answer(self, connection, user, session, access, expires_at, refresh):
         """tokens.AccessTokenResponse as Auth sends it."""
-        return {"access_token": access, "token_type": "bearer", "expires_in": expires_at - int(time.time()),
+        return {"access_token": access, "token_type": "bearer", "expires_in": expires_at - int(self.standin.now()),
                 "expires_at": expires_at, "refresh_token": refresh, "user": self.user_json(connection, user),
                 "_session": str(session)}
 

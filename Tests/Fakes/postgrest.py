@@ -78,7 +78,7 @@ class PostgREST:
         token = bearer(self.standin.gateway("rest", headers, query))
         if token is None:
             return {"role": "anon"}
-        return jwt_hs256.verify(token, self.standin.secret, expired=postgrest_expired)
+        return jwt_hs256.verify(token, self.standin.secret, now=self.standin.now(), expired=postgrest_expired)
 
     def columns(self, table):
         """The table's columns, or PostgREST's 404 for a table it does not expose."""

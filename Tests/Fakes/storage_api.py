@@ -79,7 +79,7 @@ class StorageAPI:
         verifies it with jose (src/internal/auth/jwt.ts verifyJWT): an empty or bad token is refused."""
         authorization = self.standin.gateway("storage", headers) or ""
         token = re.sub(r"^Bearer\s+", "", authorization, flags=re.IGNORECASE)
-        return jwt_hs256.verify(token, self.standin.secret, expired=jose_expired)
+        return jwt_hs256.verify(token, self.standin.secret, now=self.standin.now(), expired=jose_expired)
 
     def bucket_limits(self, bucket):
         """The bucket's size limit and MIME types (read as the service, as storage-api does)."""

@@ -9,6 +9,7 @@ import json
 import os
 import secrets
 import sys
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import parse_qsl
@@ -46,6 +47,11 @@ class SupabaseStandIn:
         self.cluster = cluster
         self.secret = secret
         self.jwt_expiry, self.reuse_interval, self.autoconfirm = jwt_expiry, reuse_interval, autoconfirm
+        # The services' clock, which a test holds and moves (POST /_control/clock) instead of sleeping: the
+        # time each token is issued at and checked against (Auth's iat and exp, its refresh tokens'
+        # revocations and reuse interval, PostgREST's and Storage's expiry checks). The database's own now()
+        # (rows, bans, sessions) does not move. `held`: the time it stands at, or None while it runs.
+        self.clock_offset, self.held = 0.0, None
         self.database = f"snapstation_fake_{os.getpid()}"
         self.anon_key = jwt_hs256.sign({"iss": "supabase", "ref": "snapstation-fake", "role": "anon",
                                         "iat": ISSUED_AT, "exp": EXPIRES_AT}, secret)
@@ -97,12 +103,17 @@ class SupabaseStandIn:
             return f"Bearer {self.anon_key}"
         return header_key or None
 
+    def now(self):
+        """The services' time in Unix seconds: where a test holds it, else the machine's moved on by what
+        the tests advanced."""
+        return self.held if self.held is not None else time.time() + self.clock_offset
+
     def auth_ok(self, service, headers, query=""):
         """Whether the gateway lets the request through and its token verifies now (for /_requests)."""
         try:
             token = bearer(self.gateway(service, headers, query))
             if token:
-                jwt_hs256.verify(token, self.secret)
+                jwt_hs256.verify(token, self.secret, now=self.now())
             return True
         except (Refusal, jwt_hs256.JWTError):
             return False
@@ -139,7 +150,8 @@ class SupabaseStandIn:
 
     def control(self, method, route, body, storage):
         """Answers /_control/<route>, or None when the route is not the stand-in's."""
-        routes = {("POST", "age"): self.age, ("POST", "expire"): self.expire, ("GET", "objects"): self.objects,
+        routes = {("POST", "age"): self.age, ("POST", "clock"): self.clock, ("POST", "expire"): self.expire,
+                  ("GET", "objects"): self.objects,
                   ("GET", "rows"): self.rows, ("GET", "keys"): self.keys, ("POST", "older_schema"): self.older_schema}
         if (method, route) == ("POST", "reset"):
             return self.reset(storage)
@@ -158,6 +170,25 @@ class SupabaseStandIn:
                            "service_role_key": self.service_role_key, "secret_key": self.secret_key,
                            "jwt_expiry": self.jwt_expiry, "refresh_token_reuse_interval": self.reuse_interval,
                            "autoconfirm": self.autoconfirm})
+
+    def clock(self, request):
+        """{"hold": true}: the services' clock stops where it is, and moves only when advanced; {"hold":
+        false}: it runs again from there. {"advance": S}: it moves S seconds on (S >= 0: time does not go
+        back). Both may come in one request, hold first. Answers {"now": T, "held": bool}, the services'
+        time in Unix seconds."""
+        seconds = float(request.get("advance", 0))
+        if not seconds >= 0:
+            raise ValueError("advance must be a number of seconds, 0 or more")
+        if "hold" in request:
+            if request["hold"] is True and self.held is None:
+                self.held = self.now()
+            elif request["hold"] is False and self.held is not None:
+                self.clock_offset, self.held = self.held - time.time(), None
+        if self.held is not None:
+            self.held += seconds
+        else:
+            self.clock_offset += seconds
+        return Reply(200, {"now": self.now(), "held": self.held is not None})
 
     def age(self, request):
         """{"hours": H}: everything happened H hours earlier. Rows move their days back by H/24 rounded,
@@ -209,6 +240,7 @@ class SupabaseStandIn:
         return Reply(200, text.encode())
 
     def reset(self, storage):
+        self.clock_offset, self.held = 0.0, None
         with self.as_admin() as connection:
             connection.execute("truncate public.group_photos, public.members, public.group_invites, public.groups, "
                                "public.invite_attempts, auth.mfa_amr_claims, "

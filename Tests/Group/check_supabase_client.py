@@ -11,7 +11,8 @@ the legacy anon JWT) that signs up, joins, signs in, selects and uploads as anot
 
 Against the stand-in (the default): starts `Tests/Group/standin --jwt-expiry 5` (its own PostgreSQL
 cluster; nothing else needs to run), signs up a new user, which makes the group it shares in with
-`rpc("create_group")`, as a station does.
+`rpc("create_group")`, as a station does. Expiries and the reuse interval are passed by moving the
+stand-in's clock (POST /_control/clock), not by sleeping.
 
 Against a real project: with SUPABASE_URL and SUPABASE_ANON_KEY (the anon or publishable key) in the
 environment, and SNAPSTATION_TEST_EMAIL, SNAPSTATION_TEST_PASSWORD and SNAPSTATION_TEST_GROUP: a confirmed
@@ -21,11 +22,13 @@ token is checked only when the project's JWT expiry is 2 minutes or less; SUPABA
 
 Prints each check and ends with `N passed, N failed`; exits non-zero when one failed.
 """
+import json
 import os
 import re
 import subprocess
 import sys
 import time
+import urllib.request
 import uuid
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -96,6 +99,25 @@ class Target:
         options = ClientOptions(auto_refresh_token=False, persist_session=False, headers=headers or {})
         return create_client(self.url, key or self.key, options)
 
+    def now(self):
+        """The project's time in Unix seconds: the stand-in's clock (which moves when advanced), or this
+        machine's against a real project."""
+        return self.clock(0) if not self.real else time.time()
+
+    def wait_until(self, moment):
+        """Past `moment` of the project's time: the stand-in's clock is moved there (POST /_control/clock,
+        no sleeping); a real project is waited for."""
+        if self.real:
+            time.sleep(max(0.0, moment - time.time()))
+        else:
+            self.clock(max(0.0, moment - self.now()))
+
+    def clock(self, advance):
+        request = urllib.request.Request(f"{self.url}/_control/clock", json.dumps({"advance": advance}).encode(),
+                                         {"Content-Type": "application/json"}, method="POST")
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.load(response)["now"]
+
     def close(self):
         if self.process:
             self.process.terminate()
@@ -109,10 +131,6 @@ def refused(action):
     except (AuthApiError, APIError, StorageException) as error:
         return error
     raise AssertionError("it was not refused")
-
-
-def wait_until(moment):
-    time.sleep(max(0.0, moment - time.time()))
 
 
 def run(target):
@@ -314,7 +332,7 @@ def run(target):
         first = client.auth.sign_in_with_password({"email": target.email, "password": target.password}) \
             .session.refresh_token
         second = client.auth.refresh_session(first).session
-        state["first_revoked"] = time.time()
+        state["first_revoked"] = target.now()
         assert second.refresh_token != first and second.user.id == state["session"].user.id
         again = client.auth.refresh_session(first).session
         assert again.refresh_token == second.refresh_token, "the parent of the active token answers that token"
@@ -324,12 +342,11 @@ def run(target):
         state.update(first=first, third=third)
 
     with check(f"refresh: {target.reuse_interval} s on, the first token is refused (Already Used), then its session"):
-        wait_until(state["first_revoked"] + target.reuse_interval + 1.5)
+        target.wait_until(state["first_revoked"] + target.reuse_interval + 1.5)
         error = refused(lambda: client.auth.refresh_session(state["first"]))
         assert (error.status, error.code) == (400, "refresh_token_already_used"), (error.status, error.code)
         assert error.message == "Invalid Refresh Token: Already Used", error.message
-        revoked = time.time()
-        wait_until(revoked + target.reuse_interval + 1.5)
+        target.wait_until(target.now() + target.reuse_interval + 1.5)
         error = refused(lambda: client.auth.refresh_session(state["third"].refresh_token))
         # The stand-in (Auth's default refresh tokens) revokes the session's tokens; newer ones end the session.
         assert error.status == 400 and error.code in ("refresh_token_already_used", "refresh_token_not_found"), error
@@ -341,10 +358,10 @@ def run(target):
     else:
         with check("expiry: an expired token: PostgREST 401 PGRST303 'JWT expired', Storage 403 exp check failed"):
             stale = target.client({"Authorization": f"Bearer {state['session'].access_token}"})
-            wait_until(expires_at + 1)
+            target.wait_until(expires_at + 1)
             error = refused(lambda: stale.storage.from_("snapstation").download(name))
             assert (str(error.status), error.message) == ("403", '"exp" claim timestamp check failed'), repr(error)
-            wait_until(expires_at + POSTGREST_SKEW + 2)
+            target.wait_until(expires_at + POSTGREST_SKEW + 2)
             error = refused(lambda: stale.table("group_photos").select("photo_id").execute())
             assert (error.code, error.message) == ("PGRST303", "JWT expired"), repr(error)
 
