@@ -39,6 +39,7 @@ Control, for tests:
                          ntfy's JSON publish and its poll (ntfy_api.py)
   POST /_control/reset   forget faults and requests (and every Supabase row, member and object; ntfy's messages)
   POST /_control/sink    reads any body and answers 200 {"size": n}
+  POST /_control/clock {"hold", "advance"} (the services' clock for tokens, held and moved by tests),
   POST /_control/age {"hours"}, POST /_control/expire, GET /_control/objects, GET /_control/rows,
   POST /_control/older_schema {"copy_of", "photo_ids"} (photo ids unchecked, as an older schema.sql left them),
   GET /_control/keys (the anon and publishable keys; the owner's service_role and secret keys)

@@ -15,16 +15,25 @@ final class KeptTokens: Sendable {
 }
 
 /// The station signed in to the stand-in's Auth (Tests/Fakes/auth_api.py, after supabase/auth), whose
-/// access tokens last 8 s here (4 s was too short under the whole suite's load: a sign-in and an upload
-/// outlasted it): each expiry renews the session, and nothing is refused for good.
+/// access tokens last Auth's default hour: the stand-in's clock and the session's are held together
+/// (`FakeServices.holdClock`) and moved past each expiry, never slept through; each expiry renews the
+/// session, and nothing is refused for good.
 @Suite(
     "SupabaseSession: a station that signs in and stays signed in", .serialized,
     .enabled(if: FakeServices.postgres != nil, Comment(rawValue: FakeServices.noPostgres)), .startsProcesses)
 struct SupabaseSessionTests {
     let fake: FakeServices
-    let taken = Date()
+    let clock: HeldClock
+    let taken: Date
 
-    init() async throws { fake = try await FakeServices(jwtExpiry: 8) }
+    init() async throws {
+        fake = try await FakeServices()
+        clock = try await fake.holdClock()
+        taken = clock.wall
+    }
+
+    /// Past the access token's hour (Auth's default expiry) on both clocks: the next request must renew.
+    private func pastExpiry() async throws { try await fake.advance(clock, by: .seconds(3_601)) }
 
     private func session(
         _ member: FakeServices.Member, password: String? = nil, refreshToken: String? = nil, kept: KeptTokens
@@ -33,7 +42,7 @@ struct SupabaseSessionTests {
             projectURL: fake.baseURL, anonKey: member.anonKey,
             credentials: .init(email: member.email, password: password ?? member.password),
             refreshToken: refreshToken, client: HTTPClient(connectTimeout: .seconds(2), totalTimeout: .seconds(10)),
-            logger: Logger(label: "test"), ahead: 1, keep: { token in kept.keep(token) })
+            logger: Logger(label: "test"), ahead: 1, now: { [clock] in clock.wall }, keep: { token in kept.keep(token) })
     }
 
     private func upload(_ id: String) -> GroupUpload {
@@ -56,10 +65,8 @@ struct SupabaseSessionTests {
         try await backend.upload(upload("a")) { _ in }
         var listed = 0
         for round in 1...3 {
-            // Past the access token's 8 s: the next request must renew it first.
-            let until = ContinuousClock.now + .seconds(9)
-            #expect(await eventually(within: 15, every: .milliseconds(250)) { ContinuousClock.now >= until })
-            listed = try await backend.shared(in: "Family", now: Date()).count
+            try await pastExpiry()
+            listed = try await backend.shared(in: "Family", now: clock.wall).count
             #expect(listed == 1, "round \(round)")
         }
         let renewals = session.renewals
@@ -104,10 +111,8 @@ struct SupabaseSessionTests {
                 projectURL: fake.baseURL, bucket: "snapstation", key: try await fake.signIn(other),
                 anonKey: other.anonKey, client: client, logger: Logger(label: "test"))
             try await theirs.upload(photo("other-\(round)", group, "other")) { _ in }
-            // Past the access token's 8 s: the fetch must renew it first.
-            let until = ContinuousClock.now + .seconds(9)
-            #expect(await eventually(within: 15, every: .milliseconds(250)) { ContinuousClock.now >= until })
-            let listed = try await backend.shared(in: group, now: Date())
+            try await pastExpiry()
+            let listed = try await backend.shared(in: group, now: clock.wall)
             let item = try #require(listed.first { $0.photoID == PhotoID("other-\(round)") }, "round \(round)")
             let bytes = try await backend.download(item, from: 0, limit: 1 << 20)
             #expect(bytes.count == item.byteSize && bytes.starts(with: [0xFF, 0xD8]), "round \(round)")
@@ -130,6 +135,7 @@ struct SupabaseSessionTests {
     func expiredAnswer() async throws {
         let attic = try await fake.member("Attic", of: "Family")
         // A session that keeps using its token 20 s past its expiry: only the server's answer tells it.
+        // (The session's own clock stays; the stand-in's moves past the expiry.)
         let session = SupabaseSession(
             projectURL: fake.baseURL, anonKey: attic.anonKey,
             credentials: .init(email: attic.email, password: attic.password), refreshToken: nil,
@@ -140,8 +146,7 @@ struct SupabaseSessionTests {
             anonKey: attic.anonKey, client: HTTPClient(connectTimeout: .seconds(2), totalTimeout: .seconds(10)),
             logger: Logger(label: "test"))
         _ = try await session.accessToken()
-        let until = ContinuousClock.now + .seconds(9)
-        #expect(await eventually(within: 15, every: .milliseconds(250)) { ContinuousClock.now >= until })
+        _ = try await fake.control("/_control/clock", ["advance": 3_601])
         let before = try await fake.requests().count
         try await backend.upload(upload("b")) { _ in }
         let storage = try await fake.requests().dropFirst(before).filter {

@@ -104,6 +104,22 @@ public final class FakeServices: @unchecked Sendable {
         return try JSONSerialization.jsonObject(with: Data(try await request.send()), options: [.fragmentsAllowed])
     }
 
+    /// Stops the Supabase stand-in's clock (the time Auth issues its tokens at, and Auth, PostgREST and
+    /// Storage check them against: POST /_control/clock) and answers a `HeldClock` standing at that time,
+    /// for the code under test; `advance(_:by:)` moves both, so an expiry is passed without sleeping.
+    public func holdClock() async throws -> HeldClock {
+        let answer = try await control("/_control/clock", ["hold": true]) as? [String: Any]
+        guard let now = answer?["now"] as? Double else { throw FakeError(message: "the clock answered \(answer ?? [:])") }
+        return HeldClock(wall: Date(timeIntervalSince1970: now))
+    }
+
+    /// Moves the stand-in's held clock and `clock` on by `duration`.
+    public func advance(_ clock: HeldClock, by duration: Duration) async throws {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+        _ = try await control("/_control/clock", ["advance": seconds])
+        clock.advance(by: duration)
+    }
+
     /// A member of the Supabase stand-in: its access token when it joined (`key`), the project's anon
     /// key, and the Auth user's email and password it signs in with.
     public struct Member: Sendable {
