@@ -39,7 +39,7 @@ struct BackupEndToEndTests {
 
     /// Answers the restore's question at `station` with the long hold, once it asks.
     func confirmAtTheStation(_ station: StationProcess) async {
-        let asked = await StationProcess.waitFor(seconds: 60) { station.output.contains("screen: restore-confirm") }
+        let asked = await station.waitFor("screen: restore-confirm")
         #expect(asked, "the station asks for the hold: \(station.output)")
         station.type("pair")
     }

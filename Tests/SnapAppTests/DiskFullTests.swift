@@ -28,18 +28,18 @@ struct DiskFullTests {
         let station = try StationProcess(
             ["run", "--config", config, "--state", disk.path], logPath: log, typing: true)
         let follower = LogFollower(path: log)
-        #expect(await follower.waitFor("screen: ready", seconds: 30))
+        #expect(await follower.waitFor("screen: ready"))
         station.type("press")
-        #expect(await follower.waitFor("screen: group-lock", seconds: 60), "A's photo of the day")
+        #expect(await follower.waitFor("screen: group-lock"), "A's photo of the day")
         let before = try StationStore(directory: disk.path).audit()
         #expect(before.delivered.count == 1)
 
         // The disk fills up (a log, other photos); the next photo cannot be written.
         let filler = disk.fill(leaving: 16 * 1024)
         station.type("mode")  // to group B
-        #expect(await follower.waitFor("screen: ready", seconds: 10))
+        #expect(await follower.waitFor("screen: ready"))
         station.type("press")
-        let full = await follower.waitFor("screen: error-storage-full", seconds: 60)
+        let full = await follower.waitFor("screen: error-storage-full")
         #expect(full, "storage full in words:\n\(station.output.suffix(3000))")
         let during = try StationStore(directory: disk.path).audit()
         #expect(during.integrity == "ok")
@@ -51,9 +51,9 @@ struct DiskFullTests {
         // Space returns: the same press goes through.
         unlink(filler)
         station.type("press")  // leaves the error screen
-        #expect(await follower.waitFor("screen: ready", seconds: 10))
+        #expect(await follower.waitFor("screen: ready"))
         station.type("press")
-        #expect(await follower.waitFor("screen: group-lock", seconds: 60), "B's photo once there is space")
+        #expect(await follower.waitFor("screen: group-lock"), "B's photo once there is space")
         #expect(await station.stop() == 0)
         let after = try StationStore(directory: disk.path).audit()
         #expect(after.delivered.count == 2 && after.integrity == "ok" && after.temporaryFiles.isEmpty)

@@ -60,7 +60,7 @@ struct EndToEndTests {
         // The mode button after the presses: the loop handles events in order, so once its answer shows
         // (the week's screen, after the last group), both presses were answered.
         let second = try station(script: "1s press, 1s press, 1s mode", config: config, log: "second.log")
-        let answered = await StationProcess.waitFor(seconds: 30) { second.output.contains("screen: week") }
+        let answered = await second.waitFor("screen: week")
         #expect(answered, "\(second.output)")
         #expect(await second.stop() == 0)
         #expect(second.output.contains("screen: group-lock"))

@@ -69,7 +69,7 @@ struct FactoryResetEndToEndTests {
         let station = try start(kitchen, typing: true, log: "before")
         let follower = LogFollower(path: folder.path + "/before.log")
         let page = try #require(await station.pagePort(), "\(station.output)")
-        #expect(await follower.waitFor("screen: ready", seconds: 30), "\(station.output)")
+        #expect(await follower.waitFor("screen: ready"), "\(station.output)")
         station.type("press")
         // The result and the ready screen after it can come in one read of the log: waited for together.
         let saved = await StationProcess.waitFor(seconds: 60) {
@@ -80,9 +80,9 @@ struct FactoryResetEndToEndTests {
         #expect(saved, "the meal saved: \(station.output)")
         _ = follower.newLines()  // what came until now is read
         station.type("hold")  // to group mode
-        #expect(await follower.waitFor("mode switched to group", seconds: 20), "\(station.output)")
+        #expect(await follower.waitFor("mode switched to group"), "\(station.output)")
         station.type("press")
-        #expect(await follower.waitFor("screen: group-lock", seconds: 40), "the photo shared: \(station.output)")
+        #expect(await follower.waitFor("screen: group-lock"), "the photo shared: \(station.output)")
         #expect(try await fake.rows().count == 1)
         #expect(try await fake.objects().contains { $0.hasSuffix(".jpg") })
         let photos = files(under: state + "/photos").filter { $0.path.hasSuffix(".jpg") }
@@ -98,7 +98,7 @@ struct FactoryResetEndToEndTests {
                 ], body: Array("csrf=\(owner.csrf)".utf8)))
         let said = String(decoding: asked.body, as: UTF8.self)
         #expect(asked.status == 200 && said.contains("Hold its button for 5 seconds"), "\(asked.status): \(said)")
-        #expect(await follower.waitFor("screen: reset-confirm", seconds: 10), "\(station.output)")
+        #expect(await follower.waitFor("screen: reset-confirm"), "\(station.output)")
         station.type("pair")
         let stopped = await StationProcess.waitFor(seconds: 40) { !station.process.isRunning }
         #expect(stopped, "the station restarts by itself to erase: \(station.output)")

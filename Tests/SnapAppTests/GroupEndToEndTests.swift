@@ -88,7 +88,7 @@ struct GroupEndToEndTests {
         let refused = await StationProcess.waitFor(seconds: 60) {
             fresh.output.contains("already has today's photo")
         }
-        let locked = await StationProcess.waitFor(seconds: 20) { fresh.output.contains("screen: group-lock") }
+        let locked = await fresh.waitFor("screen: group-lock")
         await fresh.stop()
         #expect(refused && locked, "the server's one-photo-a-day rule:\n\(fresh.output)")
         #expect(try await fake.rows().count == 3, "still one photo per member")

@@ -53,16 +53,16 @@ struct GroupSignInEndToEndTests {
         // is SupabaseSessionTests', on a held clock).
         let first = try run(kitchen, script: nil, log: "first")
         func count(_ text: String) -> Int { first.output.components(separatedBy: text).count - 1 }
-        #expect(await StationProcess.waitFor(seconds: 60) { count("screen: ready") == 1 }, "\(first.output)")
+        #expect(await first.waitFor("screen: ready"))
         first.type("press")
-        #expect(await StationProcess.waitFor(seconds: 60) { count("delivered ") == 1 }, "\(first.output)")
-        #expect(await StationProcess.waitFor(seconds: 60) { count("screen: group-lock") == 1 }, "\(first.output)")
+        #expect(await first.waitFor("delivered "))
+        #expect(await first.waitFor("screen: group-lock"))
         _ = try await fake.control("/_control/clock", ["advance": 3_601])
         let screens = count("screen: ")
         first.type("mode")
-        #expect(await StationProcess.waitFor(seconds: 60) { count("screen: ") > screens }, "\(first.output)")
+        #expect(await first.waitFor("screen: ", count: screens + 1))
         first.type("press")
-        let both = await StationProcess.waitFor(seconds: 60) { count("delivered ") == 2 }
+        let both = await first.waitFor("delivered ", count: 2)
         #expect(await first.stop() == 0)
         #expect(both, "\(first.output)")
         #expect(count("access token renewed") >= 1, "the second photo met the expired token, and renewed it")
@@ -89,7 +89,7 @@ struct GroupSignInEndToEndTests {
                 takenAt: Date(), expiresAt: Date() + GroupUpload.lifetime, station: "Hall")
         ) { _ in }
         let second = try run(kitchen, script: "", log: "second", password: "not the password any more")
-        let received = await StationProcess.waitFor(seconds: 60) { second.output.contains("received ") }
+        let received = await second.waitFor("received ")
         #expect(await second.stop() == 0)
         #expect(received, "\(second.output)")
         #expect(!second.output.contains("signed in as"), "the refresh token was enough")
@@ -111,7 +111,7 @@ struct GroupSignInEndToEndTests {
             "the status page: \(errors)")
         #expect(try await fake.rows().isEmpty)
         let right = try run(kitchen, script: "", log: "right")
-        let delivered = await StationProcess.waitFor(seconds: 60) { right.output.contains("delivered ") }
+        let delivered = await right.waitFor("delivered ")
         #expect(await right.stop() == 0)
         #expect(delivered, "the photo waited in the queue:\n\(right.output)")
     }

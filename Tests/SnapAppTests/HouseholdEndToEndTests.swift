@@ -92,9 +92,9 @@ struct HouseholdEndToEndTests {
         let page = Page(base: "http://127.0.0.1:\(port)", owner: owner)
 
         // At the station: the shot, then the mode button gives it to Lena, and the press saves it.
-        #expect(await follower.waitFor("screen: ready", seconds: 30))
+        #expect(await follower.waitFor("screen: ready"))
         station.type("press")
-        #expect(await follower.waitFor("screen: meal-result", seconds: 40), "\(station.output)")
+        #expect(await follower.waitFor("screen: meal-result"), "\(station.output)")
         station.type("mode")
         #expect(await StationProcess.waitFor(seconds: 10) { caption().contains("· for Lena") }, "\(caption())")
         station.type("press")

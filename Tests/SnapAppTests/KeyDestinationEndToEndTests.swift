@@ -82,7 +82,7 @@ struct KeyDestinationEndToEndTests {
         #expect(listening == port)
         let follower = LogFollower(path: station.logPath)
         #expect(
-            await follower.waitFor("mqtt: connected to 127.0.0.1:\(broker.port)", seconds: 60),
+            await follower.waitFor("mqtt: connected to 127.0.0.1:\(broker.port)"),
             "the broker takes its password: \(station.output)")
 
         // The walk-through's AI step names the attacker's server and tries it at once.
@@ -98,15 +98,15 @@ struct KeyDestinationEndToEndTests {
 
         // A photo goes to the AI service the walk-through set, without a key.
         let after = LogFollower(path: station.logPath)
-        #expect(await after.waitFor("screen: ready", seconds: 60), "\(station.output)")
+        #expect(await after.waitFor("screen: ready"), "\(station.output)")
         station.type("press")
         // The attacker's 404 is an AI failure on the screen (after the request: one wait, as both lines may
         // come in one read of the log); a hold lets the photo go, back to rest.
-        #expect(await after.waitFor("screen: error-ai-failed", seconds: 60), "\(station.output)")
+        #expect(await after.waitFor("screen: error-ai-failed"), "\(station.output)")
         #expect(attacker.heard("chat/completions"), "the owner's choice of address, asked: \(station.output)")
         #expect(!attacker.heard("test-key") && !attacker.heard("Bearer"), "the installer's key stays with its address")
         station.type("hold")
-        #expect(await after.waitFor("screen: ready", seconds: 60), "\(station.output)")
+        #expect(await after.waitFor("screen: ready"), "\(station.output)")
 
         // "Save and try" for a broker on another port (the form's other settings the config's again); the
         // station then starts again with it, and connects to it without the password either.

@@ -54,15 +54,15 @@ struct LanguageEndToEndTests {
             ["run", "--config", config, "--state", folder.path + "/state"], logPath: log,
             environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"], typing: true)
         let follower = LogFollower(path: log)
-        #expect(await follower.waitFor("screen: ready", seconds: 30), "\(station.output)")
+        #expect(await follower.waitFor("screen: ready"), "\(station.output)")
         station.type("press")
-        #expect(await follower.waitFor("screen: meal-result", seconds: 40), "\(station.output)")
+        #expect(await follower.waitFor("screen: meal-result"), "\(station.output)")
         station.type("press")  // saved into the jar
-        #expect(await follower.waitFor("screen: ready", seconds: 20), "\(station.output)")
+        #expect(await follower.waitFor("screen: ready"), "\(station.output)")
         station.type("hold")  // to group mode
-        #expect(await follower.waitFor("mode switched to group", seconds: 20), "\(station.output)")
+        #expect(await follower.waitFor("mode switched to group"), "\(station.output)")
         station.type("press")
-        #expect(await follower.waitFor("screen: group-lock", seconds: 40), "\(station.output)")
+        #expect(await follower.waitFor("screen: group-lock"), "\(station.output)")
         #expect(await station.stop() == 0)
 
         let frames = folder.path + "/state/frames"

@@ -111,7 +111,7 @@ struct LocalNameWithoutAvahiTests {
             ["run", "--config", config, "--state", folder.path + "/state", "--no-stdin", "--script", "2s press"],
             logPath: folder.path + "/station.log",
             environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(folder.path)/no-bus"])
-        let shared = await StationProcess.waitFor(seconds: 60) { station.output.contains("delivered ") }
+        let shared = await station.waitFor("delivered ")
         #expect(shared, "the station ran on: \(station.output)")
         #expect(station.output.contains("owner's page at http://"), "the page at its address")
         #expect(await station.stop() == 0)

@@ -75,12 +75,12 @@ struct MealEndToEndTests {
             environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"], typing: true)
         let follower = LogFollower(path: log)
         let frames = folder.path + "/state/frames"
-        #expect(await follower.waitFor("screen: ready", seconds: 30))
+        #expect(await follower.waitFor("screen: ready"))
         let caption = { (try? String(contentsOfFile: frames + "/latest.txt", encoding: .utf8)) ?? "" }
         let empty = await StationProcess.waitFor(seconds: 10) { caption().contains("jar 0") }
         #expect(empty, "an empty jar at start: \(caption())")
         station.type("press")
-        #expect(await follower.waitFor("screen: meal-result", seconds: 40), "\(station.output)")
+        #expect(await follower.waitFor("screen: meal-result"), "\(station.output)")
         station.type("press")  // save
         let dropped = await StationProcess.waitFor(seconds: 10) { caption().contains("jar 1") }
         #expect(dropped, "the jar after saving: \(caption())")
@@ -137,7 +137,7 @@ struct MealEndToEndTests {
             logPath: folder.path + "/offline.log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
         let queued = await StationProcess.waitFor(seconds: 30) { screens.contains("error-analysis-queued") }
         let service = try await FakeServices(port: port)
-        let answered = await StationProcess.waitFor(seconds: 30) { station.output.contains("waits for review") }
+        let answered = await station.waitFor("waits for review")
         // The answer is shown on the result sheet (never logged unseen), which saves by itself after 2 s.
         let reviewed = await StationProcess.waitFor(seconds: 30) {
             screens.last == "ready" && screens.filter { $0 == "meal-result" }.count == 1
@@ -189,7 +189,7 @@ struct MealEndToEndTests {
         let first = try StationProcess(
             ["run", "--config", config(), "--state", folder.path + "/state", "--no-stdin", "--script", "1s press"],
             logPath: folder.path + "/first.log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
-        let analysing = await StationProcess.waitFor(seconds: 30) { first.output.contains("screen: analysing") }
+        let analysing = await first.waitFor("screen: analysing")
         // Killed once the request reached the service, which holds it unanswered.
         let reached = await eventually(within: 30) {
             ((try? await fake.requests()) ?? []).contains { $0["path"] as? String == "/v1/chat/completions" }

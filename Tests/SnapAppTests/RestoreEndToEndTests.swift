@@ -68,7 +68,7 @@ struct RestoreEndToEndTests {
                     ("Content-Type", "application/octet-stream"),
                 ], body: backup))
         #expect(sent.status == 303 && sent.header("location") == "/backup/restore", "\(sent.status) \(sent.text)")
-        #expect(await follower.waitFor("screen: restore-confirm", seconds: 60), "the station asks: \(station.output)")
+        #expect(await follower.waitFor("screen: restore-confirm"), "the station asks: \(station.output)")
         #expect(await restoreState(phone) == "asking")
         station.type("pair")
         var states: [String] = []
@@ -171,9 +171,9 @@ struct RestoreEndToEndTests {
         }
         // The restored settings named the attacker's server: a photo taken now goes to the config's AI.
         let follower = LogFollower(path: station.logPath)
-        #expect(await follower.waitFor("screen: ready", seconds: 60), "\(station.output)")
+        #expect(await follower.waitFor("screen: ready"), "\(station.output)")
         station.type("press")
-        #expect(await follower.waitFor("screen: meal-result", seconds: 60), "\(station.output.suffix(4000))")
+        #expect(await follower.waitFor("screen: meal-result"), "\(station.output.suffix(4000))")
         #expect(await station.stop() == 0)
         let asked = try await fake.requests().filter { ($0["path"] as? String)?.hasSuffix("/chat/completions") == true }
         #expect(!asked.isEmpty, "the station's own AI service was asked")

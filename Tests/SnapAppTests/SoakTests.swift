@@ -34,7 +34,7 @@ struct SoakTests {
         let station = try StationProcess(
             ["run", "--config", config, "--state", folder.path + "/state"], logPath: log, typing: true)
         let follower = LogFollower(path: log)
-        #expect(await follower.waitFor("screen: ready", seconds: 30), "the station did not start")
+        #expect(await follower.waitFor("screen: ready"), "the station did not start")
         let start = station.resources
         var samples: [(cycle: Int, rssKB: Int, descriptors: Int)] = []
         // The allocator's arenas and SQLite's page caches fill over the first thousand captures or so (measured:
@@ -44,9 +44,9 @@ struct SoakTests {
         let began = ContinuousClock.now
         for cycle in 1...Self.cycles {
             station.type("press")
-            guard await follower.waitFor("screen: group-review", seconds: 30) else { break }
+            guard await follower.waitFor("screen: group-review") else { break }
             station.type("hold")
-            guard await follower.waitFor("screen: ready", seconds: 30) else { break }
+            guard await follower.waitFor("screen: ready") else { break }
             completed = cycle
             if cycle % max(1, Self.cycles / 50) == 0 || cycle == warmUp {
                 let now = station.resources

@@ -35,7 +35,7 @@ struct UpdateEndToEndTests {
     /// The station started on slot A (0.5.0), once it marked the slot good.
     private func startedGood(_ config: String) async throws -> StationProcess {
         let first = try start(config, "first")
-        _ = await StationProcess.waitFor(seconds: 30) { first.output.contains("(0.5.0) marked good") }
+        _ = await first.waitFor("(0.5.0) marked good")
         return first
     }
 
@@ -129,7 +129,7 @@ struct UpdateEndToEndTests {
         // B is tried, and its station dies before it has run long enough (here: killed at once).
         #expect(try rauc.boot() == "B")
         let tried = try start(config, "tried")
-        _ = await StationProcess.waitFor(seconds: 30) { tried.output.contains("updates: running 2.0.0") }
+        _ = await tried.waitFor("updates: running 2.0.0")
         #expect(await tried.stop(SIGKILL) != 0)
         // The next boot passes B over: A again, which says what happened.
         #expect(try rauc.boot() == "A")
@@ -139,7 +139,7 @@ struct UpdateEndToEndTests {
         }
         #expect(told, "the display: \(caption())")
         #expect(back.output.contains("the update to 2.0.0 did not start — running 0.5.0 again"), "the log")
-        _ = await StationProcess.waitFor(seconds: 30) { back.output.contains("(0.5.0) marked good") }
+        _ = await back.waitFor("(0.5.0) marked good")
         #expect(await back.stop() == 0)
         let status = try await statusJSON(config)
         #expect(status["outcome"] as? String == "the update to 2.0.0 did not start — running 0.5.0 again")

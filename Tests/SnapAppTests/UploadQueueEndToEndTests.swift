@@ -38,7 +38,7 @@ struct UploadQueueEndToEndTests {
         let kitchen = try await fake.member("Kitchen", of: "Family")
         try await fake.queue("storage", ["timeout"])  // the first upload hangs: the station is mid-upload
         let first = try station(kitchen, script: "1s press", log: "first.log")
-        let uploading = await StationProcess.waitFor(seconds: 30) { first.output.contains("screen: uploading") }
+        let uploading = await first.waitFor("screen: uploading")
         // Killed once the upload reached the server, which holds it unanswered.
         let reached = await eventually(within: 30) {
             ((try? await fake.requests()) ?? []).contains { ($0["path"] as? String)?.hasPrefix("/storage/") == true }
@@ -49,7 +49,7 @@ struct UploadQueueEndToEndTests {
         #expect(try await rows().isEmpty, "nothing arrived before the kill")
 
         let second = try station(kitchen, script: "", log: "second.log")
-        _ = await StationProcess.waitFor(seconds: 30) { second.output.contains("delivered ") }
+        _ = await second.waitFor("delivered ")
         #expect(await second.stop() == 0)
         #expect(second.output.contains("1 photo(s) waiting in the upload queue"))
         let delivered = try await rows()
@@ -66,7 +66,7 @@ struct UploadQueueEndToEndTests {
         let kitchen = try await fake.member("Kitchen", of: "Family")
         try await fake.queue("storage", ["503"])
         let first = try station(kitchen, script: "1s press", log: "before.log")
-        let queued = await StationProcess.waitFor(seconds: 30) { first.output.contains("stays queued") }
+        let queued = await first.waitFor("stays queued")
         await first.stop(SIGKILL)
         #expect(queued, "\(first.output)")
         // As after many failures: the next try an hour away.
@@ -76,7 +76,7 @@ struct UploadQueueEndToEndTests {
         }
 
         let second = try station(kitchen, script: "", log: "after.log")
-        let delivered = await StationProcess.waitFor(seconds: 30) { second.output.contains("delivered ") }
+        let delivered = await second.waitFor("delivered ")
         #expect(await second.stop() == 0)
         #expect(delivered, "\(second.output)")
         #expect(try await rows().count == 1)
@@ -90,7 +90,7 @@ struct UploadQueueEndToEndTests {
         let offline = await StationProcess.waitFor(seconds: 30) {
             station.output.contains("screen: error-network-down")
         }
-        let drained = await StationProcess.waitFor(seconds: 30) { station.output.contains("delivered ") }
+        let drained = await station.waitFor("delivered ")
         #expect(await station.stop() == 0)
         #expect(offline, "\(station.output)")
         #expect(drained, "\(station.output)")

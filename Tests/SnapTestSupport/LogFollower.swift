@@ -4,9 +4,11 @@ import Foundation
 /// "screen: ready" reads only the new lines, however long the log has become.
 public final class LogFollower {
     private let handle: FileHandle?
+    private let path: String
     private var pending = ""
 
     public init(path: String) {
+        self.path = path
         handle = FileHandle(forReadingAtPath: path)
     }
 
@@ -20,9 +22,9 @@ public final class LogFollower {
         return lines
     }
 
-    /// Waits (as a task) until a new line contains `text`; false after `seconds`.
-    public func waitFor(_ text: String, seconds: Double) async -> Bool {
-        await eventually(within: seconds, every: .milliseconds(5)) {
+    /// Waits (as a task) until a new line contains `text`; false, saying so, on the hang guard.
+    public func waitFor(_ text: String) async -> Bool {
+        await HangGuard.wait(for: "\"\(text)\"", log: path, every: .milliseconds(5)) {
             newLines().contains(where: { $0.contains(text) })
         }
     }

@@ -88,10 +88,18 @@ public final class StationProcess {
     }
 
     /// The port of the owner's page on 127.0.0.1, from the station's log (it listens on a free port); nil
-    /// when the page is not up within 30 s.
+    /// when the page is not up by the hang guard.
     public func pagePort() async -> Int? {
-        _ = await Self.waitFor(seconds: 30) { output.contains("owner's page at http") }
+        _ = await waitFor("owner's page at http")
         return output.firstMatch(of: /owner's page at http:\/\/[^:]+:(\d+)\/pair/).map { Int($0.1)! }
+    }
+
+    /// Waits until the station's log holds `text` `count` times (once unless said); false, saying so and
+    /// printing the log's tail, on the hang guard.
+    public func waitFor(_ text: String, count: Int = 1) async -> Bool {
+        await HangGuard.wait(for: "\"\(text)\"\(count > 1 ? " \(count) times" : "")", log: logPath) {
+            output.components(separatedBy: text).count - 1 >= count
+        }
     }
 
     /// Polls `condition` every 100 ms for `seconds` worth of checks; true if it came true (see `eventually`).
