@@ -7,12 +7,16 @@ import SnapServices
 import SnapStore
 import SnapText
 
-/// Works a durable queue until the task is cancelled: drains what is due, then sleeps until the next
-/// attempt `drain` reports, or until `wake` is signalled (a job was added).
-func workQueue(wake: WakeSignal, drain: () async -> Date?) async {
+/// Works a durable queue until the task is cancelled: drains what is due, then sleeps on `clock` until
+/// the next attempt `drain` reports (a time of the wall clock, as the queue's rows keep it) and 50 ms,
+/// or until `wake` is signalled (a job was added).
+func workQueue(wake: WakeSignal, clock: any ShellClock, drain: () async -> Date?) async {
     while !Task.isCancelled {
         let next = await drain()
-        await wake.wait(timeout: next.map { .milliseconds(Int64(max(0, $0.timeIntervalSinceNow) * 1000) + 50) })
+        let deadline = next.map { next in
+            clock.uptime + .milliseconds(Int64(max(0, next.timeIntervalSince(clock.wall)) * 1000) + 50)
+        }
+        await wake.wait(untilUptime: deadline, on: clock)
     }
 }
 
@@ -33,13 +37,15 @@ public final class AnalysisQueueService: Service {
     private let timeZone: TimeZone
     private let dietary: @Sendable () -> [DietaryPreference]
     private let language: @Sendable () -> Language
+    private let clock: any ShellClock
     private let wake = WakeSignal()
 
     public init(
         store: StationStore, analyzer: any MealAnalyzer, bus: EventBus, logger: Logger, dailyLimit: Int,
         timeZone: TimeZone, dietary: @escaping @Sendable () -> [DietaryPreference] = { [] },
-        language: @escaping @Sendable () -> Language = { .en }
+        language: @escaping @Sendable () -> Language = { .en }, clock: any ShellClock = SystemClock()
     ) {
+        self.clock = clock
         self.dietary = dietary
         self.language = language
         self.store = store
@@ -55,24 +61,24 @@ public final class AnalysisQueueService: Service {
 
     public func run() async throws {
         await cancelWhenGracefulShutdown {
-            await workQueue(wake: self.wake) { await self.drain() }
+            await workQueue(wake: self.wake, clock: self.clock) { await self.drain() }
         }
     }
 
     private func drain() async -> Date? {
         do {
-            for job in try store.dueAnalyses(now: Date()).due where !Task.isCancelled {
-                let today = try store.stationDay(in: timeZone).today(at: Date())
+            for job in try store.dueAnalyses(now: clock.wall).due where !Task.isCancelled {
+                let today = try store.stationDay(in: timeZone).today(at: clock.wall)
                 if DailyBudget(limit: dailyLimit, used: try store.aiUses(on: today)).isSpent {
                     logger.notice("analysis queue: today's \(dailyLimit) analyses are used up; it waits for midnight")
                     return DailyLimit.nextReset(after: today, in: timeZone)
                 }
                 guard await analyse(job, today: today) else { break }
             }
-            return try store.dueAnalyses(now: Date()).next
+            return try store.dueAnalyses(now: clock.wall).next
         } catch {
             logger.error("analysis queue: \(error)")
-            return Date().addingTimeInterval(60)
+            return clock.wall.addingTimeInterval(60)
         }
     }
 
@@ -102,8 +108,9 @@ public final class AnalysisQueueService: Service {
                     if case .rateLimited(let after?) = failure { max(after.seconds, 5) } else {
                         UploadService.backoff(afterAttempts: job.attempts)
                     }
+                let next = clock.wall.addingTimeInterval(wait)
                 await record("requeue \(id)") { store throws(StoreError) in
-                    try store.failAnalysis(id, error: failure.message, nextAttempt: Date().addingTimeInterval(wait))
+                    try store.failAnalysis(id, error: failure.message, nextAttempt: next)
                 }
                 logger.notice("analysis of \(id) waits: \(failure.message); next try in \(Int(wait)) s")
                 return false

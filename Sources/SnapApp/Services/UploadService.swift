@@ -18,12 +18,14 @@ public final class UploadService: Service {
     private let logger: Logger
     private let stationName: String
     private let shareSticker: Bool
+    private let clock: any ShellClock
     private let wake = WakeSignal()
 
     public init(
         store: StationStore, backend: any GroupBackend, bus: EventBus, logger: Logger, stationName: String,
-        shareSticker: Bool = false
+        shareSticker: Bool = false, clock: any ShellClock = SystemClock()
     ) {
+        self.clock = clock
         self.store = store
         self.backend = backend
         self.bus = bus
@@ -55,7 +57,7 @@ public final class UploadService: Service {
                 // queue keeps its times, which may be the AI service's own Retry-After.
                 await self.drain(dueBy: .distantFuture)
             }
-            await workQueue(wake: self.wake) {
+            await workQueue(wake: self.wake, clock: self.clock) {
                 await self.drain()
                 return try? self.store.nextAttempt()
             }
@@ -63,10 +65,10 @@ public final class UploadService: Service {
     }
 
     /// Sends the jobs due by `time` (now, unless told otherwise).
-    private func drain(dueBy time: Date = Date()) async {
+    private func drain(dueBy time: Date? = nil) async {
         let jobs: [UploadJob]
         do {
-            jobs = try store.dueJobs(now: time)
+            jobs = try store.dueJobs(now: time ?? clock.wall)
         } catch {
             logger.error("upload queue: \(error)")
             return
@@ -109,8 +111,9 @@ public final class UploadService: Service {
                 case .signInFailed(let detail): "group sign-in failed: \(detail)"
                 default: "offline"
                 }
+            let next = clock.wall.addingTimeInterval(delay)
             await record("requeue \(id)") { store throws(StoreError) in
-                try store.markRetry(job, error: reason, nextAttempt: Date().addingTimeInterval(delay))
+                try store.markRetry(job, error: reason, nextAttempt: next)
             }
             logger.warning("\(reason): \(id) stays queued, next try in \(Int(delay)) s")
             bus.send(.uploadFailed(id, failure))

@@ -24,12 +24,13 @@ public final class WakeSignal: Sendable {
         waiter?.resume()
     }
 
-    /// Returns on a signal, after `timeout` (when given), or when the task is cancelled.
-    public func wait(timeout: Duration?) async {
+    /// Returns on a signal, once `clock`'s uptime reaches `deadline` (when given), or when the task is
+    /// cancelled.
+    public func wait(untilUptime deadline: Duration?, on clock: any ShellClock) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.waitForSignal() }
-            if let timeout {
-                group.addTask { try? await Task.sleep(for: timeout) }
+            if let deadline {
+                group.addTask { try? await clock.sleep(untilUptime: deadline) }
             }
             await group.next()
             group.cancelAll()
