@@ -42,7 +42,8 @@ struct SupabaseSessionTests {
             projectURL: fake.baseURL, anonKey: member.anonKey,
             credentials: .init(email: member.email, password: password ?? member.password),
             refreshToken: refreshToken, client: HTTPClient(connectTimeout: .seconds(2), totalTimeout: .seconds(10)),
-            logger: Logger(label: "test"), ahead: 1, now: { [clock] in clock.wall }, keep: { token in kept.keep(token) })
+            logger: Logger(label: "test"), ahead: 1, now: { [clock] in clock.wall }, keep: { token in kept.keep(token) }
+        )
     }
 
     private func upload(_ id: String) -> GroupUpload {

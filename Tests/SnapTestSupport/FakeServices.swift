@@ -109,7 +109,9 @@ public final class FakeServices: @unchecked Sendable {
     /// for the code under test; `advance(_:by:)` moves both, so an expiry is passed without sleeping.
     public func holdClock() async throws -> HeldClock {
         let answer = try await control("/_control/clock", ["hold": true]) as? [String: Any]
-        guard let now = answer?["now"] as? Double else { throw FakeError(message: "the clock answered \(answer ?? [:])") }
+        guard let now = answer?["now"] as? Double else {
+            throw FakeError(message: "the clock answered \(answer ?? [:])")
+        }
         return HeldClock(wall: Date(timeIntervalSince1970: now))
     }
 

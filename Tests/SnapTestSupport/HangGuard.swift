@@ -15,7 +15,8 @@ public enum HangGuard {
         for what: String, log: String?, every interval: Duration = .milliseconds(20), _ condition: () async -> Bool
     ) async -> Bool {
         if await eventually(within: seconds, every: interval, condition) { return true }
-        let tail = log.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }?
+        let tail =
+            log.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }?
             .split(separator: "\n").suffix(30).map { "  | \($0)" }.joined(separator: "\n") ?? ""
         print("◇ Hang guard: waited \(Int(seconds)) s for \(what)\(log.map { " in \($0)" } ?? "")\n\(tail)")
         return false
