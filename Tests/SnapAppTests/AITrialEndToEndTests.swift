@@ -44,7 +44,7 @@ struct AITrialEndToEndTests {
         #expect(saved.contains("Saved."))
         #expect(saved.contains("The AI service answers, and offers gpt-4o-mini: it works."), "\(saved.suffix(1500))")
         // The key just entered is the one the station starts again with: it stops by itself at rest.
-        let stopped = await StationProcess.waitFor(seconds: 30) { !station.process.isRunning }
+        let stopped = await StationProcess.waitUntil { !station.process.isRunning }
         if !stopped { _ = await station.stop() }
         #expect(stopped, "the station restarts for its new key: \(station.output)")
         let asked = try await fake.requests().filter { $0["path"] as? String == "/v1/models" }

@@ -66,7 +66,7 @@ struct BackupEndToEndTests {
         let client = HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(60))
 
         let a = try start("A", script: "1s press")
-        let saved = await StationProcess.waitFor(seconds: 60) {
+        let saved = await StationProcess.waitUntil {
             let screens = StationFixture.screens(in: folder.path + "/A/state/frames")
             return screens.last == "ready" && screens.contains("meal-result")
         }
@@ -85,7 +85,7 @@ struct BackupEndToEndTests {
         #expect(sent.status == 303, "\(String(decoding: sent.body, as: UTF8.self))")
         await confirmAtTheStation(b)
         // Confirmed at the station: it stops by itself, as systemd's Restart=always would then start it again.
-        let stopped = await StationProcess.waitFor(seconds: 30) { !b.process.isRunning }
+        let stopped = await StationProcess.waitUntil { !b.process.isRunning }
         #expect(stopped, "B restarts into the backup by itself: \(b.output)")
         if !stopped { _ = await b.stop() }
         #expect(b.output.contains("restarting into the backup made by \(StationVersion.current)"))

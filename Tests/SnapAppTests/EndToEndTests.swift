@@ -30,7 +30,7 @@ struct EndToEndTests {
     func groupFlow() async throws {
         let config = try writeConfig()
         let first = try station(script: "1s press", config: config, log: "first.log")
-        let locked = await StationProcess.waitFor(seconds: 40) { screens.contains("group-lock") }
+        let locked = await StationProcess.waitUntil { screens.contains("group-lock") }
         #expect(await first.stop() == 0, "SIGTERM is a clean exit")
         #expect(locked, "no lock screen; screens were \(screens)\n\(first.output)")
         let expected = [
@@ -72,7 +72,7 @@ struct EndToEndTests {
     func mealWithoutKey() async throws {
         let config = try writeConfig(mode: "meal")
         let station = try station(script: "1s press", config: config, log: "meal.log")
-        let shown = await StationProcess.waitFor(seconds: 20) { screens.contains("error-ai-not-configured") }
+        let shown = await StationProcess.waitUntil { screens.contains("error-ai-not-configured") }
         await station.stop()
         #expect(shown, "screens were \(screens)\n\(station.output)")
         #expect(!station.output.contains("captured "), "no photo is taken that cannot be analysed")

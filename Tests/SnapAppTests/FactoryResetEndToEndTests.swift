@@ -72,7 +72,7 @@ struct FactoryResetEndToEndTests {
         #expect(await follower.waitFor("screen: ready"), "\(station.output)")
         station.type("press")
         // The result and the ready screen after it can come in one read of the log: waited for together.
-        let saved = await StationProcess.waitFor(seconds: 60) {
+        let saved = await StationProcess.waitUntil {
             let output = station.output
             guard let result = output.range(of: "screen: meal-result", options: .backwards) else { return false }
             return output[result.upperBound...].contains("screen: ready")
@@ -100,7 +100,7 @@ struct FactoryResetEndToEndTests {
         #expect(asked.status == 200 && said.contains("Hold its button for 5 seconds"), "\(asked.status): \(said)")
         #expect(await follower.waitFor("screen: reset-confirm"), "\(station.output)")
         station.type("pair")
-        let stopped = await StationProcess.waitFor(seconds: 40) { !station.process.isRunning }
+        let stopped = await StationProcess.waitUntil { !station.process.isRunning }
         #expect(stopped, "the station restarts by itself to erase: \(station.output)")
         if !stopped { _ = await station.stop() }
         #expect(StationFixture.screens(in: state + "/frames").contains("reset-erasing"))
@@ -112,7 +112,7 @@ struct FactoryResetEndToEndTests {
         // Started again (systemd would): erased, then as new.
         let again = try start(kitchen, typing: false, log: "after")
         _ = try #require(await again.pagePort(), "\(again.output)")
-        let firstStart = await StationProcess.waitFor(seconds: 30) {
+        let firstStart = await StationProcess.waitUntil {
             let caption = (try? String(contentsOfFile: state + "/frames/latest.txt", encoding: .utf8)) ?? ""
             return caption.contains("how to pair shown")
         }

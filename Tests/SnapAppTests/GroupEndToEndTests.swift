@@ -50,7 +50,7 @@ struct GroupEndToEndTests {
                 name, members[name]!, state: folder.path + "/\(name)/state", script: "1s press", log: "share")
         }
         for name in stations {
-            let shared = await StationProcess.waitFor(seconds: 60) { first[name]!.output.contains("delivered ") }
+            let shared = await StationProcess.waitUntil { first[name]!.output.contains("delivered ") }
             #expect(shared, "\(name) did not deliver:\n\(first[name]!.output)")
         }
         for process in first.values { await process.stop() }
@@ -63,7 +63,7 @@ struct GroupEndToEndTests {
                 name, members[name]!, state: folder.path + "/\(name)/state", script: "3s press", log: "receive")
         }
         for name in stations {
-            let received = await StationProcess.waitFor(seconds: 60) {
+            let received = await StationProcess.waitUntil {
                 second[name]!.output.components(separatedBy: "received ").count == 3
             }
             #expect(received, "\(name) did not receive two photos:\n\(second[name]!.output)")
@@ -85,7 +85,7 @@ struct GroupEndToEndTests {
         let fresh = try run(
             "Kitchen", members["Kitchen"]!, state: folder.path + "/Kitchen/fresh-state", script: "1s press",
             log: "again")
-        let refused = await StationProcess.waitFor(seconds: 60) {
+        let refused = await StationProcess.waitUntil {
             fresh.output.contains("already has today's photo")
         }
         let locked = await fresh.waitFor("screen: group-lock")

@@ -99,7 +99,7 @@ struct GroupSignInEndToEndTests {
     func wrongPassword() async throws {
         let kitchen = try await fake.member("Kitchen", of: "Family")
         let wrong = try run(kitchen, script: "1s press", log: "wrong", password: "wrong")
-        let said = await StationProcess.waitFor(seconds: 60) {
+        let said = await StationProcess.waitUntil {
             wrong.output.contains("screen: error-group-sign-in-failed")
         }
         #expect(await wrong.stop() == 0)
@@ -192,7 +192,7 @@ struct GroupSignInEndToEndTests {
         }
         defer { try? portalInput?.fileHandleForWriting.close() }
         let station = try run(kitchen, script: "1s press", log: bad.rawValue, url: url)
-        let said = await StationProcess.waitFor(seconds: 60) { station.output.contains(bad.screen) }
+        let said = await StationProcess.waitUntil { station.output.contains(bad.screen) }
         #expect(await station.stop() == 0)
         #expect(said, "the display: \(station.output)")
         #expect(

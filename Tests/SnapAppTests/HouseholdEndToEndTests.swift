@@ -96,9 +96,9 @@ struct HouseholdEndToEndTests {
         station.type("press")
         #expect(await follower.waitFor("screen: meal-result"), "\(station.output)")
         station.type("mode")
-        #expect(await StationProcess.waitFor(seconds: 10) { caption().contains("· for Lena") }, "\(caption())")
+        #expect(await StationProcess.waitUntil { caption().contains("· for Lena") }, "\(caption())")
         station.type("press")
-        #expect(await StationProcess.waitFor(seconds: 10) { caption().hasPrefix("ready") }, "\(caption())")
+        #expect(await StationProcess.waitUntil { caption().hasPrefix("ready") }, "\(caption())")
 
         // A phone's photo for the owner: a portrait on its side, EXIF orientation 6 and GPS.
         let sideways = TestImages.marked(width: 600, height: 800).oriented(Orientation(quarterTurns: 3))
@@ -122,7 +122,7 @@ struct HouseholdEndToEndTests {
         let lenas = try await page.get("/?person=\(lena.rawValue)")
         let owners = try await page.get("/?person=1")
         let csv = try await page.get("/export/meals.csv?person=\(lena.rawValue)")
-        let marked = await StationProcess.waitFor(seconds: 15) {
+        let marked = await StationProcess.waitUntil {
             caption().contains("marked") && caption().contains("orange") && caption().contains("teal")
         }
         #expect(await station.stop() == 0)

@@ -65,7 +65,7 @@ struct KeyDestinationEndToEndTests {
 
     /// The station started again once it stopped by itself (to take what the page changed), as systemd would.
     func restarted(_ station: StationProcess, _ log: String) async throws -> StationProcess {
-        let stopped = await StationProcess.waitFor(seconds: 60) { !station.process.isRunning }
+        let stopped = await StationProcess.waitUntil { !station.process.isRunning }
         #expect(stopped, "the station restarts to use what the page changed: \(station.output)")
         if !stopped { _ = await station.stop() }
         let again = try start(log)

@@ -47,7 +47,7 @@ struct LocalNameTests {
         let name = "SS Test \(UUID().uuidString.prefix(6)) Hall"
         let label = StationNames.localLabel(name)
         let first = try station(name, state: "first")
-        let named = await StationProcess.waitFor(seconds: 30) {
+        let named = await StationProcess.waitUntil {
             first.output.contains("announced on the network as \(label).local")
         }
         #expect(named, "\(first.output)")
@@ -62,14 +62,14 @@ struct LocalNameTests {
             },
             "avahi-browse: \(browsed)")
         first.type("pair")
-        let qr = await StationProcess.waitFor(seconds: 20) {
+        let qr = await StationProcess.waitUntil {
             first.output.contains("for http://\(label).local:")
         }
         #expect(qr, "the pairing code's address carries the name: \(first.output)")
 
         // A second station of the same name takes the next one.
         let second = try station(name, state: "second")
-        let next = await StationProcess.waitFor(seconds: 30) {
+        let next = await StationProcess.waitUntil {
             second.output.contains("announced on the network as \(label)-2.local")
         }
         // The page answers at the name it settled on (the Host check learns it).
@@ -88,7 +88,7 @@ struct LocalNameTests {
         let host = StationNames.machineHostName()
         try #require(!host.isEmpty && !host.contains("."), "this machine's host name is a single label")
         let station = try station(host, state: "own")
-        let announced = await StationProcess.waitFor(seconds: 30) {
+        let announced = await StationProcess.waitUntil {
             station.output.contains("announced on the network as \(host).local")
         }
         #expect(await station.stop() == 0)
@@ -133,7 +133,7 @@ struct SelfSignedPageTests {
 
     /// The fingerprint the station logged and the port its page took, once it listens.
     private func served(_ station: StationProcess) async throws -> (fingerprint: String, port: Int) {
-        let listening = await StationProcess.waitFor(seconds: 30) {
+        let listening = await StationProcess.waitUntil {
             station.output.contains("owner's page at https://")
         }
         try #require(listening, "\(station.output)")

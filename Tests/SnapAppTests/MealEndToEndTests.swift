@@ -40,7 +40,7 @@ struct MealEndToEndTests {
         let station = try StationProcess(
             ["run", "--config", config(), "--state", folder.path + "/state", "--no-stdin", "--script", "1s press"],
             logPath: folder.path + "/station.log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
-        let saved = await StationProcess.waitFor(seconds: 40) {
+        let saved = await StationProcess.waitUntil {
             screens.last == "ready" && screens.contains("meal-result")
         }
         #expect(await station.stop() == 0)
@@ -77,12 +77,12 @@ struct MealEndToEndTests {
         let frames = folder.path + "/state/frames"
         #expect(await follower.waitFor("screen: ready"))
         let caption = { (try? String(contentsOfFile: frames + "/latest.txt", encoding: .utf8)) ?? "" }
-        let empty = await StationProcess.waitFor(seconds: 10) { caption().contains("jar 0") }
+        let empty = await StationProcess.waitUntil { caption().contains("jar 0") }
         #expect(empty, "an empty jar at start: \(caption())")
         station.type("press")
         #expect(await follower.waitFor("screen: meal-result"), "\(station.output)")
         station.type("press")  // save
-        let dropped = await StationProcess.waitFor(seconds: 10) { caption().contains("jar 1") }
+        let dropped = await StationProcess.waitUntil { caption().contains("jar 1") }
         #expect(dropped, "the jar after saving: \(caption())")
         // The sticker falls: frames follow it; once it sleeps, none come.
         let readyFrames = {
@@ -101,7 +101,7 @@ struct MealEndToEndTests {
         try await Task.sleep(for: .seconds(2))
         #expect(readyFrames() == still, "no redraws while every sticker sleeps")
         station.type("mode")
-        let details = await StationProcess.waitFor(seconds: 10) { caption().contains("showing Spaghetti") }
+        let details = await StationProcess.waitUntil { caption().contains("showing Spaghetti") }
         #expect(details, "the mode button shows the sticker's details: \(caption())")
         #expect(await station.stop() == 0)
         let store = try StationStore(directory: folder.path + "/state")
@@ -119,7 +119,7 @@ struct MealEndToEndTests {
                 "1s press, 8s press",
             ],
             logPath: folder.path + "/station.log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
-        let retried = await StationProcess.waitFor(seconds: 40) { screens.contains("meal-result") }
+        let retried = await StationProcess.waitUntil { screens.contains("meal-result") }
         await station.stop()
         #expect(retried, "screens: \(screens)\n\(station.output)")
         #expect(screens.contains("error-ai-failed"))
@@ -135,11 +135,11 @@ struct MealEndToEndTests {
                 "--no-stdin", "--script", "1s press",
             ],
             logPath: folder.path + "/offline.log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
-        let queued = await StationProcess.waitFor(seconds: 30) { screens.contains("error-analysis-queued") }
+        let queued = await StationProcess.waitUntil { screens.contains("error-analysis-queued") }
         let service = try await FakeServices(port: port)
         let answered = await station.waitFor("waits for review")
         // The answer is shown on the result sheet (never logged unseen), which saves by itself after 2 s.
-        let reviewed = await StationProcess.waitFor(seconds: 30) {
+        let reviewed = await StationProcess.waitUntil {
             screens.last == "ready" && screens.filter { $0 == "meal-result" }.count == 1
         }
         #expect(await station.stop() == 0)
@@ -163,8 +163,8 @@ struct MealEndToEndTests {
                 "--script", "1s press",
             ],
             logPath: folder.path + "/slow.log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
-        let queued = await StationProcess.waitFor(seconds: 30) { screens.contains("error-analysis-queued") }
-        let reviewed = await StationProcess.waitFor(seconds: 40) {
+        let queued = await StationProcess.waitUntil { screens.contains("error-analysis-queued") }
+        let reviewed = await StationProcess.waitUntil {
             screens.last == "ready" && screens.filter { $0 == "meal-result" }.count == 1
         }
         #expect(await station.stop() == 0)
@@ -200,7 +200,7 @@ struct MealEndToEndTests {
         let second = try StationProcess(
             ["run", "--config", config(), "--state", folder.path + "/state", "--no-stdin"],
             logPath: folder.path + "/second.log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
-        let reviewed = await StationProcess.waitFor(seconds: 40) {
+        let reviewed = await StationProcess.waitUntil {
             let log = second.output
             guard let sheet = log.range(of: "screen: meal-result") else { return false }
             return log[sheet.upperBound...].contains("screen: ready")  // saved by itself after 2 s

@@ -33,16 +33,16 @@ struct MotionServiceTests {
         let all = { received.withLock { $0 } }
         // No sensor yet: said once, then found.
         #expect(
-            await StationProcess.waitFor(seconds: 30) {
+            await StationProcess.waitUntil {
                 log.all.joined(separator: "\n").contains("no accelerometer at")
             }
         )
         try write(x: 0, y: 981, z: 0)
-        #expect(await StationProcess.waitFor(seconds: 30) { all().contains(.tilt(x: 0, y: 1)) }, "\(all())")
+        #expect(await StationProcess.waitUntil { all().contains(.tilt(x: 0, y: 1)) }, "\(all())")
         try write(x: -490, y: 850, z: 0)
-        #expect(await StationProcess.waitFor(seconds: 30) { all().count >= 2 }, "\(all())")
+        #expect(await StationProcess.waitUntil { all().count >= 2 }, "\(all())")
         try write(x: 1500, y: 2000, z: 300)
-        #expect(await StationProcess.waitFor(seconds: 30) { all().contains(.shake) }, "\(all())")
+        #expect(await StationProcess.waitUntil { all().contains(.shake) }, "\(all())")
         #expect(
             log.all.joined(separator: "\n").components(separatedBy: "no accelerometer at").count == 2,
             "said once: \(log.all.joined(separator: "\n"))")

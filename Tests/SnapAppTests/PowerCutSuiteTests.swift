@@ -92,12 +92,14 @@ struct PowerCutSuiteTests {
             let started = Date()
             let station = try start(config, member: kitchen, script: "0.3s press", log: "cycle-\(cycle)")
             // A restart clears what the last kill left: no temporary file older than this start survives it.
-            if await StationProcess.waitFor(seconds: 20, { station.output.contains("station ready") }) {
+            if await station.waitFor("station ready") {
                 let stale = try StationStore(directory: state).audit().temporaryFiles.filter {
                     ((try? FileManager.default.attributesOfItem(atPath: $0)[.modificationDate]) as? Date ?? .now)
                         < started
                 }
                 problems += stale.map { "cycle \(cycle): \($0) survived the restart" }
+            } else {
+                problems.append("cycle \(cycle): the station never said it was ready")
             }
             try? await Task.sleep(for: .milliseconds(Int.random(in: 100...4500, using: &generator)))
             let phase = station.output.components(separatedBy: "screen: ").last?.prefix { $0 != "\n" } ?? "start"
@@ -112,14 +114,16 @@ struct PowerCutSuiteTests {
         try await fake.clearFaults()
         let last = try start(
             config(mode: .meal, group: "G0", member: kitchen), member: kitchen, script: "", log: "drain")
-        let drained = await StationProcess.waitFor(seconds: 120) {
+        let drained = await StationProcess.waitUntil {
             guard let audit = try? StationStore(directory: state).audit() else { return false }
             return (audit.uploads["pending"] ?? 0) == 0 && (audit.analyses["pending"] ?? 0) == 0
                 && (audit.analyses["active"] ?? 0) == 0
         }
         // Answers waiting for review are shown one by one and saved by themselves after a second.
-        _ = await StationProcess.waitFor(seconds: 60) {
-            ((try? StationStore(directory: state).audit().analyses["answered"]) ?? 1) == 0
+        // (No row in that state is no key in the audit: zero, not "not yet".)
+        let reviewed = await StationProcess.waitUntil {
+            guard let audit = try? StationStore(directory: state).audit() else { return false }
+            return (audit.analyses["answered"] ?? 0) == 0
         }
         #expect(await last.stop() == 0)
         let logs = (try FileManager.default.contentsOfDirectory(atPath: folder.path)).filter { $0.hasSuffix(".log") }
@@ -139,6 +143,7 @@ struct PowerCutSuiteTests {
             """)
         #expect(problems.isEmpty, "\(problems)")
         #expect(drained, "the queues drained after the kills: \(audit.uploads) \(audit.analyses)")
+        #expect(reviewed, "every answer was shown and saved: \(audit.analyses)")
         #expect(audit.temporaryFiles.isEmpty, "\(audit.temporaryFiles)")
         // Exactly once: every delivered photo has one row on the server, and the server holds no other.
         let serverIDs = rows.compactMap { $0["photo_id"] as? String }

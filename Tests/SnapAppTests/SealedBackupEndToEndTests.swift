@@ -51,7 +51,7 @@ extension BackupEndToEndTests {
         }
 
         let a = try start("A", script: "1s press", enteredKey: true)
-        let saved = await StationProcess.waitFor(seconds: 60) {
+        let saved = await StationProcess.waitUntil {
             let screens = StationFixture.screens(in: folder.path + "/A/state/frames")
             return screens.last == "ready" && screens.contains("meal-result")
         }
@@ -81,7 +81,7 @@ extension BackupEndToEndTests {
         let right = try await post(portB, "/backup/unlock", ownerB, [("passphrase", passphrase)])
         #expect(right.status == 303, "\(String(decoding: right.body.prefix(300), as: UTF8.self))")
         await confirmAtTheStation(b)
-        let stopped = await StationProcess.waitFor(seconds: 30) { !b.process.isRunning }
+        let stopped = await StationProcess.waitUntil { !b.process.isRunning }
         #expect(stopped, "B restarts into the backup by itself: \(b.output)")
         if !stopped { _ = await b.stop() }
 
@@ -89,7 +89,7 @@ extension BackupEndToEndTests {
         let again = try start("B", script: "1s press", enteredKey: true)
         // Read from this start's log: the frames folder holds the first start's too (its question, then
         // "restoring"), numbered from 0 again by each start.
-        let analysed = await StationProcess.waitFor(seconds: 60) {
+        let analysed = await StationProcess.waitUntil {
             let output = again.output
             guard let result = output.range(of: "screen: meal-result", options: .backwards) else { return false }
             return output[result.upperBound...].contains("screen: ready")

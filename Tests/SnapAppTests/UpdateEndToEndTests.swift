@@ -63,7 +63,7 @@ struct UpdateEndToEndTests {
         let rauc = try FakeRAUC(in: folder.path + "/system")
         let config = try config(rauc)
         let first = try start(config, "first")
-        let good = await StationProcess.waitFor(seconds: 30) {
+        let good = await StationProcess.waitUntil {
             first.output.contains("update: slot A (0.5.0) marked good")
         }
         #expect(good, "\(first.output)")
@@ -89,7 +89,7 @@ struct UpdateEndToEndTests {
             }
         }
         // The running station sees it within seconds and, on its idle ready screen, asks for the restart.
-        let asked = await StationProcess.waitFor(seconds: 20) { FileManager.default.fileExists(atPath: restartFile) }
+        let asked = await StationProcess.waitUntil { FileManager.default.fileExists(atPath: restartFile) }
         #expect(asked, "\(first.output)")
         #expect((try? String(contentsOfFile: restartFile, encoding: .utf8)) == "2.0.0\n")
         #expect(caption().contains("update: restarting into 2.0.0"), "the last frame says so: \(caption())")
@@ -102,11 +102,11 @@ struct UpdateEndToEndTests {
         // seconds of trial to run `update status`, and find it confirmed already.
         #expect(try await statusJSON(config)["confirmed"] as? Bool == false, "on trial until it has run")
         let second = try start(config, "second")
-        let running = await StationProcess.waitFor(seconds: 30) {
+        let running = await StationProcess.waitUntil {
             second.output.contains("updates: running 2.0.0 on slot B")
         }
         #expect(running, "\(second.output)")
-        let confirmed = await StationProcess.waitFor(seconds: 30) {
+        let confirmed = await StationProcess.waitUntil {
             second.output.contains("update: updated to 2.0.0 (from 0.5.0)")
         }
         #expect(confirmed, "\(second.output)")
@@ -124,7 +124,7 @@ struct UpdateEndToEndTests {
         let bundle = try rauc.bundle("snapstation-2.0.0.raucb", version: "2.0.0")
         let (installed, said) = try await install(bundle, config)
         #expect(installed == 0, "\(said)")
-        _ = await StationProcess.waitFor(seconds: 20) { FileManager.default.fileExists(atPath: restartFile) }
+        #expect(await StationProcess.waitUntil { FileManager.default.fileExists(atPath: restartFile) })
         #expect(await first.stop() == 0)
         // B is tried, and its station dies before it has run long enough (here: killed at once).
         #expect(try rauc.boot() == "B")
@@ -134,7 +134,7 @@ struct UpdateEndToEndTests {
         // The next boot passes B over: A again, which says what happened.
         #expect(try rauc.boot() == "A")
         let back = try start(config, "back")
-        let told = await StationProcess.waitFor(seconds: 30) {
+        let told = await StationProcess.waitUntil {
             self.caption().contains("update: 2.0.0 did not start, running 0.5.0")
         }
         #expect(told, "the display: \(caption())")
@@ -172,7 +172,7 @@ struct UpdateEndToEndTests {
         let (installed, done) = try await install(bundle, config, "--allow-downgrade", log: "downgrade")
         #expect(installed == 0, "\(done)")
         #expect(try done.contains("installed 0.4.0 into slot B") && rauc.installsAsked() == [bundle])
-        let asked = await StationProcess.waitFor(seconds: 20) { FileManager.default.fileExists(atPath: restartFile) }
+        let asked = await StationProcess.waitUntil { FileManager.default.fileExists(atPath: restartFile) }
         #expect(asked, "the running station restarts into it as into any update: \(first.output)")
         #expect(await first.stop() == 0)
     }

@@ -87,7 +87,7 @@ struct UploadQueueEndToEndTests {
         let kitchen = try await fake.member("Kitchen", of: "Family")
         try await fake.queue("storage", ["503"])
         let station = try station(kitchen, script: "1s press", log: "outage.log")
-        let offline = await StationProcess.waitFor(seconds: 30) {
+        let offline = await StationProcess.waitUntil {
             station.output.contains("screen: error-network-down")
         }
         let drained = await station.waitFor("delivered ")

@@ -102,9 +102,14 @@ public final class StationProcess {
         }
     }
 
-    /// Polls `condition` every 100 ms for `seconds` worth of checks; true if it came true (see `eventually`).
-    public static func waitFor(seconds: Double, _ condition: () -> Bool) async -> Bool {
-        await eventually(within: seconds) { condition() }
+    /// Waits until `condition` holds, polling every 100 ms; false, saying so with the place that waited, on
+    /// the hang guard (`HangGuard`).
+    public static func waitUntil(
+        fileID: String = #fileID, line: Int = #line, _ condition: () -> Bool
+    ) async -> Bool {
+        await HangGuard.wait(for: "the condition at \(fileID):\(line)", log: nil, every: .milliseconds(100)) {
+            condition()
+        }
     }
 }
 
