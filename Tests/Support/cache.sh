@@ -32,18 +32,41 @@ cache_get() {  # NAME KEY MUST
     return 1
 }
 
+# Prints an empty folder in the cache, under a temporary name, to make the piece NAME from KEY in (a piece
+# too big to copy, or one that must be made where it will lie); cache_commit then renames it into place.
+cache_begin() {  # NAME KEY
+    local temporary
+    temporary="$SNAPSTATION_CACHE/.$(basename "$(cache_folder "$1" "$2")").partial.$$"
+    mkdir -p "$SNAPSTATION_CACHE"
+    rm -rf "$temporary"
+    mkdir "$temporary"
+    echo "$temporary"
+}
+
+# Renames the folder TEMPORARY (from cache_begin) into place as the piece NAME made from KEY, with its key
+# written last; prints the piece's folder.
+cache_commit() {  # NAME KEY TEMPORARY
+    local folder
+    folder=$(cache_folder "$1" "$2")
+    printf %s "$2" > "$3/.cache-key"
+    rm -rf "$folder"
+    mv "$3" "$folder"
+    echo "$folder"
+}
+
 # Keeps the folder DIR as the piece NAME made from KEY: copied under a temporary name, then renamed.
 # Prints the piece's folder. Does nothing (prints DIR) when caching is off.
 cache_put() {  # NAME KEY DIR
     if ! cache_enabled; then echo "$3"; return 0; fi
-    local folder temporary
-    folder=$(cache_folder "$1" "$2")
-    temporary="$SNAPSTATION_CACHE/.$(basename "$folder").partial.$$"
-    mkdir -p "$SNAPSTATION_CACHE"
-    rm -rf "$temporary"
+    local temporary
+    temporary=$(cache_begin "$1" "$2")
+    rmdir "$temporary"
     cp -a "$3" "$temporary"
-    printf %s "$2" > "$temporary/.cache-key"
-    rm -rf "$folder"
-    mv "$temporary" "$folder"
-    echo "$folder"
+    cache_commit "$1" "$2" "$temporary"
+}
+
+# The SHA-256 (its start) of the lines of FILE from the line matching FROM to the one matching TO: the
+# part of a recipe that makes a piece, for its key (an edit elsewhere in the script keeps the piece).
+recipe_hash() {  # FILE FROM TO
+    sed -n "/$2/,/$3/p" "$1" | sha256sum | cut -c1-16
 }

@@ -4,7 +4,8 @@
 #
 #   image-recipes/arm64/build-arm64.sh [--tests] [OUT_DIR]     -> OUT_DIR/snapstation_VERSION_arm64.deb
 #
-# The pieces, each cached in .build-arm64/ (SNAPSTATION_ARM64_CACHE) and made again only when gone:
+# The pieces, each cached in .build-arm64/ (SNAPSTATION_ARM64_CACHE) and made again only when gone, or, with
+# SNAPSTATION_CACHE, kept there under their keys and linked in (Tests/Support/cache.sh):
 # - the compiler: Debian sid's swiftlang (6.2.3 on 2026-11-27; trixie's 6.0.3 is older than the package
 #   graph's tools versions), which needs sid's glibc, so it runs in a sid amd64 chroot (debootstrap);
 # - the target: a trixie arm64 sysroot holding the `-dev` packages .ci/install-deps names (mmdebstrap,
@@ -24,6 +25,7 @@
 # Needs root (chroot, mount namespace); installs debootstrap, mmdebstrap and dpkg-dev when missing.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$repo/Tests/Support/cache.sh"
 tests=0
 if [[ ${1:-} == --tests ]]; then tests=1; shift; fi
 cache="${SNAPSTATION_ARM64_CACHE:-$repo/.build-arm64}"
@@ -66,6 +68,13 @@ mount --rbind /dev "$sid/dev"
 mkdir -p "$sid/src" "$sid/cache"
 mount --bind "$repo" "$sid/src"
 mount --bind "$cache" "$sid/cache"
+# A piece kept in SNAPSTATION_CACHE is linked in by its absolute path: that path, bound in too, so the
+# link leads there inside the chroot as well.
+if [[ -L "$cache/sysroot" && -d "$cache/sysroot/" ]]; then
+    kept=$(readlink -f "$cache/sysroot")
+    mkdir -p "$sid$kept"
+    mount --bind "$kept" "$sid$kept"
+fi
 if [[ -d /opt/swift-packages ]]; then
     mkdir -p "$sid/opt/swift-packages"
     mount --bind /opt/swift-packages "$sid/opt/swift-packages"
@@ -80,7 +89,9 @@ INSIDE
 }
 
 # 1. The compiler.
-if [[ ! -e "$sid/.snapstation-ready" ]]; then
+# Makes the sid chroot with swiftlang in FOLDER.
+make_sid() {  # FOLDER
+    local sid=$1 # in_sid's chroot
     step "the compiler: a Debian sid chroot with swiftlang (debootstrap, apt)"
     rm -rf "$sid"
     debootstrap --variant=minbase --include=ca-certificates sid "$sid" "$mirror" >/dev/null
@@ -95,35 +106,58 @@ if [[ ! -e "$sid/.snapstation-ready" ]]; then
     in_sid /bin/sh -c 'dpkg --add-architecture arm64 && apt-get update -qq &&
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends swiftlang git libc6-dev >/dev/null'
     touch "$sid/.snapstation-ready"
+}
+# With SNAPSTATION_CACHE (Tests/Support/cache.sh) the chroot is kept there and linked in. Its key: this
+# recipe, the mirror, the git redirections, and the week: sid changes every day, and a kept chroot's
+# compiler is sid's of the week it was made (printed below), so it is made again each week. Without the
+# cache, it is made here once and kept in this clone as before.
+sid_key="arm64 sid chroot: recipe $(recipe_hash "${BASH_SOURCE[0]}" '^make_sid()' '^}'), from $mirror, sid of \
+week $(date -u +%G-W%V); $({ git config --system --get-regexp '^url\.' 2>/dev/null || true; } | tr '\n' ' ')"
+if cache_enabled; then
+    if ! kept=$(cache_get arm64-sid "$sid_key" .snapstation-ready); then
+        temporary=$(cache_begin arm64-sid "$sid_key")
+        make_sid "$temporary"
+        kept=$(cache_commit arm64-sid "$sid_key" "$temporary")
+    fi
+    [[ -L "$sid" ]] || rm -rf "$sid"
+    ln -sfn "$kept" "$sid"
+    step "the compiler's chroot kept in $kept"
+elif [[ -L "$sid" || ! -e "$sid/.snapstation-ready" ]]; then
+    rm -rf "$sid"
+    make_sid "$sid"
 fi
 swift_version=$(in_sid swift --version 2>/dev/null | head -n 1)
 swift_package=$(in_sid dpkg-query -W -f='${Version}' swiftlang)
 step "compiler: $swift_version (swiftlang $swift_package)"
 
 # 2. The target's libraries and Swift runtime.
-# Made again when the compiler changed (its runtime and modules must be the same version), the cache
-# moved (the dpkg database names each file's place) or the packages changed (a library newly bound);
-# the marker says all three.
-ready="swiftlang $swift_package in $sysroot: ${target_packages[*]}"
-if [[ "$(cat "$sysroot/.snapstation-ready" 2>/dev/null)" != "$ready" ]]; then
+# Made again when the compiler changed (its runtime and modules must be the same version) or the packages
+# changed (a library newly bound); the marker says both. Its dpkg database names each file where it lies:
+# `.snapstation-root` says where that was, and relocate_sysroot rewrites it when the sysroot moved.
+ready="swiftlang $swift_package: ${target_packages[*]}"
+# SNAPSTATION_ARM64_SOURCES adds an apt source line (Raspberry Pi's archive: its libcamera-dev then
+# replaces Debian's; image-recipes/raspberry-pi/README.md).
+sources=("$mirror")
+[[ -n "${SNAPSTATION_ARM64_SOURCES:-}" ]] && sources+=("$SNAPSTATION_ARM64_SOURCES")
+# Makes the sysroot in FOLDER.
+make_sysroot() {  # FOLDER
+    local sysroot=$1
     step "the target: a trixie arm64 sysroot with ${#target_packages[@]} -dev packages (mmdebstrap, extracted)"
     rm -rf "$sysroot"
-    # SNAPSTATION_ARM64_SOURCES adds an apt source line (Raspberry Pi's archive: its libcamera-dev then
-    # replaces Debian's; image-recipes/raspberry-pi/README.md).
-    sources=("$mirror")
-    [[ -n "${SNAPSTATION_ARM64_SOURCES:-}" ]] && sources+=("$SNAPSTATION_ARM64_SOURCES")
     mmdebstrap --quiet --variant=extract --architectures=arm64 --skip=cleanup/apt/cache \
         --include="$(IFS=,; echo "${target_packages[*]}")" trixie "$sysroot" "${sources[@]}"
+    sysroot=$(cd "$sysroot" && pwd -P)
     # trixie's merged /usr, which the installed system gets from its essential packages' hooks: the
     # linker scripts (libm.so, libc.so) name /lib/aarch64-linux-gnu/...
     for folder in bin sbin lib; do [[ -e "$sysroot/$folder" ]] || ln -s "usr/$folder" "$sysroot/$folder"; done
     # dpkg's database, written from the extracted packages: what dpkg-shlibdeps reads (which package
     # holds a library, and its symbols or shlibs file).
-    admin="$sysroot/var/lib/dpkg"
+    local admin="$sysroot/var/lib/dpkg"
     mkdir -p "$admin/info"
     : > "$admin/status"
     echo 1 > "$admin/info/format" # the multiarch layout: NAME:ARCH.list for a Multi-Arch: same package
     multiarch_same() { dpkg-deb --field "$1" Multi-Arch | grep -qx same; }
+    local control deb name arch key file
     control=$(mktemp -d)
     for deb in "$sysroot"/var/cache/apt/archives/*.deb; do
         rm -rf "${control:?}"/*
@@ -141,9 +175,10 @@ if [[ "$(cat "$sysroot/.snapstation-ready" 2>/dev/null)" != "$ready" ]]; then
         { sed '/^Status:/d' "$control/control" | sed '1a Status: install ok installed'; echo; } >> "$admin/status"
     done
     rm -rf "$control" "$sysroot"/var/cache/apt/archives/*.deb
+    echo "$sysroot" > "$sysroot/.snapstation-root"
 
     step "the target's Swift: sid's swiftlang:arm64 and libswiftlang:arm64 (unpacked, not installed)"
-    runtime="$cache/swift-arm64"
+    local runtime="$cache/swift-arm64"
     rm -rf "$runtime" && mkdir -p "$runtime/debs"
     in_sid /bin/sh -c "apt-get update -qq && cd /cache/swift-arm64/debs &&
         apt-get download -qq -o APT::Sandbox::User=root swiftlang:arm64=$swift_package libswiftlang:arm64=$swift_package"
@@ -154,6 +189,35 @@ if [[ "$(cat "$sysroot/.snapstation-ready" 2>/dev/null)" != "$ready" ]]; then
     cp -a "$runtime/usr/libexec/swift/lib/swift_static" "$sysroot/usr/lib/swift_static"
     rm -rf "$runtime"
     echo "$ready" > "$sysroot/.snapstation-ready"
+}
+# The dpkg database of the sysroot FOLDER naming each file where it lies now.
+relocate_sysroot() {  # FOLDER
+    local real recorded
+    real=$(cd "$1" && pwd -P)
+    recorded=$(cat "$1/.snapstation-root" 2>/dev/null || true)
+    [[ $real == "$recorded" ]] && return 0
+    if [[ -z $recorded ]]; then
+        echo "the sysroot $1 does not say where its dpkg database was written (made again)" >&2
+        return 1
+    fi
+    sed -i "s|^$recorded/|$real/|" "$1"/var/lib/dpkg/info/*.list
+    echo "$real" > "$1/.snapstation-root"
+}
+sysroot_key="arm64 sysroot: recipe $(recipe_hash "${BASH_SOURCE[0]}" '^make_sysroot()' '^}'), $ready, from ${sources[*]}"
+if cache_enabled; then
+    if ! kept=$(cache_get arm64-sysroot "$sysroot_key" .snapstation-ready); then
+        temporary=$(cache_begin arm64-sysroot "$sysroot_key")
+        make_sysroot "$temporary"
+        kept=$(cache_commit arm64-sysroot "$sysroot_key" "$temporary")
+    fi
+    relocate_sysroot "$kept"
+    [[ -L "$sysroot" ]] || rm -rf "$sysroot"
+    ln -sfn "$kept" "$sysroot"
+    step "the target's sysroot kept in $kept"
+elif [[ -L "$sysroot" || "$(cat "$sysroot/.snapstation-ready" 2>/dev/null)" != "$ready" ]] ||
+    ! relocate_sysroot "$sysroot"; then
+    rm -rf "$sysroot"
+    make_sysroot "$sysroot"
 fi
 
 # 3. The Swift SDK bundle: the sysroot, the resources in it, lld.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A Debian 12 (bookworm) x86_64 root filesystem with the station installed from its .deb, configured
 # with board/x86-vm/snapstation.toml and enabled: the same unit and config as a Pi image. Built with
-# debootstrap from Debian's mirror (about a minute); the bare debootstrap is cached as a tarball.
+# debootstrap from Debian's mirror (about a minute); the bare debootstrap is cached as a tarball (in OUT_DIR,
+# or with SNAPSTATION_CACHE, there under its key).
 #
 #   image-recipes/debian/build-image.sh DEB OUT_DIR      -> OUT_DIR/rootfs
 set -euo pipefail
@@ -10,13 +11,30 @@ out=$(readlink -f "$2")
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 mkdir -p "$out"
-base="$out/bookworm-minbase.tar"
-if [[ ! -f "$base" ]]; then
+source "$repo/Tests/Support/cache.sh"
+# Writes the bare debootstrap, as a tarball, to FILE.
+make_base() {  # FILE
+    local tree="$1.tree"
     command -v debootstrap >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
-    rm -rf "$out/debootstrap"
+    rm -rf "$tree"
     debootstrap --variant=minbase --include=systemd,systemd-sysv,udev,kmod,ca-certificates,procps \
-        bookworm "$out/debootstrap" "$mirror" >"$out/debootstrap.log" 2>&1 || { tail "$out/debootstrap.log"; exit 1; }
-    tar -C "$out/debootstrap" -cf "$base" . && rm -rf "$out/debootstrap"
+        bookworm "$tree" "$mirror" >"$out/debootstrap.log" 2>&1 || { tail "$out/debootstrap.log"; exit 1; }
+    tar -C "$tree" -cf "$1" . && rm -rf "$tree"
+}
+# With SNAPSTATION_CACHE (Tests/Support/cache.sh) the tarball is kept there. Its key: this recipe, the
+# mirror and the month (bookworm's point releases; the image's own packages come from apt at each build).
+base_key="debian bookworm minbase: recipe $(recipe_hash "${BASH_SOURCE[0]}" '^make_base()' '^}'), from $mirror, \
+$(date -u +%Y-%m)"
+if cache_enabled; then
+    if ! kept=$(cache_get debian-base "$base_key" bookworm-minbase.tar); then
+        temporary=$(cache_begin debian-base "$base_key")
+        make_base "$temporary/bookworm-minbase.tar"
+        kept=$(cache_commit debian-base "$base_key" "$temporary")
+    fi
+    base="$kept/bookworm-minbase.tar"
+else
+    base="$out/bookworm-minbase.tar"
+    [[ -f "$base" ]] || make_base "$base"
 fi
 root="$out/rootfs"
 rm -rf "$root" && mkdir -p "$root" && tar -C "$root" -xf "$base"
