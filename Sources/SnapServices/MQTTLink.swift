@@ -84,19 +84,22 @@ public final class MQTTLink: Sendable {
     private let changed: @Sendable (State) -> Void
     private let table = Lock(Table())
     private let wake: Int32
+    private let clock: any ShellClock
 
     /// The waits between tries.
     static let backoff: [Duration] = [1, 2, 4, 8, 16, 32, 60].map { .seconds($0) }
 
     /// `received`: a message on one of the subscribed topics (its topic, payload, and whether the broker
     /// kept it from before: MQTT's retain flag, which a command must not be obeyed on), on the link's
-    /// thread (hand it on, do not wait there). `changed`: the state, each time it changes.
+    /// thread (hand it on, do not wait there). `changed`: the state, each time it changes. The waits
+    /// between tries are counted on `clock`.
     public init(
-        _ settings: Settings, logger: Logger,
+        _ settings: Settings, clock: any ShellClock = SystemClock(), logger: Logger,
         received: @escaping @Sendable (String, [UInt8], Bool) -> Void = { _, _, _ in },
         changed: @escaping @Sendable (State) -> Void = { _ in }
     ) {
         self.settings = settings
+        self.clock = clock
         self.logger = logger
         self.received = received
         self.changed = changed
@@ -240,6 +243,7 @@ public final class MQTTLink: Sendable {
             // A connection that was up starts the waits again.
             if wasConnected { waits = Self.backoff[...] }
             let wait = waits.count > 1 ? waits.removeFirst() : (waits.first ?? .seconds(60))
+            logger.debug("mqtt: trying \(settings.broker.host) again in \(wait.components.seconds) s")
             sleep(wait)
         }
     }
@@ -356,14 +360,20 @@ public final class MQTTLink: Sendable {
         }
     }
 
-    /// Waits `duration`, or until the link stops.
+    /// Waits `duration` of the link's clock, or until the link stops. The thread waits on its wake
+    /// descriptor, which a task on the clock writes at the deadline (the clock's sleep is async, and a
+    /// held one moves only when a test advances it); a publish or a stop writes it too. The task holds the
+    /// link, so the descriptor outlives it.
     private func sleep(_ duration: Duration) {
-        let until = ContinuousClock.now + duration
-        while !stopping, ContinuousClock.now < until {
-            let left = until - ContinuousClock.now
+        let deadline = clock.uptime + duration
+        let timer = Task { [self] in
+            guard (try? await clock.sleep(untilUptime: deadline)) != nil else { return }
+            poke()
+        }
+        defer { timer.cancel() }
+        while !stopping, clock.uptime < deadline {
             var fd = pollfd(fd: wake, events: Int16(POLLIN), revents: 0)
-            let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
-            if poll(&fd, 1, Int32(max(1, milliseconds))) > 0 {
+            if poll(&fd, 1, -1) > 0 {
                 var count: UInt64 = 0
                 _ = read(wake, &count, 8)
             }

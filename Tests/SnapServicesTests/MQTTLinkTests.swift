@@ -86,10 +86,13 @@ struct MQTTLinkTests {
         #expect(await MQTTLink.trial(settings(broker), logger: logger) == .connected)
     }
 
-    @Test("should lose nothing it holds while the broker is down, and publish the latest when it is back")
+    @Test(
+        "should lose nothing it holds while the broker is down, try again after 1, 2, 4 and 8 s of its clock, and publish the latest at the next try once it is back"
+    )
     func survivesTheBrokerGoing() async throws {
         let broker = try MosquittoBroker()
-        let link = MQTTLink(settings(broker), logger: logger)
+        let clock = HeldClock()
+        let link = MQTTLink(settings(broker), clock: clock, logger: logger)
         link.start()
         defer { link.stop() }
         #expect(await connected(link))
@@ -99,12 +102,27 @@ struct MQTTLinkTests {
                 await broker.messages("test/station/kcal", count: 1, seconds: 2) == ["test/station/kcal 100"]
             })
         broker.stop()
-        #expect(await eventually(within: 20) { if case .unreachable = link.state { true } else { false } })
+        // Each wait, as the link asks the clock for it once a try has failed; the clock moved to its end.
+        // (A link that was connected starts the waits again at the first.)
+        var waits: [Duration] = []
+        for _ in 0..<4 {
+            let deadlines = await clock.sleepers()
+            waits.append(deadlines[0] - clock.uptime)
+            if case .unreachable = link.state {} else { Issue.record("\(link.state) while it waits to try again") }
+            clock.advance(by: deadlines[0] - clock.uptime)
+        }
+        #expect(waits == [.seconds(1), .seconds(2), .seconds(4), .seconds(8)])
         // Meanwhile the state moves on three times: only the last is kept.
         for kcal in ["200", "300", "910"] { link.publish("test/station/kcal", kcal) }
-        // The broker comes back without its retained messages (no persistence): the link publishes its table.
+        // The fifth wait is 16 s: the broker back at 15.999 s of it is not tried yet; at 16 s it is.
+        let fifth = await clock.sleepers()
+        #expect(fifth == [clock.uptime + .seconds(16)])
         try broker.start()
-        #expect(await eventually(within: 30) { link.state == .connected })
+        clock.advance(by: .seconds(16) - .milliseconds(1))
+        #expect(link.state != .connected)
+        clock.advance(by: .milliseconds(1))
+        // The broker comes back without its retained messages (no persistence): the link publishes its table.
+        #expect(await connected(link))
         var back: [String] = []
         #expect(
             await eventually(within: 20) {
