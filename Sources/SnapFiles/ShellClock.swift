@@ -13,9 +13,15 @@ public protocol ShellClock: Sendable {
     /// Returns once `uptime` has reached `deadline`, or throws `CancellationError` when the task is
     /// cancelled first.
     func sleep(untilUptime deadline: Duration) async throws
+    /// The monotonic instant `uptime` counts from, for a clock that is the machine's own: a thread can
+    /// then wait for a deadline in the kernel (`TimerThread`'s `pthread_cond_timedwait`). Nil for a clock
+    /// only its holder moves.
+    var monotonicOrigin: ContinuousClock.Instant? { get }
 }
 
 extension ShellClock {
+    public var monotonicOrigin: ContinuousClock.Instant? { nil }
+
     /// Sleeps `duration` of this clock's time.
     public func sleep(for duration: Duration) async throws {
         try await sleep(untilUptime: uptime + duration)
@@ -25,22 +31,19 @@ extension ShellClock {
 /// The machine's clocks: `ContinuousClock` (monotonic; it counts a suspend, as a person waiting does) and
 /// the system's wall clock.
 public struct SystemClock: ShellClock {
-    private let start: ContinuousClock.Instant
+    /// One origin for the process: every `SystemClock` counts the same uptime, so a deadline one of them
+    /// gives (the machine's, through StationClock) is a deadline for another (the timer thread's).
+    private static let origin = ContinuousClock.now
 
     public init() {
-        start = ContinuousClock.now
+        _ = Self.origin
     }
 
-    public var uptime: Duration { ContinuousClock.now - start }
+    public var uptime: Duration { ContinuousClock.now - Self.origin }
     public var wall: Date { Date() }
+    public var monotonicOrigin: ContinuousClock.Instant? { Self.origin }
 
     public func sleep(untilUptime deadline: Duration) async throws {
-        try await Task.sleep(until: instant(ofUptime: deadline), clock: .continuous)
-    }
-
-    /// The monotonic instant an uptime deadline falls at, for what waits on `ContinuousClock` itself (a
-    /// `TimerThread`).
-    public func instant(ofUptime deadline: Duration) -> ContinuousClock.Instant {
-        start + deadline
+        try await Task.sleep(until: Self.origin + deadline, clock: .continuous)
     }
 }

@@ -27,23 +27,33 @@ final class LosingButtons: Buttons {
 
 @Suite("The button service")
 struct ButtonServiceTests {
-    @Test("should report buttons lost with their chip, and take them back when the chip returns")
+    @Test(
+        "should report buttons lost with their chip, and take them back when the chip returns, trying every 3 s of its clock"
+    )
     func lostAndBack() async throws {
         let bus = EventBus()
         let buttons = LosingButtons()
-        let service = ButtonService(
-            buttons: buttons, bus: bus, logger: Logger(label: "test"), retryInterval: .milliseconds(20))
-        let running = Task { try await service.run() }
-        var events: [Event] = []
-        for await event in bus.events {
-            events.append(event)
-            if events.count == 5 { break }
+        let clock = HeldClock()
+        let service = ButtonService(buttons: buttons, bus: bus, logger: Logger(label: "test"), clock: clock)
+        let events = Lock<[Event]>([])
+        let listening = Task {
+            for await event in bus.events { events.withLock { $0.append(event) } }
         }
-        running.cancel()
+        defer { listening.cancel() }
+        let running = Task { try await service.run() }
+        defer { running.cancel() }
+        // The lines lost, then not there at the second open: each time the service waits 3 s to try again.
+        for open in 1...2 {
+            let deadlines = await clock.sleepers()
+            #expect(deadlines == [clock.uptime + .seconds(3)], "the wait after open \(open)")
+            #expect(buttons.opens.withLock { $0 } == open, "no try before the wait's end")
+            clock.advance(by: .seconds(3))
+        }
+        #expect(await eventually { events.withLock { $0.count } == 5 })
         #expect(
-            events == [
+            events.withLock { $0 } == [
                 .button(.press), .device(.buttons, .missing("the button lines were lost")),
                 .device(.buttons, .missing("gpiochip9 is gone")), .device(.buttons, .available), .button(.press),
-            ], "\(events)")
+            ], "\(events.withLock { $0 })")
     }
 }

@@ -40,44 +40,50 @@ struct CameraServiceTests {
         let running = Task { try await service.run() }
         defer { running.cancel() }
         // The service waits for the first holder, and has opened nothing.
-        #expect(await eventually(within: 30, every: .milliseconds(5)) { demand.waiting == 1 })
+        #expect(await eventually(every: .milliseconds(5)) { demand.waiting == 1 })
         #expect(camera.opens.withLock { $0 } == 0, "nobody asked for the camera yet")
         demand.hold(.station, true)
         #expect(await demand.untilStreaming(timeout: .seconds(30)))
         #expect(slot.latest != nil)
         // Streaming, the service waits for the last holder to go; a change that wakes it takes its wait away.
-        #expect(await eventually(within: 30, every: .milliseconds(5)) { demand.waiting == 1 })
+        #expect(await eventually(every: .milliseconds(5)) { demand.waiting == 1 })
         demand.hold(.reference, true)
         demand.hold(.station, false)
         #expect(demand.waiting == 1, "the station's leaving did not wake the service: the reference holds it")
         #expect(demand.streaming && camera.opens.withLock { $0 } == 1)
         demand.hold(.reference, false)
         #expect(
-            await eventually(within: 30, every: .milliseconds(5)) {
+            await eventually(every: .milliseconds(5)) {
                 !demand.streaming && !camera.streaming.withLock { $0 }
             })
         #expect(
-            await eventually(within: 30, every: .milliseconds(5)) { slot.latest == nil },
+            await eventually(every: .milliseconds(5)) { slot.latest == nil },
             "no stale picture when the camera starts again")
         demand.hold(.station, true)
         #expect(await demand.untilStreaming(timeout: .seconds(30)) && camera.opens.withLock { $0 } == 2)
     }
 
-    @Test("should retry a failing camera while it is wanted, and report it missing once")
+    @Test("should retry a failing camera every 3 s of its clock while it is wanted, and report it missing once")
     func retriesWhileWanted() async {
         let camera = CountingCamera()
         camera.failing.withLock { $0 = "unplugged" }
         let (slot, demand, bus) = (PreviewSlot(), CameraDemand(), EventBus())
+        let clock = HeldClock()
         let service = CameraService(
-            camera: camera, slot: slot, demand: demand, bus: bus, logger: Logger(label: "test"),
-            retryInterval: .milliseconds(20))
+            camera: camera, slot: slot, demand: demand, bus: bus, logger: Logger(label: "test"), clock: clock)
         let running = Task { try await service.run() }
         defer { running.cancel() }
         demand.hold(.station, true)
-        #expect(await eventually(within: 30, every: .milliseconds(5)) { camera.opens.withLock { $0 } >= 3 })
-        #expect(!(await demand.untilStreaming(timeout: .milliseconds(50))))
-        camera.failing.withLock { $0 = nil }
+        // Each failed open is followed by a wait of 3 s of the clock, and the next open only at its end.
+        for open in 1...3 {
+            let deadlines = await clock.sleepers()
+            #expect(deadlines == [clock.uptime + .seconds(3)], "the wait after open \(open)")
+            #expect(camera.opens.withLock { $0 } == open)
+            if open == 3 { camera.failing.withLock { $0 = nil } }
+            clock.advance(by: .seconds(3))
+        }
         #expect(await demand.untilStreaming(timeout: .seconds(30)))
+        #expect(camera.opens.withLock { $0 } == 4)
         var events: [Event] = []
         for await event in bus.events {
             events.append(event)

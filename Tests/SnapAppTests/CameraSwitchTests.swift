@@ -17,10 +17,10 @@ struct CameraSwitchTests {
         let started = Lock(0)
         let streaming = Task { try await cameras.streamPreview(into: slot) { started.withLock { $0 += 1 } } }
         defer { streaming.cancel() }
-        #expect(await eventually(within: 2, every: .milliseconds(5)) { first.streaming.withLock { $0 } })
+        #expect(await eventually(every: .milliseconds(5)) { first.streaming.withLock { $0 } })
         cameras.select(1)
         #expect(
-            await eventually(within: 2, every: .milliseconds(5)) {
+            await eventually(every: .milliseconds(5)) {
                 second.streaming.withLock { $0 } && !first.streaming.withLock { $0 }
             })
         #expect(cameras.selected == 1 && started.withLock { $0 } == 2)
@@ -28,11 +28,11 @@ struct CameraSwitchTests {
         #expect(first.opens.withLock { $0 } == 1 && second.opens.withLock { $0 } == 1)
         cameras.select(7)  // not a camera: the first
         #expect(
-            await eventually(within: 2, every: .milliseconds(5)) {
+            await eventually(every: .milliseconds(5)) {
                 first.streaming.withLock { $0 } && !second.streaming.withLock { $0 }
             })
         await #expect(throws: DeviceError.self) { try await second.captureStill() }
         streaming.cancel()
-        #expect(await eventually(within: 2, every: .milliseconds(5)) { !first.streaming.withLock { $0 } })
+        #expect(await eventually(every: .milliseconds(5)) { !first.streaming.withLock { $0 } })
     }
 }

@@ -53,7 +53,7 @@ struct DisplayServiceTests {
 
     /// Waits until every screen shown was drawn or skipped.
     func settled(_ service: DisplayService, shown: Int) async -> Bool {
-        await eventually(within: 10, every: .milliseconds(10)) {
+        await eventually(every: .milliseconds(10)) {
             let (draws, skipped) = service.counts
             return draws + skipped >= shown && service.busyFor == nil
         }
@@ -117,7 +117,7 @@ struct DisplayServiceTests {
         service.show(.sent(group: "Family"))
         let running = Task { try await service.run() }
         defer { running.cancel() }
-        #expect(await eventually(within: 4, every: .milliseconds(20)) { !real.names.isEmpty })
+        #expect(await eventually(every: .milliseconds(20)) { !real.names.isEmpty })
         #expect(recovered.withLock { $0 }, "the station is told the display is back")
         #expect(attempts.withLock { $0 } == 3, "tried until it opened, then no more")
         #expect(real.names == ["sent"], "the screen showing is drawn on the display that came back")

@@ -48,7 +48,7 @@ struct HouseholdEndToEndTests {
         /// The review's form once the AI has answered, saved as the page drew it.
         func saveReview() async throws -> HTTPResponse {
             var page = ""
-            _ = await eventually(within: 40) {
+            _ = await eventually {
                 page = (try? await get("/log/review")) ?? ""
                 return page.contains("action=\"/log/review\"")
             }

@@ -191,7 +191,7 @@ struct MealEndToEndTests {
             logPath: folder.path + "/first.log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
         let analysing = await first.waitFor("screen: analysing")
         // Killed once the request reached the service, which holds it unanswered.
-        let reached = await eventually(within: 30) {
+        let reached = await eventually {
             ((try? await fake.requests()) ?? []).contains { $0["path"] as? String == "/v1/chat/completions" }
         }
         await first.stop(SIGKILL)

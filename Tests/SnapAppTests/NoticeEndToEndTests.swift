@@ -38,7 +38,7 @@ struct NoticeEndToEndTests {
                 "1s press, 6s press, 6s press",
             ],
             logPath: folder.path + "/station.log", environment: ["SNAPSTATION_TEST_AI_KEY": "test-key"])
-        let both = await eventually(within: 60) { await hooks().count >= 2 }
+        let both = await eventually { await hooks().count >= 2 }
         #expect(await station.stop() == 0)
         let sent = await hooks()
         #expect(both, "\(sent)\n\(station.output)")

@@ -37,7 +37,7 @@ struct NoticeServiceTests {
         defer { running.cancel() }
         service.post(.storageFull)
         service.post(.updateInstalled(version: "2.0.0"))
-        #expect(await eventually(within: 20) { log.all.contains { $0.contains("notice sent (update)") } })
+        #expect(await eventually { log.all.contains { $0.contains("notice sent (update)") } })
         // One after another: the update's came after the storage's was passed over.
         let sent = try await hooks()
         #expect(sent.map { $0["kind"] } == ["update"], "\(sent)")
@@ -58,7 +58,7 @@ struct NoticeServiceTests {
         service.post(.photoDue(group: "Family"))
         #expect(await clock.sleepers(1) == [.seconds(10)], "the first wait: 10 s from the failed try")
         clock.advance(by: .seconds(10))
-        #expect(await eventually(within: 20) { log.all.contains { $0.contains("notice sent (photo_due)") } })
+        #expect(await eventually { log.all.contains { $0.contains("notice sent (photo_due)") } })
         let delivered = try await fake.requests().filter { $0["path"] as? String == "/hook/kitchen" }
         #expect(delivered.count == 2, "the failed try and the one that went")
         try await fake.queue("hook", ["503", "500", "503"])
@@ -70,7 +70,7 @@ struct NoticeServiceTests {
         #expect(await clock.sleepers(1) == [.seconds(80)], "still waiting a second before its 60 s")
         clock.advance(by: .seconds(1))
         #expect(
-            await eventually(within: 20) {
+            await eventually {
                 log.all.contains { $0.contains("notice storage not sent, given up: HTTP 503") }
             })
         #expect(

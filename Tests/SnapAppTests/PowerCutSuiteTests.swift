@@ -114,6 +114,9 @@ struct PowerCutSuiteTests {
         try await fake.clearFaults()
         let last = try start(
             config(mode: .meal, group: "G0", member: kitchen), member: kitchen, script: "", log: "drain")
+        // Ready first: the queues may already be empty, and a stop before the station has its signal
+        // handlers would be a kill, not the clean stop asserted below.
+        #expect(await last.waitFor("station ready"))
         let drained = await StationProcess.waitUntil {
             guard let audit = try? StationStore(directory: state).audit() else { return false }
             return (audit.uploads["pending"] ?? 0) == 0 && (audit.analyses["pending"] ?? 0) == 0
@@ -125,7 +128,8 @@ struct PowerCutSuiteTests {
             guard let audit = try? StationStore(directory: state).audit() else { return false }
             return (audit.analyses["answered"] ?? 0) == 0
         }
-        #expect(await last.stop() == 0)
+        let status = await last.stop()
+        #expect(status == 0, "the last run's exit status \(status): \(last.output.suffix(3000))")
         let logs = (try FileManager.default.contentsOfDirectory(atPath: folder.path)).filter { $0.hasSuffix(".log") }
             .compactMap { try? String(contentsOfFile: folder.path + "/" + $0, encoding: .utf8) }
         let signIns = logs.map { $0.components(separatedBy: "signed in as").count - 1 }.reduce(0, +)

@@ -73,7 +73,7 @@ struct RestoreEndToEndTests {
         station.type("pair")
         var states: [String] = []
         var running = station
-        let outcome = await eventually(within: 120) {
+        let outcome = await eventually {
             if !running.process.isRunning, let again = try? start("run-\(run)") { running = again }
             guard let state = await restoreState(phone) else { return false }
             if states.last != state { states.append(state) }

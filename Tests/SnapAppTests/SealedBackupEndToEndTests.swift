@@ -57,7 +57,7 @@ extension BackupEndToEndTests {
         }
         let portA = try #require(await a.pagePort(), "\(a.output)")
         // The meal in A's store before its backup is made: its Today page (read from the store) lists it.
-        let listed = await eventually(within: 30) { await today(portA, ownerA).contains("Spaghetti") }
+        let listed = await eventually { await today(portA, ownerA).contains("Spaghetti") }
         #expect(listed, "A's page lists its meal")
         let sealed = try await post(
             portA, "/backup/download-sealed", ownerA, [("passphrase", passphrase), ("again", passphrase)])
@@ -96,7 +96,7 @@ extension BackupEndToEndTests {
         }
         // Both meals in B's store before it stops: its Today page (read from the store) lists two.
         let portAgain = try #require(await again.pagePort(), "\(again.output)")
-        let both = await eventually(within: 30) {
+        let both = await eventually {
             await today(portAgain, ownerB).components(separatedBy: "<li class=\"meal\">").count - 1 == 2
         }
         #expect(both, "B's page lists A's meal and its own")

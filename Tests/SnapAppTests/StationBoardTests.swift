@@ -48,7 +48,7 @@ struct StationBoardTests {
         let board = StationBoard(bus: bus, config: StationConfig())
         let waiting = Task { await board.change(.flash(false)) }
         // Nothing runs the loop: the change waits until the station says it stopped.
-        #expect(await eventually(within: 10, every: .milliseconds(5)) { board.pendingChanges == 1 })
+        #expect(await eventually(every: .milliseconds(5)) { board.pendingChanges == 1 })
         board.stopped()
         #expect(await waiting.value == nil)
         #expect(await board.change(.flash(false)) == nil, "after the stop, at once")

@@ -40,7 +40,7 @@ struct UploadQueueEndToEndTests {
         let first = try station(kitchen, script: "1s press", log: "first.log")
         let uploading = await first.waitFor("screen: uploading")
         // Killed once the upload reached the server, which holds it unanswered.
-        let reached = await eventually(within: 30) {
+        let reached = await eventually {
             ((try? await fake.requests()) ?? []).contains { ($0["path"] as? String)?.hasPrefix("/storage/") == true }
         }
         await first.stop(SIGKILL)

@@ -50,7 +50,7 @@ struct CameraDriverTests {
             _ = await slot.next()
             // Nobody draws: the camera goes on, and the slot drops all but the newest.
             #expect(
-                await eventually(within: 5, every: .milliseconds(10)) { slot.droppedFrames > 3 },
+                await eventually(every: .milliseconds(10)) { slot.droppedFrames > 3 },
                 "frames kept coming while nobody drew them")
             let taken = await slot.next()
             #expect(taken != nil)
@@ -349,5 +349,5 @@ func withDeadline<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () a
 
 /// Checks `condition` every 10 ms, for at least 5 s worth of checks (`eventually`).
 func waitUntil(_ condition: () -> Bool) async -> Bool {
-    await eventually(within: 5, every: .milliseconds(10), condition)
+    await eventually(every: .milliseconds(10), condition)
 }

@@ -161,7 +161,7 @@ struct GPIOTests {
             reader.cancel()
             await reader.value
         }
-        #expect(await eventually(within: 2, every: .milliseconds(10)) { !gpio.state.withLock { $0.closed.isEmpty } })
+        #expect(await eventually(every: .milliseconds(10)) { !gpio.state.withLock { $0.closed.isEmpty } })
         let (released, closed, open) = gpio.state.withLock { ($0.released.map(\.offset), $0.closed, $0.requests) }
         #expect(Set(released) == [17, 22])
         #expect(closed == ["gpiochip0"])

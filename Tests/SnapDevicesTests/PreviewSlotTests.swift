@@ -23,7 +23,7 @@ struct PreviewSlotTests {
     func waits() async {
         let slot = PreviewSlot()
         async let taken = slot.next()
-        #expect(await eventually(within: 5, every: .milliseconds(5)) { slot.isAwaited }, "the reader waits")
+        #expect(await eventually(every: .milliseconds(5)) { slot.isAwaited }, "the reader waits")
         slot.put(frame(7))
         #expect(await taken?.image == frame(7).image)
         #expect(slot.droppedFrames == 0)
@@ -43,7 +43,7 @@ struct PreviewSlotTests {
             return shades
         }
         slot.put(frame(4))
-        #expect(await eventually(within: 5, every: .milliseconds(5)) { taken.value == 1 })
+        #expect(await eventually(every: .milliseconds(5)) { taken.value == 1 })
         slot.put(frame(5))
         #expect(await reader.value == [4, 5])
     }
@@ -52,7 +52,7 @@ struct PreviewSlotTests {
     func cancelled() async {
         let slot = PreviewSlot()
         let reader = Task { await slot.next() }
-        #expect(await eventually(within: 5, every: .milliseconds(5)) { slot.isAwaited }, "the reader waits")
+        #expect(await eventually(every: .milliseconds(5)) { slot.isAwaited }, "the reader waits")
         reader.cancel()
         #expect(await reader.value == nil)
     }

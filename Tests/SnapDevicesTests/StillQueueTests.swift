@@ -19,7 +19,7 @@ struct StillQueueTests {
         let wakes = Counter()
         async let first = queue.ask { wakes.add() }
         async let second = queue.ask { wakes.add() }
-        #expect(await eventually(within: 5, every: .milliseconds(5)) { wakes.value == 2 })
+        #expect(await eventually(every: .milliseconds(5)) { wakes.value == 2 })
         queue.close(failing: DeviceError(.camera, "unplugged"))
         let results = await [first, second]
         #expect(results.allSatisfy { if case .failure(let error) = $0 { error.message == "unplugged" } else { false } })
@@ -32,9 +32,9 @@ struct StillQueueTests {
         queue.open()
         let asked = Counter()
         async let first = queue.ask { asked.add() }
-        #expect(await eventually(within: 5, every: .milliseconds(5)) { asked.value == 1 })
+        #expect(await eventually(every: .milliseconds(5)) { asked.value == 1 })
         async let second = queue.ask { asked.add() }
-        #expect(await eventually(within: 5, every: .milliseconds(5)) { asked.value == 2 })
+        #expect(await eventually(every: .milliseconds(5)) { asked.value == 2 })
         let taking = queue.beginTaking()
         #expect(taking?.number == queue.oldest?.number && queue.isTaking)
         #expect(queue.beginTaking() == nil, "one at a time")
@@ -45,14 +45,23 @@ struct StillQueueTests {
         #expect(widths == [2, 2])
     }
 
-    @Test("should fail a still that gets no frame in time, and wake the camera thread to look again")
+    @Test(
+        "should fail a still that gets no frame by its timeout of the clock, and wake the camera thread to look again"
+    )
     func timeout() async {
-        let queue = StillQueue(timeout: .milliseconds(50))
+        let clock = HeldClock()
+        let queue = StillQueue(timeout: .seconds(5), clock: clock)
         queue.open()
         let wakes = Counter()
-        let result = await queue.ask { wakes.add() }
-        if case .failure(let error) = result {
-            #expect(error.message.hasPrefix("no still within"))
+        async let result = queue.ask { wakes.add() }
+        // The request's timer waits for 5 s of the clock; at 4.999 s it still waits.
+        #expect(await eventually(every: .milliseconds(2)) { clock.deadlines == [.seconds(5)] })
+        clock.advance(by: .seconds(5) - .milliseconds(1))
+        #expect(await eventually(every: .milliseconds(2)) { clock.deadlines == [.seconds(5)] })
+        #expect(wakes.value == 1 && !queue.isEmpty, "asked once, still waiting")
+        clock.advance(by: .milliseconds(1))
+        if case .failure(let error) = await result {
+            #expect(error.message.hasPrefix("no still within 5"))
         } else {
             Issue.record("a still without a frame")
         }

@@ -164,7 +164,7 @@ struct V4L2CameraTests {
             _ = await slot.next()
             // Nobody draws: the camera goes on, and the slot drops all but the newest.
             #expect(
-                await eventually(within: 5, every: .milliseconds(10)) { slot.droppedFrames > 3 },
+                await eventually(every: .milliseconds(10)) { slot.droppedFrames > 3 },
                 "frames kept coming while nobody drew them")
             let taken = await slot.next()
             #expect(taken != nil)
@@ -196,7 +196,7 @@ struct V4L2CameraTests {
                 _ = held
             }
             // Waited for with a task's sleep: a blocking wait would hold one of the pool's threads.
-            #expect(await eventually(within: 10, every: .milliseconds(2)) { displayDone.withLock { $0 } })
+            #expect(await eventually(every: .milliseconds(2)) { displayDone.withLock { $0 } })
             let (stopped, wrong, notHeld) = mock.state.withLock {
                 ($0.stops, $0.queuesWhileStopped, $0.queuesOfBuffersNotHeld)
             }
@@ -341,7 +341,7 @@ struct V4L2CameraTests {
             mock.state.withLock { $0.silent = true }
             // The frames filled before it went silent are the preview's to take first: under the whole
             // suite's load they were once still waiting, and the still took one of them.
-            let drained = await eventually(within: 10, every: .milliseconds(10)) {
+            let drained = await eventually(every: .milliseconds(10)) {
                 mock.state.withLock { $0.filled.isEmpty }
             }
             #expect(drained, "the preview took the frames filled before the camera went silent")

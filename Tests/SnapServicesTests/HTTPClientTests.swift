@@ -70,7 +70,7 @@ struct HTTPClientTests {
                     headers: [("apikey", "test-key"), ("Authorization", "Bearer test-key")], body: [1]))
         }
         // Cancelled once the request reached the server (it answers nothing for 30 s).
-        let reached = await eventually(within: 10, every: .milliseconds(20)) {
+        let reached = await eventually(every: .milliseconds(20)) {
             ((try? await fake.requests()) ?? []).contains { ($0["path"] as? String)?.hasSuffix("slow.jpg") == true }
         }
         #expect(reached)

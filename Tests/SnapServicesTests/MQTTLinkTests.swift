@@ -23,7 +23,7 @@ struct MQTTLinkTests {
     }
 
     private func connected(_ link: MQTTLink) async -> Bool {
-        await eventually(within: 20) { link.state == .connected }
+        await eventually { link.state == .connected }
     }
 
     @Test(
@@ -43,7 +43,7 @@ struct MQTTLinkTests {
         // both topics.
         var seen: [String] = []
         #expect(
-            await eventually(within: 20) {
+            await eventually {
                 seen = await broker.messages("test/station/#", count: 2, seconds: 3, retainedOnly: true).sorted()
                 return seen.count == 2
             })
@@ -98,7 +98,7 @@ struct MQTTLinkTests {
         #expect(await connected(link))
         link.publish("test/station/kcal", "100")
         #expect(
-            await eventually(within: 10) {
+            await eventually {
                 await broker.messages("test/station/kcal", count: 1, seconds: 2) == ["test/station/kcal 100"]
             })
         broker.stop()
@@ -125,7 +125,7 @@ struct MQTTLinkTests {
         #expect(await connected(link))
         var back: [String] = []
         #expect(
-            await eventually(within: 20) {
+            await eventually {
                 back = await broker.messages("test/station/kcal", count: 1, seconds: 2)
                 return !back.isEmpty
             })
@@ -146,12 +146,12 @@ struct MQTTLinkTests {
         link.publish("test/station/availability", "online")
         // Sent until heard: the link subscribes as it connects, a moment after the state says so.
         #expect(
-            await eventually(within: 10, every: .milliseconds(300)) {
+            await eventually(every: .milliseconds(300)) {
                 await broker.send("test/station/press", "PRESS")
                 return heard.lines.withLock { $0.contains("test/station/press PRESS") }
             })
         link.stop()
-        #expect(await eventually(within: 10) { link.state == .stopped })
+        #expect(await eventually { link.state == .stopped })
         #expect(
             await broker.messages("test/station/availability", count: 1, seconds: 3)
                 == ["test/station/availability offline"])
@@ -173,12 +173,12 @@ extension MQTTLinkTests {
         defer { link.stop() }
         #expect(await connected(link))
         #expect(
-            await eventually(within: 30) {
+            await eventually {
                 heard.lines.withLock { $0.contains("test/station/press PRESS (retained)") }
             },
             "the retained press given as the link subscribes, marked")
         #expect(
-            await eventually(within: 30, every: .milliseconds(300)) {
+            await eventually(every: .milliseconds(300)) {
                 await broker.send("test/station/press", "LIVE")
                 return heard.lines.withLock { $0.contains("test/station/press LIVE") }
             }, "a press sent now, not marked")

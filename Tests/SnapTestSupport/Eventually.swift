@@ -17,3 +17,13 @@ public func eventually(
     }
     return await condition()
 }
+
+/// Checks `condition` until it holds, `every` apart, under the one hang guard (`HangGuard`): true as soon
+/// as it does; false on the guard, which names the file and line that waited. What a test waits for (a
+/// state, a message, a page) is an event; the guard is only how long a stuck test takes to fail.
+public func eventually(
+    fileID: String = #fileID, line: Int = #line, every interval: Duration = .milliseconds(100),
+    _ condition: () async -> Bool
+) async -> Bool {
+    await HangGuard.wait(for: "the condition at \(fileID):\(line)", log: nil, every: interval, condition)
+}

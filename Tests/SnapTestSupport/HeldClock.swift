@@ -83,6 +83,10 @@ public final class HeldClock: ShellClock {
         for wake in woken { wake.resume() }
     }
 
+    /// The deadlines of the sleeps waiting now, the earliest first (`sleepers(_:)` waits for a count; this
+    /// reads, for a wait that is remade as its earliest deadline changes: a timer thread's).
+    public var deadlines: [Duration] { state.withLock { $0.sleepers.values.map(\.deadline).sorted() } }
+
     /// Moves the wall clock alone (NTP setting a Pi that booted with a wrong time).
     public func setWall(_ date: Date) {
         state.withLock { $0.wall = date }

@@ -48,7 +48,7 @@ struct CorrectionTests {
         let asking = await station.get("/meal/m1", cookie: browser.cookie).text
         #expect(asking.contains("http-equiv=\"refresh\"") || asking.contains("Corrected: the AI"))
         #expect(
-            await eventually(within: 20) { (try? station.store.storedMeal(PhotoID("m1")))??.version == 2 },
+            await eventually { (try? station.store.storedMeal(PhotoID("m1")))??.version == 2 },
             "the answer is kept")
         let request = try #require(try await fake.requests().last)
         #expect(request["correction"] as? String == "No tomato sauce at all")
@@ -61,7 +61,7 @@ struct CorrectionTests {
         #expect(try station.store.aiUses(on: station.today) == 1)
         #expect(station.link.events.contains(.answeredForThePage(day: station.today)))
         #expect(
-            await eventually(within: 5) {
+            await eventually {
                 station.link.events.contains { if case .mealsChanged = $0 { true } else { false } }
             })
         let after = await station.get("/meal/m1", cookie: browser.cookie).text
@@ -80,7 +80,7 @@ struct CorrectionTests {
         #expect(reply.status == 303)
         var shown = ""
         #expect(
-            await eventually(within: 20) {
+            await eventually {
                 shown = await station.get("/meal/m1", cookie: browser.cookie).text
                 return shown.contains("Not corrected")
             })
@@ -97,7 +97,7 @@ struct CorrectionTests {
             cookie: browser.cookie)
         #expect(down.status == 303)
         #expect(
-            await eventually(within: 20) {
+            await eventually {
                 await station.get("/meal/m1", cookie: browser.cookie).text.contains(
                     "Not corrected: The AI service failed")
             })
@@ -140,7 +140,7 @@ struct CorrectionTests {
                 if case .reviewSubmitted(PhotoID("r1"), template.analysis?) = event { true } else { false }
             }, "the shown result is saved as it is")
         #expect(
-            await eventually(within: 20) { (try? station.store.storedMeal(PhotoID("r1")))??.version == 2 },
+            await eventually { (try? station.store.storedMeal(PhotoID("r1")))??.version == 2 },
             "the answer is kept")
         let stored = try #require(try station.store.storedMeal(PhotoID("r1")))
         #expect(stored.meal.analysis.items.map(\.name) == ["Spaghetti"])
@@ -171,7 +171,7 @@ struct CorrectionTests {
             "/meal/m1/correct", [("csrf", browser.csrf), ("version", "1"), ("sentence", "No tomato sauce at all")],
             cookie: browser.cookie)
         #expect(reply.status == 303, "\(reply.text)")
-        #expect(await eventually(within: 20) { (try? station.store.aiUses(on: usedDay)) == 10 })
+        #expect(await eventually { (try? station.store.aiUses(on: usedDay)) == 10 })
         #expect(try station.store.aiUses(on: station.today) == 0, "nothing counted on the clock's day")
         #expect(station.link.events.contains(.answeredForThePage(day: usedDay)))
         // The station's day has no analysis left, so the page offers none, whatever the clock says.

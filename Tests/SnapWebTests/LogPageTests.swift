@@ -45,7 +45,7 @@ struct LogPageTests {
 
     private func answered(_ station: WebTestStation, _ browser: WebTestStation.Browser) async -> String {
         var page = ""
-        _ = await eventually(within: 20) {
+        _ = await eventually {
             page = await station.get("/log/review", cookie: browser.cookie).text
             return page.contains("action=\"/log/review\"")
         }

@@ -48,7 +48,7 @@ struct PlanPagesTests {
             ], cookie: browser.cookie)
         #expect(reply.status == 303 && reply.header("Location") == "/shopping/plan", "\(reply.text)")
         var location = ""
-        let answered = await eventually(within: 20) {
+        let answered = await eventually {
             let page = await station.get("/shopping/plan", cookie: browser.cookie)
             location = page.header("Location") ?? ""
             return location.hasPrefix("/plan/")
@@ -154,7 +154,7 @@ struct PlanPagesTests {
             ], cookie: browser.cookie)
         var shown = ""
         #expect(
-            await eventually(within: 20) {
+            await eventually {
                 shown = await station.get("/shopping/plan", cookie: browser.cookie).text
                 return shown.contains("No plan:")
             })
@@ -168,7 +168,7 @@ struct PlanPagesTests {
             [("csrf", browser.csrf), ("plan_name", "risotto"), ("plan_portions", "3"), ("plan_times", "2")],
             cookie: browser.cookie)
         #expect(
-            await eventually(within: 20) {
+            await eventually {
                 await station.get("/shopping/plan", cookie: browser.cookie).text.contains(
                     "No plan: The AI declined to plan this meal")
             })

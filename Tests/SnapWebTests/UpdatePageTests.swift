@@ -41,7 +41,7 @@ struct UpdatePageTests {
             "/update/install", [("csrf", browser.csrf), ("bundle", folder.path + "/media/stick/v2.raucb")],
             cookie: browser.cookie)
         #expect(
-            await eventually(within: 20) {
+            await eventually {
                 await station.get("/update", cookie: browser.cookie).text.contains(
                     "Not installed: the running system is still on trial")
             })
@@ -55,7 +55,7 @@ struct UpdatePageTests {
         #expect(install.status == 303 && install.header("Location") == "/update")
         var shown = ""
         #expect(
-            await eventually(within: 20) {
+            await eventually {
                 shown = await station.get("/update", cookie: browser.cookie).text
                 return shown.contains("Installed 2.0.0")
             })
@@ -79,7 +79,7 @@ struct UpdatePageTests {
         _ = await station.post("/update/install", [("csrf", browser.csrf), ("bundle", bundle)], cookie: browser.cookie)
         var shown = ""
         #expect(
-            await eventually(within: 20) {
+            await eventually {
                 shown = await station.get("/update", cookie: browser.cookie).text
                 return shown.contains("Not installed")
             })
@@ -102,7 +102,7 @@ struct UpdatePageTests {
             "/update/downgrade", [("csrf", browser.csrf), ("bundle", bundle)], cookie: browser.cookie)
         #expect(confirmed.status == 303 && confirmed.header("Location") == "/update")
         #expect(
-            await eventually(within: 20) {
+            await eventually {
                 shown = await station.get("/update", cookie: browser.cookie).text
                 return shown.contains("Installed 0.9.0")
             })
@@ -129,7 +129,7 @@ struct UpdatePageTests {
             cookie: browser.cookie)
         var shown = ""
         #expect(
-            await eventually(within: 20) {
+            await eventually {
                 shown = await station.get("/update", cookie: browser.cookie).text
                 return shown.contains("Not installed")
             })
@@ -161,7 +161,7 @@ struct UpdatePageTests {
             "/update/install", [("csrf", browser.csrf), ("bundle", folder.path + "/media/v2.raucb")],
             cookie: browser.cookie)
         #expect(
-            await eventually(within: 20) {
+            await eventually {
                 await station.get("/update", cookie: browser.cookie).text.contains("Copying image to rootfs.1")
                     && FileManager.default.fileExists(atPath: pidFile)
             }, "RAUC's client is writing the slot")
@@ -170,7 +170,7 @@ struct UpdatePageTests {
 
         // SIGTERM: ServiceLifecycle's graceful shutdown, as the signal starts it.
         await group.triggerGracefulShutdown()
-        let stopped = await eventually(within: 15) { ended.withLock { $0 } }
+        let stopped = await eventually { ended.withLock { $0 } }
         #expect(stopped, "the page's jobs ended within systemd's TimeoutStopSec (systemd/snapstation.service)")
         let running = kill(client, 0) == 0
         #expect(!running, "RAUC's client was ended, not left running")
@@ -178,7 +178,7 @@ struct UpdatePageTests {
         try await services.value
         #expect(station.jobs.running == 0)
         #expect(
-            await eventually(within: 20) {
+            await eventually {
                 await station.get("/update", cookie: browser.cookie).text.contains("stopped with the station")
             }, "the page says how the install ended")
         // The station takes no new page job once it is stopping; the page says so.

@@ -32,7 +32,7 @@ struct WebServerTests {
         let task = Task { try await server.run() }
         defer { task.cancel() }
         // Generous: on two cores under the whole suite the pool may be busy for many seconds.
-        _ = await eventually(within: 90, every: .milliseconds(20)) { server.listeningPort != nil }
+        _ = await eventually(every: .milliseconds(20)) { server.listeningPort != nil }
         let port = try #require(server.listeningPort, "the server did not start")
         started(server)
         let scheme = tls == nil && selfSigned == nil ? "http" : "https"
@@ -187,7 +187,7 @@ struct WebServerTests {
             // A ninth from an address that holds its eight is closed at once.
             let ninth = try connect(from: "127.0.0.10", port: port)
             defer { close(ninth) }
-            #expect(await eventually(within: 10, every: .milliseconds(20)) { closedByServer(ninth) }, "over its share")
+            #expect(await eventually(every: .milliseconds(20)) { closedByServer(ninth) }, "over its share")
 
             // The owner, from another address, is answered while they hang on.
             let owner = try connect(from: "127.0.0.2", port: port)
@@ -539,7 +539,7 @@ struct WebServerTests {
             let second = WebServer(app: station.app, web: web, desk: PairingDesk(), logger: log.logger)
             let task = Task { try await second.run() }
             defer { task.cancel() }
-            _ = await eventually(within: 90, every: .milliseconds(20)) {
+            _ = await eventually(every: .milliseconds(20)) {
                 log.all.joined(separator: "\n").contains("trying again in 30 s")
             }
             #expect(log.all.joined(separator: "\n").contains("owner's page:"))

@@ -2,21 +2,27 @@ import Logging
 import ServiceLifecycle
 import SnapCore
 import SnapDevices
+import SnapFiles
 
 /// Forwards button gestures to the station. Buttons that cannot be opened, or that are lost (a GPIO chip
 /// taken away), are reported, and opened again every few seconds: the station runs on without them and
-/// takes them back when they return.
+/// takes them back when they return. The wait between tries is `retryInterval` of `clock`.
 public struct ButtonService: Service {
     let buttons: any Buttons
     let bus: EventBus
     let logger: Logger
     let retryInterval: Duration
+    let clock: any ShellClock
 
-    public init(buttons: any Buttons, bus: EventBus, logger: Logger, retryInterval: Duration = .seconds(3)) {
+    public init(
+        buttons: any Buttons, bus: EventBus, logger: Logger, retryInterval: Duration = .seconds(3),
+        clock: any ShellClock = SystemClock()
+    ) {
         self.buttons = buttons
         self.bus = bus
         self.logger = logger
         self.retryInterval = retryInterval
+        self.clock = clock
     }
 
     public func run() async throws {
@@ -45,7 +51,7 @@ public struct ButtonService: Service {
                     }
                 }
                 guard buttons.reopensWhenLost || missing == nil else { break }
-                try? await Task.sleep(for: retryInterval)
+                try? await clock.sleep(for: retryInterval)
             }
         }
         try? await gracefulShutdown()

@@ -2,10 +2,12 @@ import Logging
 import ServiceLifecycle
 import SnapCore
 import SnapDevices
+import SnapFiles
 
 /// Streams the camera into the preview slot while someone needs it (`CameraDemand`), and closes it when
 /// nobody does. When the camera fails or is missing, it tells the station and, while the camera is still
-/// wanted, tries again every few seconds, so an unplugged USB camera comes back by itself.
+/// wanted, tries again every few seconds (`retryInterval` of `clock`), so an unplugged USB camera comes
+/// back by itself.
 public struct CameraService: Service {
     let camera: any Camera
     let slot: PreviewSlot
@@ -13,11 +15,13 @@ public struct CameraService: Service {
     let bus: EventBus
     let logger: Logger
     let retryInterval: Duration
+    let clock: any ShellClock
 
     public init(
         camera: any Camera, slot: PreviewSlot, demand: CameraDemand, bus: EventBus, logger: Logger,
-        retryInterval: Duration = .seconds(3)
+        retryInterval: Duration = .seconds(3), clock: any ShellClock = SystemClock()
     ) {
+        self.clock = clock
         self.camera = camera
         self.slot = slot
         self.demand = demand
@@ -44,7 +48,7 @@ public struct CameraService: Service {
                 }
                 bus.send(.device(.camera, .missing(failure.message)))
                 // Cancellation (shutdown) ends the sleep early, and the loop with it.
-                try? await Task.sleep(for: retryInterval)
+                try? await clock.sleep(for: retryInterval)
             }
         }
     }

@@ -32,7 +32,7 @@ extension StationService {
             display.show(screen)
             board?.showing(screen)
         case .startTimer(let id, let deadline):
-            timers.start(id, at: clock.instant(ofUptime: deadline)) { [bus] in bus.send(.timerFired(id)) }
+            timers.start(id, at: deadline) { [bus] in bus.send(.timerFired(id)) }
         case .cancelTimer(let id):
             timers.cancel(id)
         case .setFlash(let on):

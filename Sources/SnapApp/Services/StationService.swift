@@ -37,7 +37,7 @@ public final class StationService: Service {
     let logger: Logger
     let notifier: SystemdNotifier
     /// The machine's timers, on a thread of their own (`TimerThread` says why not a task each).
-    let timers = TimerThread<TimerID>(name: "timers")
+    let timers: TimerThread<TimerID>
     /// Why the flash LED failed last, until it works again.
     let flashMissing = Lock<String?>(nil)
     /// How long events waited in the bus before the loop took them.
@@ -78,6 +78,7 @@ public final class StationService: Service {
         self.minimumFreeBytes = minimumFreeBytes
         self.bus = bus
         self.clock = clock
+        self.timers = TimerThread(name: "timers", clock: clock.shell)
         self.display = display
         self.uploads = uploads
         self.analysisQueue = analysisQueue

@@ -2,19 +2,16 @@ import Foundation
 import SnapCore
 import SnapFiles
 
-/// Reads the station's `Instant` from the machine's clocks (`SystemClock`): uptime from the monotonic
-/// clock, and the wall clock.
+/// Reads the station's `Instant` from the shell's clock (`SystemClock` in the station): uptime and the
+/// wall clock. The machine's timers run on the same clock (`shell`), so its deadlines are theirs.
 public struct StationClock: Sendable {
-    private let clock = SystemClock()
+    public let shell: any ShellClock
 
-    public init() {}
-
-    public func now() -> Instant {
-        Instant(uptime: clock.uptime, wall: clock.wall)
+    public init(_ shell: any ShellClock = SystemClock()) {
+        self.shell = shell
     }
 
-    /// The monotonic instant of an uptime deadline, for the machine's timers (`TimerThread`).
-    public func instant(ofUptime deadline: Duration) -> ContinuousClock.Instant {
-        clock.instant(ofUptime: deadline)
+    public func now() -> Instant {
+        Instant(uptime: shell.uptime, wall: shell.wall)
     }
 }

@@ -45,9 +45,9 @@ public final class StillQueue: Sendable {
     private let state = Lock(State())
     private let timers: TimerThread<Int>
 
-    public init(timeout: Duration, name: String = "camera-stills") {
+    public init(timeout: Duration, name: String = "camera-stills", clock: any ShellClock = SystemClock()) {
         self.timeout = timeout
-        self.timers = TimerThread(name: name)
+        self.timers = TimerThread(name: name, clock: clock)
     }
 
     deinit { timers.shutDown() }
@@ -79,7 +79,7 @@ public final class StillQueue: Sendable {
                 continuation.resume(returning: .failure(DeviceError(.camera, "the camera is not running")))
                 return
             }
-            timers.start(number, at: .now + timeout) { [weak self] in self?.expire(number) }
+            timers.start(number, at: timers.clock.uptime + timeout) { [weak self] in self?.expire(number) }
             wake()
         }
     }
