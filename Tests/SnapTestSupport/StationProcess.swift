@@ -103,13 +103,11 @@ public final class StationProcess {
     }
 
     /// Waits until `condition` holds, polling every 100 ms; false, saying so with the place that waited, on
-    /// the hang guard (`HangGuard`).
+    /// the hang guard (`eventually(fileID:line:every:_:)`).
     public static func waitUntil(
         fileID: String = #fileID, line: Int = #line, _ condition: () -> Bool
     ) async -> Bool {
-        await HangGuard.wait(for: "the condition at \(fileID):\(line)", log: nil, every: .milliseconds(100)) {
-            condition()
-        }
+        await eventually(fileID: fileID, line: line) { condition() }
     }
 }
 
