@@ -54,6 +54,18 @@ cache_commit() {  # NAME KEY TEMPORARY
     echo "$folder"
 }
 
+# Sets cache_kept to the folder of the piece NAME made from KEY (holding MUST): the kept one, or one made
+# now by COMMAND… FOLDER in place under a temporary name and then renamed. Called as a command, not in
+# $(…): a command substitution runs without errexit, and a failing step of COMMAND must stop it.
+cache_make() {  # NAME KEY MUST COMMAND…
+    local name=$1 key=$2 must=$3 temporary
+    shift 3
+    if cache_kept=$(cache_get "$name" "$key" "$must"); then return 0; fi
+    temporary=$(cache_begin "$name" "$key")
+    "$@" "$temporary"
+    cache_kept=$(cache_commit "$name" "$key" "$temporary")
+}
+
 # Keeps the folder DIR as the piece NAME made from KEY: copied under a temporary name, then renamed.
 # Prints the piece's folder. Does nothing (prints DIR) when caching is off.
 cache_put() {  # NAME KEY DIR

@@ -114,11 +114,8 @@ make_sid() {  # FOLDER
 sid_key="arm64 sid chroot: recipe $(recipe_hash "${BASH_SOURCE[0]}" '^make_sid()' '^}'), from $mirror, sid of \
 week $(date -u +%G-W%V); $({ git config --system --get-regexp '^url\.' 2>/dev/null || true; } | tr '\n' ' ')"
 if cache_enabled; then
-    if ! kept=$(cache_get arm64-sid "$sid_key" .snapstation-ready); then
-        temporary=$(cache_begin arm64-sid "$sid_key")
-        make_sid "$temporary"
-        kept=$(cache_commit arm64-sid "$sid_key" "$temporary")
-    fi
+    cache_make arm64-sid "$sid_key" .snapstation-ready make_sid
+    kept=$cache_kept
     [[ -L "$sid" ]] || rm -rf "$sid"
     ln -sfn "$kept" "$sid"
     step "the compiler's chroot kept in $kept"
@@ -205,11 +202,8 @@ relocate_sysroot() {  # FOLDER
 }
 sysroot_key="arm64 sysroot: recipe $(recipe_hash "${BASH_SOURCE[0]}" '^make_sysroot()' '^}'), $ready, from ${sources[*]}"
 if cache_enabled; then
-    if ! kept=$(cache_get arm64-sysroot "$sysroot_key" .snapstation-ready); then
-        temporary=$(cache_begin arm64-sysroot "$sysroot_key")
-        make_sysroot "$temporary"
-        kept=$(cache_commit arm64-sysroot "$sysroot_key" "$temporary")
-    fi
+    cache_make arm64-sysroot "$sysroot_key" .snapstation-ready make_sysroot
+    kept=$cache_kept
     relocate_sysroot "$kept"
     [[ -L "$sysroot" ]] || rm -rf "$sysroot"
     ln -sfn "$kept" "$sysroot"

@@ -21,17 +21,14 @@ make_base() {  # FILE
         bookworm "$tree" "$mirror" >"$out/debootstrap.log" 2>&1 || { tail "$out/debootstrap.log"; exit 1; }
     tar -C "$tree" -cf "$1" . && rm -rf "$tree"
 }
+make_base_in() { make_base "$1/bookworm-minbase.tar"; }  # FOLDER
 # With SNAPSTATION_CACHE (Tests/Support/cache.sh) the tarball is kept there. Its key: this recipe, the
 # mirror and the month (bookworm's point releases; the image's own packages come from apt at each build).
 base_key="debian bookworm minbase: recipe $(recipe_hash "${BASH_SOURCE[0]}" '^make_base()' '^}'), from $mirror, \
 $(date -u +%Y-%m)"
 if cache_enabled; then
-    if ! kept=$(cache_get debian-base "$base_key" bookworm-minbase.tar); then
-        temporary=$(cache_begin debian-base "$base_key")
-        make_base "$temporary/bookworm-minbase.tar"
-        kept=$(cache_commit debian-base "$base_key" "$temporary")
-    fi
-    base="$kept/bookworm-minbase.tar"
+    cache_make debian-base "$base_key" bookworm-minbase.tar make_base_in
+    base="$cache_kept/bookworm-minbase.tar"
 else
     base="$out/bookworm-minbase.tar"
     [[ -f "$base" ]] || make_base "$base"
