@@ -12,11 +12,19 @@ import Testing
 struct MotionServiceTests {
     let folder = TemporaryDirectory("motion")
 
+    /// The sensor's folder: it appears whole, as a kernel device's does (a reading between two of its first
+    /// files would say another file is missing, in a second warning).
+    var device: String { folder.path + "/iio" }
+
     func write(x: Int, y: Int, z: Int) throws {
+        let appearing = !FileManager.default.fileExists(atPath: device)
+        let target = appearing ? folder.path + "/iio.partial" : device
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
         for (axis, value) in [("x", x), ("y", y), ("z", z)] {
-            try "\(value)\n".write(toFile: folder.path + "/in_accel_\(axis)_raw", atomically: true, encoding: .utf8)
+            try "\(value)\n".write(toFile: target + "/in_accel_\(axis)_raw", atomically: true, encoding: .utf8)
         }
-        try "0.01\n".write(toFile: folder.path + "/in_accel_scale", atomically: true, encoding: .utf8)
+        try "0.01\n".write(toFile: target + "/in_accel_scale", atomically: true, encoding: .utf8)
+        if appearing { try FileManager.default.moveItem(atPath: target, toPath: device) }
     }
 
     @Test("should send the jar a tilt as the sensor turns and a shake, and wait for a sensor that is gone")
@@ -26,7 +34,7 @@ struct MotionServiceTests {
         relay.connect { motion in received.withLock { $0.append(motion) } }
         let log = CapturedLog()
         let service = MotionService(
-            sensor: IIOAccelerometer(folder: folder.path), relay: relay, logger: log.logger,
+            sensor: IIOAccelerometer(folder: device), relay: relay, logger: log.logger,
             interval: .milliseconds(10), retryInterval: .milliseconds(100))
         let task = Task { try await service.run() }
         defer { task.cancel() }
