@@ -69,7 +69,7 @@ struct HostileMemberTests {
         let log = CapturedLog()
         let inbox = InboxService(
             store: store, backend: backend(fake, kitchen, log: log.logger), groups: { ["Friends"] }, bus: EventBus(),
-            logger: log.logger, interval: .seconds(300))
+            logger: log.logger, interval: .seconds(300), clock: SystemClock())
         var unreachable = Set<String>()
         await inbox.sync(unreachable: &unreachable)
         #expect(try store.receivedPhotos(now: Date()).map(\.id) == [PhotoID("mallory-1")], "only the ordinary row")

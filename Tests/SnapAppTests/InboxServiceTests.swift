@@ -39,7 +39,8 @@ final class RecordingBackend: GroupBackend {
 @Suite("The group inbox: the other members' photos")
 struct InboxServiceTests {
     let folder = TemporaryDirectory("inbox")
-    let now = Date()
+    let clock = HeldClock()
+    var now: Date { clock.wall }
 
     var day: LocalDay { LocalDay(containing: now, in: TimeZone(identifier: "UTC")!) }
 
@@ -53,10 +54,25 @@ struct InboxServiceTests {
         ) { _ in }
     }
 
-    func service(_ backend: any GroupBackend, store: StationStore, bus: EventBus, log: CapturedLog) -> InboxService {
+    func service(
+        _ backend: any GroupBackend, store: StationStore, bus: EventBus, log: CapturedLog,
+        interval: Duration = .seconds(300)
+    ) -> InboxService {
         InboxService(
             store: store, backend: backend, groups: { ["Family"] }, bus: bus, logger: log.logger,
-            interval: .seconds(300))
+            interval: interval, clock: clock)
+    }
+
+    /// Runs the service's own loop on the held clock; `round()` moves the clock to its next round and
+    /// returns once that round is done (the loop waits on the clock again).
+    func running(_ inbox: InboxService, interval: Duration) async -> (round: @Sendable () async -> Void, stop: Task<Void, any Error>) {
+        let task = Task { try await inbox.run() }
+        _ = await clock.sleepers()
+        let clock = clock
+        return ({
+            clock.advance(by: interval)
+            _ = await clock.sleepers()
+        }, task)
     }
 
     func backend() throws -> RecordingBackend {
@@ -169,5 +185,52 @@ struct InboxServiceTests {
         #expect(try store.purgeReceived(now: now + 3600) == 1)
         #expect(!FileManager.default.fileExists(atPath: photo.path))
         #expect(try store.receivedPhotos(now: now).isEmpty)
+    }
+
+    @Test("should try a skipped photo again only when its wait has passed on the clock: 5 minutes, then 10")
+    func retriesOnTheClock() async throws {
+        let backend = try backend()
+        let store = try StationStore(directory: folder.path + "/state")
+        try await share("text", from: "Porch", bytes: Array("this is not a JPEG".utf8))
+        let log = CapturedLog()
+        let (round, task) = await running(
+            service(backend, store: store, bus: EventBus(), log: log, interval: .seconds(60)), interval: .seconds(60))
+        defer { task.cancel() }
+        func tries() -> Int { backend.downloads.withLock { $0.count } }
+        #expect(tries() == 1, "the first round at 0 s")
+        for _ in 1...4 { await round() }
+        #expect(tries() == 1, "not at 240 s: the wait is 300 s")
+        await round()
+        #expect(tries() == 2, "tried again at 300 s")
+        #expect(log.all.filter { $0.contains("skipped text") }.map { $0.contains("next try in s\": 600]") } == [false, true])
+        for _ in 1...9 { await round() }
+        #expect(tries() == 2, "not at 840 s: the second wait is 600 s")
+        await round()
+        #expect(tries() == 3, "tried again at 900 s")
+    }
+
+    @Test("should delete a received photo at the round its 48 hours end, and tell the station")
+    func expiresOnTheClock() async throws {
+        let backend = try backend()
+        let store = try StationStore(directory: folder.path + "/state")
+        try await share("hall-1", from: "Hall", hoursAgo: 47)
+        let bus = EventBus()
+        let (round, task) = await running(
+            service(backend, store: store, bus: bus, log: CapturedLog(), interval: .seconds(1800)),
+            interval: .seconds(1800))
+        defer { task.cancel() }
+        let kept = try store.receivedPhotos(now: now)
+        #expect(kept.map(\.id.rawValue) == ["hall-1"], "received in the first round")
+        await round()
+        #expect(try store.receivedPhotos(now: now).count == 1, "kept at 47 h 30 min")
+        await round()
+        #expect(try store.receivedPhotos(now: now).isEmpty, "gone at 48 h")
+        #expect(!FileManager.default.fileExists(atPath: try #require(kept.first).path))
+        task.cancel()
+        _ = await task.result
+        bus.finish()
+        var events: [Event] = []
+        for await event in bus.events { events.append(event) }
+        #expect(events == [.inboxChanged(kept), .inboxChanged([])])
     }
 }

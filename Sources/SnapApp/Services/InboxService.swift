@@ -28,12 +28,13 @@ public final class InboxService: Service {
     private let bus: EventBus
     private let logger: Logger
     private let interval: Duration
+    /// Rounds, expiries and the waits before a skipped photo is tried again are on this clock.
+    private let clock: any ShellClock
     private let thread = SerialThread(name: "inbox")
 
     public init(
         store: StationStore, backend: any GroupBackend, groups: @escaping @Sendable () -> [String], bus: EventBus,
-        logger: Logger,
-        interval: Duration
+        logger: Logger, interval: Duration, clock: any ShellClock
     ) {
         self.store = store
         self.backend = backend
@@ -41,6 +42,7 @@ public final class InboxService: Service {
         self.bus = bus
         self.logger = logger
         self.interval = interval
+        self.clock = clock
     }
 
     deinit { thread.shutDown() }
@@ -50,14 +52,14 @@ public final class InboxService: Service {
             var unreachable = Set<String>()
             while !Task.isCancelled {
                 await self.sync(unreachable: &unreachable)
-                try? await Task.sleep(for: self.interval)
+                try? await self.clock.sleep(for: self.interval)
             }
         }
     }
 
     /// One round: expired photos out, new ones in, the station told when anything changed.
     func sync(unreachable: inout Set<String>) async {
-        let now = Date()
+        let now = clock.wall
         var changed = false
         do {
             let removed = try await store.writing { store throws(StoreError) in try store.purgeReceived(now: now) }
@@ -81,7 +83,7 @@ public final class InboxService: Service {
                 if await fetch(item) { changed = true }
             }
         }
-        if changed, let photos = try? store.receivedPhotos(now: Date()) { bus.send(.inboxChanged(photos)) }
+        if changed, let photos = try? store.receivedPhotos(now: clock.wall) { bus.send(.inboxChanged(photos)) }
     }
 
     /// Downloads, checks and keeps one photo; true when it was kept.
@@ -139,7 +141,7 @@ public final class InboxService: Service {
         logger.warning(
             "skipped \(item.photoID) from \(item.member) in \(item.group): \(reason)",
             metadata: ["next try in s": "\(Int(delay))"])
-        let next = Date().addingTimeInterval(delay)
+        let next = clock.wall.addingTimeInterval(delay)
         try? await store.writing { store throws(StoreError) in
             try store.noteInboxFailure(item.photoID, error: reason, nextAttempt: next)
         }

@@ -175,7 +175,7 @@ public enum Station {
         services.append(
             InboxService(
                 store: store, backend: parts.backend, groups: { live.groups }, bus: bus, logger: logger,
-                interval: .seconds(config.group.inboxMinutes * 60)))
+                interval: .seconds(config.group.inboxMinutes * 60), clock: clock.shell))
         services.append(
             UpdateService(
                 updater: updater, bus: bus, confirmAfter: .seconds(config.update.confirmSeconds), logger: logger))
