@@ -1,5 +1,6 @@
 import Foundation
 import SnapFiles
+import Testing
 
 /// A `ShellClock` the test holds: its time moves only when the test advances it, and a test waits for the
 /// event it means (`sleepers(_:)`: the code under test has reached its wait) before it moves it. A sleep
@@ -12,12 +13,16 @@ public final class HeldClock: ShellClock {
         var wake: CheckedContinuation<Void, any Error>
     }
 
+    /// The deadlines a waiter is given, and whether the hang guard gave them.
+    private typealias Answer = (deadlines: [Duration], guarded: Bool)
+
     private struct Waiter {
+        var id: UInt64
         var count: Int
-        var wake: CheckedContinuation<[Duration], Never>
+        var wake: CheckedContinuation<Answer, Never>
     }
 
-    private typealias Ready = (CheckedContinuation<[Duration], Never>, [Duration])
+    private typealias Ready = (CheckedContinuation<Answer, Never>, [Duration])
 
     private struct State {
         var uptime: Duration = .zero
@@ -60,7 +65,7 @@ public final class HeldClock: ShellClock {
                     return (false, state.satisfied())
                 }
                 if now { wake.resume() }
-                for (waiter, deadlines) in ready { waiter.resume(returning: deadlines) }
+                for (waiter, deadlines) in ready { waiter.resume(returning: (deadlines, false)) }
             }
         } onCancel: {
             let sleeper = state.withLock { $0.sleepers.removeValue(forKey: id) }
@@ -93,14 +98,35 @@ public final class HeldClock: ShellClock {
     }
 
     /// Waits until at least `count` sleeps wait on this clock, and gives their deadlines, the earliest
-    /// first: the event a test advances the clock after. Its hang guard is the test's time limit.
-    public func sleepers(_ count: Int = 1) async -> [Duration] {
-        await withCheckedContinuation { (wake: CheckedContinuation<[Duration], Never>) in
+    /// first: the event a test advances the clock after. Under the one hang guard (`HangGuard`): a wait
+    /// the code never reaches (a wrong deadline, a lost wake) fails the test naming the line that waited
+    /// and the deadlines that were waiting, and gives those.
+    public func sleepers(_ count: Int = 1, sourceLocation: SourceLocation = #_sourceLocation) async -> [Duration] {
+        let id = state.withLock { state in
+            state.next += 1
+            return state.next
+        }
+        let watch = Task { [self] in
+            try await Task.sleep(for: .seconds(HangGuard.seconds))
+            let (waiter, deadlines) = state.withLock { state in
+                let waiter = state.waiters.first { $0.id == id }
+                state.waiters.removeAll { $0.id == id }
+                return (waiter, state.sleepers.values.map(\.deadline).sorted())
+            }
+            waiter?.wake.resume(returning: (deadlines, true))
+        }
+        defer { watch.cancel() }
+        let (deadlines, guarded) = await withCheckedContinuation { (wake: CheckedContinuation<Answer, Never>) in
             let ready = state.withLock { state -> [Ready] in
-                state.waiters.append(Waiter(count: count, wake: wake))
+                state.waiters.append(Waiter(id: id, count: count, wake: wake))
                 return state.satisfied()
             }
-            for (waiter, deadlines) in ready { waiter.resume(returning: deadlines) }
+            for (waiter, deadlines) in ready { waiter.resume(returning: (deadlines, false)) }
         }
+        if guarded {
+            let said = "waited \(Int(HangGuard.seconds)) s for \(count) sleep(s) on the held clock"
+            Issue.record("Hang guard: \(said); \(deadlines.count) waited, until \(deadlines)", sourceLocation: sourceLocation)
+        }
+        return deadlines
     }
 }
