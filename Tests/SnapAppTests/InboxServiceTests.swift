@@ -65,14 +65,18 @@ struct InboxServiceTests {
 
     /// Runs the service's own loop on the held clock; `round()` moves the clock to its next round and
     /// returns once that round is done (the loop waits on the clock again).
-    func running(_ inbox: InboxService, interval: Duration) async -> (round: @Sendable () async -> Void, stop: Task<Void, any Error>) {
+    func running(_ inbox: InboxService, interval: Duration) async -> (
+        round: @Sendable () async -> Void, stop: Task<Void, any Error>
+    ) {
         let task = Task { try await inbox.run() }
         _ = await clock.sleepers()
         let clock = clock
-        return ({
-            clock.advance(by: interval)
-            _ = await clock.sleepers()
-        }, task)
+        return (
+            {
+                clock.advance(by: interval)
+                _ = await clock.sleepers()
+            }, task
+        )
     }
 
     func backend() throws -> RecordingBackend {
@@ -202,7 +206,10 @@ struct InboxServiceTests {
         #expect(tries() == 1, "not at 240 s: the wait is 300 s")
         await round()
         #expect(tries() == 2, "tried again at 300 s")
-        #expect(log.all.filter { $0.contains("skipped text") }.map { $0.contains("next try in s\": 600]") } == [false, true])
+        #expect(
+            log.all.filter { $0.contains("skipped text") }.map { $0.contains("next try in s\": 600]") } == [
+                false, true,
+            ])
         for _ in 1...9 { await round() }
         #expect(tries() == 2, "not at 840 s: the second wait is 600 s")
         await round()

@@ -125,7 +125,8 @@ public final class HeldClock: ShellClock {
         }
         if guarded {
             let said = "waited \(Int(HangGuard.seconds)) s for \(count) sleep(s) on the held clock"
-            Issue.record("Hang guard: \(said); \(deadlines.count) waited, until \(deadlines)", sourceLocation: sourceLocation)
+            Issue.record(
+                "Hang guard: \(said); \(deadlines.count) waited, until \(deadlines)", sourceLocation: sourceLocation)
         }
         return deadlines
     }
