@@ -13,22 +13,24 @@ public struct MotionService: Service {
     let logger: Logger
     let interval: Duration
     let retryInterval: Duration
+    /// The readings' pace, the retries and the time a shake is counted at are on this clock.
+    let clock: any ShellClock
 
     public init(
         sensor: IIOAccelerometer, relay: MotionRelay, logger: Logger, interval: Duration = .milliseconds(50),
-        retryInterval: Duration = .seconds(5)
+        retryInterval: Duration = .seconds(5), clock: any ShellClock
     ) {
         self.sensor = sensor
         self.relay = relay
         self.logger = logger
         self.interval = interval
         self.retryInterval = retryInterval
+        self.clock = clock
     }
 
     public func run() async throws {
         let thread = SerialThread(name: "motion")
         defer { thread.shutDown() }
-        let start = ContinuousClock.now
         await cancelWhenGracefulShutdown {
             var filter = MotionFilter()
             var failing: String?
@@ -42,14 +44,14 @@ public struct MotionService: Service {
                 case .success(let reading):
                     if failing != nil { logger.notice("accelerometer: reading again at \(sensor.folder)") }
                     failing = nil
-                    for motion in filter.motions(for: reading, on: sensor, at: ContinuousClock.now - start) {
+                    for motion in filter.motions(for: reading, on: sensor, at: clock.uptime) {
                         relay.send(motion)
                     }
-                    try? await Task.sleep(for: interval)
+                    try? await clock.sleep(for: interval)
                 case .failure(let error):
                     if failing != error.description { logger.warning("accelerometer: \(error)") }
                     failing = error.description
-                    try? await Task.sleep(for: retryInterval)
+                    try? await clock.sleep(for: retryInterval)
                 case nil:
                     return
                 }

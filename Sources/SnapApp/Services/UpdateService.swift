@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import SnapCore
+import SnapFiles
 import SnapUpdates
 
 /// The station's side of A/B updates: health decides.
@@ -24,15 +25,19 @@ public struct UpdateService: Service {
     let confirmAfter: Duration
     let pollEvery: Duration
     let logger: Logger
+    /// The wait before the slot is marked good and the polls are counted on this clock.
+    let clock: any ShellClock
 
     public init(
-        updater: SlotUpdater, bus: EventBus, confirmAfter: Duration, pollEvery: Duration = .seconds(30), logger: Logger
+        updater: SlotUpdater, bus: EventBus, confirmAfter: Duration, pollEvery: Duration = .seconds(30), logger: Logger,
+        clock: any ShellClock
     ) {
         self.updater = updater
         self.bus = bus
         self.confirmAfter = confirmAfter
         self.pollEvery = pollEvery
         self.logger = logger
+        self.clock = clock
     }
 
     public func run() async throws {
@@ -48,24 +53,24 @@ public struct UpdateService: Service {
             if let note { bus.send(.update(note)) }
             if !status.confirmed {
                 logger.notice("update: slot \(status.booted ?? "?") is marked good after \(confirmAfter) of running")
-                try? await Task.sleep(for: confirmAfter)
+                try? await clock.sleep(for: confirmAfter)
                 guard !Task.isCancelled else { return }
             }
             try? await updater.confirm()
             var announced: String?
             var lastInstall = updater.lastInstall
-            var lastAsked = ContinuousClock.now - pollEvery
+            var lastAsked = clock.uptime - pollEvery
             while !Task.isCancelled {
                 let install = updater.lastInstall
-                if install != lastInstall || ContinuousClock.now - lastAsked >= pollEvery {
-                    (lastInstall, lastAsked) = (install, .now)
+                if install != lastInstall || clock.uptime - lastAsked >= pollEvery {
+                    (lastInstall, lastAsked) = (install, clock.uptime)
                     if let pending = await updater.status().pending, pending.version != announced {
                         logger.notice("update: \(pending.version) waits in slot \(pending.slot) for a restart")
                         bus.send(.update(.restarting(version: pending.version)))
                         announced = pending.version
                     }
                 }
-                try? await Task.sleep(for: .seconds(2))
+                try? await clock.sleep(for: .seconds(2))
             }
         }
         // A station whose updates are not set up stays until it stops: a service that returns ends the group.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import SnapCore
+import SnapFiles
 import Synchronization
 
 /// Sends a heartbeat through the station's event loop at half the watchdog interval. The loop answers
@@ -10,17 +11,20 @@ import Synchronization
 public struct WatchdogService: Service {
     let interval: Duration
     let bus: EventBus
+    /// The heartbeats are counted on this clock.
+    let clock: any ShellClock
 
-    public init(interval: Duration, bus: EventBus) {
+    public init(interval: Duration, bus: EventBus, clock: any ShellClock) {
         self.interval = interval
         self.bus = bus
+        self.clock = clock
     }
 
     public func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 bus.send(.heartbeat)
-                try? await Task.sleep(for: interval / 2)
+                try? await clock.sleep(for: interval / 2)
             }
         }
     }

@@ -178,7 +178,8 @@ public enum Station {
                 interval: .seconds(config.group.inboxMinutes * 60), clock: clock.shell))
         services.append(
             UpdateService(
-                updater: updater, bus: bus, confirmAfter: .seconds(config.update.confirmSeconds), logger: logger))
+                updater: updater, bus: bus, confirmAfter: .seconds(config.update.confirmSeconds), logger: logger,
+                clock: clock.shell))
         if let analysisQueue { services.append(analysisQueue) }
         if let home { services.append(home) }
         if let board, let desk {
@@ -218,13 +219,13 @@ public enum Station {
             }
         }
         if let interval = notifier.watchdogInterval {
-            services.append(WatchdogService(interval: interval, bus: bus))
+            services.append(WatchdogService(interval: interval, bus: bus, clock: clock.shell))
             logger.info("systemd watchdog: pinging from the event loop every \(interval / 2)")
         }
         if !config.jar.accelerometer.isEmpty {
             let sensor = IIOAccelerometer(
                 folder: config.jar.accelerometer, quarterTurns: config.jar.accelerometerRotation.rawValue / 90)
-            services.append(MotionService(sensor: sensor, relay: parts.motion, logger: logger))
+            services.append(MotionService(sensor: sensor, relay: parts.motion, logger: logger, clock: clock.shell))
         }
         if let hang = TestHang(logger: logger) { services.append(hang) }
         if parts.pipeline.sticker != nil {
