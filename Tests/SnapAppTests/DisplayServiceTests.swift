@@ -38,10 +38,10 @@ final class SlowDisplay: Display {
 
 @Suite("The display service")
 struct DisplayServiceTests {
-    func service(_ display: SlowDisplay) -> DisplayService {
+    func service(_ display: SlowDisplay, clock: any ShellClock = SystemClock()) -> DisplayService {
         DisplayService(
             display: display, renderer: ScreenRenderer(images: .disk()), slot: PreviewSlot(),
-            logger: Logger(label: "test"))
+            logger: Logger(label: "test"), clock: clock)
     }
 
     func uploading(_ progress: Double) -> Screen {
@@ -97,11 +97,34 @@ struct DisplayServiceTests {
         #expect(names.count < 20, "the 51 progress updates were folded")
     }
 
+    @Test("should count how long the ready screen has shown on its clock, from when it began, zero on another")
+    func readyFor() async throws {
+        let clock = HeldClock()
+        let service = service(SlowDisplay(delay: 0), clock: clock)
+        let ready = Screen.ready(
+            ReadyScreen(
+                mode: .group, groupName: "Family", totals: .zero, mealThumbnails: [], groupPhotoAvailable: false,
+                analysesLeft: 5, missingDevices: []))
+        clock.advance(by: .seconds(3))
+        service.show(ready)
+        clock.advance(by: .seconds(19))
+        service.show(ready)
+        #expect(service.readyFor() == .seconds(19), "a screen shown again keeps when it began")
+        clock.advance(by: .milliseconds(1_500))
+        #expect(service.readyFor() == .milliseconds(20_500))
+        service.show(.sent(group: "Family"))
+        #expect(service.readyFor() == .zero)
+        service.show(ready)
+        clock.advance(by: .seconds(1))
+        #expect(service.readyFor() == .seconds(1), "counted again from its return")
+    }
+
     @Test("should open a display that was missing at start once it can, draw on it, and say so")
     func missingAtStart() async throws {
         let real = SlowDisplay(delay: 0)
         let attempts = Lock(0)
         let recovered = Lock(false)
+        let clock = HeldClock()
         let service = DisplayService(
             display: NullDisplay(width: 480, height: 320), renderer: ScreenRenderer(images: .disk()),
             slot: PreviewSlot(),
@@ -112,11 +135,17 @@ struct DisplayServiceTests {
                 }
                 guard attempt >= 3 else { throw DeviceError(.display, "another process holds DRM master") }
                 return real
-            }, recovered: { recovered.withLock { $0 = true } }, retryInterval: .milliseconds(50),
-            logger: Logger(label: "test"))
+            }, recovered: { recovered.withLock { $0 = true } }, retryInterval: .seconds(5),
+            logger: Logger(label: "test"), clock: clock)
         service.show(.sent(group: "Family"))
         let running = Task { try await service.run() }
         defer { running.cancel() }
+        #expect(await clock.sleepers() == [.seconds(5)], "the first try 5 s after start")
+        for second in [10, 15] {
+            clock.advance(by: .seconds(5))
+            #expect(await clock.sleepers() == [.seconds(second)], "tried and failed; the next try at \(second) s")
+        }
+        clock.advance(by: .seconds(5))
         #expect(await eventually(every: .milliseconds(20)) { !real.names.isEmpty })
         #expect(recovered.withLock { $0 }, "the station is told the display is back")
         #expect(attempts.withLock { $0 } == 3, "tried until it opened, then no more")
@@ -148,7 +177,7 @@ struct DisplayServiceJarTests {
         let animator = JarAnimator(pictures: .init(sticker: { _, _ in nil }, thumbnail: { _, _ in nil }), seed: 2)
         let service = DisplayService(
             display: display, renderer: ScreenRenderer(images: .disk()), slot: PreviewSlot(), jar: animator,
-            logger: Logger(label: "test"))
+            logger: Logger(label: "test"), clock: SystemClock())
         func screen(_ count: Int) -> Screen {
             let stickers = (0..<count).map {
                 JarSticker(

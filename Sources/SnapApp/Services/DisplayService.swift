@@ -26,7 +26,8 @@ import Synchronization
 public final class DisplayService: Service {
     private struct Mailbox {
         var current: Screen?
-        var since = ContinuousClock.now
+        /// The clock's uptime when the current screen began showing.
+        var since: Duration = .zero
         /// Screens not drawn yet, oldest first: at most one unless the display records every screen.
         var pending: [Screen] = []
         /// A newer preview frame waits under the current screen.
@@ -40,7 +41,8 @@ public final class DisplayService: Service {
         /// Screens never drawn because newer ones replaced them.
         var skipped = 0
         var draws = 0
-        /// When the newest pending screen was shown, and how long screens took from `show` to presented.
+        /// When the newest pending screen was shown, and how long screens took from `show` to presented:
+        /// a measure of the display's real work, so on the machine's own clock, not the one given.
         var shownAt: ContinuousClock.Instant?
         var presentWaits = LatencyStats()
     }
@@ -76,13 +78,18 @@ public final class DisplayService: Service {
     private let thread = SerialThread(name: "display")
     /// Wakes the jar's frame pump when a frame left the world awake.
     private let jarWake = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    /// How long the ready screen has shown, the frames' pace and the retries of a missing display are
+    /// counted on this clock.
+    private let clock: any ShellClock
 
     public init(
         display: any Display, renderer: ScreenRenderer, slot: PreviewSlot, orientation: Orientation = .upright,
         reopen: (@Sendable () throws(DeviceError) -> any Display)? = nil,
         recovered: @escaping @Sendable () -> Void = {},
-        retryInterval: Duration = .seconds(5), jar: JarAnimator = JarAnimator(), logger: Logger
+        retryInterval: Duration = .seconds(5), jar: JarAnimator = JarAnimator(), logger: Logger,
+        clock: any ShellClock
     ) {
+        self.clock = clock
         surface = Surface(jar: jar)
         panel = ReopeningDisplay(display, reopen: reopen)
         self.recovered = recovered
@@ -99,7 +106,7 @@ public final class DisplayService: Service {
     /// Shows `screen` next. Returns at once; the drawing happens on the display thread.
     public func show(_ screen: Screen) {
         let needsDraw = mailbox.withLock { mailbox -> Bool in
-            if mailbox.current?.name != screen.name { mailbox.since = .now }
+            if mailbox.current?.name != screen.name { mailbox.since = clock.uptime }
             mailbox.current = screen
             mailbox.shownAt = mailbox.shownAt ?? .now
             if display.recordsEveryScreen {
@@ -160,7 +167,7 @@ public final class DisplayService: Service {
     public func readyFor() -> Duration {
         mailbox.withLock { mailbox in
             guard case .ready = mailbox.current else { return .zero }
-            return ContinuousClock.now - mailbox.since
+            return clock.uptime - mailbox.since
         }
     }
 
@@ -348,7 +355,7 @@ public final class DisplayService: Service {
             while !Task.isCancelled {
                 let rate = display.previewFramesPerSecond
                 guard rate > 0 else { break }
-                do { try await Task.sleep(for: .milliseconds(Int64(1000 / rate))) } catch { return }
+                do { try await clock.sleep(for: .milliseconds(Int64(1000 / rate))) } catch { return }
                 let awake = requestRedraw { mailbox in
                     guard mailbox.jarAwake, mailbox.current?.jar != nil else { return false }
                     mailbox.animationDue = true
@@ -365,7 +372,7 @@ public final class DisplayService: Service {
     /// Once a display missing at start opens (`ReopeningDisplay`), the current screen is drawn on it and
     /// the station is told.
     private func retryMissingDisplay() async {
-        guard await panel.reopenWhenAvailable(every: retryInterval, on: thread) else { return }
+        guard await panel.reopenWhenAvailable(every: retryInterval, on: thread, clock: clock) else { return }
         logger.notice("display: opened \(display.width)x\(display.height); it was missing at start")
         recovered()
         if let screen = mailbox.withLock({ $0.current }) { show(screen) }
@@ -376,7 +383,7 @@ public final class DisplayService: Service {
         for await _ in slot {
             let rate = display.previewFramesPerSecond
             guard rate > 0 else {
-                do { try await Task.sleep(for: .seconds(1)) } catch { return }
+                do { try await clock.sleep(for: .seconds(1)) } catch { return }
                 continue
             }
             let interval = Duration.milliseconds(Int64(1000 / rate))
@@ -385,7 +392,7 @@ public final class DisplayService: Service {
                 mailbox.previewDue = true
                 return true
             }
-            do { try await Task.sleep(for: interval) } catch { return }
+            do { try await clock.sleep(for: interval) } catch { return }
         }
     }
 }

@@ -134,7 +134,7 @@ public enum Station {
         let display = DisplayService(
             display: parts.display, renderer: renderer, slot: slot, orientation: parts.pipeline.orientation,
             reopen: panelMissing ? reopenPanel : nil, recovered: { [bus] in bus.send(.device(.display, .available)) },
-            logger: logger)
+            logger: logger, clock: clock.shell)
         parts.motion.connect { [display] in display.jar($0) }
         let analysisQueue =
             aiConfigured

@@ -22,11 +22,12 @@ final class ReopeningDisplay: Sendable {
     /// Whether a missing display is being waited for.
     var waitsForDisplay: Bool { reopen != nil }
 
-    /// Tries `reopen` on `thread` every `interval` until it opens (true), or the task is cancelled (false).
-    func reopenWhenAvailable(every interval: Duration, on thread: SerialThread) async -> Bool {
+    /// Tries `reopen` on `thread` every `interval` of `clock` until it opens (true), or the task is
+    /// cancelled (false).
+    func reopenWhenAvailable(every interval: Duration, on thread: SerialThread, clock: any ShellClock) async -> Bool {
         guard let reopen else { return false }
         while !Task.isCancelled {
-            do { try await Task.sleep(for: interval) } catch { return false }
+            do { try await clock.sleep(for: interval) } catch { return false }
             let opened = try? await thread.run { () -> Bool in
                 guard let display = try? reopen() else { return false }
                 self.current.withLock { $0 = display }
