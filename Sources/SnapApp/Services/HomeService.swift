@@ -30,6 +30,8 @@ public final class HomeService: Service, Sendable {
     private let displaySide: Int
     private let storage: (full: UInt64, low: UInt64)
     private let logger: Logger
+    /// The 30 s republishing pass, the day the figures are for, and the link's backoff are on this clock.
+    private let clock: any ShellClock
     private let pokes: AsyncStream<Void>
     private let poke: AsyncStream<Void>.Continuation
     private let state = Lock(Seen())
@@ -55,7 +57,7 @@ public final class HomeService: Service, Sendable {
     public init(
         settings: MQTTLink.Settings, discovery: HomeDiscovery, store: StationStore, live: LiveSettings, bus: EventBus,
         timeZone: TimeZone, dailyLimit: Int?, displaySide: Int, storage: (full: UInt64, low: UInt64),
-        countdownButton: Bool, logger: Logger
+        countdownButton: Bool, logger: Logger, clock: any ShellClock
     ) {
         var settings = settings
         settings.will = (discovery.availability, "offline")
@@ -71,9 +73,10 @@ public final class HomeService: Service, Sendable {
         self.displaySide = displaySide
         self.storage = storage
         self.logger = logger
+        self.clock = clock
         state.withLock { $0.countdownButton = countdownButton }
         let heard = Heard()
-        self.link = MQTTLink(settings, logger: logger) { topic, payload, retained in
+        self.link = MQTTLink(settings, clock: clock, logger: logger) { topic, payload, retained in
             heard.service?.heard(topic, payload, retained: retained)
         }
         heard.service = self
@@ -127,7 +130,7 @@ public final class HomeService: Service, Sendable {
                 group.addTask {
                     while !Task.isCancelled {
                         self.poke.yield()
-                        try? await Task.sleep(for: .seconds(30))
+                        try? await self.clock.sleep(for: .seconds(30))
                     }
                 }
                 group.addTask {
@@ -191,7 +194,7 @@ public final class HomeService: Service, Sendable {
         let seen = state.withLock { $0 }
         let words = Words(live.language)
         do {
-            let now = Date()
+            let now = clock.wall
             let today = try store.stationDay(in: timeZone).today(at: now)
             let meals = try store.mealSummaries(on: today)
             let totals = meals.reduce(Macros.zero) { $0 + $1.totals }

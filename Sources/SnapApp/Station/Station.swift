@@ -42,7 +42,7 @@ public enum Station {
     /// The station in the home's hub, where `[mqtt]` names a broker.
     static func homeService(
         _ config: StationConfig, store: StationStore, live: LiveSettings, bus: EventBus, aiConfigured: Bool,
-        logger: Logger
+        clock: any ShellClock, logger: Logger
     ) -> HomeService? {
         guard let broker = config.mqtt.broker.broker else { return nil }
         let discovery = HomeDiscovery(
@@ -59,7 +59,7 @@ public enum Station {
             timeZone: config.resolvedTimeZone, dailyLimit: aiConfigured ? config.ai.dailyLimit : nil,
             displaySide: max(config.display.width, config.display.height),
             storage: (minFree, max(2 * minFree, 500_000_000)), countdownButton: config.mqtt.broker.countdownButton,
-            logger: logger)
+            logger: logger, clock: clock)
     }
 
     public static func run(config: StationConfig, options: RunOptions, logger: Logger) async throws {
@@ -147,7 +147,8 @@ public enum Station {
         let notices = NoticeService(
             station: config.station.name, page: noticePage(config),
             settings: { live.notices }, logger: logger)
-        let home = homeService(config, store: store, live: live, bus: bus, aiConfigured: aiConfigured, logger: logger)
+        let home = homeService(
+            config, store: store, live: live, bus: bus, aiConfigured: aiConfigured, clock: clock.shell, logger: logger)
         startup.mark("services")
         let station = StationService(
             settings: settings, parts: parts,
