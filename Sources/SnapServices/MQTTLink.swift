@@ -143,36 +143,53 @@ public final class MQTTLink: Sendable {
     }
 
     /// Connects once with `settings` and says how it went: connected (then disconnects), refused or
-    /// unreachable; unreachable after `timeout` without an answer. The page's "Save and try".
-    public static func trial(_ settings: Settings, timeout: Duration = .seconds(10), logger: Logger) async -> State {
+    /// unreachable; unreachable after `timeout` of `clock` without an answer. The page's "Save and try".
+    public static func trial(
+        _ settings: Settings, timeout: Duration = .seconds(10), clock: any ShellClock, logger: Logger
+    ) async -> State {
         var trying = settings
         trying.will = nil
         trying.subscriptions = []
         let once = Once()
-        let link = MQTTLink(trying, logger: logger) { _, _, _ in
+        let link = MQTTLink(trying, clock: clock, logger: logger) { _, _, _ in
         } changed: { state in
             switch state {
             case .connected, .refused, .unreachable: once.resume(state)
             case .connecting, .stopped: break
             }
         }
-        let answer = await withCheckedContinuation { (continuation: CheckedContinuation<State, Never>) in
-            once.wait(continuation)
-            link.start()
-            Thread {
-                Thread.sleep(forTimeInterval: Double(timeout.components.seconds))
-                once.resume(.unreachable("no answer in \(timeout.components.seconds) s"))
-            }.start()
+        let answer = await withTimeout(timeout, on: clock) {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<State, Never>) in
+                    once.wait(continuation)
+                    link.start()
+                }
+            } onCancel: {
+                once.resume(.stopped)
+            }
         }
         link.stop()
-        return answer
+        return answer ?? .unreachable("no answer in \(timeout.components.seconds) s")
     }
 
-    /// The trial's answer, given once.
+    /// The trial's answer, given once: to the waiting task, or kept for it when it comes before the wait.
     private final class Once: Sendable {
-        private let waiting = Lock<CheckedContinuation<State, Never>?>(nil)
-        func wait(_ continuation: CheckedContinuation<State, Never>) { waiting.withLock { $0 = continuation } }
-        func resume(_ state: State) { waiting.withLock { $0.take() }?.resume(returning: state) }
+        private let state = Lock<(waiting: CheckedContinuation<State, Never>?, answer: State?)>((nil, nil))
+        func wait(_ continuation: CheckedContinuation<State, Never>) {
+            let answer = state.withLock { state -> State? in
+                if state.answer == nil { state.waiting = continuation }
+                return state.answer
+            }
+            if let answer { continuation.resume(returning: answer) }
+        }
+        func resume(_ answer: State) {
+            let waiting = state.withLock { state -> CheckedContinuation<State, Never>? in
+                guard state.answer == nil else { return nil }
+                state.answer = answer
+                return state.waiting.take()
+            }
+            waiting?.resume(returning: answer)
+        }
     }
 
     private func poke() {

@@ -32,9 +32,12 @@ public final class PageJobs: Service, Sendable {
 
     private let state = Lock(State())
     private let logger: Logger
+    /// A call's limit is counted on this clock.
+    private let clock: any ShellClock
 
-    public init(logger: Logger) {
+    public init(logger: Logger, clock: any ShellClock) {
         self.logger = logger
+        self.clock = clock
     }
 
     /// How many jobs run now (tests, the status page).
@@ -80,16 +83,7 @@ public final class PageJobs: Service, Sendable {
             let job = Job(
                 name: name,
                 work: {
-                    let value = await withTaskGroup(of: Value?.self) { race in
-                        race.addTask { await work() }
-                        race.addTask {
-                            try? await Task.sleep(for: limit)
-                            return nil
-                        }
-                        let first = await race.next() ?? nil
-                        race.cancelAll()
-                        return first
-                    }
+                    let value = await withTimeout(limit, on: self.clock, work)
                     if value == nil { self.logger.notice("owner's page: \(name) took longer than \(limit)") }
                     reply(value)
                 }, dropped: { reply(nil) })

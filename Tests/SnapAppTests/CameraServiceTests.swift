@@ -35,7 +35,7 @@ struct CameraServiceTests {
     @Test("should open the camera for the first holder, close it after the last, and empty the preview slot")
     func holdersOpenAndClose() async {
         let camera = CountingCamera()
-        let (slot, demand, bus) = (PreviewSlot(), CameraDemand(), EventBus())
+        let (slot, demand, bus) = (PreviewSlot(), CameraDemand(clock: SystemClock()), EventBus())
         let service = CameraService(camera: camera, slot: slot, demand: demand, bus: bus, logger: Logger(label: "test"))
         let running = Task { try await service.run() }
         defer { running.cancel() }
@@ -67,8 +67,8 @@ struct CameraServiceTests {
     func retriesWhileWanted() async {
         let camera = CountingCamera()
         camera.failing.withLock { $0 = "unplugged" }
-        let (slot, demand, bus) = (PreviewSlot(), CameraDemand(), EventBus())
         let clock = HeldClock()
+        let (slot, demand, bus) = (PreviewSlot(), CameraDemand(clock: clock), EventBus())
         let service = CameraService(
             camera: camera, slot: slot, demand: demand, bus: bus, logger: Logger(label: "test"), clock: clock)
         let running = Task { try await service.run() }
@@ -82,7 +82,7 @@ struct CameraServiceTests {
             if open == 3 { camera.failing.withLock { $0 = nil } }
             clock.advance(by: .seconds(3))
         }
-        #expect(await demand.untilStreaming(timeout: .seconds(30)))
+        #expect(await eventually(every: .milliseconds(5)) { demand.streaming })
         #expect(camera.opens.withLock { $0 } == 4)
         var events: [Event] = []
         for await event in bus.events {
@@ -95,13 +95,20 @@ struct CameraServiceTests {
     @Test("should let a still wait for a camera that is starting")
     func stillWaitsForTheStart() async throws {
         let camera = CountingCamera()
-        let (slot, demand, bus) = (PreviewSlot(), CameraDemand(), EventBus())
+        let clock = HeldClock()
+        let (slot, demand, bus) = (PreviewSlot(), CameraDemand(clock: clock), EventBus())
         let service = CameraService(camera: camera, slot: slot, demand: demand, bus: bus, logger: Logger(label: "test"))
-        #expect(!(await demand.untilStreaming(timeout: .milliseconds(30))), "nobody holds it: it does not start")
+        // Nobody holds it, so it does not start: the wait ends at its limit of the clock, not before.
+        let unheld = Task { await demand.untilStreaming(timeout: .seconds(5)) }
+        #expect(await clock.sleepers() == [.seconds(5)])
+        clock.advance(by: .milliseconds(4_999))
+        #expect(clock.deadlines == [.seconds(5)])
+        clock.advance(by: .milliseconds(1))
+        #expect(await unheld.value == false, "nobody holds it: it does not start")
         let running = Task { try await service.run() }
         defer { running.cancel() }
         demand.hold(.station, true)
-        #expect(await demand.untilStreaming(timeout: .seconds(30)))
+        #expect(await demand.untilStreaming(timeout: .seconds(5)), "ended by the start, not the clock")
         let still = try await camera.captureStill()
         #expect(still.width == 8)
     }

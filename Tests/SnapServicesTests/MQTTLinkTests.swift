@@ -54,10 +54,11 @@ struct MQTTLinkTests {
     func refusedPassword() async throws {
         let broker = try MosquittoBroker()
         for version in MQTTSettings.Version.allCases {
-            let state = await MQTTLink.trial(settings(broker, password: "wrong", version: version), logger: logger)
+            let state = await MQTTLink.trial(
+                settings(broker, password: "wrong", version: version), clock: SystemClock(), logger: logger)
             #expect(state == .refused(.credentials), "\(version): \(state)")
         }
-        let state = await MQTTLink.trial(settings(broker), logger: logger)
+        let state = await MQTTLink.trial(settings(broker), clock: SystemClock(), logger: logger)
         #expect(state == .connected)
     }
 
@@ -65,7 +66,7 @@ struct MQTTLinkTests {
     func unreachable() async throws {
         let port = FakeServices.freePort()
         let settings = MQTTLink.Settings(broker: .init(host: "127.0.0.1", port: port, tls: false), clientID: "lonely")
-        let state = await MQTTLink.trial(settings, logger: logger)
+        let state = await MQTTLink.trial(settings, clock: SystemClock(), logger: logger)
         guard case .unreachable(let why) = state else {
             Issue.record("expected unreachable, got \(state)")
             return
@@ -73,17 +74,31 @@ struct MQTTLinkTests {
         #expect(why.lowercased().contains("refused"), "in the system's words: \(why)")
     }
 
+    @Test("should say a broker that takes the connection but never answers is unreachable at exactly the trial's limit")
+    func silentBroker() async throws {
+        let silent = try SilentListener()
+        let clock = HeldClock()
+        let settings = MQTTLink.Settings(
+            broker: .init(host: "127.0.0.1", port: silent.port, tls: false), clientID: "silent")
+        let trial = Task { await MQTTLink.trial(settings, timeout: .seconds(10), clock: clock, logger: logger) }
+        #expect(await clock.sleepers() == [.seconds(10)], "the trial's limit; the link itself waits on nothing")
+        clock.advance(by: .milliseconds(9_999))
+        #expect(clock.deadlines == [.seconds(10)], "no answer yet at 9.999 s, still trying")
+        clock.advance(by: .milliseconds(1))
+        #expect(await trial.value == .unreachable("no answer in 10 s"))
+    }
+
     @Test("should check the broker's certificate: refuse one it cannot verify, connect when it trusts its CA")
     func checksCertificates() async throws {
         let broker = try MosquittoBroker(tls: true)
         var untrusted = settings(broker)
         untrusted.caFile = ""  // the system's CAs, which never signed the test's certificate
-        let refused = await MQTTLink.trial(untrusted, logger: logger)
+        let refused = await MQTTLink.trial(untrusted, clock: SystemClock(), logger: logger)
         guard case .unreachable = refused else {
             Issue.record("a certificate no CA signed was accepted: \(refused)")
             return
         }
-        #expect(await MQTTLink.trial(settings(broker), logger: logger) == .connected)
+        #expect(await MQTTLink.trial(settings(broker), clock: SystemClock(), logger: logger) == .connected)
     }
 
     @Test(
@@ -188,4 +203,33 @@ extension MQTTLinkTests {
 /// What a link heard, from its thread.
 private final class Heard: Sendable {
     let lines = Lock<[String]>([])
+}
+
+/// A TCP port on 127.0.0.1 that takes connections (the kernel completes them) and never reads or answers:
+/// a broker that hangs.
+private final class SilentListener: Sendable {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(descriptor, pointer, length) == 0 && listen(descriptor, 8) == 0
+                    && getsockname(descriptor, pointer, &length) == 0
+            }
+        }
+        guard descriptor >= 0, bound else {
+            if descriptor >= 0 { close(descriptor) }
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+        self.descriptor = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(descriptor) }
 }

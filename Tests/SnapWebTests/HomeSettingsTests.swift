@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SnapCore
+import SnapFiles
 import SnapServices
 import SnapTestSupport
 import Testing
@@ -16,7 +17,7 @@ private struct LinkTrier: BrokerTrier {
         guard let broker = settings.broker else { return .unreachable(settings.address) }
         let state = await MQTTLink.trial(
             .init(broker: broker, username: settings.username, password: password, clientID: "page-try"),
-            logger: Logger(label: "web-test"))
+            clock: SystemClock(), logger: Logger(label: "web-test"))
         switch state {
         case .connected: return .connected
         case .refused(.credentials): return .refusedCredentials

@@ -82,7 +82,7 @@ final class WebTestStation: Sendable {
     let config: StationConfig
     /// The page's jobs, running as the station's service group runs them, until the test ends (unless the
     /// test runs them itself: `runsJobs`).
-    let jobs = PageJobs(logger: Logger(label: "web-test"))
+    let jobs = PageJobs(logger: Logger(label: "web-test"), clock: SystemClock())
     private let running: Task<Void, any Error>?
 
     init(

@@ -253,7 +253,8 @@ extension StationService {
                 throw AIFailure.badPhoto("the photo file is gone")
             }
             let analysis = try await Self.analyse(
-                bytes, with: parts.analyzer, dietary: live.dietary, language: live.language, within: parts.aiWait)
+                bytes, with: parts.analyzer, dietary: live.dietary, language: live.language, within: parts.aiWait,
+                on: clock.shell)
             try await parts.store.writing { store throws(StoreError) in
                 try store.recordAnswer(id, analysis, usedOn: day)
                 // Cancelled while the answer was on its way: counted, and closed as discarded.
@@ -280,30 +281,21 @@ extension StationService {
         }
     }
 
-    /// The analysis the person at the station waits for, cut off at `limit` (`ai.wait_seconds`) as
-    /// `.timedOut`: the meal then goes to the delayed queue, which asks again without the limit. A request
-    /// cut off here may still have been answered and billed by the service; it is not counted. (The
-    /// sleeping child stays in the runtime until `limit` when the answer came first: one per analysis.)
+    /// The analysis the person at the station waits for, cut off at `limit` (`ai.wait_seconds`) of `clock`
+    /// as `.timedOut`: the meal then goes to the delayed queue, which asks again without the limit. A
+    /// request cut off here may still have been answered and billed by the service; it is not counted.
     static func analyse(
         _ jpeg: [UInt8], with analyzer: any MealAnalyzer, dietary: [DietaryPreference], language: Language,
-        within limit: Duration
+        within limit: Duration, on clock: any ShellClock
     ) async throws(AIFailure) -> MealAnalysis {
-        let outcome = await withTaskGroup(of: Result<MealAnalysis, AIFailure>?.self) { group in
-            group.addTask {
-                do throws(AIFailure) {
-                    return .success(try await analyzer.analyse(jpeg: jpeg, dietary: dietary, language: language))
-                } catch {
-                    return .failure(error)
-                }
+        let outcome = await withTimeout(limit, on: clock) { () -> Result<MealAnalysis, AIFailure> in
+            do throws(AIFailure) {
+                return .success(try await analyzer.analyse(jpeg: jpeg, dietary: dietary, language: language))
+            } catch {
+                return .failure(error)
             }
-            group.addTask {
-                guard (try? await Task.sleep(for: limit)) != nil else { return nil }
-                return .failure(.timedOut)
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? .failure(.timedOut)
         }
+        guard let outcome else { throw .timedOut }
         return try outcome.get()
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SnapCore
+import SnapFiles
 import SnapServices
 import SnapStore
 
@@ -16,19 +17,10 @@ extension StationService {
     /// nothing is erased.
     func eraseStation(groups: [String]) async {
         let (backend, store, logger) = (parts.backend, parts.store, logger)
-        let left = await withTaskGroup(of: Bool.self) { race in
-            race.addTask {
+        let left =
+            await withTimeout(Self.farewellLimit, on: clock.shell) {
                 await Self.leave(groups, backend: backend, store: store, logger: logger)
-                return true
-            }
-            race.addTask {
-                try? await Task.sleep(for: Self.farewellLimit)
-                return false
-            }
-            let first = await race.next() ?? false
-            race.cancelAll()
-            return first
-        }
+            } != nil
         if !left {
             logger.warning(
                 "factory reset: the group's server did not answer in \(Self.farewellLimit); erasing without it")

@@ -110,7 +110,7 @@ public enum Station {
         let slot = PreviewSlot()
         let captures = CaptureCache()
         let reference = ReferenceFrame()
-        let demand = CameraDemand()
+        let demand = CameraDemand(clock: clock.shell)
         let uploads = UploadService(
             store: store, backend: parts.backend, bus: bus, logger: logger, stationName: config.station.name,
             shareSticker: config.processing.shareSticker)
@@ -187,7 +187,7 @@ public enum Station {
             let names = StationNames(config: config)
             // The page's long work (the AI, RAUC, the group's server) is a service like the others: SIGTERM
             // cancels it, and the station stops within its stop timeout.
-            let jobs = PageJobs(logger: logger)
+            let jobs = PageJobs(logger: logger, clock: clock.shell)
             var brokerStatus: (@Sendable () -> BrokerStatus)?
             if let home { brokerStatus = { home.status } }
             services.append(jobs)
@@ -202,10 +202,10 @@ public enum Station {
                         projectURL: config.group.url, anonKey: config.group.anonKey,
                         client: HTTPClient(connectTimeout: .seconds(10), totalTimeout: .seconds(30)), logger: logger)
                     : nil, noticeTrier: notices, broker: brokerStatus,
-                brokerTrier: StationBrokerTrier(config: config, logger: logger), jobs: jobs,
+                brokerTrier: StationBrokerTrier(config: config, logger: logger, clock: clock.shell), jobs: jobs,
                 kitchen: StationPageMeals(
                     store: store, live: live, thread: station.pipelineThread, analyzer: parts.analyzer,
-                    minimumFreeBytes: station.minimumFreeBytes, wait: parts.aiWait))
+                    minimumFreeBytes: station.minimumFreeBytes, wait: parts.aiWait, clock: clock.shell))
             do {
                 let selfSigned = try pageCertificate(config, logger: logger)
                 let server = WebServer(app: app, web: config.web, desk: desk, logger: logger, selfSigned: selfSigned)

@@ -1,6 +1,7 @@
 import Logging
 import SnapConfig
 import SnapCore
+import SnapFiles
 import SnapServices
 
 /// The settings page's "Save and try" for the home's broker: one connection with the settings asked and
@@ -10,6 +11,8 @@ import SnapServices
 struct StationBrokerTrier: BrokerTrier {
     let config: StationConfig
     let logger: Logger
+    /// The trial's 10 s are counted on this clock.
+    let clock: any ShellClock
 
     func tryBroker(_ settings: MQTTSettings) async -> BrokerStatus {
         guard let broker = settings.broker else { return .unreachable(settings.address) }
@@ -17,7 +20,7 @@ struct StationBrokerTrier: BrokerTrier {
             broker: broker, username: settings.username, password: config.brokerPassword(for: settings),
             version: settings.version,
             caFile: config.mqtt.caFile, clientID: "snapstation-try-\(UInt32.random(in: 0...UInt32.max))")
-        let state = await MQTTLink.trial(trying, logger: logger)
+        let state = await MQTTLink.trial(trying, clock: clock, logger: logger)
         logger.info("home: the broker at \(settings.address) tried from the page: \(state)")
         return HomeService.status(of: state, version: settings.version)
     }

@@ -20,6 +20,8 @@ struct StationPageMeals: PageMeals {
     let analyzer: any MealAnalyzer
     let minimumFreeBytes: UInt64
     let wait: Duration
+    /// The analysis's `wait` is counted on this clock.
+    let clock: any ShellClock
 
     func keep(photo bytes: [UInt8], as id: PhotoID, day: LocalDay, at moment: Date) async throws -> ProcessedPhoto {
         if let free = try? FreeSpace.available(at: store.directory), free < minimumFreeBytes {
@@ -45,7 +47,7 @@ struct StationPageMeals: PageMeals {
     func analyse(_ photo: ProcessedPhoto) async throws(AIFailure) -> MealAnalysis {
         guard let bytes = FileBytes.readIfPresent(photo.photoPath) else { throw .badPhoto("the photo file is gone") }
         return try await StationService.analyse(
-            bytes, with: analyzer, dietary: live.dietary, language: live.language, within: wait)
+            bytes, with: analyzer, dietary: live.dietary, language: live.language, within: wait, on: clock)
     }
 
     func describe(_ sentence: String) async throws(AIFailure) -> MealAnalysis {

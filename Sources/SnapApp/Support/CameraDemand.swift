@@ -31,8 +31,12 @@ public final class CameraDemand: Sendable {
     }
 
     private let state = Lock((State(), [Waiter](), 0))
+    /// A still's wait for the camera's start is counted on this clock.
+    private let clock: any ShellClock
 
-    public init() {}
+    public init(clock: any ShellClock) {
+        self.clock = clock
+    }
 
     public var wanted: Bool { state.withLock { $0.0.wanted } }
     /// How many tasks wait on a change here: the camera service waits for the first holder while the camera
@@ -72,16 +76,8 @@ public final class CameraDemand: Sendable {
     /// Waits until frames flow, at most `timeout`; true if they do.
     public func untilStreaming(timeout: Duration) async -> Bool {
         if streaming { return true }
-        return await withTaskGroup(of: Bool.self) { group in
-            group.addTask { await self.until { $0.streaming } }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first || streaming
-        }
+        let started = await withTimeout(timeout, on: clock) { await self.until { $0.streaming } }
+        return started == true || streaming
     }
 
     // MARK: Inside
