@@ -107,8 +107,13 @@ struct CameraServiceTests {
         #expect(await unheld.value == false, "nobody holds it: it does not start")
         let running = Task { try await service.run() }
         defer { running.cancel() }
+        // A still asked for now waits; the camera's start ends its wait, the clock never moving.
+        let waiting = Task { await demand.untilStreaming(timeout: .seconds(5)) }
+        #expect(await clock.sleepers() == [.seconds(10)], "the still waits, its limit 5 s on from 5 s")
         demand.hold(.station, true)
-        #expect(await demand.untilStreaming(timeout: .seconds(5)), "ended by the start, not the clock")
+        #expect(await eventually(every: .milliseconds(5)) { demand.streaming })
+        #expect(await waiting.value, "ended by the start, not the clock")
+        #expect(clock.deadlines.isEmpty, "its limit's wait is gone with it")
         let still = try await camera.captureStill()
         #expect(still.width == 8)
     }

@@ -27,12 +27,18 @@ struct TimeoutTests {
         }
     }
 
-    @Test("should give the work's value when it comes first, and leave no wait on the clock")
-    func valueFirst() async {
+    /// A call with a 10 s limit on a held clock, once its limit waits on the clock.
+    func started() async -> (HeldClock, Pending, Task<Int?, Never>) {
         let clock = HeldClock()
         let pending = Pending()
         let call = Task { await withTimeout(.seconds(10), on: clock) { await pending.work() } }
-        #expect(await clock.sleepers() == [.seconds(10)])
+        #expect(await clock.sleepers() == [.seconds(10)], "the limit's wait")
+        return (clock, pending, call)
+    }
+
+    @Test("should give the work's value when it comes first, and leave no wait on the clock")
+    func valueFirst() async {
+        let (clock, pending, call) = await started()
         clock.advance(by: .milliseconds(9_999))
         #expect(await eventually { pending.reply(7) })
         #expect(await call.value == 7)
@@ -42,10 +48,7 @@ struct TimeoutTests {
 
     @Test("should give nil at exactly the limit, and cancel the work")
     func limitFirst() async {
-        let clock = HeldClock()
-        let pending = Pending()
-        let call = Task { await withTimeout(.seconds(10), on: clock) { await pending.work() } }
-        #expect(await clock.sleepers() == [.seconds(10)])
+        let (clock, pending, call) = await started()
         clock.advance(by: .milliseconds(9_999))
         #expect(clock.deadlines == [.seconds(10)], "still waiting at 9.999 s")
         clock.advance(by: .milliseconds(1))
@@ -55,10 +58,7 @@ struct TimeoutTests {
 
     @Test("should end both when the caller is cancelled")
     func callerCancelled() async {
-        let clock = HeldClock()
-        let pending = Pending()
-        let call = Task { await withTimeout(.seconds(10), on: clock) { await pending.work() } }
-        _ = await clock.sleepers()
+        let (clock, pending, call) = await started()
         call.cancel()
         let value = await call.value
         #expect(value == nil || value == -1, "nil (the limit's wait ended first) or the work's answer to cancel")

@@ -212,23 +212,7 @@ private final class SilentListener: Sendable {
     let port: Int
 
     init() throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(descriptor, pointer, length) == 0 && listen(descriptor, 8) == 0
-                    && getsockname(descriptor, pointer, &length) == 0
-            }
-        }
-        guard descriptor >= 0, bound else {
-            if descriptor >= 0 { close(descriptor) }
-            throw POSIXError(.EADDRNOTAVAIL)
-        }
-        self.descriptor = descriptor
-        port = Int(UInt16(bigEndian: address.sin_port))
+        (descriptor, port) = try loopbackListener(backlog: 8)
     }
 
     deinit { close(descriptor) }

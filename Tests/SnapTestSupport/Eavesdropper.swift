@@ -28,24 +28,9 @@ public final class Eavesdropper: @unchecked Sendable {
     }
 
     public init() throws {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var yes: Int32 = 1
-        setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(socket, pointer, length) == 0 && getsockname(socket, pointer, &length) == 0
-            }
-        }
-        guard bound, listen(socket, 16) == 0 else {
-            close(socket)
-            throw POSIXError(.EADDRINUSE)
-        }
+        let (socket, port) = try loopbackListener(backlog: 16)
         self.socket = socket
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         let thread = Thread { [shared] in Self.accepting(socket, shared) }
         thread.name = "eavesdropper-\(port)"
         thread.start()
